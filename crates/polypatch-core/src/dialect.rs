@@ -1,0 +1,65 @@
+//! The interface a patch dialect implements.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::ir::EditPlan;
+use crate::span::Span;
+
+/// A patch format that lowers into an [`EditPlan`].
+///
+/// Dialect crates implement this; core knows none of them. The facade crate registers
+/// each behind a cargo feature of the same name.
+pub trait Dialect: Send + Sync {
+    /// The dialect's stable name (`"ai-patch"`, `"unified"`, `"ap"`, …).
+    fn name(&self) -> &'static str;
+
+    /// How strongly `text` looks like this dialect: 0 = not at all, 100 = certain.
+    /// Cheap: looks at markers only, never parses the whole text.
+    fn sniff(&self, text: &str) -> u8;
+
+    /// Parses `text` and lowers it into an [`EditPlan`].
+    fn parse(&self, text: &str) -> Result<EditPlan, PatchError>;
+}
+
+/// A malformed patch: what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatchError {
+    /// The dialect that rejected the text.
+    pub dialect: &'static str,
+    /// A stable machine-readable kind (`"missing_begin"`, `"invalid_hunk_line"`, …).
+    pub kind: &'static str,
+    /// What is wrong, lowercase, no trailing period.
+    pub message: String,
+    /// Where in the patch text.
+    pub span: Option<Span>,
+}
+
+impl PatchError {
+    /// A new error.
+    pub fn new(dialect: &'static str, kind: &'static str, message: impl Into<String>, span: Option<Span>) -> Self {
+        PatchError { dialect, kind, message: message.into(), span }
+    }
+
+    /// The error with the offending line of `source` and a caret under the span.
+    pub fn render(&self, source: &str) -> String {
+        let head = format!("malformed {} patch: {}", self.dialect, self.message);
+        match self.span {
+            Some(span) => span.render(source, &head),
+            None => head,
+        }
+    }
+}
+
+impl fmt::Display for PatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed {} patch: {}", self.dialect, self.message)?;
+        if let Some(span) = self.span {
+            write!(f, " (at byte {})", span.start)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PatchError {}

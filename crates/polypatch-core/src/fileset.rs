@@ -1,0 +1,313 @@
+//! The files a plan is applied to: a small trait, an in-memory implementation for editors
+//! and tests, and root-relative path validation shared by every implementation.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+
+use serde::{Deserialize, Serialize};
+
+/// A validated root-relative path: `/`-separated, no empty, `.` or `..` components.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RelPath(String);
+
+impl RelPath {
+    /// Validates `path` lexically against a root given as a `/`-separated absolute path
+    /// (used for absolute paths in patches). Rejects `..` anywhere (a patch has no reason
+    /// to climb, and refusing is simpler to trust than resolving), absolute paths outside
+    /// `root`, and empty paths.
+    pub fn parse(path: &str, root: Option<&str>) -> Result<RelPath, PathError> {
+        let original = path;
+        let normalized = path.replace('\\', "/");
+        let mut rest: &str = &normalized;
+        if rest.starts_with('/') || is_windows_absolute(rest) {
+            let Some(root) = root else {
+                return Err(PathError::new(original, PathErrorKind::Absolute));
+            };
+            let root = root.replace('\\', "/");
+            let root = root.trim_end_matches('/');
+            match rest.strip_prefix(root) {
+                Some(r) if root.is_empty() || r.is_empty() || r.starts_with('/') => rest = r,
+                _ => return Err(PathError::new(original, PathErrorKind::Absolute)),
+            }
+        }
+        let mut parts = Vec::new();
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => return Err(PathError::new(original, PathErrorKind::ParentDir)),
+                p => parts.push(p),
+            }
+        }
+        if parts.is_empty() {
+            return Err(PathError::new(original, PathErrorKind::Empty));
+        }
+        if parts.iter().any(|p| p.contains('\0')) {
+            return Err(PathError::new(original, PathErrorKind::Invalid));
+        }
+        Ok(RelPath(parts.join("/")))
+    }
+
+    /// The path as a `/`-separated string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path's components.
+    pub fn components(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/')
+    }
+
+    /// The parent directory, if the path has one.
+    pub fn parent(&self) -> Option<RelPath> {
+        self.0.rfind('/').map(|i| RelPath(self.0[..i].to_string()))
+    }
+}
+
+fn is_windows_absolute(p: &str) -> bool {
+    let b = p.as_bytes();
+    b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/'
+}
+
+impl fmt::Display for RelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A path the patch may not touch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("path `{path}` {}", kind.describe())]
+pub struct PathError {
+    /// The path as written.
+    pub path: String,
+    /// Why it was refused.
+    pub kind: PathErrorKind,
+}
+
+impl PathError {
+    /// A new path error.
+    pub fn new(path: &str, kind: PathErrorKind) -> Self {
+        PathError { path: path.to_string(), kind }
+    }
+}
+
+/// Why a path was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathErrorKind {
+    /// It contains a `..` component.
+    ParentDir,
+    /// It is absolute and not inside the root.
+    Absolute,
+    /// It goes through a symbolic link that leads out of the root.
+    SymlinkOutside,
+    /// It is empty.
+    Empty,
+    /// It contains a NUL byte or is otherwise unusable.
+    Invalid,
+}
+
+impl PathErrorKind {
+    fn describe(self) -> &'static str {
+        match self {
+            PathErrorKind::ParentDir => "escapes the root: `..` components are not allowed",
+            PathErrorKind::Absolute => "escapes the root: absolute paths must lie inside the root",
+            PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
+            PathErrorKind::Empty => "is empty",
+            PathErrorKind::Invalid => "is not a valid path",
+        }
+    }
+}
+
+/// What is at a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// Nothing.
+    Missing,
+    /// A regular file.
+    File {
+        /// Its content.
+        bytes: Vec<u8>,
+        /// Unix permission bits, where the file set knows them.
+        mode: Option<u32>,
+    },
+    /// A directory.
+    Directory,
+    /// Something else (a socket, a device, a dangling link).
+    Other,
+}
+
+/// A set of files a plan reads from.
+pub trait FileSource {
+    /// Validates a path as written in a patch and makes it root-relative. Implementations
+    /// refuse paths that leave the root, including through symbolic links.
+    fn resolve(&self, path: &str) -> Result<RelPath, PathError>;
+
+    /// What is at `path`.
+    fn read(&self, path: &RelPath) -> io::Result<Entry>;
+}
+
+/// A file set that can take a computed set of changes.
+pub trait FileStore: FileSource {
+    /// Writes every change or none of them.
+    fn commit(&mut self, changes: &[Change]) -> io::Result<()>;
+}
+
+/// One change to the file set, computed by [`crate::apply`] and written by
+/// [`FileStore::commit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The file.
+    pub path: RelPath,
+    /// What happens to it.
+    pub kind: ChangeKind,
+}
+
+/// What happens to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Write these bytes (creating parent directories as needed).
+    Write {
+        /// The new content.
+        bytes: Vec<u8>,
+        /// Permission bits to set; `None` keeps the existing file's (or the default).
+        mode: Option<u32>,
+    },
+    /// Remove the file.
+    Delete,
+}
+
+/// An in-memory file set, for editors' unsaved buffers and for tests.
+///
+/// Directories exist implicitly as prefixes of file paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryFileSet {
+    files: BTreeMap<String, (Vec<u8>, Option<u32>)>,
+    root: Option<String>,
+}
+
+impl MemoryFileSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty set whose files live under the absolute path `root`, so patches that use
+    /// absolute paths inside it resolve.
+    pub fn with_root(root: impl Into<String>) -> Self {
+        MemoryFileSet { files: BTreeMap::new(), root: Some(root.into()) }
+    }
+
+    /// Adds or replaces a file.
+    pub fn insert(&mut self, path: impl Into<String>, content: impl Into<Vec<u8>>) -> &mut Self {
+        self.files.insert(path.into(), (content.into(), None));
+        self
+    }
+
+    /// Builder form of [`MemoryFileSet::insert`].
+    #[must_use]
+    pub fn with(mut self, path: impl Into<String>, content: impl Into<Vec<u8>>) -> Self {
+        self.insert(path, content);
+        self
+    }
+
+    /// The content of a file.
+    pub fn get(&self, path: &str) -> Option<&[u8]> {
+        self.files.get(path).map(|(b, _)| b.as_slice())
+    }
+
+    /// The content of a file as text (`None` when missing or not UTF-8).
+    pub fn get_str(&self, path: &str) -> Option<&str> {
+        self.get(path).and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    /// The permission bits of a file, when set.
+    pub fn mode(&self, path: &str) -> Option<u32> {
+        self.files.get(path).and_then(|(_, m)| *m)
+    }
+
+    /// Sets a file's permission bits.
+    pub fn set_mode(&mut self, path: &str, mode: u32) {
+        if let Some(entry) = self.files.get_mut(path) {
+            entry.1 = Some(mode);
+        }
+    }
+
+    /// Every path, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.keys().map(String::as_str)
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        let prefix = format!("{path}/");
+        self.files.range(prefix.clone()..).next().is_some_and(|(k, _)| k.starts_with(&prefix))
+    }
+}
+
+impl FileSource for MemoryFileSet {
+    fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
+        RelPath::parse(path, self.root.as_deref())
+    }
+
+    fn read(&self, path: &RelPath) -> io::Result<Entry> {
+        if let Some((bytes, mode)) = self.files.get(path.as_str()) {
+            return Ok(Entry::File { bytes: bytes.clone(), mode: *mode });
+        }
+        if self.is_dir(path.as_str()) {
+            return Ok(Entry::Directory);
+        }
+        // A file used as a directory (`a` is a file, `a/b` is asked for).
+        let mut prefix = path.parent();
+        while let Some(p) = prefix {
+            if self.files.contains_key(p.as_str()) {
+                return Ok(Entry::Other);
+            }
+            prefix = p.parent();
+        }
+        Ok(Entry::Missing)
+    }
+}
+
+impl FileStore for MemoryFileSet {
+    fn commit(&mut self, changes: &[Change]) -> io::Result<()> {
+        for change in changes {
+            match &change.kind {
+                ChangeKind::Write { bytes, mode } => {
+                    let old_mode = self.files.get(change.path.as_str()).and_then(|(_, m)| *m);
+                    self.files.insert(change.path.as_str().to_string(), (bytes.clone(), mode.or(old_mode)));
+                }
+                ChangeKind::Delete => {
+                    self.files.remove(change.path.as_str());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_normalizes_and_refuses_escapes() {
+        assert_eq!(RelPath::parse("./a//b/./c.txt", None).unwrap().as_str(), "a/b/c.txt");
+        assert_eq!(RelPath::parse("../x", None).unwrap_err().kind, PathErrorKind::ParentDir);
+        assert_eq!(RelPath::parse("a/../../x", None).unwrap_err().kind, PathErrorKind::ParentDir);
+        assert_eq!(RelPath::parse("/etc/passwd", None).unwrap_err().kind, PathErrorKind::Absolute);
+        assert_eq!(RelPath::parse("/etc/passwd", Some("/work/repo")).unwrap_err().kind, PathErrorKind::Absolute);
+        assert_eq!(RelPath::parse("/work/repo2/x", Some("/work/repo")).unwrap_err().kind, PathErrorKind::Absolute);
+        assert_eq!(RelPath::parse("/work/repo/src/a.rs", Some("/work/repo/")).unwrap().as_str(), "src/a.rs");
+        assert_eq!(RelPath::parse("", None).unwrap_err().kind, PathErrorKind::Empty);
+        assert_eq!(RelPath::parse("C:\\x\\y", None).unwrap_err().kind, PathErrorKind::Absolute);
+    }
+
+    #[test]
+    fn memory_set_reports_directories() {
+        let set = MemoryFileSet::new().with("dir/a.txt", "x");
+        assert_eq!(set.read(&RelPath::parse("dir", None).unwrap()).unwrap(), Entry::Directory);
+        assert_eq!(set.read(&RelPath::parse("di", None).unwrap()).unwrap(), Entry::Missing);
+        assert_eq!(set.read(&RelPath::parse("dir/a.txt/b", None).unwrap()).unwrap(), Entry::Other);
+    }
+}

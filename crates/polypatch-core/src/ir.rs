@@ -1,0 +1,400 @@
+//! The intermediate representation every dialect lowers into.
+//!
+//! An [`EditPlan`] is an ordered list of [`FileEdit`]s. Each names a path (as the patch
+//! wrote it; it is resolved against the root when applied) and one [`FileOp`]. Text edits
+//! inside a file are [`Edit`]s: a [`Target`] (what to find), an [`Action`] (what to do
+//! there), a [`Scope`] (where to look) and a [`Policy`] (how strict to be).
+
+use serde::{Deserialize, Serialize};
+
+use crate::span::Span;
+use crate::tier::{Tier, TierSet};
+
+/// A whole patch, lowered: every file operation in the order the patch gave them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EditPlan {
+    /// The dialect the plan came from (`"ai-patch"`, `"unified"`, …), for reports.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub dialect: String,
+    /// File operations, applied in this order within one transaction.
+    pub files: Vec<FileEdit>,
+}
+
+/// One operation on one file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileEdit {
+    /// The path as written in the patch: relative to the root, or absolute inside it.
+    pub path: String,
+    /// What to do with the file.
+    pub op: FileOp,
+    /// Where the operation was written in the patch text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+}
+
+/// What happens to a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FileOp {
+    /// Create a file with the given content.
+    Create {
+        /// The new file's content (lines joined with `\n`; converted to `newline` on write).
+        content: Content,
+        /// Line ending to write; `None` keeps the content's own (`\n`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        newline: Option<Newline>,
+        /// What to do when the path already exists.
+        #[serde(default)]
+        if_exists: IfExists,
+        /// Unix permission bits for the new file (e.g. `0o755`), when the patch says.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u32>,
+    },
+    /// Delete the file.
+    Delete {
+        /// What to do when the file does not exist.
+        #[serde(default)]
+        if_missing: IfMissing,
+    },
+    /// Replace the whole content of an existing file (or create it, if allowed).
+    Replace {
+        /// The new content.
+        content: Content,
+        /// Whether a missing file is created instead of being an error.
+        #[serde(default)]
+        create_if_missing: bool,
+    },
+    /// Change the file with a sequence of located edits, optionally moving it and changing
+    /// its mode.
+    Modify(Modify),
+}
+
+/// The body of [`FileOp::Modify`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Modify {
+    /// Edits, applied in order; each sees the result of the ones before.
+    pub edits: Vec<Edit>,
+    /// Rename the file to this path (after editing). The destination is overwritten when
+    /// it exists, as `git mv -f` and Codex do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_to: Option<String>,
+    /// Read the original from this path instead and leave it in place (a copy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_from: Option<String>,
+    /// New Unix permission bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+    /// What to do when the file does not exist.
+    #[serde(default)]
+    pub if_missing: IfMissing,
+    /// Post-processing of the whole file after all edits.
+    #[serde(default)]
+    pub post: PostProcess,
+}
+
+/// File content carried by a patch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "encoding", content = "data", rename_all = "snake_case")]
+pub enum Content {
+    /// UTF-8 text; `\n` separates lines.
+    Text(String),
+    /// Raw bytes, written as they are.
+    Bytes(Vec<u8>),
+}
+
+impl Content {
+    /// The content as bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Content::Text(s) => s.as_bytes(),
+            Content::Bytes(b) => b,
+        }
+    }
+}
+
+/// A line ending style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Newline {
+    /// `\n`
+    #[serde(rename = "LF")]
+    Lf,
+    /// `\r\n`
+    #[serde(rename = "CRLF")]
+    CrLf,
+    /// `\r`
+    #[serde(rename = "CR")]
+    Cr,
+}
+
+impl Newline {
+    /// The bytes of this line ending.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Newline::Lf => "\n",
+            Newline::CrLf => "\r\n",
+            Newline::Cr => "\r",
+        }
+    }
+}
+
+/// What a create does when the file exists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IfExists {
+    /// Fail, unless the existing content is identical (then: already applied).
+    #[default]
+    ErrorUnlessIdentical,
+    /// Overwrite (Codex's `*** Add File`, Aptix's default operation).
+    Overwrite,
+    /// Always fail.
+    Error,
+}
+
+/// What a delete or modify does when the file is missing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IfMissing {
+    /// Fail with "file missing".
+    #[default]
+    Error,
+    /// Report the operation as skipped.
+    Skip,
+}
+
+/// Whole-file post-processing after all edits of a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostProcess {
+    /// Remove trailing spaces and tabs from every line (the `ap` spec, §3.5).
+    #[serde(default)]
+    pub strip_trailing_whitespace: bool,
+}
+
+/// One located change inside a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edit {
+    /// What to find.
+    pub target: Target,
+    /// What to do where it was found.
+    pub action: Action,
+    /// Where to search.
+    #[serde(default)]
+    pub scope: Scope,
+    /// How strict to be.
+    #[serde(default)]
+    pub policy: Policy,
+    /// A short name for reports (`"hunk 2"`, `"modification 3"`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Where the edit was written in the patch text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+}
+
+/// What an edit looks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Target {
+    /// A block of whole lines (a hunk's context and removed lines, an `ap` snippet, an
+    /// ApplyDiff `from` block). Lines carry no line terminator. An empty block is only
+    /// valid with an insert action and a scope that fixes the position.
+    Lines(Vec<String>),
+    /// From a start block through the first end block after it, inclusive (`ap` ranges).
+    Range {
+        /// The block that starts the range; located like [`Target::Lines`].
+        start: Vec<String>,
+        /// The first occurrence of this block after `start` ends the range.
+        end: Vec<String>,
+    },
+    /// A literal substring that may start and end inside lines (Aptix `find`).
+    Text(String),
+    /// The start of the file (position before the first line).
+    StartOfFile,
+    /// The end of the file (position after the last line).
+    EndOfFile,
+}
+
+/// What an edit does at its target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Action {
+    /// Replace the target with `lines` (for [`Target::Text`]: with `text`).
+    Replace(Replacement),
+    /// Insert lines before the target.
+    InsertBefore {
+        /// The lines to insert.
+        lines: Vec<String>,
+    },
+    /// Insert lines after the target.
+    InsertAfter {
+        /// The lines to insert.
+        lines: Vec<String>,
+    },
+    /// Remove the target.
+    Delete,
+}
+
+/// The new side of a replacement.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Replacement {
+    /// The new lines (for line targets).
+    #[serde(default)]
+    pub lines: Vec<String>,
+    /// For each new line, the index of the target line it keeps (a diff's context line),
+    /// or `None` for an added line. When the target matched leniently, kept lines are
+    /// written as the file has them, never as the patch wrote them. `None` for the whole
+    /// field: the engine aligns old and new lines itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<Vec<Option<usize>>>,
+    /// The replacement text for a [`Target::Text`] (substring) target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl Replacement {
+    /// A line replacement whose alignment the engine computes.
+    pub fn lines(lines: Vec<String>) -> Self {
+        Replacement { lines, kept: None, text: None }
+    }
+
+    /// A substring replacement.
+    pub fn text(text: impl Into<String>) -> Self {
+        Replacement { lines: Vec::new(), kept: None, text: Some(text.into()) }
+    }
+}
+
+/// Where an edit is searched.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Scope {
+    /// A block that must be found first; the target is searched from the line after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Anchor>,
+    /// A 1-based line number where the target is expected. It orders equal candidates
+    /// (nearest first) and never overrides content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_hint: Option<usize>,
+    /// Search only after the end of the previous edit of the same file (AI-PATCH hunks).
+    #[serde(default)]
+    pub after_previous: bool,
+    /// The target must end at the last line of the file (`*** End of File`).
+    #[serde(default)]
+    pub at_end_of_file: bool,
+}
+
+/// A scoping block (an `ap` anchor, a Codex `@@ context` header).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Anchor {
+    /// The lines of the anchor.
+    pub lines: Vec<String>,
+    /// The anchor must occur exactly once in the file (`ap`); otherwise the first
+    /// occurrence in the search region is used (Codex).
+    #[serde(default)]
+    pub unique: bool,
+}
+
+/// How an edit is matched and what a miss means.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Policy {
+    /// The tiers that may be used, tried from strictest to loosest.
+    pub tiers: TierSet,
+    /// Minimum similarity (0..1) for the fuzzy tier.
+    pub fuzzy_threshold: f64,
+    /// Which occurrence counts when the target is found more than once.
+    pub occurrence: Occurrence,
+    /// Blank lines are ignored in the target and skipped in the file (`ap` §3.2).
+    #[serde(default)]
+    pub ignore_blank_lines: bool,
+    /// What it means when the target is not found.
+    #[serde(default)]
+    pub if_missing: Missing,
+    /// How new lines are indented.
+    #[serde(default)]
+    pub indent: Indent,
+    /// Check whether the edit's result is already present before lenient tiers.
+    #[serde(default = "yes")]
+    pub detect_already_applied: bool,
+    /// Include up to this many blank lines before the target (`ap`).
+    #[serde(default)]
+    pub leading_blank_lines: usize,
+    /// Include up to this many blank lines after the target (`ap`).
+    #[serde(default)]
+    pub trailing_blank_lines: usize,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            tiers: TierSet::ALL,
+            fuzzy_threshold: DEFAULT_FUZZY_THRESHOLD,
+            occurrence: Occurrence::Unique,
+            ignore_blank_lines: false,
+            if_missing: Missing::Error,
+            indent: Indent::FollowMatch,
+            detect_already_applied: true,
+            leading_blank_lines: 0,
+            trailing_blank_lines: 0,
+        }
+    }
+}
+
+impl Policy {
+    /// The tiers of this policy restricted to exact matching.
+    #[must_use]
+    pub fn strict(mut self) -> Self {
+        self.tiers = self.tiers.intersect(TierSet::only(Tier::Exact));
+        self
+    }
+}
+
+/// The default minimum similarity for the fuzzy tier.
+pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.9;
+
+/// The fuzzy tier rejects a match when the best and second-best candidates are closer
+/// than this.
+pub const AMBIGUITY_MARGIN: f64 = 0.02;
+
+/// Which occurrence counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Occurrence {
+    /// Exactly one occurrence in the search region; more is an ambiguity error.
+    #[default]
+    Unique,
+    /// The first occurrence in the search region.
+    First,
+    /// Every occurrence (Aptix `limit: all`).
+    All,
+}
+
+/// What a target that is not found means.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Missing {
+    /// An error (the default).
+    #[default]
+    Error,
+    /// The edit is skipped and reported as skipped (Aptix SYS-004's no-op).
+    Skip,
+    /// The edit counts as already applied (`ap` DELETE).
+    AlreadyApplied,
+}
+
+/// How new lines are indented.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Indent {
+    /// As written in the patch, even when the target matched at another indentation.
+    AsWritten,
+    /// Shifted by the indentation difference between the patch's target and the file.
+    #[default]
+    FollowMatch,
+    /// Re-indented to the indentation of the target's first line, keeping the new
+    /// lines' relative indentation (`ap` §3.3).
+    ToTargetFirstLine,
+}

@@ -1,0 +1,292 @@
+//! What an apply did, file by file and edit by edit, and why anything failed.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::tier::Tier;
+
+/// The outcome of applying a plan: one entry per file operation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ApplyReport {
+    /// The dialect the plan came from.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub dialect: String,
+    /// Whether nothing was written on purpose (`check`, `--dry-run`).
+    pub dry_run: bool,
+    /// Whether the files were written (false on failure and on dry runs).
+    pub committed: bool,
+    /// One entry per file operation, in plan order.
+    pub files: Vec<FileReport>,
+}
+
+impl ApplyReport {
+    /// Whether every file operation succeeded (applied, already applied or skipped).
+    pub fn is_success(&self) -> bool {
+        self.files.iter().all(|f| f.status.is_success())
+    }
+
+    /// The first failure, if any.
+    pub fn first_failure(&self) -> Option<(&FileReport, Option<&EditReport>, &Failure)> {
+        for file in &self.files {
+            if let Some(failure) = &file.failure {
+                return Some((file, None, failure));
+            }
+            for edit in &file.edits {
+                if let Some(failure) = &edit.failure {
+                    return Some((file, Some(edit), failure));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether every operation was already applied (a re-run of the same patch).
+    pub fn is_already_applied(&self) -> bool {
+        !self.files.is_empty() && self.files.iter().all(|f| f.status == Status::AlreadyApplied)
+    }
+}
+
+/// What happened to one file operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileReport {
+    /// The path as given in the patch (normalized, root-relative).
+    pub path: String,
+    /// The operation: `create`, `delete`, `replace`, `modify`.
+    pub operation: String,
+    /// The destination of a move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
+    /// The outcome.
+    pub status: Status,
+    /// Per-edit outcomes for `modify`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<EditReport>,
+    /// Why the file operation itself failed (file missing, path escapes the root, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// What happened to one edit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditReport {
+    /// 1-based position of the edit in its file operation.
+    pub index: usize,
+    /// The edit's label (`hunk 2`, `modification 3`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The outcome.
+    pub status: Status,
+    /// The tier the target matched at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Confidence of the match, 0..1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// The lines the target occupied (1-based, inclusive) in the file as it was when the
+    /// edit was applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineRange>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// An outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Changed as asked.
+    Applied,
+    /// The result was already there; nothing changed.
+    AlreadyApplied,
+    /// Not found, and the policy says that is a no-op.
+    Skipped,
+    /// Could not be applied.
+    Failed,
+    /// Not tried because an earlier part of the plan failed.
+    NotAttempted,
+}
+
+impl Status {
+    /// Applied, already applied or skipped.
+    pub fn is_success(self) -> bool {
+        matches!(self, Status::Applied | Status::AlreadyApplied | Status::Skipped)
+    }
+
+    /// The word used in human output.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Applied => "applied",
+            Status::AlreadyApplied => "already applied",
+            Status::Skipped => "skipped",
+            Status::Failed => "FAILED",
+            Status::NotAttempted => "not attempted",
+        }
+    }
+}
+
+/// A 1-based inclusive line range. An empty range (an insertion point) has
+/// `end == start - 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineRange {
+    /// First line, 1-based.
+    pub start: usize,
+    /// Last line, 1-based, inclusive.
+    pub end: usize,
+}
+
+impl LineRange {
+    /// The range covering 0-based lines `start..end`.
+    pub fn from_zero_based(start: usize, end: usize) -> Self {
+        LineRange { start: start + 1, end }
+    }
+}
+
+impl fmt::Display for LineRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.end < self.start {
+            write!(f, "before line {}", self.start)
+        } else if self.start == self.end {
+            write!(f, "line {}", self.start)
+        } else {
+            write!(f, "lines {}-{}", self.start, self.end)
+        }
+    }
+}
+
+/// Why something failed, written for the model that wrote the patch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The kind of failure.
+    pub kind: FailureKind,
+    /// What went wrong.
+    pub message: String,
+    /// For ambiguity: every place the target matched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<LineRange>,
+    /// For not-found: the most similar region of the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest: Option<Closest>,
+    /// What the writer of the patch should do next.
+    pub next_step: String,
+}
+
+/// The region of the file most similar to a target that was not found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Closest {
+    /// Where it is.
+    pub lines: LineRange,
+    /// Similarity to the target, 0..1.
+    pub similarity: f64,
+    /// A short unified diff from the patch's expectation (`-`) to the file (`+`).
+    pub diff: String,
+}
+
+/// The kind of a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The target is not in the file.
+    NotFound,
+    /// The target matched several places and nothing decides between them.
+    Ambiguous,
+    /// The file to change does not exist.
+    FileMissing,
+    /// The file to create exists with other content.
+    FileExists,
+    /// The path is a directory or something else that is not a regular file.
+    NotAFile,
+    /// The path leaves the root (`..`, an absolute path outside it, a symlink out).
+    PathEscapesRoot,
+    /// The file is not UTF-8 text and the operation needs text.
+    NotText,
+    /// The plan itself is inconsistent (two operations on one file that conflict, an
+    /// edit the engine cannot express).
+    InvalidPlan,
+    /// Reading or writing failed.
+    Io,
+}
+
+impl FailureKind {
+    /// The stable name used in JSON and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::NotFound => "not found",
+            FailureKind::Ambiguous => "ambiguous",
+            FailureKind::FileMissing => "file missing",
+            FailureKind::FileExists => "file exists",
+            FailureKind::NotAFile => "not a file",
+            FailureKind::PathEscapesRoot => "path escapes root",
+            FailureKind::NotText => "not text",
+            FailureKind::InvalidPlan => "invalid plan",
+            FailureKind::Io => "i/o error",
+        }
+    }
+}
+
+impl Failure {
+    /// A failure without candidates.
+    pub fn new(kind: FailureKind, message: impl Into<String>, next_step: impl Into<String>) -> Self {
+        Failure { kind, message: message.into(), candidates: Vec::new(), closest: None, next_step: next_step.into() }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.name(), self.message)?;
+        if !self.candidates.is_empty() {
+            let list: Vec<String> = self.candidates.iter().map(ToString::to_string).collect();
+            write!(f, "\n  candidates: {}", list.join(", "))?;
+        }
+        if let Some(closest) = &self.closest {
+            write!(
+                f,
+                "\n  closest: {} (similarity {:.2})\n{}",
+                closest.lines,
+                closest.similarity,
+                indent(&closest.diff, "    ")
+            )?;
+        }
+        if !self.next_step.is_empty() {
+            write!(f, "\n  next step: {}", self.next_step)?;
+        }
+        Ok(())
+    }
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines().map(|l| format!("{prefix}{l}")).collect::<Vec<_>>().join("\n")
+}
+
+impl fmt::Display for ApplyReport {
+    /// One line per file and per edit; the tier is shown when not exact.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for file in &self.files {
+            let target = match &file.moved_to {
+                Some(to) => format!("{} -> {}", file.path, to),
+                None => file.path.clone(),
+            };
+            writeln!(f, "{}: {} {}", file.status.word(), file.operation, target)?;
+            if let Some(failure) = &file.failure {
+                writeln!(f, "  {}", indent(&failure.to_string(), "  ").trim_start())?;
+            }
+            for edit in &file.edits {
+                let name = if edit.label.is_empty() { format!("edit {}", edit.index) } else { edit.label.clone() };
+                write!(f, "  {name}: {}", edit.status.word())?;
+                if let Some(lines) = edit.lines {
+                    write!(f, " at {lines}")?;
+                }
+                if let Some(tier) = edit.tier.filter(|t| *t != Tier::Exact) {
+                    write!(f, " ({tier} match, confidence {:.2})", edit.confidence.unwrap_or(0.0))?;
+                }
+                writeln!(f)?;
+                if let Some(failure) = &edit.failure {
+                    writeln!(f, "    {}", indent(&failure.to_string(), "    ").trim_start())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

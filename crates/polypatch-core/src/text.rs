@@ -1,0 +1,180 @@
+//! Text files as lines with their own line terminators, so that editing one line never
+//! changes another line's ending, a missing final newline stays missing, and a UTF-8 BOM
+//! survives.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ir::Newline;
+
+/// A line terminator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Eol {
+    /// `\n`
+    Lf,
+    /// `\r\n`
+    CrLf,
+    /// `\r` alone
+    Cr,
+    /// The last line of a file that does not end with a newline.
+    None,
+}
+
+impl Eol {
+    /// The terminator's bytes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::CrLf => "\r\n",
+            Eol::Cr => "\r",
+            Eol::None => "",
+        }
+    }
+}
+
+impl From<Newline> for Eol {
+    fn from(n: Newline) -> Eol {
+        match n {
+            Newline::Lf => Eol::Lf,
+            Newline::CrLf => Eol::CrLf,
+            Newline::Cr => Eol::Cr,
+        }
+    }
+}
+
+/// One line: its text without terminator, and the terminator.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Line {
+    /// The text, without the terminator.
+    pub text: String,
+    /// The terminator.
+    pub eol: Eol,
+}
+
+/// A decoded text file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextFile {
+    /// The lines. A file ending with a newline has no empty last line here.
+    pub lines: Vec<Line>,
+    /// Whether the file started with a UTF-8 byte order mark.
+    pub bom: bool,
+}
+
+const BOM: &str = "\u{feff}";
+
+impl TextFile {
+    /// Splits UTF-8 text into lines. `\r\n`, `\n` and a lone `\r` all end a line, each
+    /// line remembers which (Codex treats a lone `\r` as a line end too).
+    pub fn parse(text: &str) -> TextFile {
+        let (bom, text) = match text.strip_prefix(BOM) {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let bytes = text.as_bytes();
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+        let mut start = 0;
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if i < start {
+                continue; // the `\n` of a `\r\n` already consumed
+            }
+            let (eol, next) = if bytes[i] == b'\n' {
+                (Eol::Lf, i + 1)
+            } else if bytes.get(i + 1) == Some(&b'\n') {
+                (Eol::CrLf, i + 2)
+            } else {
+                (Eol::Cr, i + 1)
+            };
+            lines.push(Line { text: text[start..i].to_string(), eol });
+            start = next;
+        }
+        if start < text.len() {
+            lines.push(Line { text: text[start..].to_string(), eol: Eol::None });
+        }
+        TextFile { lines, bom }
+    }
+
+    /// Decodes bytes; `None` when they are not UTF-8.
+    pub fn decode(bytes: &[u8]) -> Option<TextFile> {
+        std::str::from_utf8(bytes).ok().map(TextFile::parse)
+    }
+
+    /// The file's bytes.
+    pub fn render(&self) -> String {
+        let len: usize = self.lines.iter().map(|l| l.text.len() + 2).sum();
+        let mut out = String::with_capacity(len + 3);
+        if self.bom {
+            out.push_str(BOM);
+        }
+        for line in &self.lines {
+            out.push_str(&line.text);
+            out.push_str(line.eol.as_str());
+        }
+        out
+    }
+
+    /// The terminator new lines get: the most frequent one in the file (the first seen on
+    /// a tie), `\n` for a file without any.
+    pub fn dominant_eol(&self) -> Eol {
+        let mut counts = [0usize; 3];
+        let mut first = [usize::MAX; 3];
+        for (i, line) in self.lines.iter().enumerate() {
+            let k = match line.eol {
+                Eol::Lf => 0,
+                Eol::CrLf => 1,
+                Eol::Cr => 2,
+                Eol::None => continue,
+            };
+            counts[k] += 1;
+            first[k] = first[k].min(i);
+        }
+        let best = (0..3).max_by(|&a, &b| counts[a].cmp(&counts[b]).then(first[b].cmp(&first[a]))).unwrap_or(0);
+        if counts[best] == 0 {
+            return Eol::Lf;
+        }
+        [Eol::Lf, Eol::CrLf, Eol::Cr][best]
+    }
+
+    /// Whether the file is empty or its last line ends with a terminator.
+    pub fn ends_with_newline(&self) -> bool {
+        self.lines.last().is_none_or(|l| l.eol != Eol::None)
+    }
+
+    /// The texts of the lines.
+    pub fn texts(&self) -> Vec<&str> {
+        self.lines.iter().map(|l| l.text.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_ending() {
+        for text in ["", "a", "a\n", "a\r\nb\r\n", "one\r\ntwo\rthree\nfour\r\n", "\u{feff}x\ny", "\n\n", "\r"] {
+            assert_eq!(TextFile::parse(text).render(), text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn splits_lone_cr() {
+        let f = TextFile::parse("one\r\ntwo\rthree\nfour");
+        assert_eq!(f.texts(), ["one", "two", "three", "four"]);
+        assert_eq!(f.lines[1].eol, Eol::Cr);
+        assert_eq!(f.lines[3].eol, Eol::None);
+        assert!(!f.ends_with_newline());
+    }
+
+    #[test]
+    fn dominant_eol_prefers_majority_then_first() {
+        assert_eq!(TextFile::parse("a\r\nb\r\nc\n").dominant_eol(), Eol::CrLf);
+        assert_eq!(TextFile::parse("a\nb\r\n").dominant_eol(), Eol::Lf);
+        assert_eq!(TextFile::parse("a").dominant_eol(), Eol::Lf);
+    }
+
+    #[test]
+    fn bom_is_kept_out_of_lines() {
+        let f = TextFile::parse("\u{feff}a\n");
+        assert!(f.bom);
+        assert_eq!(f.texts(), ["a"]);
+    }
+}

@@ -1,0 +1,168 @@
+//! Matching tiers: how strictly a target matched the file.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// How strictly a target matched, from strictest to loosest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Every line equal, byte for byte.
+    Exact,
+    /// Equal after removing trailing whitespace.
+    TrailingWhitespace,
+    /// Equal after one constant indentation shift (the shift is carried to new lines).
+    Indentation,
+    /// Equal after removing leading and trailing whitespace.
+    Trimmed,
+    /// Equal after folding Unicode look-alikes (curly quotes, dashes, special spaces).
+    Unicode,
+    /// Similar enough (Damerau–Levenshtein), and clearly better than any other place.
+    Fuzzy,
+}
+
+impl Tier {
+    /// Every tier, strictest first.
+    pub const ALL: [Tier; 6] = [
+        Tier::Exact,
+        Tier::TrailingWhitespace,
+        Tier::Indentation,
+        Tier::Trimmed,
+        Tier::Unicode,
+        Tier::Fuzzy,
+    ];
+
+    /// The stable name used in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Exact => "exact",
+            Tier::TrailingWhitespace => "trailing_whitespace",
+            Tier::Indentation => "indentation",
+            Tier::Trimmed => "trimmed",
+            Tier::Unicode => "unicode",
+            Tier::Fuzzy => "fuzzy",
+        }
+    }
+
+    /// The confidence reported for a match at this tier (the fuzzy tier reports its score).
+    pub fn confidence(self) -> f64 {
+        match self {
+            Tier::Exact => 1.0,
+            Tier::TrailingWhitespace => 0.99,
+            Tier::Indentation => 0.98,
+            Tier::Trimmed => 0.97,
+            Tier::Unicode => 0.95,
+            Tier::Fuzzy => 0.0,
+        }
+    }
+
+    /// Whether the tier may match text that differs from the patch beyond whitespace.
+    pub fn is_lenient(self) -> bool {
+        self >= Tier::Indentation
+    }
+
+    const fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of allowed tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TierSet(u8);
+
+impl TierSet {
+    /// Every tier.
+    pub const ALL: TierSet = TierSet(0b11_1111);
+    /// No lenient tier beyond whitespace: exact, trailing whitespace.
+    pub const STRICT_WHITESPACE: TierSet = TierSet(Tier::Exact.bit() | Tier::TrailingWhitespace.bit());
+
+    /// The set holding one tier.
+    pub const fn only(tier: Tier) -> TierSet {
+        TierSet(tier.bit())
+    }
+
+    /// Every tier from `from` to `to`, inclusive.
+    pub fn range(from: Tier, to: Tier) -> TierSet {
+        TierSet(Tier::ALL.iter().filter(|t| **t >= from && **t <= to).fold(0, |acc, t| acc | t.bit()))
+    }
+
+    /// Whether `tier` is allowed.
+    pub const fn contains(self, tier: Tier) -> bool {
+        self.0 & tier.bit() != 0
+    }
+
+    /// This set with `tier` added.
+    #[must_use]
+    pub const fn with(self, tier: Tier) -> TierSet {
+        TierSet(self.0 | tier.bit())
+    }
+
+    /// This set without `tier`.
+    #[must_use]
+    pub const fn without(self, tier: Tier) -> TierSet {
+        TierSet(self.0 & !tier.bit())
+    }
+
+    /// The tiers in both sets.
+    #[must_use]
+    pub const fn intersect(self, other: TierSet) -> TierSet {
+        TierSet(self.0 & other.0)
+    }
+
+    /// The allowed tiers, strictest first.
+    pub fn iter(self) -> impl Iterator<Item = Tier> {
+        Tier::ALL.into_iter().filter(move |t| self.contains(*t))
+    }
+
+    /// Whether no tier is allowed.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl Default for TierSet {
+    fn default() -> Self {
+        TierSet::ALL
+    }
+}
+
+impl Serialize for TierSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for TierSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let tiers = Vec::<Tier>::deserialize(d)?;
+        Ok(tiers.into_iter().fold(TierSet(0), TierSet::with))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_and_iter() {
+        let set = TierSet::range(Tier::Trimmed, Tier::Fuzzy);
+        assert_eq!(set.iter().collect::<Vec<_>>(), [Tier::Trimmed, Tier::Unicode, Tier::Fuzzy]);
+        assert!(!set.contains(Tier::Exact));
+        assert_eq!(TierSet::ALL.iter().count(), 6);
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let set = TierSet::only(Tier::Exact).with(Tier::Fuzzy);
+        let json = serde_json::to_string(&set).unwrap();
+        assert_eq!(json, r#"["exact","fuzzy"]"#);
+        assert_eq!(serde_json::from_str::<TierSet>(&json).unwrap(), set);
+    }
+}
