@@ -68,14 +68,22 @@ fn summary(report: &ApplyReport, commit: Option<&str>) -> String {
 }
 
 /// Locates every edit of `plan` in `files` and computes the new contents, writing nothing.
-pub fn compute<S: FileSource + ?Sized>(plan: &EditPlan, files: &S, options: &ApplyOptions) -> Result<Computed, ApplyError> {
+pub fn compute<S: FileSource + ?Sized>(
+    plan: &EditPlan,
+    files: &S,
+    options: &ApplyOptions,
+) -> Result<Computed, ApplyError> {
     let _ = (plan, files, options);
     todo!()
 }
 
 /// Applies `plan` to `files`: everything is located and computed first, then written as
 /// one transaction (unless `options.dry_run`). On failure nothing is written.
-pub fn apply<S: FileStore + ?Sized>(plan: &EditPlan, files: &mut S, options: &ApplyOptions) -> Result<ApplyReport, ApplyError> {
+pub fn apply<S: FileStore + ?Sized>(
+    plan: &EditPlan,
+    files: &mut S,
+    options: &ApplyOptions,
+) -> Result<ApplyReport, ApplyError> {
     let Computed { mut report, changes } = compute(plan, &*files, options)?;
     report.dry_run = options.dry_run;
     if !options.dry_run {
@@ -86,4 +94,3 @@ pub fn apply<S: FileStore + ?Sized>(plan: &EditPlan, files: &mut S, options: &Ap
     }
     Ok(report)
 }
-

@@ -43,13 +43,13 @@ mod span;
 mod text;
 mod tier;
 
-pub use apply::{apply, compute, ApplyError, ApplyOptions, Computed};
+pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{Dialect, PatchError};
 pub use disk::DiskFileSet;
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
-    Action, Anchor, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Newline,
-    Occurrence, Policy, PostProcess, Replacement, Scope, Target, AMBIGUITY_MARGIN, DEFAULT_FUZZY_THRESHOLD,
+    AMBIGUITY_MARGIN, Action, Anchor, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, FileEdit, FileOp, IfExists,
+    IfMissing, Indent, Missing, Modify, Newline, Occurrence, Policy, PostProcess, Replacement, Scope, Target,
 };
 pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
 pub use span::Span;

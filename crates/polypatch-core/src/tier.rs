@@ -24,14 +24,8 @@ pub enum Tier {
 
 impl Tier {
     /// Every tier, strictest first.
-    pub const ALL: [Tier; 6] = [
-        Tier::Exact,
-        Tier::TrailingWhitespace,
-        Tier::Indentation,
-        Tier::Trimmed,
-        Tier::Unicode,
-        Tier::Fuzzy,
-    ];
+    pub const ALL: [Tier; 6] =
+        [Tier::Exact, Tier::TrailingWhitespace, Tier::Indentation, Tier::Trimmed, Tier::Unicode, Tier::Fuzzy];
 
     /// The stable name used in reports and on the command line.
     pub fn name(self) -> &'static str {
