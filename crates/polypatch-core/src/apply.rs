@@ -2,9 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::fileset::{Change, FileSource, FileStore};
-use crate::ir::EditPlan;
-use crate::report::ApplyReport;
+use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
+use crate::ir::{Content, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Newline};
+use crate::modify::{Overrides, modify};
+use crate::report::{ApplyReport, Failure, FailureKind, FileReport, Status};
+use crate::text::{Eol, TextFile};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -73,8 +75,290 @@ pub fn compute<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
-    let _ = (plan, files, options);
-    todo!()
+    let mut state = State { files, slots: Vec::new() };
+    let ov = Overrides { strict: options.strict, fuzzy_threshold: options.fuzzy_threshold };
+    let mut report = ApplyReport { dialect: plan.dialect.clone(), dry_run: options.dry_run, ..ApplyReport::default() };
+    for fe in &plan.files {
+        report.files.push(state.file_op(fe, ov));
+    }
+    if !report.is_success() {
+        return Err(ApplyError { report, commit_error: None });
+    }
+    let changes = state.changes();
+    Ok(Computed { report, changes })
+}
+
+/// The in-memory view of the file set while a plan is computed: each path touched, as
+/// it was and as it is now.
+struct State<'a, S: ?Sized> {
+    files: &'a S,
+    slots: Vec<Slot>,
+}
+
+struct Slot {
+    path: RelPath,
+    original: Entry,
+    current: Entry,
+}
+
+impl<S: FileSource + ?Sized> State<'_, S> {
+    fn slot(&mut self, path: &RelPath) -> Result<usize, Failure> {
+        if let Some(i) = self.slots.iter().position(|s| s.path == *path) {
+            return Ok(i);
+        }
+        let entry = self.files.read(path).map_err(|e| {
+            Failure::new(FailureKind::Io, format!("cannot read `{path}`: {e}"), "check the file's permissions")
+        })?;
+        self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry });
+        Ok(self.slots.len() - 1)
+    }
+
+    fn resolve(&self, path: &str) -> Result<RelPath, Failure> {
+        self.files.resolve(path).map_err(|e| {
+            let kind = match e.kind {
+                PathErrorKind::Empty | PathErrorKind::Invalid => FailureKind::InvalidPlan,
+                _ => FailureKind::PathEscapesRoot,
+            };
+            Failure::new(kind, e.to_string(), "use a path relative to the project root, without `..`")
+        })
+    }
+
+    fn file_op(&mut self, fe: &FileEdit, ov: Overrides) -> FileReport {
+        let operation = match &fe.op {
+            FileOp::Create { .. } => "create",
+            FileOp::Delete { .. } => "delete",
+            FileOp::Replace { .. } => "replace",
+            FileOp::Modify(_) => "modify",
+        };
+        let mut report = FileReport {
+            path: fe.path.clone(),
+            operation: operation.to_string(),
+            moved_to: None,
+            status: Status::Failed,
+            edits: Vec::new(),
+            failure: None,
+        };
+        let result = match self.resolve(&fe.path) {
+            Ok(path) => {
+                report.path = path.to_string();
+                self.run(&path, &fe.op, ov, &mut report)
+            }
+            Err(failure) => Err(failure),
+        };
+        match result {
+            Ok(status) => report.status = status,
+            Err(failure) => {
+                report.status = Status::Failed;
+                report.failure = Some(failure);
+            }
+        }
+        report
+    }
+
+    fn run(&mut self, path: &RelPath, op: &FileOp, ov: Overrides, report: &mut FileReport) -> Result<Status, Failure> {
+        match op {
+            FileOp::Create { content, newline, if_exists, mode } => {
+                let bytes = match (content, newline) {
+                    (Content::Text(t), Some(nl)) if *nl != Newline::Lf => t.replace('\n', nl.as_str()).into_bytes(),
+                    _ => content.as_bytes().to_vec(),
+                };
+                let i = self.slot(path)?;
+                let slot = &mut self.slots[i];
+                let status = match &slot.current {
+                    Entry::Missing => Status::Applied,
+                    Entry::File { bytes: old, .. } => {
+                        let identical = *old == bytes;
+                        match if_exists {
+                            IfExists::Overwrite if identical => Status::AlreadyApplied,
+                            IfExists::Overwrite => Status::Applied,
+                            IfExists::ErrorUnlessIdentical if identical => Status::AlreadyApplied,
+                            IfExists::ErrorUnlessIdentical | IfExists::Error => {
+                                return Err(Failure::new(
+                                    FailureKind::FileExists,
+                                    format!("cannot create `{path}`: a file with other content exists"),
+                                    "update the existing file instead, or choose another path",
+                                ));
+                            }
+                        }
+                    }
+                    Entry::Directory | Entry::Other => return Err(not_a_file(path, "create")),
+                };
+                let old_mode = match &slot.current {
+                    Entry::File { mode, .. } => *mode,
+                    _ => None,
+                };
+                slot.current = Entry::File { bytes, mode: mode.or(old_mode) };
+                Ok(status)
+            }
+            FileOp::Delete { if_missing } => {
+                let i = self.slot(path)?;
+                let slot = &mut self.slots[i];
+                match &slot.current {
+                    Entry::File { .. } => {
+                        slot.current = Entry::Missing;
+                        Ok(Status::Applied)
+                    }
+                    Entry::Missing => match if_missing {
+                        IfMissing::Skip => Ok(Status::Skipped),
+                        IfMissing::Error => Err(missing(path, "delete")),
+                    },
+                    Entry::Directory | Entry::Other => Err(not_a_file(path, "delete")),
+                }
+            }
+            FileOp::Replace { content, create_if_missing } => {
+                let i = self.slot(path)?;
+                let slot = &mut self.slots[i];
+                let mode = match &slot.current {
+                    Entry::File { bytes, .. } if bytes == content.as_bytes() => return Ok(Status::AlreadyApplied),
+                    Entry::File { mode, .. } => *mode,
+                    Entry::Missing if *create_if_missing => None,
+                    Entry::Missing => return Err(missing(path, "replace")),
+                    Entry::Directory | Entry::Other => return Err(not_a_file(path, "replace")),
+                };
+                slot.current = Entry::File { bytes: content.as_bytes().to_vec(), mode };
+                Ok(Status::Applied)
+            }
+            FileOp::Modify(m) => self.modify(path, m, ov, report),
+        }
+    }
+
+    fn modify(
+        &mut self,
+        path: &RelPath,
+        m: &Modify,
+        ov: Overrides,
+        report: &mut FileReport,
+    ) -> Result<Status, Failure> {
+        let source = match &m.copy_from {
+            Some(from) => self.resolve(from)?,
+            None => path.clone(),
+        };
+        let dest = match &m.move_to {
+            Some(to) => {
+                let to = self.resolve(to)?;
+                report.moved_to = Some(to.to_string());
+                to
+            }
+            None => path.clone(),
+        };
+        let i = self.slot(&source)?;
+        let (bytes, mode) = match &self.slots[i].current {
+            Entry::File { bytes, mode } => (bytes.clone(), *mode),
+            Entry::Missing => {
+                return match m.if_missing {
+                    IfMissing::Skip => Ok(Status::Skipped),
+                    IfMissing::Error => Err(missing(&source, "update")),
+                };
+            }
+            Entry::Directory | Entry::Other => return Err(not_a_file(&source, "update")),
+        };
+        let new_bytes = if m.edits.is_empty() && !m.post.strip_trailing_whitespace {
+            bytes.clone()
+        } else {
+            let Some(mut text) = TextFile::decode(&bytes) else {
+                return Err(Failure::new(
+                    FailureKind::NotText,
+                    format!("cannot edit `{source}`: it is not UTF-8 text"),
+                    "edit binary files with a whole-file replacement or a binary patch",
+                ));
+            };
+            let ended_with_newline = text.ends_with_newline();
+            report.edits = modify(&mut text, &m.edits, source.as_str(), ov);
+            if report.edits.iter().any(|e| e.status == Status::Failed) {
+                // The failed edits carry the reasons; the file is failed with them.
+                return Ok(Status::Failed);
+            }
+            if m.post.strip_trailing_whitespace {
+                for line in &mut text.lines {
+                    let keep = line.text.trim_end_matches([' ', '\t']).len();
+                    line.text.truncate(keep);
+                }
+            }
+            fix_line_ends(&mut text, ended_with_newline);
+            text.render().into_bytes()
+        };
+        let changed = new_bytes != bytes || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
+        let new_entry = Entry::File { bytes: new_bytes, mode: m.mode.or(mode) };
+        if dest == source {
+            self.slots[i].current = new_entry;
+        } else {
+            if m.copy_from.is_none() {
+                self.slots[i].current = Entry::Missing;
+            }
+            let d = self.slot(&dest)?;
+            if matches!(self.slots[d].current, Entry::Directory | Entry::Other) {
+                return Err(not_a_file(&dest, "move to"));
+            }
+            self.slots[d].current = new_entry;
+        }
+        let all_done = report.edits.iter().all(|e| e.status == Status::AlreadyApplied);
+        let all_skipped = !report.edits.is_empty() && report.edits.iter().all(|e| e.status == Status::Skipped);
+        Ok(if changed {
+            Status::Applied
+        } else if all_skipped {
+            Status::Skipped
+        } else if all_done {
+            Status::AlreadyApplied
+        } else {
+            Status::Applied
+        })
+    }
+
+    /// The changes between the original and the current state, in first-touch order.
+    fn changes(&self) -> Vec<Change> {
+        let mut out = Vec::new();
+        for slot in &self.slots {
+            let kind = match (&slot.original, &slot.current) {
+                (Entry::File { bytes: a, mode: ma }, Entry::File { bytes: b, mode: mb }) => {
+                    if a == b && ma == mb {
+                        continue;
+                    }
+                    ChangeKind::Write { bytes: b.clone(), mode: if ma == mb { None } else { *mb } }
+                }
+                (_, Entry::File { bytes, mode }) => ChangeKind::Write { bytes: bytes.clone(), mode: *mode },
+                (Entry::File { .. }, Entry::Missing) => ChangeKind::Delete,
+                _ => continue,
+            };
+            out.push(Change { path: slot.path.clone(), kind });
+        }
+        out
+    }
+}
+
+/// Every line but the last ends with a terminator; the last one ends as the original
+/// file's last line did (a missing final newline stays missing, a present one stays).
+fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
+    let eol = text.dominant_eol();
+    let n = text.lines.len();
+    for (i, line) in text.lines.iter_mut().enumerate() {
+        if i + 1 < n {
+            if line.eol == Eol::None {
+                line.eol = eol;
+            }
+        } else if ended_with_newline {
+            if line.eol == Eol::None {
+                line.eol = eol;
+            }
+        } else {
+            line.eol = Eol::None;
+        }
+    }
+}
+
+fn missing(path: &RelPath, what: &str) -> Failure {
+    Failure::new(
+        FailureKind::FileMissing,
+        format!("cannot {what} `{path}`: the file does not exist"),
+        "check the path against the project's files; to make a new file, use an add/create operation",
+    )
+}
+
+fn not_a_file(path: &RelPath, what: &str) -> Failure {
+    Failure::new(
+        FailureKind::NotAFile,
+        format!("cannot {what} `{path}`: it is a directory or not a regular file"),
+        "name a regular file",
+    )
 }
 
 /// Applies `plan` to `files`: everything is located and computed first, then written as

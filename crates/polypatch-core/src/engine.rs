@@ -1,1 +1,330 @@
-pub(crate) fn _x() {}
+//! The matching engine: finds a block of lines in a file, trying the tiers from
+//! strictest to loosest, and refuses to guess when more than one place fits.
+
+use crate::fold::{indent_width, is_blank, line_eq};
+use crate::fuzzy;
+use crate::ir::Occurrence;
+use crate::text::Line;
+use crate::tier::{Tier, TierSet};
+
+/// A located block.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Found {
+    /// First file line of the match (0-based).
+    pub start: usize,
+    /// One past the last file line of the match.
+    pub end: usize,
+    /// For each pattern line, the file line it matched (`None`: a pattern blank line
+    /// skipped because blank lines are ignored).
+    pub map: Vec<Option<usize>>,
+    /// The tier it matched at.
+    pub tier: Tier,
+    /// 0..1.
+    pub confidence: f64,
+}
+
+/// Why a block was not located.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Miss {
+    /// Nowhere.
+    NotFound,
+    /// At several places, at this tier, none preferred: the places (0-based, exclusive end).
+    Ambiguous(Tier, Vec<(usize, usize)>),
+}
+
+/// What to look for and where.
+#[derive(Debug, Clone)]
+pub(crate) struct Query<'a> {
+    /// The pattern lines.
+    pub pat: &'a [String],
+    /// File lines `lo..hi` are searched.
+    pub lo: usize,
+    /// End of the searched lines.
+    pub hi: usize,
+    /// 0-based line the block is expected at; nearest wins among equals.
+    pub hint: Option<usize>,
+    /// The block must end at the last line of the file.
+    pub at_eof: bool,
+    /// Which occurrence counts.
+    pub occurrence: Occurrence,
+    /// Skip blank lines in pattern and file.
+    pub ignore_blank: bool,
+    /// Fuzzy threshold.
+    pub threshold: f64,
+    /// The policy's strictest tier: at that tier the policy's occurrence rule applies; at
+    /// lenient tiers beyond it a unique (or strictly nearest-to-hint) place is required.
+    pub base: Tier,
+}
+
+/// The file lines a query looks at, and the pattern lines it compares.
+pub(crate) struct View<'a> {
+    pub lines: &'a [Line],
+    /// File line indices in the search region (non-blank ones only when ignoring blanks).
+    pub idx: Vec<usize>,
+    /// Pattern lines compared, with their index in the pattern.
+    pub pat: Vec<(usize, &'a str)>,
+}
+
+impl<'a> View<'a> {
+    pub(crate) fn new(lines: &'a [Line], q: &Query<'a>) -> View<'a> {
+        let hi = q.hi.min(lines.len());
+        let lo = q.lo.min(hi);
+        let idx =
+            if q.ignore_blank { (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect() } else { (lo..hi).collect() };
+        let pat = q
+            .pat
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !q.ignore_blank || !is_blank(p))
+            .map(|(i, p)| (i, p.as_str()))
+            .collect();
+        View { lines, idx, pat }
+    }
+
+    pub(crate) fn file(&self, view_pos: usize) -> &'a str {
+        &self.lines[self.idx[view_pos]].text
+    }
+
+    /// Turns a view-space window into a match.
+    pub(crate) fn found(&self, s: usize, pat_len: usize, tier: Tier, confidence: f64) -> Found {
+        let mut map = vec![None; pat_len];
+        for (k, (pi, _)) in self.pat.iter().enumerate() {
+            map[*pi] = Some(self.idx[s + k]);
+        }
+        let m = self.pat.len();
+        let start = self.idx[s];
+        let end = self.idx[s + m - 1] + 1;
+        Found { start, end, map, tier, confidence }
+    }
+
+    /// Whether the window at `s` ends at the end of the file.
+    pub(crate) fn ends_at_eof(&self, s: usize, ignore_blank: bool) -> bool {
+        let last = self.idx[s + self.pat.len() - 1];
+        if ignore_blank {
+            self.lines[last + 1..].iter().all(|l| is_blank(&l.text))
+        } else {
+            last + 1 == self.lines.len()
+        }
+    }
+}
+
+/// Locates `q.pat` in `lines`, trying `tiers` in order. For [`Occurrence::All`] every
+/// match at the first tier that matches anything is returned.
+pub(crate) fn locate(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
+    let view = View::new(lines, q);
+    let m = view.pat.len();
+    if m == 0 || view.idx.len() < m {
+        return Err(Miss::NotFound);
+    }
+    for tier in tiers.iter() {
+        let candidates: Vec<(usize, f64)> = if tier == Tier::Fuzzy {
+            fuzzy::candidates(&view, q)
+        } else {
+            key_candidates(&view, tier, q.ignore_blank).into_iter().map(|s| (s, tier.confidence())).collect()
+        };
+        let candidates: Vec<(usize, f64)> =
+            candidates.into_iter().filter(|&(s, _)| !q.at_eof || view.ends_at_eof(s, q.ignore_blank)).collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        let chosen = choose(&view, &candidates, tier, q)?;
+        return Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect());
+    }
+    Err(Miss::NotFound)
+}
+
+/// Picks among the candidates of one tier.
+fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) -> Result<Vec<(usize, f64)>, Miss> {
+    let m = view.pat.len();
+    let range = |s: usize| (view.idx[s], view.idx[s + m - 1] + 1);
+    let ambiguous = |list: &[(usize, f64)]| Miss::Ambiguous(tier, list.iter().map(|&(s, _)| range(s)).collect());
+
+    if tier == Tier::Fuzzy {
+        // The ambiguity guard: the best must beat every other place by the margin.
+        let best = cands.iter().map(|c| c.1).fold(f64::MIN, f64::max);
+        let close: Vec<(usize, f64)> =
+            cands.iter().copied().filter(|c| c.1 >= best - crate::ir::AMBIGUITY_MARGIN).collect();
+        if close.len() == 1 {
+            return if close[0].1 >= q.threshold { Ok(close) } else { Err(Miss::NotFound) };
+        }
+        if let Some(one) = nearest_to_hint(view, &close, q.hint) {
+            if one.1 >= q.threshold {
+                return Ok(vec![one]);
+            }
+        }
+        if close.iter().all(|c| c.1 < q.threshold) {
+            return Err(Miss::NotFound);
+        }
+        return Err(ambiguous(&close));
+    }
+    if cands.len() == 1 {
+        return Ok(cands.to_vec());
+    }
+    if q.occurrence == Occurrence::All && tier <= q.base.max(Tier::TrailingWhitespace) {
+        return Ok(cands.to_vec());
+    }
+    if let Some(one) = nearest_to_hint(view, cands, q.hint) {
+        return Ok(vec![one]);
+    }
+    let lenient = tier.is_lenient() && tier > q.base;
+    if !lenient && q.occurrence == Occurrence::First {
+        // With a hint and a tie in distance, the first of the tied; else the first.
+        return Ok(vec![cands[0]]);
+    }
+    Err(ambiguous(cands))
+}
+
+/// The candidate strictly nearest to the hint, if there is a hint and one is nearest.
+fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>) -> Option<(usize, f64)> {
+    let hint = hint?;
+    let dist = |s: usize| view.idx[s].abs_diff(hint);
+    let best = cands.iter().map(|c| dist(c.0)).min()?;
+    let mut nearest = cands.iter().filter(|c| dist(c.0) == best);
+    let first = *nearest.next()?;
+    if nearest.next().is_some() { None } else { Some(first) }
+}
+
+/// Every view position where the pattern matches at a key tier, in file order.
+fn key_candidates(view: &View<'_>, tier: Tier, ignore_blank: bool) -> Vec<usize> {
+    let m = view.pat.len();
+    let n = view.idx.len();
+    // Scan with the longest pattern line: the likeliest to be rare.
+    let (j, scan) = view
+        .pat
+        .iter()
+        .enumerate()
+        .max_by_key(|(k, (_, p))| (p.trim().len(), usize::MAX - k))
+        .map(|(k, (_, p))| (k, *p))
+        .expect("pattern is not empty");
+    let mut out = Vec::new();
+    for p in j..n - (m - 1 - j) {
+        if !line_eq(tier, view.file(p), scan) {
+            continue;
+        }
+        let s = p - j;
+        if (0..m).all(|k| k == j || line_eq(tier, view.file(s + k), view.pat[k].1))
+            && (tier != Tier::Indentation || constant_shift(view, s, ignore_blank))
+        {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Whether every non-blank pattern line sits at the same indentation offset from its
+/// file line (the relative-indentation tier), and the offset is not zero everywhere with
+/// identical whitespace (which stricter tiers already cover).
+fn constant_shift(view: &View<'_>, s: usize, _ignore_blank: bool) -> bool {
+    let mut delta: Option<isize> = None;
+    for (k, (_, p)) in view.pat.iter().enumerate() {
+        if is_blank(p) {
+            continue;
+        }
+        let f = view.file(s + k);
+        let d = indent_width(f).0 as isize - indent_width(p).0 as isize;
+        match delta {
+            None => delta = Some(d),
+            Some(prev) if prev != d => return false,
+            Some(_) => {}
+        }
+    }
+    true
+}
+
+/// Indentation change per pattern line (file width minus pattern width), for non-blank
+/// pattern lines that matched a file line.
+pub(crate) fn indent_deltas(lines: &[Line], pat: &[String], found: &Found) -> Vec<Option<isize>> {
+    pat.iter()
+        .zip(&found.map)
+        .map(|(p, f)| {
+            let f = (*f)?;
+            if is_blank(p) || is_blank(&lines[f].text) {
+                return None;
+            }
+            Some(indent_width(&lines[f].text).0 as isize - indent_width(p).0 as isize)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::TextFile;
+
+    fn q<'a>(pat: &'a [String], n: usize) -> Query<'a> {
+        Query {
+            pat,
+            lo: 0,
+            hi: n,
+            hint: None,
+            at_eof: false,
+            occurrence: Occurrence::Unique,
+            ignore_blank: false,
+            threshold: 0.9,
+            base: Tier::Exact,
+        }
+    }
+
+    fn pat(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn exact_then_lenient_tiers() {
+        let f = TextFile::parse("fn a() {\n    let x = 1;\n    x\n}\n");
+        let p = pat(&["let x = 1;", "x"]);
+        let got = locate(&f.lines, &q(&p, f.lines.len()), TierSet::ALL).unwrap();
+        assert_eq!((got[0].start, got[0].end, got[0].tier), (1, 3, Tier::Indentation));
+        let strict = locate(&f.lines, &q(&p, f.lines.len()), TierSet::only(Tier::Exact));
+        assert_eq!(strict, Err(Miss::NotFound));
+    }
+
+    #[test]
+    fn ambiguous_unique_and_first() {
+        let f = TextFile::parse("a\nb\na\nb\n");
+        let p = pat(&["a", "b"]);
+        let mut query = q(&p, 4);
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, vec![(0, 2), (2, 4)])));
+        query.occurrence = Occurrence::First;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
+        query.hint = Some(3);
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 2);
+    }
+
+    #[test]
+    fn lenient_tier_requires_unique_even_with_first() {
+        let f = TextFile::parse("  a\n  b\n\ta\n\tb\n");
+        let p = pat(&["a", "b"]);
+        let mut query = q(&p, 4);
+        query.occurrence = Occurrence::First;
+        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Indentation, _))));
+    }
+
+    #[test]
+    fn inconsistent_indentation_is_not_the_indentation_tier() {
+        let f = TextFile::parse("    a\n  b\n");
+        let p = pat(&["a", "b"]);
+        let got = locate(&f.lines, &q(&p, 2), TierSet::ALL).unwrap();
+        assert_eq!(got[0].tier, Tier::Trimmed);
+    }
+
+    #[test]
+    fn ignore_blank_lines_maps_pattern_to_file() {
+        let f = TextFile::parse("x\n\na\n\n\nb\ny\n");
+        let p = pat(&["a", "", "b"]);
+        let mut query = q(&p, f.lines.len());
+        query.ignore_blank = true;
+        let got = locate(&f.lines, &query, TierSet::ALL).unwrap();
+        assert_eq!((got[0].start, got[0].end), (2, 6));
+        assert_eq!(got[0].map, vec![Some(2), None, Some(5)]);
+    }
+
+    #[test]
+    fn at_eof_restricts_to_the_end() {
+        let f = TextFile::parse("a\nb\na\n");
+        let p = pat(&["a"]);
+        let mut query = q(&p, 3);
+        query.at_eof = true;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 2);
+    }
+}

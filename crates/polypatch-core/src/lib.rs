@@ -36,10 +36,13 @@ mod dialect;
 mod disk;
 mod engine;
 mod fileset;
+mod fold;
 mod fuzzy;
 mod ir;
+mod modify;
 mod report;
 mod span;
+mod substring;
 mod text;
 mod tier;
 

@@ -1,0 +1,109 @@
+//! Line comparison per tier, without allocating: the hot loop of every search.
+
+use crate::tier::Tier;
+
+/// Folds a Unicode look-alike to its ASCII counterpart; `None` drops the character
+/// (zero-width characters).
+fn fold_char(c: char) -> FoldedChar {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{FF07}' | '\u{00B4}' | '\u{02BC}' => {
+            FoldedChar::One('\'')
+        }
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{FF02}' | '\u{00AB}' | '\u{00BB}' => {
+            FoldedChar::One('"')
+        }
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}' | '\u{FE58}'
+        | '\u{FE63}' | '\u{FF0D}' => FoldedChar::One('-'),
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => FoldedChar::One(' '),
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' => FoldedChar::None,
+        '\u{2026}' => FoldedChar::Three('.'),
+        c => FoldedChar::One(c),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum FoldedChar {
+    None,
+    One(char),
+    Three(char),
+}
+
+impl IntoIterator for FoldedChar {
+    type Item = char;
+    type IntoIter = std::iter::Take<std::iter::Repeat<char>>;
+    fn into_iter(self) -> Self::IntoIter {
+        match self {
+            FoldedChar::None => std::iter::repeat(' ').take(0),
+            FoldedChar::One(c) => std::iter::repeat(c).take(1),
+            FoldedChar::Three(c) => std::iter::repeat(c).take(3),
+        }
+    }
+}
+
+/// The characters of `s` with look-alikes folded.
+pub(crate) fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars().flat_map(fold_char)
+}
+
+/// Whether a file line equals a pattern line at a key-comparison tier.
+/// `Indentation` compares like `Trimmed`; its constant-shift rule is checked per block.
+pub(crate) fn line_eq(tier: Tier, file: &str, pat: &str) -> bool {
+    match tier {
+        Tier::Exact => file == pat,
+        Tier::TrailingWhitespace => file.trim_end() == pat.trim_end(),
+        Tier::Indentation | Tier::Trimmed => file.trim() == pat.trim(),
+        Tier::Unicode => {
+            let (f, p) = (file.trim(), pat.trim());
+            f == p || folded(f).eq(folded(p))
+        }
+        Tier::Fuzzy => false,
+    }
+}
+
+/// The visual width of a line's leading whitespace (a tab advances to the next multiple
+/// of [`TAB_WIDTH`]), and the byte length of that whitespace.
+pub(crate) fn indent_width(line: &str) -> (usize, usize) {
+    let mut width = 0;
+    for (i, c) in line.char_indices() {
+        match c {
+            ' ' => width += 1,
+            '\t' => width += TAB_WIDTH - width % TAB_WIDTH,
+            _ => return (width, i),
+        }
+    }
+    (width, line.len())
+}
+
+/// Columns per tab when comparing indentation.
+pub(crate) const TAB_WIDTH: usize = 4;
+
+/// Whether a line is empty or whitespace only.
+pub(crate) fn is_blank(line: &str) -> bool {
+    line.trim().is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unicode_tier_folds_quotes_dashes_spaces() {
+        assert!(line_eq(Tier::Unicode, "say \u{201C}hi\u{201D} \u{2014} now", "say \"hi\" - now"));
+        assert!(line_eq(Tier::Unicode, "a\u{00A0}b\u{2026}", "a b..."));
+        assert!(!line_eq(Tier::Unicode, "say 'hi'", "say \"hi\""));
+    }
+
+    #[test]
+    fn indent_width_expands_tabs() {
+        assert_eq!(indent_width("\t  x"), (6, 3));
+        assert_eq!(indent_width("  \tx"), (4, 3));
+        assert_eq!(indent_width("   "), (3, 3));
+    }
+
+    #[test]
+    fn tiers_compare_as_documented() {
+        assert!(line_eq(Tier::TrailingWhitespace, "a  ", "a"));
+        assert!(!line_eq(Tier::TrailingWhitespace, " a", "a"));
+        assert!(line_eq(Tier::Trimmed, "   a\t", "a"));
+    }
+}

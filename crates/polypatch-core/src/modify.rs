@@ -1,0 +1,492 @@
+//! Applying the edits of one file to its lines, in order, each seeing the result of the
+//! ones before.
+
+use crate::engine::{self, Found, Miss, Query, View};
+use crate::fold::{TAB_WIDTH, indent_width, is_blank, line_eq};
+use crate::fuzzy;
+use crate::ir::{Action, Edit, Indent, Missing, Occurrence, Replacement, Target};
+use crate::report::{Closest, EditReport, Failure, FailureKind, LineRange, Status};
+use crate::text::{Eol, Line, TextFile};
+use crate::tier::{Tier, TierSet};
+
+/// Options that override the edits' policies.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Overrides {
+    pub strict: bool,
+    pub fuzzy_threshold: Option<f64>,
+}
+
+/// Applies `edits` to `file` in order. Returns one report per edit; the file holds the
+/// result of every successful edit.
+pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], path: &str, ov: Overrides) -> Vec<EditReport> {
+    let mut cursor = 0usize;
+    let mut reports = Vec::with_capacity(edits.len());
+    for (i, edit) in edits.iter().enumerate() {
+        let mut report = EditReport {
+            index: i + 1,
+            label: edit.label.clone(),
+            status: Status::Failed,
+            tier: None,
+            confidence: None,
+            lines: None,
+            failure: None,
+        };
+        match apply_edit(file, edit, &mut cursor, ov) {
+            Ok(done) => {
+                report.status = done.status;
+                report.tier = done.tier;
+                report.confidence = done.tier.map(|_| (done.confidence * 1000.0).round() / 1000.0);
+                report.lines = done.lines;
+            }
+            Err(mut failure) => {
+                failure.message = format!("{}: {}", path, failure.message);
+                report.failure = Some(failure);
+            }
+        }
+        reports.push(report);
+    }
+    reports
+}
+
+struct Done {
+    status: Status,
+    tier: Option<Tier>,
+    confidence: f64,
+    lines: Option<LineRange>,
+}
+
+impl Done {
+    fn at(status: Status, found: &Found) -> Done {
+        Done {
+            status,
+            tier: Some(found.tier),
+            confidence: found.confidence,
+            lines: Some(LineRange::from_zero_based(found.start, found.end)),
+        }
+    }
+}
+
+fn tiers_of(edit: &Edit, ov: Overrides) -> (TierSet, Tier) {
+    let tiers = edit.policy.tiers;
+    let base = tiers.iter().next().unwrap_or(Tier::Exact);
+    if ov.strict { (TierSet::only(base), base) } else { (tiers, base) }
+}
+
+/// The tiers at which "already applied" is checked: the policy's strict ones.
+fn strict_tiers(tiers: TierSet, base: Tier) -> TierSet {
+    let upto = base.max(Tier::TrailingWhitespace);
+    tiers.intersect(TierSet::range(Tier::Exact, upto))
+}
+
+fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Overrides) -> Result<Done, Failure> {
+    let (tiers, base) = tiers_of(edit, ov);
+    let policy = &edit.policy;
+    let threshold = ov.fuzzy_threshold.unwrap_or(policy.fuzzy_threshold);
+    let len = file.lines.len();
+    let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
+    let mut lo = if edit.scope.after_previous && hint.is_none() { (*cursor).min(len) } else { 0 };
+
+    // The anchor narrows the search to the lines after it.
+    let mut anchored = false;
+    if let Some(anchor) = &edit.scope.anchor {
+        let q = Query {
+            pat: &anchor.lines,
+            lo: if anchor.unique { 0 } else { lo },
+            hi: len,
+            hint,
+            at_eof: false,
+            occurrence: if anchor.unique { Occurrence::Unique } else { Occurrence::First },
+            ignore_blank: policy.ignore_blank_lines,
+            threshold,
+            base,
+        };
+        let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
+            .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
+        lo = found[0].end;
+        anchored = true;
+    }
+
+    match &edit.target {
+        Target::Text(find) => {
+            let (status, lines) = crate::substring::apply_text(file, find, &edit.action, policy)?;
+            let tier = lines.map(|_| Tier::Exact);
+            return Ok(Done { status, tier, confidence: 1.0, lines });
+        }
+        Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor),
+        Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor),
+        Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
+            let at = if anchored {
+                lo
+            } else if let Some(h) = hint {
+                h.min(len)
+            } else {
+                return Err(Failure::new(
+                    FailureKind::InvalidPlan,
+                    "an edit without lines to find needs an anchor or a line number",
+                    "give context lines around the change",
+                ));
+            };
+            return insert_at(file, at, &edit.action, cursor);
+        }
+        _ => {}
+    }
+
+    let (pat, range_end): (&[String], Option<&[String]>) = match &edit.target {
+        Target::Lines(p) => (p, None),
+        Target::Range { start, end } => (start, Some(end)),
+        _ => unreachable!("handled above"),
+    };
+    let q = Query {
+        pat,
+        lo,
+        hi: len,
+        hint,
+        at_eof: edit.scope.at_end_of_file && range_end.is_none(),
+        occurrence: policy.occurrence,
+        ignore_blank: policy.ignore_blank_lines,
+        threshold,
+        base,
+    };
+
+    // 1. The strict tiers.
+    let strict = strict_tiers(tiers, base);
+    let mut located = engine::locate(&file.lines, &q, strict);
+    // 2. Already applied? Checked before any lenient tier.
+    if located.is_err() && policy.detect_already_applied {
+        if let Some(done) = already_applied(file, edit, &q, strict) {
+            *cursor = done.lines.map_or(*cursor, |r| r.end);
+            return Ok(done);
+        }
+    }
+    // 3. The lenient tiers.
+    if matches!(located, Err(Miss::NotFound)) {
+        let lenient = tiers.intersect(TierSet::range(Tier::Exact, Tier::Fuzzy)).iter().filter(|t| !strict.contains(*t));
+        let lenient = lenient.fold(TierSet::only(Tier::Exact).without(Tier::Exact), TierSet::with);
+        if !lenient.is_empty() {
+            located = engine::locate(&file.lines, &q, lenient);
+        }
+    }
+    let mut found = match located {
+        Ok(found) => found,
+        Err(Miss::NotFound) => {
+            return match policy.if_missing {
+                Missing::Error => Err(miss_failure(&file.lines, &q, Miss::NotFound, "lines")),
+                Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None }),
+                Missing::AlreadyApplied => {
+                    Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None })
+                }
+            };
+        }
+        Err(miss) => return Err(miss_failure(&file.lines, &q, miss, "lines")),
+    };
+
+    // A range ends at the first occurrence of its end block after the start block.
+    if let Some(end_pat) = range_end {
+        for f in &mut found {
+            let qe = Query {
+                pat: end_pat,
+                lo: f.end,
+                hi: len,
+                hint: None,
+                at_eof: edit.scope.at_end_of_file,
+                occurrence: Occurrence::First,
+                ignore_blank: policy.ignore_blank_lines,
+                threshold,
+                base,
+            };
+            let end = engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy))
+                .map_err(|miss| miss_failure(&file.lines, &qe, miss, "range end"))?;
+            f.end = end[0].end;
+            f.map = Vec::new();
+            f.tier = f.tier.max(end[0].tier);
+            f.confidence = f.confidence.min(end[0].confidence);
+        }
+    }
+
+    // Apply from the last match to the first so earlier positions stay valid.
+    let mut first: Option<Done> = None;
+    for f in found.into_iter().rev() {
+        let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
+        let done = apply_at(file, edit, pat, &f, cursor)?;
+        first = Some(done);
+    }
+    Ok(first.expect("located at least once"))
+}
+
+fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usize) -> Found {
+    for _ in 0..leading {
+        if f.start > 0 && is_blank(&lines[f.start - 1].text) {
+            f.start -= 1;
+        }
+    }
+    for _ in 0..trailing {
+        if f.end < lines.len() && is_blank(&lines[f.end].text) {
+            f.end += 1;
+        }
+    }
+    f
+}
+
+/// Applies the action at a located block.
+fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize) -> Result<Done, Failure> {
+    let eol = file.dominant_eol();
+    match &edit.action {
+        Action::Replace(rep) => {
+            let new = replacement_lines(&file.lines, edit, pat, f, rep, eol);
+            let unchanged = new.len() == f.end - f.start
+                && new.iter().zip(&file.lines[f.start..f.end]).all(|(a, b)| a.text == b.text);
+            // Already applied: the patch's new side already stands where the old side was
+            // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
+            if unchanged || replacement_already_there(&file.lines, pat, &rep.lines, f) {
+                *cursor = f.end;
+                return Ok(Done::at(Status::AlreadyApplied, f));
+            }
+            let n = new.len();
+            file.lines.splice(f.start..f.end, new);
+            *cursor = f.start + n;
+            Ok(Done::at(Status::Applied, f))
+        }
+        Action::Delete => {
+            file.lines.drain(f.start..f.end);
+            *cursor = f.start;
+            Ok(Done::at(Status::Applied, f))
+        }
+        Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
+            let after = matches!(edit.action, Action::InsertAfter { .. });
+            let new = inserted_lines(&file.lines, edit, pat, f, lines, eol);
+            let at = if after { f.end } else { f.start };
+            let present = if after {
+                block_eq(&file.lines[at.min(file.lines.len())..], &new)
+            } else {
+                at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new)
+            };
+            if present {
+                *cursor = if after { f.end + new.len() } else { f.end };
+                return Ok(Done::at(Status::AlreadyApplied, f));
+            }
+            let n = new.len();
+            file.lines.splice(at..at, new);
+            *cursor = f.end + n;
+            Ok(Done::at(Status::Applied, f))
+        }
+    }
+}
+
+/// Whether the first lines of `have` equal `want` (trimmed).
+fn block_eq(have: &[Line], want: &[Line]) -> bool {
+    have.len() >= want.len() && want.iter().zip(have).all(|(w, h)| w.text.trim() == h.text.trim())
+}
+
+/// For a replacement whose new side contains the old side (a pure insertion around
+/// kept lines), whether the full new side is already in the file around the match.
+fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: &Found) -> bool {
+    if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
+        return false;
+    }
+    let Some(k) = (0..=new.len() - old.len()).find(|&k| new[k..k + old.len()] == *old) else {
+        return false;
+    };
+    let Some(start) = f.start.checked_sub(k) else { return false };
+    let end = start + new.len();
+    end <= lines.len()
+        && new.iter().zip(&lines[start..end]).all(|(n, l)| line_eq(f.tier.min(Tier::Unicode), &l.text, n))
+}
+
+/// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
+fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize) -> Result<Done, Failure> {
+    let lines = match action {
+        Action::InsertBefore { lines } | Action::InsertAfter { lines } => lines,
+        Action::Replace(Replacement { lines, .. }) => lines,
+        Action::Delete => {
+            return Err(Failure::new(
+                FailureKind::InvalidPlan,
+                "a delete needs lines to find",
+                "give the lines to delete",
+            ));
+        }
+    };
+    let eol = file.dominant_eol();
+    let new: Vec<Line> = lines.iter().map(|t| Line { text: t.clone(), eol }).collect();
+    let at = at.min(file.lines.len());
+    let lines_range = LineRange::from_zero_based(at, at);
+    // Already there, right after or (at the end of the file) right before the position.
+    let after_ok = block_eq(&file.lines[at..], &new);
+    let before_ok = at == file.lines.len() && at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new);
+    if !new.is_empty() && (after_ok || before_ok) {
+        *cursor = if after_ok { at + new.len() } else { at };
+        return Ok(Done {
+            status: Status::AlreadyApplied,
+            tier: Some(Tier::Exact),
+            confidence: 1.0,
+            lines: Some(lines_range),
+        });
+    }
+    let n = new.len();
+    file.lines.splice(at..at, new);
+    *cursor = at + n;
+    Ok(Done { status: Status::Applied, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(lines_range) })
+}
+
+/// Checks whether an edit whose old side was not found has its new side in place.
+fn already_applied(file: &TextFile, edit: &Edit, q: &Query<'_>, strict: TierSet) -> Option<Done> {
+    let Action::Replace(rep) = &edit.action else { return None };
+    if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_)) {
+        return None;
+    }
+    let qn = Query { pat: &rep.lines, occurrence: Occurrence::First, ..q.clone() };
+    let found = engine::locate(&file.lines, &qn, strict).ok()?;
+    Some(Done::at(Status::AlreadyApplied, &found[0]))
+}
+
+/// The new lines of a replacement at a located block: kept lines as the file has them,
+/// added lines indented to follow the file.
+fn replacement_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, rep: &Replacement, eol: Eol) -> Vec<Line> {
+    let kept: Vec<Option<usize>> = match &rep.kept {
+        Some(k) if k.len() == rep.lines.len() => k.clone(),
+        _ => align(pat, &rep.lines),
+    };
+    let deltas = if f.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, f) };
+    let target_indent = first_line_indent(lines, f);
+    let min_new_indent = min_indent(&rep.lines);
+    let mut last_old = 0usize;
+    let mut out = Vec::with_capacity(rep.lines.len());
+    for (j, text) in rep.lines.iter().enumerate() {
+        if let Some(i) = kept[j] {
+            if let Some(Some(fi)) = f.map.get(i) {
+                last_old = i;
+                out.push(lines[*fi].clone());
+                continue;
+            }
+            last_old = i;
+        }
+        let text = match edit.policy.indent {
+            Indent::AsWritten => text.clone(),
+            Indent::FollowMatch => follow(lines, f, &deltas, last_old, text),
+            Indent::ToTargetFirstLine => reindent(text, &target_indent, min_new_indent),
+        };
+        out.push(Line { text, eol });
+    }
+    out
+}
+
+fn inserted_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, new: &[String], eol: Eol) -> Vec<Line> {
+    let deltas = if f.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, f) };
+    let target_indent = first_line_indent(lines, f);
+    let min_new_indent = min_indent(new);
+    let anchor_old = if matches!(edit.action, Action::InsertAfter { .. }) { pat.len().saturating_sub(1) } else { 0 };
+    new.iter()
+        .map(|text| {
+            let text = match edit.policy.indent {
+                Indent::AsWritten => text.clone(),
+                Indent::FollowMatch => follow(lines, f, &deltas, anchor_old, text),
+                Indent::ToTargetFirstLine => reindent(text, &target_indent, min_new_indent),
+            };
+            Line { text, eol }
+        })
+        .collect()
+}
+
+/// Shifts an added line by the indentation delta of the nearest old line, in the file's
+/// indentation style. Exact and trailing-whitespace matches leave lines as written.
+fn follow(lines: &[Line], f: &Found, deltas: &[Option<isize>], near: usize, text: &str) -> String {
+    if f.tier <= Tier::TrailingWhitespace || is_blank(text) || deltas.is_empty() {
+        return text.to_string();
+    }
+    // The delta of the nearest old line at or before `near`, else after it.
+    let pick = (0..=near.min(deltas.len() - 1)).rev().find_map(|i| deltas[i].map(|d| (i, d)));
+    let pick = pick.or_else(|| deltas.iter().enumerate().find_map(|(i, d)| d.map(|d| (i, d))));
+    let Some((i, delta)) = pick else { return text.to_string() };
+    let reference = f.map.get(i).copied().flatten().map_or("", |fi| lines[fi].text.as_str());
+    let (width, bytes) = indent_width(text);
+    let uses_tabs = reference.starts_with('\t');
+    let text_tabs = text[..bytes].contains('\t');
+    if delta == 0 && uses_tabs == text_tabs {
+        return text.to_string();
+    }
+    let new_width = (width as isize + delta).max(0) as usize;
+    format!("{}{}", render_indent(new_width, uses_tabs), &text[bytes..])
+}
+
+fn render_indent(width: usize, tabs: bool) -> String {
+    if tabs { "\t".repeat(width / TAB_WIDTH) + &" ".repeat(width % TAB_WIDTH) } else { " ".repeat(width) }
+}
+
+/// `ap`: the target's first line's indentation, plus the line's own indentation beyond
+/// the least indented new line.
+fn reindent(text: &str, target: &str, min_new: usize) -> String {
+    if is_blank(text) {
+        return String::new();
+    }
+    let (width, bytes) = indent_width(text);
+    let tabs = target.starts_with('\t');
+    format!("{target}{}{}", render_indent(width.saturating_sub(min_new), tabs), &text[bytes..])
+}
+
+fn min_indent(lines: &[String]) -> usize {
+    lines.iter().filter(|l| !is_blank(l)).map(|l| indent_width(l).0).min().unwrap_or(0)
+}
+
+fn first_line_indent(lines: &[Line], f: &Found) -> String {
+    let first = f.map.iter().flatten().next().copied().unwrap_or(f.start);
+    let first = (first..f.end.max(first + 1)).find(|&i| i < lines.len() && !is_blank(&lines[i].text)).unwrap_or(first);
+    lines.get(first).map_or(String::new(), |l| l.text[..indent_width(&l.text).1].to_string())
+}
+
+/// Aligns old and new lines: for each new line, the old line it keeps.
+pub(crate) fn align(old: &[String], new: &[String]) -> Vec<Option<usize>> {
+    let mut kept = vec![None; new.len()];
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
+    for op in ops {
+        if let similar::DiffOp::Equal { old_index, new_index, len } = op {
+            for k in 0..len {
+                kept[new_index + k] = Some(old_index + k);
+            }
+        }
+    }
+    kept
+}
+
+/// A failure for a block that was not located, with candidates or the closest region.
+fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
+    match miss {
+        Miss::Ambiguous(tier, places) => {
+            let ranges: Vec<LineRange> = places.iter().map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
+            let list: Vec<String> = ranges.iter().map(ToString::to_string).collect();
+            let mut failure = Failure::new(
+                FailureKind::Ambiguous,
+                format!("the {what} match {} places equally well ({} match): {}", ranges.len(), tier, list.join(", ")),
+                "add more context lines (5 or more) around the change so it matches exactly one place, or give the line number",
+            );
+            failure.candidates = ranges;
+            failure
+        }
+        Miss::NotFound => {
+            let expected = q.pat.join("\n");
+            let short = expected.lines().next().unwrap_or("").trim();
+            let mut failure = Failure::new(
+                FailureKind::NotFound,
+                format!("the {what} to find are not in the file (first line: `{short}`)"),
+                "re-read the file and copy the context and removed lines exactly as they are now; if the change was already made, drop this edit",
+            );
+            let whole = Query { lo: 0, hi: lines.len(), ..q.clone() };
+            let view = View::new(lines, &whole);
+            if let Some((s, score)) = fuzzy::closest(&view) {
+                let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
+                let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
+                let have = have.join("\n");
+                let diff = similar::TextDiff::from_lines(&expected, &have)
+                    .unified_diff()
+                    .context_radius(2)
+                    .header("patch expects", "file has")
+                    .to_string();
+                let similarity = (fuzzy::similarity(&expected, &have) * 100.0).round() / 100.0;
+                let range = LineRange::from_zero_based(found.start, found.end);
+                failure.next_step = format!(
+                    "the closest place is {range} (similarity {similarity:.2}); re-read those lines and copy them exactly into the patch"
+                );
+                failure.closest = Some(Closest { lines: range, similarity, diff });
+            }
+            failure
+        }
+    }
+}
