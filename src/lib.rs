@@ -25,10 +25,10 @@ pub use polypatch_aipatch as aipatch;
 
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
 pub fn dialects() -> Vec<&'static dyn Dialect> {
-    let mut all: Vec<&'static dyn Dialect> = Vec::new();
-    #[cfg(feature = "ai-patch")]
-    all.push(&polypatch_aipatch::AiPatch);
-    all
+    vec![
+        #[cfg(feature = "ai-patch")]
+        &polypatch_aipatch::AiPatch,
+    ]
 }
 
 /// The names of every dialect compiled in.

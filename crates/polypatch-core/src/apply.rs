@@ -331,16 +331,11 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
     let eol = text.dominant_eol();
     let n = text.lines.len();
     for (i, line) in text.lines.iter_mut().enumerate() {
-        if i + 1 < n {
-            if line.eol == Eol::None {
-                line.eol = eol;
-            }
-        } else if ended_with_newline {
-            if line.eol == Eol::None {
-                line.eol = eol;
-            }
-        } else {
+        let last = i + 1 == n;
+        if last && !ended_with_newline {
             line.eol = Eol::None;
+        } else if line.eol == Eol::None {
+            line.eol = eol;
         }
     }
 }

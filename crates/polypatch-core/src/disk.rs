@@ -87,6 +87,7 @@ impl FileSource for DiskFileSet {
 }
 
 #[cfg(unix)]
+#[allow(clippy::unnecessary_wraps, reason = "other platforms have no mode")]
 fn mode_of(md: &fs::Metadata) -> Option<u32> {
     use std::os::unix::fs::PermissionsExt;
     Some(md.permissions().mode() & 0o7777)

@@ -207,7 +207,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     let mut first: Option<Done> = None;
     for f in found.into_iter().rev() {
         let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
-        let done = apply_at(file, edit, pat, &f, cursor)?;
+        let done = apply_at(file, edit, pat, &f, cursor);
         first = Some(done);
     }
     Ok(first.expect("located at least once"))
@@ -228,7 +228,7 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 }
 
 /// Applies the action at a located block.
-fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize) -> Result<Done, Failure> {
+fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize) -> Done {
     let eol = file.dominant_eol();
     match &edit.action {
         Action::Replace(rep) => {
@@ -239,17 +239,17 @@ fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor:
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             if unchanged || replacement_already_there(&file.lines, pat, &rep.lines, f) {
                 *cursor = f.end;
-                return Ok(Done::at(Status::AlreadyApplied, f));
+                return Done::at(Status::AlreadyApplied, f);
             }
             let n = new.len();
             file.lines.splice(f.start..f.end, new);
             *cursor = f.start + n;
-            Ok(Done::at(Status::Applied, f))
+            Done::at(Status::Applied, f)
         }
         Action::Delete => {
             file.lines.drain(f.start..f.end);
             *cursor = f.start;
-            Ok(Done::at(Status::Applied, f))
+            Done::at(Status::Applied, f)
         }
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
             let after = matches!(edit.action, Action::InsertAfter { .. });
@@ -262,12 +262,12 @@ fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor:
             };
             if present {
                 *cursor = if after { f.end + new.len() } else { f.end };
-                return Ok(Done::at(Status::AlreadyApplied, f));
+                return Done::at(Status::AlreadyApplied, f);
             }
             let n = new.len();
             file.lines.splice(at..at, new);
             *cursor = f.end + n;
-            Ok(Done::at(Status::Applied, f))
+            Done::at(Status::Applied, f)
         }
     }
 }

@@ -1,0 +1,371 @@
+//! End-to-end behaviour of the core: plans built by hand, applied to in-memory file sets.
+
+use polypatch_core::{
+    apply, compute, Action, Anchor, ApplyOptions, Content, Edit, EditPlan, FailureKind, FileEdit, FileOp, IfExists,
+    IfMissing, MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier,
+};
+
+/// An edit from diff-style lines: ` ` context, `-` removed, `+` added.
+fn hunk(lines: &[&str]) -> Edit {
+    let (mut old, mut new, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    for l in lines {
+        let (tag, text) = l.split_at(1);
+        match tag {
+            " " => {
+                kept.push(Some(old.len()));
+                old.push(text.to_string());
+                new.push(text.to_string());
+            }
+            "-" => old.push(text.to_string()),
+            "+" => {
+                kept.push(None);
+                new.push(text.to_string());
+            }
+            _ => panic!("bad tag in {l:?}"),
+        }
+    }
+    Edit {
+        target: Target::Lines(old),
+        action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None }),
+        scope: Scope { after_previous: true, ..Scope::default() },
+        policy: Policy { occurrence: Occurrence::First, ..Policy::default() },
+        label: String::new(),
+        span: None,
+    }
+}
+
+fn modify(path: &str, edits: Vec<Edit>) -> FileEdit {
+    FileEdit { path: path.into(), op: FileOp::Modify(Modify { edits, ..Modify::default() }), span: None }
+}
+
+fn plan(files: Vec<FileEdit>) -> EditPlan {
+    EditPlan { dialect: "test".into(), files }
+}
+
+fn run(files: &mut MemoryFileSet, p: &EditPlan) -> Result<polypatch_core::ApplyReport, polypatch_core::ApplyError> {
+    apply(p, files, &ApplyOptions::default())
+}
+
+#[test]
+fn exact_replacement_and_rerun_is_already_applied() {
+    let mut files = MemoryFileSet::new().with("a.txt", "one\ntwo\nthree\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&[" one", "-two", "+TWO", " three"])])]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("one\nTWO\nthree\n"));
+    assert_eq!(report.files[0].edits[0].status, Status::Applied);
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Exact));
+    let again = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("one\nTWO\nthree\n"));
+    assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied);
+    assert!(again.is_already_applied());
+}
+
+#[test]
+fn pure_insertion_rerun_is_already_applied() {
+    let mut files = MemoryFileSet::new().with("a.txt", "a\nb\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&[" a", "+inserted", " b"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("a\ninserted\nb\n"));
+    let again = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("a\ninserted\nb\n"));
+    assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied);
+}
+
+#[test]
+fn indentation_shift_is_carried_to_new_lines() {
+    let mut files = MemoryFileSet::new().with("a.py", "class A:\n    def f(self):\n        return 1\n");
+    // The model wrote the method unindented.
+    let p = plan(vec![modify("a.py", vec![hunk(&[" def f(self):", "-    return 1", "+    x = 2", "+    return x"])])]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.py"), Some("class A:\n    def f(self):\n        x = 2\n        return x\n"));
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
+}
+
+#[test]
+fn indentation_follows_tabs_of_the_file() {
+    let mut files = MemoryFileSet::new().with("a.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
+    let p = plan(vec![modify(
+        "a.go",
+        vec![hunk(&[" if x {", "-    return 1", "+    y := 2", "+    return y", " }"])],
+    )]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.go"), Some("func f() {\n\tif x {\n\t\ty := 2\n\t\treturn y\n\t}\n}\n"));
+}
+
+#[test]
+fn fuzzy_match_keeps_the_files_context_lines() {
+    let text = "fn main() {\n    let total = compute(alpha, beta);\n    report(total);\n    done();\n}\n";
+    let mut files = MemoryFileSet::new().with("m.rs", text);
+    // One typo in a context line (`totl`): the file's version of that line is kept.
+    let p = plan(vec![modify(
+        "m.rs",
+        vec![hunk(&["     let totl = compute(alpha, beta);", "-    report(total);", "+    log(total);", "     done();"])],
+    )]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(
+        files.get_str("m.rs"),
+        Some("fn main() {\n    let total = compute(alpha, beta);\n    log(total);\n    done();\n}\n")
+    );
+    let edit = &report.files[0].edits[0];
+    assert_eq!(edit.tier, Some(Tier::Fuzzy));
+    assert!(edit.confidence.unwrap() >= 0.9 && edit.confidence.unwrap() < 1.0);
+}
+
+#[test]
+fn unicode_lookalikes_match_and_keep_the_file_version() {
+    let mut files = MemoryFileSet::new().with("a.md", "say \u{201C}hi\u{201D} \u{2014} ok\nnext\n");
+    let p = plan(vec![modify("a.md", vec![hunk(&[" say \"hi\" - ok", "-next", "+after"])])]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.md"), Some("say \u{201C}hi\u{201D} \u{2014} ok\nafter\n"));
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Unicode));
+}
+
+#[test]
+fn crlf_file_with_lf_patch_stays_crlf() {
+    let mut files = MemoryFileSet::new().with("w.txt", "one\r\ntwo\r\nthree\r\n");
+    let p = plan(vec![modify("w.txt", vec![hunk(&["-one", "+ONE", " two", "+between", " three"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("w.txt"), Some("ONE\r\ntwo\r\nbetween\r\nthree\r\n"));
+}
+
+#[test]
+fn missing_final_newline_stays_missing() {
+    let mut files = MemoryFileSet::new().with("n.txt", "a\nlast");
+    let p = plan(vec![modify("n.txt", vec![hunk(&[" a", "-last", "+new last", "+really last"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("n.txt"), Some("a\nnew last\nreally last"));
+    // Appending after a last line without newline gives that line a newline.
+    let mut files = MemoryFileSet::new().with("n.txt", "a\nlast");
+    let p = plan(vec![modify("n.txt", vec![hunk(&[" last", "+appended"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("n.txt"), Some("a\nlast\nappended"));
+}
+
+#[test]
+fn bom_is_preserved() {
+    let mut files = MemoryFileSet::new().with("b.txt", "\u{feff}first\nsecond\n");
+    let p = plan(vec![modify("b.txt", vec![hunk(&["-first", "+FIRST"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("b.txt"), Some("\u{feff}FIRST\nsecond\n"));
+}
+
+#[test]
+fn second_file_failing_leaves_both_untouched() {
+    let mut files = MemoryFileSet::new().with("a.txt", "alpha\n").with("b.txt", "beta\n");
+    let before = files.clone();
+    let p = plan(vec![
+        modify("a.txt", vec![hunk(&["-alpha", "+ALPHA"])]),
+        modify("b.txt", vec![hunk(&["-gamma", "+GAMMA"])]),
+    ]);
+    let err = run(&mut files, &p).unwrap_err();
+    assert_eq!(files, before);
+    assert!(!err.report.committed);
+    assert_eq!(err.report.files[1].status, Status::Failed);
+    let failure = err.report.files[1].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(err.to_string().contains("b.txt"), "{err}");
+}
+
+#[test]
+fn ambiguity_lists_the_candidates() {
+    let mut files = MemoryFileSet::new().with("a.txt", "x\n  item\ny\n\titem\n");
+    let mut edit = hunk(&["-item", "+thing"]);
+    edit.policy.occurrence = Occurrence::Unique;
+    let err = run(&mut files, &plan(vec![modify("a.txt", vec![edit])])).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.clone().unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert_eq!(failure.candidates.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>(), [(2, 2), (4, 4)]);
+    assert!(failure.next_step.contains("more context"), "{}", failure.next_step);
+}
+
+#[test]
+fn not_found_shows_the_closest_region() {
+    let mut files = MemoryFileSet::new().with("a.rs", "fn a() {}\nfn compute_total(x: u32) -> u32 {\n    x * 2\n}\n");
+    let p = plan(vec![modify("a.rs", vec![hunk(&["-fn compute_sum(x: u64) -> u64 {", "+fn f() {"])])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.clone().unwrap();
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let closest = failure.closest.expect("a closest region");
+    assert_eq!((closest.lines.start, closest.lines.end), (2, 2));
+    assert!(closest.similarity > 0.5 && closest.similarity < 0.9, "{}", closest.similarity);
+    assert!(closest.diff.contains("-fn compute_sum") && closest.diff.contains("+fn compute_total"), "{}", closest.diff);
+}
+
+#[test]
+fn strict_refuses_what_default_applies() {
+    let files = MemoryFileSet::new().with("a.txt", "  indented\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&["-indented", "+changed"])])]);
+    assert!(compute(&p, &files, &ApplyOptions::default()).is_ok());
+    let err = compute(&p, &files, &ApplyOptions::default().strict(true)).unwrap_err();
+    assert_eq!(err.report.files[0].edits[0].failure.as_ref().unwrap().kind, FailureKind::NotFound);
+}
+
+#[test]
+fn hunks_are_searched_after_the_previous_one() {
+    let mut files = MemoryFileSet::new().with("a.txt", "x\nend\ny\nend\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&[" y", "-end", "+END2"]), hunk(&["-end", "+END3"])])]);
+    let err = run(&mut files, &p).unwrap_err();
+    // The second hunk's `end` is only before the first hunk: not found after it.
+    assert_eq!(err.report.files[0].edits[1].failure.as_ref().unwrap().kind, FailureKind::NotFound);
+    let p = plan(vec![modify("a.txt", vec![hunk(&["-end", "+END1"]), hunk(&["-end", "+END2"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("x\nEND1\ny\nEND2\n"));
+}
+
+#[test]
+fn line_hint_picks_the_nearest_and_never_beats_content() {
+    let mut files = MemoryFileSet::new().with("a.txt", "v\nk\nv\nk\n");
+    let mut edit = hunk(&[" v", "-k", "+K"]);
+    edit.scope = Scope { line_hint: Some(3), ..Scope::default() };
+    run(&mut files, &plan(vec![modify("a.txt", vec![edit.clone()])])).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("v\nk\nv\nK\n"));
+    // A wrong hint still finds the only place that matches.
+    let mut files = MemoryFileSet::new().with("a.txt", "a\nb\nc\nd\n");
+    edit = hunk(&[" c", "-d", "+D"]);
+    edit.scope = Scope { line_hint: Some(1), ..Scope::default() };
+    run(&mut files, &plan(vec![modify("a.txt", vec![edit])])).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("a\nb\nc\nD\n"));
+}
+
+#[test]
+fn anchor_scopes_and_pure_insertion_lands_after_it() {
+    let mut files = MemoryFileSet::new().with("a.py", "def a():\n    pass\ndef b():\n    pass\n");
+    let mut edit = hunk(&["-    pass", "+    return 2"]);
+    edit.scope.anchor = Some(Anchor { lines: vec!["def b():".into()], unique: false });
+    let insert = Edit {
+        target: Target::Lines(vec![]),
+        action: Action::InsertAfter { lines: vec!["    # first".into()] },
+        scope: Scope { anchor: Some(Anchor { lines: vec!["def a():".into()], unique: false }), ..Scope::default() },
+        policy: Policy::default(),
+        label: String::new(),
+        span: None,
+    };
+    run(&mut files, &plan(vec![modify("a.py", vec![insert, edit])])).unwrap();
+    assert_eq!(files.get_str("a.py"), Some("def a():\n    # first\n    pass\ndef b():\n    return 2\n"));
+}
+
+#[test]
+fn end_of_file_scope_and_target() {
+    let mut files = MemoryFileSet::new().with("a.txt", "x\ny\nx\n");
+    let mut edit = hunk(&["-x", "+z"]);
+    edit.scope.at_end_of_file = true;
+    let append = Edit {
+        target: Target::EndOfFile,
+        action: Action::InsertAfter { lines: vec!["tail".into()] },
+        scope: Scope::default(),
+        policy: Policy::default(),
+        label: String::new(),
+        span: None,
+    };
+    let p = plan(vec![modify("a.txt", vec![edit.clone()])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("x\ny\nz\n"));
+    assert!(run(&mut files, &p).unwrap().is_already_applied());
+    let p = plan(vec![modify("a.txt", vec![append])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("x\ny\nz\ntail\n"));
+    assert!(run(&mut files, &p).unwrap().is_already_applied());
+}
+
+#[test]
+fn file_operations() {
+    let mut files = MemoryFileSet::new().with("old/a.txt", "a\n").with("gone.txt", "g\n").with("dest.txt", "old dest\n");
+    let p = plan(vec![
+        FileEdit {
+            path: "new/b.txt".into(),
+            op: FileOp::Create {
+                content: Content::Text("b\nc\n".into()),
+                newline: Some(polypatch_core::Newline::CrLf),
+                if_exists: IfExists::ErrorUnlessIdentical,
+                mode: None,
+            },
+            span: None,
+        },
+        FileEdit { path: "gone.txt".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None },
+        FileEdit {
+            path: "old/a.txt".into(),
+            op: FileOp::Modify(Modify {
+                edits: vec![hunk(&["-a", "+A"])],
+                move_to: Some("dest.txt".into()),
+                ..Modify::default()
+            }),
+            span: None,
+        },
+    ]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(files.paths().collect::<Vec<_>>(), ["dest.txt", "new/b.txt"]);
+    assert_eq!(files.get_str("new/b.txt"), Some("b\r\nc\r\n"));
+    assert_eq!(files.get_str("dest.txt"), Some("A\n"));
+    assert_eq!(report.files[2].moved_to.as_deref(), Some("dest.txt"));
+}
+
+#[test]
+fn file_level_failures_have_kinds() {
+    let files = MemoryFileSet::new().with("dir/x.txt", "x\n").with("bin", vec![0xff, 0xfe, 0x00]).with("e.txt", "e\n");
+    let cases: Vec<(FileEdit, FailureKind)> = vec![
+        (FileEdit { path: "missing".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None }, FailureKind::FileMissing),
+        (FileEdit { path: "dir".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None }, FailureKind::NotAFile),
+        (modify("missing", vec![hunk(&["-a", "+b"])]), FailureKind::FileMissing),
+        (modify("bin", vec![hunk(&["-a", "+b"])]), FailureKind::NotText),
+        (modify("../x", vec![hunk(&["-a", "+b"])]), FailureKind::PathEscapesRoot),
+        (modify("/etc/passwd", vec![hunk(&["-a", "+b"])]), FailureKind::PathEscapesRoot),
+        (
+            FileEdit {
+                path: "e.txt".into(),
+                op: FileOp::Create {
+                    content: Content::Text("other\n".into()),
+                    newline: None,
+                    if_exists: IfExists::ErrorUnlessIdentical,
+                    mode: None,
+                },
+                span: None,
+            },
+            FailureKind::FileExists,
+        ),
+    ];
+    for (fe, kind) in cases {
+        let name = fe.path.clone();
+        let err = compute(&plan(vec![fe]), &files, &ApplyOptions::default()).unwrap_err();
+        let (_, _, failure) = err.report.first_failure().unwrap();
+        assert_eq!(failure.kind, kind, "{name}: {failure}");
+    }
+}
+
+#[test]
+fn report_serializes_to_json() {
+    let mut files = MemoryFileSet::new().with("a.txt", "  x\n");
+    let report = run(&mut files, &plan(vec![modify("a.txt", vec![hunk(&["-x", "+y"])])])).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["files"][0]["edits"][0]["tier"], "indentation");
+    assert_eq!(json["files"][0]["edits"][0]["status"], "applied");
+    assert_eq!(json["files"][0]["edits"][0]["lines"]["start"], 1);
+    assert_eq!(json["committed"], true);
+    let text = report.to_string();
+    assert!(text.contains("indentation match"), "{text}");
+}
+
+#[test]
+fn fuzzy_search_on_a_big_file_finds_the_unique_place() {
+    let mut text = String::new();
+    for i in 0..100_000 {
+        text.push_str(&format!("    let value_{i} = compute({i}, {});\n", i % 97));
+    }
+    let mut files = MemoryFileSet::new().with("big.rs", text.clone());
+    let p = plan(vec![modify(
+        "big.rs",
+        vec![hunk(&[
+            "     let value_77777 = compute(77777, 80);",
+            "-    let value_77778 = compute(77778, 81);",
+            "+    let changed = 1;",
+            "     let valeu_77779 = compute(77779, 82);",
+        ])],
+    )]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Fuzzy));
+    let after = files.get_str("big.rs").unwrap();
+    let at = after.find("let changed").expect("applied");
+    assert_eq!(
+        &after[at - 46..at + 59],
+        "    let value_77777 = compute(77777, 80);\n    let changed = 1;\n    let value_77779 = compute(77779, 82);\n"
+    );
+}
