@@ -1,18 +1,197 @@
-//! The AI-PATCH dialect (placeholder while the parser is written).
+//! The AI-PATCH dialect: the patch format of the Codex coding agent's `apply_patch` tool, lowered
+//! into polypatch's [`EditPlan`].
+//!
+//! ```
+//! use polypatch_aipatch::AiPatch;
+//! use polypatch_core::{Action, Dialect, FileOp, Target};
+//!
+//! let patch = "\
+//! *** Begin Patch
+//! *** Update File: src/app.py
+//! @@ def main():
+//! -    print('hi')
+//! +    print('hello')
+//! *** Add File: NOTES.md
+//! +# Notes
+//! *** End Patch
+//! ";
+//! let plan = AiPatch.parse(patch).unwrap();
+//! assert_eq!(plan.dialect, "ai-patch");
+//!
+//! let FileOp::Modify(modify) = &plan.files[0].op else { panic!("an update is a modify") };
+//! let edit = &modify.edits[0];
+//! assert_eq!(edit.label, "hunk 1");
+//! assert_eq!(edit.target, Target::Lines(vec!["    print('hi')".into()]));
+//! let Action::Replace(replacement) = &edit.action else { panic!("a hunk replaces") };
+//! assert_eq!(replacement.lines, ["    print('hello')"]);
+//! // The `@@ <line>` header scopes the hunk: it is searched after `def main():`.
+//! assert_eq!(edit.scope.anchor.as_ref().unwrap().lines, ["def main():"]);
+//! // Spans point back into the patch text.
+//! assert_eq!(&patch[plan.files[0].span.unwrap().start..][..28], "*** Update File: src/app.py\n");
+//!
+//! assert!(matches!(&plan.files[1].op, FileOp::Create { .. }));
+//! ```
+//!
+//! # The format
+//!
+//! ```text
+//! *** Begin Patch
+//! *** Add File: <path>          every following line starts with `+`
+//! +content
+//! *** Delete File: <path>       no body
+//! *** Update File: <path>
+//! *** Move to: <new path>       optional, directly after the update header
+//! @@                            a hunk: searched after the previous hunk
+//!  context line
+//! -removed line
+//! +added line
+//! @@ :42                        a hunk expected near line 42 (1-based)
+//!  …
+//! *** End of File               optional: the hunk ends at the file's last line
+//! *** End Patch
+//! ```
+//!
+//! A patch holds any number of operations, applied in order as one transaction. In a
+//! hunk, ` x` is a context line, `-x` a removed line, `+x` an added line and an empty
+//! line a blank context line. The first hunk of an update may omit its `@@`. Paths are
+//! passed through as written; the core resolves them against the root (an absolute path
+//! is accepted only inside it).
+//!
+//! Accepted around and inside the patch, because models write it:
+//!
+//! - a shell heredoc (`apply_patch <<'EOF'` … `EOF`, also `<<EOF`, `<<"EOF"`) and markdown
+//!   code fences around the patch, in either nesting, and blank lines before and after;
+//! - CRLF patch text (a trailing `\r` is removed from every line) and a leading BOM;
+//! - `*** Begin Patch`, `*** End Patch` and file headers padded with spaces or tabs;
+//! - a unified-diff hunk header `@@ -a,b +c,d @@ …`: its old start `a` becomes the line
+//!   hint (`a + 1` when it declares an empty old side, `-a,0`, which in a unified diff
+//!   means "after line `a`"); the counts and any text after the second `@@` are ignored.
+//!
+//! # Codex extensions
+//!
+//! The AI-PATCH concept describes one `*** Add File` or `*** Update File` per patch, with
+//! `@@` and `@@ :N` hunks. Codex's format adds, and this crate accepts:
+//! `*** Delete File:`, `*** Move to:`, several files per patch, and the change-context
+//! header `@@ <line>`: a line (usually a `class` or `def` line) the hunk comes after. It
+//! lowers to an [`Anchor`](polypatch_core::Anchor) (first occurrence, not necessarily
+//! unique); the hunk is searched from the line after it.
+//!
+//! # How hunks lower
+//!
+//! Each hunk is an [`Edit`](polypatch_core::Edit) labelled `hunk N` (N counts per file):
+//! its context and removed lines are the target, its context and added lines the
+//! replacement, and the context lines are marked as kept, so a lenient match never
+//! rewrites them. Without a line hint the hunk is searched after the previous hunk of the
+//! same file, first occurrence. A hunk of added lines only (a pure addition) goes
+//!
+//! - after the `@@ <line>` anchor line, when there is one;
+//! - before line N, for `@@ :N` (or a unified header);
+//! - at the end of the file otherwise (also when it ends with `*** End of File`), as Codex
+//!   does.
+//!
+//! Blank lines that end a hunk (before the next `@@`, file header or `*** End Patch`) or
+//! that come before an update's first hunk separate, they are not context: models put them
+//! there to space blocks out, and a blank context line the file lacks would make the hunk
+//! fail to match. Before `*** End of File` they stay context (they are the end of the
+//! file). Inside a hunk a line starting with a space is always context, even when it reads
+//! like a padded `***` header: the patch may be editing a file that contains such lines.
+//!
+//! # Where polypatch differs from Codex, on purpose
+//!
+//! - **All or nothing.** Codex writes each file as it goes, so a failure in a later file
+//!   leaves the earlier ones changed (its scenario 015). polypatch locates every edit
+//!   first and writes nothing unless all succeed: a half-applied patch is worse than a
+//!   failed one, and the model can simply fix and resend the whole patch.
+//! - **A truncated patch is rejected.** A missing `*** End Patch` is an error
+//!   (`missing_end`) rather than best effort: a model output cut off mid-hunk must not
+//!   apply its first half.
+//! - **A missing final newline is preserved.** Codex ends every updated file with a
+//!   newline (its scenario 014); polypatch keeps the file's own ending, as it keeps its
+//!   line terminators, so an edit changes only the lines it names.
+//! - **A pure addition after `@@ <line>` lands after that line.** Codex appends such a
+//!   hunk at the end of the file, ignoring the context line; but the model wrote the
+//!   context line precisely to say where the new lines go.
+//! - **Lenient matching is reported.** Like Codex, polypatch tolerates whitespace and
+//!   Unicode look-alike differences (and, with a clear winner, small typos); unlike
+//!   Codex, it reports the tier that matched and its confidence with each edit, shifts
+//!   added lines by a matched indentation difference, and refuses a lenient match that
+//!   is not unique instead of taking the first: a wrong edit is worse than a failed one.
+//! - An `*** Update File` with no hunk is an error (`empty_update`) even with a
+//!   `*** Move to:`, as in Codex (its scenario 008).
+//!
+//! # Errors
+//!
+//! A malformed patch is a [`PatchError`] whose `kind` is one of [`kind`]'s constants and
+//! whose span points at the offending text: `missing_begin`, `missing_end`,
+//! `content_after_end`, `empty_patch`, `invalid_header`, `missing_path`,
+//! `invalid_add_line`, `invalid_delete_line`, `empty_update`, `invalid_line_hint`,
+//! `invalid_hunk_header`, `invalid_hunk_line`, `empty_hunk`.
+
+mod error;
+mod lower;
+mod syntax;
+
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
-/// The AI-PATCH dialect.
+pub use error::kind;
+pub use lower::lower;
+pub use syntax::{Hunk, HunkHeader, HunkLine, LineKind, Op, Patch, parse};
+
+/// The AI-PATCH dialect (`"ai-patch"`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AiPatch;
 
 impl Dialect for AiPatch {
     fn name(&self) -> &'static str {
-        "ai-patch"
+        error::DIALECT
     }
+
+    /// 95 for a `*** Begin Patch` line, 60 for a file header line without one, else 0.
     fn sniff(&self, text: &str) -> u8 {
-        if text.contains("*** Begin Patch") { 95 } else { 0 }
+        let mut score = 0;
+        for line in text.lines() {
+            let line = line.trim();
+            if line == "*** Begin Patch" {
+                return 95;
+            }
+            if ["*** Update File:", "*** Add File:", "*** Delete File:"].iter().any(|h| line.starts_with(h)) {
+                score = 60;
+            }
+        }
+        score
     }
-    fn parse(&self, _text: &str) -> Result<EditPlan, PatchError> {
-        todo!()
+
+    fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
+        Ok(lower(&parse(text)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_is_ai_patch() {
+        assert_eq!(AiPatch.name(), "ai-patch");
+    }
+
+    #[test]
+    fn sniff_scores_markers() {
+        assert_eq!(AiPatch.sniff("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"), 95);
+        assert_eq!(AiPatch.sniff("here you go:\n  *** Begin Patch  \r\n"), 95);
+        assert_eq!(AiPatch.sniff("*** Update File: a.rs\n@@\n-x\n+y\n"), 60);
+        assert_eq!(AiPatch.sniff("*** Add File: a.rs\n+x\n"), 60);
+        assert_eq!(AiPatch.sniff("*** Delete File: a.rs\n"), 60);
+        assert_eq!(AiPatch.sniff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 0);
+        assert_eq!(AiPatch.sniff(""), 0);
+    }
+
+    #[test]
+    fn parse_lowers_and_reports_errors() {
+        let plan = AiPatch.parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
+        assert_eq!(plan.dialect, "ai-patch");
+        assert_eq!(plan.files.len(), 1);
+        let err = AiPatch.parse("*** Begin Patch\n*** Delete File: a\n").unwrap_err();
+        assert_eq!((err.dialect, err.kind), ("ai-patch", kind::MISSING_END));
     }
 }
