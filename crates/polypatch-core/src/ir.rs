@@ -197,7 +197,7 @@ pub struct Edit {
 #[non_exhaustive]
 pub enum Target {
     /// A block of whole lines (a hunk's context and removed lines, an `ap` snippet, an
-    /// ApplyDiff `from` block). Lines carry no line terminator. An empty block is only
+    /// `ApplyDiff` `from` block). Lines carry no line terminator. An empty block is only
     /// valid with an insert action and a scope that fixes the position.
     Lines(Vec<String>),
     /// From a start block through the first end block after it, inclusive (`ap` ranges).

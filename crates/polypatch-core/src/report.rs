@@ -145,12 +145,10 @@ impl LineRange {
 
 impl fmt::Display for LineRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.end < self.start {
-            write!(f, "before line {}", self.start)
-        } else if self.start == self.end {
-            write!(f, "line {}", self.start)
-        } else {
-            write!(f, "lines {}-{}", self.start, self.end)
+        match self.end.cmp(&self.start) {
+            std::cmp::Ordering::Less => write!(f, "before line {}", self.start),
+            std::cmp::Ordering::Equal => write!(f, "line {}", self.start),
+            std::cmp::Ordering::Greater => write!(f, "lines {}-{}", self.start, self.end),
         }
     }
 }

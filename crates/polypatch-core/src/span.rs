@@ -29,7 +29,7 @@ impl Span {
     }
 
     /// Renders `message` with the span's line, the source line and a caret under it,
-    /// like toml_edit: `at line 3, column 1` + the line + `^^^`.
+    /// like `toml_edit`: `at line 3, column 1` + the line + `^^^`.
     pub fn render(&self, source: &str, message: &str) -> String {
         let (line, col) = self.line_col(source);
         let start = floor_char_boundary(source, self.start.min(source.len()));
