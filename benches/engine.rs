@@ -1,1 +1,3 @@
+//! Benchmarks of the facade (placeholder until the criterion groups are written).
+
 fn main() {}

@@ -1,1 +1,13 @@
-fn main() {}
+//! `polypatch`: apply LLM-written patches exactly and atomically.
+//!
+//! `cli` holds the argument types, `run` the logic (it returns the exit code), `output`
+//! the human and JSON rendering.
+
+mod cli;
+mod output;
+mod run;
+
+fn main() -> std::process::ExitCode {
+    let cli = cli::parse(std::env::args_os());
+    run::run(&cli).into()
+}

@@ -1,0 +1,112 @@
+//! The command line's shape: verbs, options and their help.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+/// Apply LLM-written patches exactly and atomically.
+///
+/// Exit codes: 0 applied (or already applied), 1 the patch could not be applied and nothing
+/// was written, 2 malformed patch or usage error.
+#[derive(Debug, Parser)]
+#[command(name = "polypatch", version)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The verbs.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply a patch to the files under a root directory: every edit or none
+    Apply(ApplyArgs),
+    /// Check that a patch applies, writing nothing (the same as `apply --dry-run`)
+    Check(ApplyArgs),
+    /// Print the dialect a patch is written in
+    Detect(DetectArgs),
+    /// List the patch dialects this build understands
+    Formats,
+}
+
+/// Options of `apply` and `check`.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// The directory the patch's paths are relative to; nothing outside it is touched
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The patch dialect, or `auto` to detect it (the list is filled in at run time)
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub format: String,
+    /// Locate every edit and report, but write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print one JSON document on standard output instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// Accept exact matches only (no whitespace, indentation or fuzzy tier)
+    #[arg(long)]
+    pub strict: bool,
+    /// The patch file, or `-` for standard input
+    #[arg(value_name = "PATCH", default_value = "-")]
+    pub patch: PathBuf,
+}
+
+/// Options of `detect`.
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// The patch file, or `-` for standard input
+    #[arg(value_name = "PATCH", default_value = "-")]
+    pub patch: PathBuf,
+}
+
+/// Whether a PATCH argument means standard input.
+pub fn is_stdin(patch: &Path) -> bool {
+    patch.as_os_str() == "-"
+}
+
+/// The values `--format` accepts: `auto` and every dialect compiled in.
+pub fn format_names() -> Vec<&'static str> {
+    std::iter::once("auto").chain(polypatch::dialect_names()).collect()
+}
+
+/// Parses the command line. Dialects are cargo features, so the `--format` help lists the
+/// compiled-in names at run time. Exits (code 2, or 0 for `--help`/`--version`) when clap
+/// rejects the arguments.
+pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
+    let help = format!("The patch dialect: {}", format_names().join(", "));
+    let mut command = Cli::command();
+    for verb in ["apply", "check"] {
+        command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
+    }
+    let matches = command.get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut Cli::command()).exit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults() {
+        let cli = parse(["polypatch", "apply"]);
+        let Command::Apply(args) = cli.command else { panic!("expected apply") };
+        assert_eq!(args.root, PathBuf::from("."));
+        assert_eq!(args.format, "auto");
+        assert!(is_stdin(&args.patch));
+        assert!(!args.dry_run && !args.json && !args.strict);
+    }
+
+    #[test]
+    fn format_names_start_with_auto() {
+        let names = format_names();
+        assert_eq!(names[0], "auto");
+        assert_eq!(names.len(), polypatch::dialect_names().len() + 1);
+    }
+}

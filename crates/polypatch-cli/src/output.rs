@@ -1,0 +1,290 @@
+//! Rendering outcomes for people (text) and for tools (one JSON document).
+
+use polypatch::{ApplyError, ApplyReport, PatchError, Status};
+use serde::Serialize;
+
+/// How an apply ended, as named in the JSON `status` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Files were changed.
+    Applied,
+    /// Nothing needed to change.
+    AlreadyApplied,
+    /// A dry run succeeded; nothing was written.
+    DryRun,
+    /// The patch could not be applied; nothing was written.
+    Failed,
+}
+
+impl Outcome {
+    /// The outcome of a successful apply.
+    pub fn of(report: &ApplyReport) -> Outcome {
+        if report.dry_run {
+            Outcome::DryRun
+        } else if Counts::of(report).files == 0 {
+            Outcome::AlreadyApplied
+        } else {
+            Outcome::Applied
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Outcome::Applied => "applied",
+            Outcome::AlreadyApplied => "already_applied",
+            Outcome::DryRun => "dry_run",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// What a report adds up to.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    /// Files that change.
+    files: usize,
+    /// Changes in them: each applied edit, or the file operation itself when it has no
+    /// applied edit (create, delete, a move).
+    edits: usize,
+    /// Edits and file operations that were already applied.
+    already: usize,
+    /// Edits and file operations skipped by their policy.
+    skipped: usize,
+}
+
+impl Counts {
+    fn of(report: &ApplyReport) -> Counts {
+        let mut counts = Counts::default();
+        for file in &report.files {
+            let count = |status: Status| file.edits.iter().filter(|e| e.status == status).count();
+            if file.status == Status::Applied {
+                counts.files += 1;
+                counts.edits += count(Status::Applied).max(1);
+            }
+            if file.edits.is_empty() {
+                counts.already += usize::from(file.status == Status::AlreadyApplied);
+                counts.skipped += usize::from(file.status == Status::Skipped);
+            } else {
+                counts.already += count(Status::AlreadyApplied);
+                counts.skipped += count(Status::Skipped);
+            }
+        }
+        counts
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+}
+
+/// The last line of a successful apply: `applied 3 edits in 2 files`,
+/// `already applied: nothing to do`, `dry run: would apply …`.
+pub fn summary(report: &ApplyReport) -> String {
+    let c = Counts::of(report);
+    let mut line = match (report.dry_run, c.files) {
+        (false, 0) => "already applied: nothing to do".to_string(),
+        (true, 0) => "dry run: already applied, nothing to do".to_string(),
+        (false, _) => format!("applied {} in {}", plural(c.edits, "edit"), plural(c.files, "file")),
+        (true, _) => {
+            format!("dry run: would apply {} in {}, nothing written", plural(c.edits, "edit"), plural(c.files, "file"))
+        }
+    };
+    let mut extra = Vec::new();
+    if c.files > 0 && c.already > 0 {
+        extra.push(format!("{} already applied", c.already));
+    }
+    if c.skipped > 0 {
+        extra.push(format!("{} skipped", c.skipped));
+    }
+    if !extra.is_empty() {
+        line = format!("{line} ({})", extra.join(", "));
+    }
+    line
+}
+
+/// Standard output of a successful apply: the report, then the summary line.
+pub fn success_text(report: &ApplyReport) -> String {
+    format!("{report}{}\n", summary(report))
+}
+
+/// Standard error of a failed apply: what failed, the closest candidate, the next step.
+pub fn failure_text(err: &ApplyError) -> String {
+    let cause = match &err.commit_error {
+        Some(cause) => format!("writing failed and was rolled back: {cause}\n"),
+        None => String::new(),
+    };
+    format!("error: could not apply the patch, nothing was written\n{}{cause}", err.report)
+}
+
+/// Standard error for a malformed patch: the message, line, column and a caret.
+pub fn malformed_text(err: &PatchError, source: &str) -> String {
+    format!("error: {}\n", err.render(source))
+}
+
+/// Standard error for a usage error.
+pub fn usage_text(err: &anyhow::Error) -> String {
+    format!("error: {err:#}\n")
+}
+
+/// The JSON document of an apply that got as far as locating edits. `commit_error` is set
+/// when every edit was located but writing failed (and was rolled back).
+pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<&str>) -> String {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        status: &'static str,
+        report: &'a ApplyReport,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        commit_error: Option<&'a str>,
+    }
+    document(&Document { status: outcome.name(), report, commit_error })
+}
+
+/// The JSON document of a malformed patch.
+pub fn malformed_json(err: &PatchError, source: &str) -> String {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        status: &'static str,
+        error: Malformed<'a>,
+    }
+    #[derive(Serialize)]
+    struct Malformed<'a> {
+        dialect: &'static str,
+        kind: &'static str,
+        message: &'a str,
+        line: Option<usize>,
+        column: Option<usize>,
+    }
+    let (line, column) = err.span.map(|span| span.line_col(source)).unzip();
+    let error = Malformed { dialect: err.dialect, kind: err.kind, message: &err.message, line, column };
+    document(&Document { status: "malformed", error })
+}
+
+/// The JSON document of a usage error found after the arguments were parsed.
+pub fn usage_json(err: &anyhow::Error) -> String {
+    #[derive(Serialize)]
+    struct Document {
+        status: &'static str,
+        error: Usage,
+    }
+    #[derive(Serialize)]
+    struct Usage {
+        message: String,
+    }
+    document(&Document { status: "usage_error", error: Usage { message: format!("{err:#}") } })
+}
+
+/// One JSON document on one line. Field order follows the structs (`status` first).
+fn document(value: &impl Serialize) -> String {
+    // Serializing these types cannot fail (no maps with non-string keys); should it ever,
+    // the output is still one valid document.
+    let text = serde_json::to_string(value).unwrap_or_else(|err| {
+        let message = serde_json::Value::String(err.to_string());
+        format!(r#"{{"status":"internal_error","error":{{"message":{message}}}}}"#)
+    });
+    format!("{text}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch::{EditReport, FileReport, Span, Tier};
+    use serde_json::Value;
+
+    use super::*;
+
+    fn file(path: &str, operation: &str, status: Status, edits: &[Status]) -> FileReport {
+        FileReport {
+            path: path.into(),
+            operation: operation.into(),
+            moved_to: None,
+            status,
+            edits: edits
+                .iter()
+                .enumerate()
+                .map(|(i, s)| EditReport {
+                    index: i + 1,
+                    label: format!("hunk {}", i + 1),
+                    status: *s,
+                    tier: Some(Tier::Exact),
+                    confidence: Some(1.0),
+                    lines: None,
+                    failure: None,
+                })
+                .collect(),
+            failure: None,
+        }
+    }
+
+    fn report(files: Vec<FileReport>, dry_run: bool) -> ApplyReport {
+        ApplyReport { dialect: "ai-patch".into(), dry_run, committed: !dry_run, files }
+    }
+
+    #[test]
+    fn summary_counts_edits_and_file_operations() {
+        let r = report(
+            vec![
+                file("a.py", "modify", Status::Applied, &[Status::Applied, Status::Applied]),
+                file("b.py", "create", Status::Applied, &[]),
+            ],
+            false,
+        );
+        assert_eq!(summary(&r), "applied 3 edits in 2 files");
+        assert_eq!(Outcome::of(&r), Outcome::Applied);
+    }
+
+    #[test]
+    fn summary_mentions_already_applied_and_skipped_parts() {
+        let r = report(
+            vec![
+                file("a.py", "modify", Status::Applied, &[Status::Applied, Status::AlreadyApplied]),
+                file("b.py", "modify", Status::Skipped, &[Status::Skipped]),
+            ],
+            false,
+        );
+        assert_eq!(summary(&r), "applied 1 edit in 1 file (1 already applied, 1 skipped)");
+    }
+
+    #[test]
+    fn rerun_is_already_applied() {
+        let r = report(vec![file("a.py", "modify", Status::AlreadyApplied, &[Status::AlreadyApplied])], false);
+        assert_eq!(summary(&r), "already applied: nothing to do");
+        assert_eq!(Outcome::of(&r), Outcome::AlreadyApplied);
+    }
+
+    #[test]
+    fn dry_run_says_nothing_was_written() {
+        let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], true);
+        assert_eq!(summary(&r), "dry run: would apply 1 edit in 1 file, nothing written");
+        assert_eq!(Outcome::of(&r), Outcome::DryRun);
+    }
+
+    #[test]
+    fn malformed_json_has_line_and_column() {
+        let source = "*** Begin Patch\n*** Frob File: x\n";
+        let at = source.find("Frob").unwrap();
+        let err = PatchError::new("ai-patch", "unknown_header", "unknown header", Some(Span::new(at, at + 4)));
+        let value: Value = serde_json::from_str(&malformed_json(&err, source)).unwrap();
+        assert_eq!(value["status"], "malformed");
+        assert_eq!(value["error"]["kind"], "unknown_header");
+        assert_eq!(value["error"]["line"], 2);
+        assert_eq!(value["error"]["column"], 5);
+    }
+
+    #[test]
+    fn malformed_json_without_span_has_null_position() {
+        let err = PatchError::new("polypatch", "unknown_format", "no format matched", None);
+        let value: Value = serde_json::from_str(&malformed_json(&err, "")).unwrap();
+        assert_eq!(value["error"]["line"], Value::Null);
+        assert_eq!(value["error"]["dialect"], "polypatch");
+    }
+
+    #[test]
+    fn report_json_is_one_document() {
+        let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], false);
+        let text = report_json(Outcome::Applied, &r, None);
+        assert_eq!(text.lines().count(), 1);
+        assert!(text.starts_with(r#"{"status":"applied","report":{"#), "{text}");
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["status"], "applied");
+        assert_eq!(value["report"]["files"][0]["edits"][0]["status"], "applied");
+    }
+}

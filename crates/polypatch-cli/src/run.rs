@@ -1,0 +1,226 @@
+//! What each verb does, ending in an exit code.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use polypatch::{ApplyOptions, DiskFileSet, PatchError, Span};
+
+use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs};
+use crate::output::{self, Outcome};
+
+/// The exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Applied, already applied, or a check that would apply.
+    Success = 0,
+    /// The patch could not be applied; nothing was written (or `detect` found nothing).
+    NotApplied = 1,
+    /// A malformed patch or a usage error.
+    Invalid = 2,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit as u8)
+    }
+}
+
+/// Runs the verb `cli` names.
+pub fn run(cli: &Cli) -> Exit {
+    match &cli.command {
+        Command::Apply(args) => apply(args, args.dry_run),
+        Command::Check(args) => apply(args, true),
+        Command::Detect(args) => detect(args),
+        Command::Formats => {
+            stdout(&polypatch::dialect_names().iter().flat_map(|name| [*name, "\n"]).collect::<String>());
+            Exit::Success
+        }
+    }
+}
+
+/// Why the patch text could not be had.
+enum Input {
+    /// Unreadable file, stdin failure: a usage error.
+    Unreadable(anyhow::Error),
+    /// Not UTF-8: a malformed patch, reported against the lossily decoded text.
+    NotText(PatchError, String),
+}
+
+fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
+    let usage = |err: anyhow::Error| {
+        if args.json {
+            stdout(&output::usage_json(&err));
+        } else {
+            stderr(&output::usage_text(&err));
+        }
+        Exit::Invalid
+    };
+    let malformed = |err: &PatchError, source: &str| {
+        if args.json {
+            stdout(&output::malformed_json(err, source));
+        } else {
+            stderr(&output::malformed_text(err, source));
+        }
+        Exit::Invalid
+    };
+
+    let format = match resolve_format(&args.format) {
+        Ok(format) => format,
+        Err(err) => return usage(err),
+    };
+    let mut files = match open_root(&args.root) {
+        Ok(files) => files,
+        Err(err) => return usage(err),
+    };
+    let text = match read_patch(&args.patch) {
+        Ok(text) => text,
+        Err(Input::Unreadable(err)) => return usage(err),
+        Err(Input::NotText(err, lossy)) => return malformed(&err, &lossy),
+    };
+    let plan = match polypatch::parse(&text, format) {
+        Ok(plan) => plan,
+        Err(err) => return malformed(&err, &text),
+    };
+
+    let options = ApplyOptions::default().strict(args.strict).dry_run(dry_run);
+    match polypatch::apply(&plan, &mut files, &options) {
+        Ok(report) => {
+            if args.json {
+                stdout(&output::report_json(Outcome::of(&report), &report, None));
+            } else {
+                stdout(&output::success_text(&report));
+            }
+            Exit::Success
+        }
+        Err(err) => {
+            if args.json {
+                stdout(&output::report_json(Outcome::Failed, &err.report, err.commit_error.as_deref()));
+            } else {
+                stderr(&output::failure_text(&err));
+            }
+            Exit::NotApplied
+        }
+    }
+}
+
+fn detect(args: &DetectArgs) -> Exit {
+    let text = match read_patch(&args.patch) {
+        Ok(text) => text,
+        Err(Input::Unreadable(err)) => {
+            stderr(&output::usage_text(&err));
+            return Exit::Invalid;
+        }
+        Err(Input::NotText(err, lossy)) => {
+            stderr(&output::malformed_text(&err, &lossy));
+            return Exit::Invalid;
+        }
+    };
+    if let Some(dialect) = polypatch::detect(&text) {
+        stdout(&format!("{}\n", dialect.name()));
+        Exit::Success
+    } else {
+        stderr(&format!("no known patch format matched (known formats: {})\n", polypatch::dialect_names().join(", ")));
+        Exit::NotApplied
+    }
+}
+
+/// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
+fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
+    if name == "auto" {
+        return Ok(None);
+    }
+    match polypatch::dialect(name) {
+        Some(dialect) => Ok(Some(dialect.name())),
+        None => bail!("unknown format `{name}`; known formats: {}", cli::format_names().join(", ")),
+    }
+}
+
+fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
+    let meta = fs::metadata(root).with_context(|| format!("cannot use root directory `{}`", root.display()))?;
+    if !meta.is_dir() {
+        bail!("root `{}` is not a directory", root.display());
+    }
+    DiskFileSet::new(root).with_context(|| format!("cannot use root directory `{}`", root.display()))
+}
+
+fn read_patch(patch: &Path) -> Result<String, Input> {
+    let bytes = if cli::is_stdin(patch) {
+        let mut bytes = Vec::new();
+        io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).context("cannot read the patch from standard input")
+    } else {
+        fs::read(patch).with_context(|| format!("cannot read patch file `{}`", patch.display()))
+    }
+    .map_err(Input::Unreadable)?;
+    String::from_utf8(bytes).map_err(|err| {
+        let at = err.utf8_error().valid_up_to();
+        let byte = err.as_bytes()[at];
+        let lossy = String::from_utf8_lossy(err.as_bytes()).into_owned();
+        let message = format!("invalid UTF-8 (byte 0x{byte:02x}); a patch must be UTF-8 text");
+        // The lossy text equals the original up to `at`, so the span points at the
+        // replacement character standing for the bad byte.
+        Input::NotText(PatchError::new("polypatch", "not_utf8", message, Some(Span::new(at, at + 1))), lossy)
+    })
+}
+
+/// Writes to standard output. A closed pipe (`polypatch … | head`) is not an error worth
+/// a panic: the exit code still says what happened.
+fn stdout(text: &str) {
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Writes to standard error, ignoring a closed stream like [`stdout`].
+fn stderr(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_means_detect() {
+        assert_eq!(resolve_format("auto").unwrap(), None);
+    }
+
+    #[test]
+    fn known_formats_resolve() {
+        for name in polypatch::dialect_names() {
+            assert_eq!(resolve_format(name).unwrap(), Some(name));
+        }
+    }
+
+    #[test]
+    fn unknown_format_lists_the_known_ones() {
+        let message = format!("{:#}", resolve_format("yaml-ish").unwrap_err());
+        assert!(message.starts_with("unknown format `yaml-ish`; known formats: auto"), "{message}");
+        for name in polypatch::dialect_names() {
+            assert!(message.contains(name), "{message}");
+        }
+    }
+
+    #[test]
+    fn non_utf8_patch_points_at_the_bad_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.patch");
+        fs::write(&path, b"*** Begin Patch\n*** Add File: a\n+caf\xe9\n").unwrap();
+        let Err(Input::NotText(err, lossy)) = read_patch(&path) else { panic!("expected a UTF-8 error") };
+        assert_eq!(err.kind, "not_utf8");
+        assert!(err.message.contains("0xe9"), "{}", err.message);
+        let rendered = err.render(&lossy);
+        assert!(rendered.contains("line 3, column 5"), "{rendered}");
+    }
+
+    #[test]
+    fn missing_root_is_a_usage_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = open_root(&dir.path().join("nope")).unwrap_err();
+        assert!(format!("{err:#}").starts_with("cannot use root directory"), "{err:#}");
+        let file = dir.path().join("file");
+        fs::write(&file, "x").unwrap();
+        assert!(format!("{:#}", open_root(&file).unwrap_err()).ends_with("is not a directory"));
+    }
+}

@@ -1,0 +1,585 @@
+//! The `polypatch` binary, driven as a user drives it: real processes in temporary
+//! directories, asserting exit codes, exact file bytes and output.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// What one run of the binary did.
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        assert_eq!(self.stdout.lines().count(), 1, "expected one JSON line, got:\n{}", self.stdout);
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+/// Runs `polypatch args…` in `cwd`, with `stdin` piped in when given.
+fn polypatch(cwd: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_polypatch"));
+    command.args(args).current_dir(cwd).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = command.spawn().expect("the binary starts");
+    if let Some(text) = stdin {
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().expect("exited normally, not by a signal"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// A temporary directory holding `root/` with `files`, and a place for patch files
+/// outside the root.
+struct Sandbox {
+    dir: TempDir,
+}
+
+impl Sandbox {
+    fn new(files: &[(&str, &str)]) -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("root")).unwrap();
+        let sandbox = Sandbox { dir };
+        for (path, content) in files {
+            sandbox.write(path, content.as_bytes());
+        }
+        sandbox
+    }
+
+    fn top(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("root")
+    }
+
+    fn root_arg(&self) -> String {
+        self.root().to_str().unwrap().to_string()
+    }
+
+    fn write(&self, path: &str, bytes: &[u8]) {
+        let path = self.root().join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+
+    fn read(&self, path: &str) -> String {
+        fs::read_to_string(self.root().join(path)).unwrap_or_else(|e| panic!("reading {path}: {e}"))
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        self.root().join(path).exists()
+    }
+
+    /// Writes a patch file next to (not inside) the root and returns its path.
+    fn patch(&self, text: &str) -> String {
+        let path = self.top().join("change.patch");
+        fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    /// Every file under the root with its bytes, to prove nothing changed.
+    fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut all = Vec::new();
+        collect(&self.root(), &mut all);
+        all.sort();
+        all
+    }
+
+    /// `polypatch <verb> --root <root> [extra…] <patch file>`.
+    fn run(&self, verb: &str, extra: &[&str], patch: &str) -> Run {
+        let patch = self.patch(patch);
+        let root = self.root_arg();
+        let mut args = vec![verb, "--root", &root];
+        args.extend_from_slice(extra);
+        args.push(&patch);
+        polypatch(self.top(), &args, None)
+    }
+}
+
+fn collect(dir: &Path, all: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, all);
+        } else {
+            let bytes = fs::read(&path).unwrap();
+            all.push((path, bytes));
+        }
+    }
+}
+
+const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const CALC_FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+
+/// Fixes `add` in `calc.py` and creates `notes.txt`.
+const TWO_FILES: &str = "\
+*** Begin Patch
+*** Update File: calc.py
+@@
+ def add(a, b):
+-    return a - b
++    return a + b
+*** Add File: notes.txt
++add() was subtracting
+*** End Patch
+";
+
+fn calc_sandbox() -> Sandbox {
+    Sandbox::new(&[("calc.py", CALC)])
+}
+
+#[test]
+fn apply_writes_the_exact_bytes() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &[], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    assert_eq!(sb.read("notes.txt"), "add() was subtracting\n");
+    assert!(run.stdout.contains("applied: modify calc.py\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("applied: create notes.txt\n"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("applied 2 edits in 2 files\n"), "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn rerun_is_already_applied_and_changes_nothing() {
+    let sb = calc_sandbox();
+    assert_eq!(sb.run("apply", &[], TWO_FILES).code, 0);
+    let after_first = sb.snapshot();
+    let run = sb.run("apply", &[], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.ends_with("already applied: nothing to do\n"), "{}", run.stdout);
+    assert_eq!(sb.snapshot(), after_first);
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+}
+
+#[test]
+fn check_and_dry_run_write_nothing() {
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    for (verb, extra) in [("check", &[][..]), ("apply", &["--dry-run"][..])] {
+        let run = sb.run(verb, extra, TWO_FILES);
+        assert_eq!(run.code, 0, "{verb} {extra:?}: {run:?}");
+        assert!(run.stdout.ends_with("dry run: would apply 2 edits in 2 files, nothing written\n"), "{}", run.stdout);
+        assert_eq!(sb.snapshot(), before, "{verb} {extra:?} wrote something");
+        assert!(!sb.exists("notes.txt"));
+    }
+}
+
+#[test]
+fn json_reports_every_outcome() {
+    let sb = calc_sandbox();
+
+    let run = sb.run("check", &["--json"], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["status"], "dry_run");
+    assert_eq!(doc["report"]["dry_run"], true);
+    assert_eq!(doc["report"]["committed"], false);
+
+    let run = sb.run("apply", &["--json"], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stderr, "");
+    let doc = run.json();
+    assert_eq!(doc["status"], "applied");
+    let report = &doc["report"];
+    assert_eq!(report["dialect"], "ai-patch");
+    assert_eq!(report["committed"], true);
+    assert_eq!(report["files"][0]["path"], "calc.py");
+    assert_eq!(report["files"][0]["operation"], "modify");
+    assert_eq!(report["files"][0]["status"], "applied");
+    let edit = &report["files"][0]["edits"][0];
+    assert_eq!(edit["index"], 1);
+    assert_eq!(edit["status"], "applied");
+    assert_eq!(edit["tier"], "exact");
+    assert_eq!(edit["lines"]["start"], 1);
+    assert_eq!(edit["lines"]["end"], 2);
+    assert_eq!(report["files"][1]["path"], "notes.txt");
+    assert_eq!(report["files"][1]["operation"], "create");
+
+    let run = sb.run("apply", &["--json"], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["status"], "already_applied");
+    assert_eq!(doc["report"]["files"][0]["edits"][0]["status"], "already_applied");
+}
+
+/// A two-file patch whose second hunk is not in the file.
+const SECOND_HUNK_MISSING: &str = "\
+*** Begin Patch
+*** Update File: calc.py
+@@
+ def add(a, b):
+-    return a - b
++    return a + b
+*** Update File: shapes.py
+@@
+ def area(r):
+-    return 3.14 * r * r
++    return math.pi * r * r
+*** End Patch
+";
+
+#[test]
+fn failure_is_exit_1_and_writes_nothing() {
+    let sb = Sandbox::new(&[("calc.py", CALC), ("shapes.py", "def perimeter(r):\n    return 2 * 3.14 * r\n")]);
+    let before = sb.snapshot();
+    let run = sb.run("apply", &[], SECOND_HUNK_MISSING);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before, "a failed apply changed files");
+    assert_eq!(sb.read("calc.py"), CALC);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.starts_with("error: could not apply the patch, nothing was written\n"), "{}", run.stderr);
+    assert!(run.stderr.contains("shapes.py"), "{}", run.stderr);
+    assert!(run.stderr.contains("not found"), "{}", run.stderr);
+    assert!(run.stderr.contains("next step:"), "{}", run.stderr);
+}
+
+#[test]
+fn check_of_a_patch_that_does_not_apply_is_exit_1() {
+    let sb = Sandbox::new(&[("calc.py", CALC), ("shapes.py", "def perimeter(r):\n    return 2 * 3.14 * r\n")]);
+    let before = sb.snapshot();
+    let run = sb.run("check", &[], SECOND_HUNK_MISSING);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.starts_with("error: could not apply the patch, nothing was written\n"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+}
+
+#[test]
+fn failure_in_json_is_status_failed() {
+    let sb = Sandbox::new(&[("calc.py", CALC), ("shapes.py", "def perimeter(r):\n    return 2 * 3.14 * r\n")]);
+    let before = sb.snapshot();
+    let run = sb.run("apply", &["--json"], SECOND_HUNK_MISSING);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stderr, "");
+    let doc = run.json();
+    assert_eq!(doc["status"], "failed");
+    assert_eq!(doc["report"]["committed"], false);
+    let shapes = &doc["report"]["files"][1];
+    assert_eq!(shapes["path"], "shapes.py");
+    assert_eq!(shapes["status"], "failed");
+    assert_eq!(shapes["edits"][0]["failure"]["kind"], "not_found");
+    assert_eq!(sb.snapshot(), before);
+}
+
+const MALFORMED: &str = "*** Begin Patch\n*** Frob File: calc.py\n+x\n*** End Patch\n";
+
+#[test]
+fn malformed_patch_is_exit_2_with_line_and_column() {
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    let run = sb.run("apply", &[], MALFORMED);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.starts_with("error: malformed ai-patch patch: "), "{}", run.stderr);
+    assert!(run.stderr.contains("--> line 2, column "), "{}", run.stderr);
+    assert!(run.stderr.contains("2 | *** Frob File: calc.py"), "{}", run.stderr);
+    assert!(run.stderr.contains('^'), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert_eq!(sb.snapshot(), before);
+}
+
+#[test]
+fn malformed_patch_in_json() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &["--json"], MALFORMED);
+    assert_eq!(run.code, 2, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["status"], "malformed");
+    assert_eq!(doc["error"]["dialect"], "ai-patch");
+    assert_eq!(doc["error"]["line"], 2);
+    assert!(doc["error"]["column"].as_u64().is_some(), "{doc}");
+    assert!(doc["error"]["kind"].as_str().is_some_and(|k| !k.is_empty()), "{doc}");
+    assert!(doc["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{doc}");
+}
+
+#[test]
+fn text_that_is_no_patch_is_exit_2() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &[], "please change add() to add\n");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("does not look like any known patch format"), "{}", run.stderr);
+}
+
+#[test]
+fn non_utf8_patch_is_exit_2() {
+    let sb = calc_sandbox();
+    let path = sb.top().join("latin1.patch");
+    fs::write(&path, b"*** Begin Patch\n*** Add File: a.txt\n+caf\xe9\n*** End Patch\n").unwrap();
+    let root = sb.root_arg();
+    let run = polypatch(sb.top(), &["apply", "--root", &root, path.to_str().unwrap()], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("invalid UTF-8 (byte 0xe9)"), "{}", run.stderr);
+    assert!(run.stderr.contains("--> line 3, column 5"), "{}", run.stderr);
+    assert!(!sb.exists("a.txt"));
+
+    let run = polypatch(sb.top(), &["apply", "--json", "--root", &root, path.to_str().unwrap()], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["status"], "malformed");
+    assert_eq!(doc["error"]["kind"], "not_utf8");
+    assert_eq!(doc["error"]["line"], 3);
+}
+
+#[test]
+fn unknown_format_is_exit_2_and_lists_the_known_ones() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &["--format", "klingon"], TWO_FILES);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("unknown format `klingon`"), "{}", run.stderr);
+    assert!(run.stderr.contains("auto"), "{}", run.stderr);
+    for name in polypatch::dialect_names() {
+        assert!(run.stderr.contains(name), "{name} missing from: {}", run.stderr);
+    }
+    assert!(!sb.exists("notes.txt"));
+
+    let run = sb.run("apply", &["--json", "--format", "klingon"], TWO_FILES);
+    assert_eq!(run.code, 2, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["status"], "usage_error");
+    assert!(doc["error"]["message"].as_str().unwrap().contains("ai-patch"), "{doc}");
+}
+
+#[test]
+fn named_format_is_used() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &["--format", "ai-patch"], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+}
+
+#[test]
+fn patch_from_stdin() {
+    for patch_arg in [None, Some("-")] {
+        let sb = calc_sandbox();
+        let root = sb.root_arg();
+        let mut args = vec!["apply", "--root", root.as_str()];
+        args.extend(patch_arg);
+        let run = polypatch(sb.top(), &args, Some(TWO_FILES));
+        assert_eq!(run.code, 0, "{patch_arg:?}: {run:?}");
+        assert_eq!(sb.read("calc.py"), CALC_FIXED);
+        assert_eq!(sb.read("notes.txt"), "add() was subtracting\n");
+    }
+}
+
+#[test]
+fn root_defaults_to_the_current_directory() {
+    let sb = calc_sandbox();
+    let patch = sb.patch(TWO_FILES);
+    let run = polypatch(&sb.root(), &["apply", &patch], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    assert!(!sb.top().join("calc.py").exists());
+}
+
+#[test]
+fn root_option_is_relative_to_the_current_directory() {
+    let sb = calc_sandbox();
+    let patch = sb.patch(TWO_FILES);
+    let run = polypatch(sb.top(), &["apply", "--root", "root", &patch], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    assert!(!sb.top().join("notes.txt").exists(), "created outside the root");
+}
+
+#[test]
+fn missing_root_is_exit_2() {
+    let sb = calc_sandbox();
+    let patch = sb.patch(TWO_FILES);
+    let run = polypatch(sb.top(), &["apply", "--root", "no-such-dir", &patch], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("no-such-dir"), "{}", run.stderr);
+    assert!(!sb.top().join("no-such-dir").exists());
+}
+
+#[test]
+fn unreadable_patch_file_is_exit_2() {
+    let sb = calc_sandbox();
+    let root = sb.root_arg();
+    let run = polypatch(sb.top(), &["apply", "--root", &root, "missing.patch"], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("cannot read patch file `missing.patch`"), "{}", run.stderr);
+}
+
+#[test]
+fn strict_refuses_a_whitespace_only_difference_that_the_default_applies() {
+    // The file has trailing spaces the patch's context does not.
+    let original = "alpha\nbeta   \ngamma\n";
+    let patch = "*** Begin Patch\n*** Update File: greek.txt\n@@\n alpha\n beta\n-gamma\n+GAMMA\n*** End Patch\n";
+
+    let sb = Sandbox::new(&[("greek.txt", original)]);
+    let run = sb.run("apply", &["--strict"], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.read("greek.txt"), original);
+    assert!(run.stderr.contains("not found"), "{}", run.stderr);
+
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    // The context line keeps the file's trailing spaces: a lenient match never rewrites context.
+    assert_eq!(sb.read("greek.txt"), "alpha\nbeta   \nGAMMA\n");
+    assert!(run.stdout.contains("(trailing_whitespace match"), "{}", run.stdout);
+}
+
+#[test]
+fn path_leaving_the_root_is_refused() {
+    let sb = Sandbox::new(&[("calc.py", CALC)]);
+    fs::write(sb.top().join("outside.txt"), "keep\n").unwrap();
+    let before = sb.snapshot();
+
+    let add = "*** Begin Patch\n*** Add File: ../x\n+escaped\n*** End Patch\n";
+    let run = sb.run("apply", &[], add);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(!sb.top().join("x").exists(), "the file was created outside the root");
+    assert!(run.stderr.contains("escapes"), "{}", run.stderr);
+
+    let update = "*** Begin Patch\n*** Update File: ../outside.txt\n@@\n-keep\n+changed\n*** End Patch\n";
+    let run = sb.run("apply", &[], update);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(fs::read_to_string(sb.top().join("outside.txt")).unwrap(), "keep\n");
+    assert_eq!(sb.snapshot(), before);
+}
+
+#[test]
+fn detect_names_the_dialect() {
+    let sb = calc_sandbox();
+    let patch = sb.patch(TWO_FILES);
+    let run = polypatch(sb.top(), &["detect", &patch], None);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "ai-patch\n"), "{run:?}");
+
+    let run = polypatch(sb.top(), &["detect"], Some(TWO_FILES));
+    assert_eq!((run.code, run.stdout.as_str()), (0, "ai-patch\n"), "{run:?}");
+
+    let run = polypatch(sb.top(), &["detect", "-"], Some("just some prose\n"));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("no known patch format matched"), "{}", run.stderr);
+}
+
+#[test]
+fn formats_lists_the_compiled_in_dialects() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = polypatch(dir.path(), &["formats"], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    let expected: String = polypatch::dialect_names().iter().flat_map(|n| [*n, "\n"]).collect();
+    assert_eq!(run.stdout, expected);
+    assert!(run.stdout.contains("ai-patch\n"));
+}
+
+#[test]
+fn clap_usage_errors_are_exit_2_and_help_is_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(polypatch(dir.path(), &["apply", "--no-such-flag"], None).code, 2);
+    assert_eq!(polypatch(dir.path(), &["frobnicate"], None).code, 2);
+    assert_eq!(polypatch(dir.path(), &[], None).code, 2);
+    let help = polypatch(dir.path(), &["apply", "--help"], None);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("--format <FORMAT>"), "{}", help.stdout);
+    assert!(help.stdout.contains("auto, ai-patch"), "{}", help.stdout);
+    assert_eq!(polypatch(dir.path(), &["--version"], None).code, 0);
+}
+
+// The demo the README runs: examples/demo.patch on a copy of examples/demo.
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+const DEMO_CALC_AFTER: &str = r#""""A small calculator: the file the polypatch demo patches."""
+
+
+def add(a, b):
+    return a + b
+
+
+def divide(a, b):
+    if b == 0:
+        raise ValueError("cannot divide by zero")
+    return a / b
+
+
+class Calculator:
+    """Keeps a running total."""
+
+    def __init__(self):
+        self.total = 0
+
+    def push(self, value):
+        if not isinstance(value, (int, float)):
+            raise TypeError(f"push() takes a number, not {type(value).__name__}")
+        self.total += value
+        return self.total
+"#;
+
+const DEMO_TEST_AFTER: &str = r#"import pytest
+
+from calc import Calculator, divide
+
+
+def test_divide_by_zero():
+    with pytest.raises(ValueError):
+        divide(1, 0)
+
+
+def test_push_refuses_text():
+    with pytest.raises(TypeError):
+        Calculator().push("3")
+"#;
+
+#[test]
+fn demo_patch_applies_with_an_indentation_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    copy_tree(&examples_dir().join("demo"), &root);
+    let patch = examples_dir().join("demo.patch");
+    let args = ["apply", "--root", root.to_str().unwrap(), patch.to_str().unwrap()];
+
+    let run = polypatch(dir.path(), &args, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
+    assert_eq!(fs::read_to_string(root.join("tests/test_calc.py")).unwrap(), DEMO_TEST_AFTER);
+    assert!(run.stdout.contains("(indentation match"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("applied 3 edits in 2 files\n"), "{}", run.stdout);
+}
+
+#[test]
+fn demo_patch_rerun_is_already_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    copy_tree(&examples_dir().join("demo"), &root);
+    let patch = examples_dir().join("demo.patch");
+    let args = ["apply", "--root", root.to_str().unwrap(), patch.to_str().unwrap()];
+    assert_eq!(polypatch(dir.path(), &args, None).code, 0);
+
+    // The second hunk only matches after an indentation shift, so its already-applied
+    // check must look for the new lines at that shift too.
+    let run = polypatch(dir.path(), &args, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.ends_with("already applied: nothing to do\n"), "{}", run.stdout);
+    assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
+}
