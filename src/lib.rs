@@ -24,8 +24,6 @@ pub use polypatch_core::*;
 pub use polypatch_aipatch as aipatch;
 
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
-// One `push` per feature-gated dialect reads better than a `vec![]` of `#[cfg]` items.
-#[allow(clippy::vec_init_then_push)]
 pub fn dialects() -> Vec<&'static dyn Dialect> {
     vec![
         #[cfg(feature = "ai-patch")]

@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use polypatch::{apply, parse, ApplyOptions, DiskFileSet, FailureKind};
+use polypatch::{ApplyOptions, DiskFileSet, FailureKind, apply, parse};
 
 /// Every file under `dir` with its bytes, sorted (symlinks listed, not followed).
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -91,7 +91,8 @@ fn hostile_paths_are_refused_for_every_operation() {
     let h = hostile();
     let outside_abs = h.outside.join("secret.txt");
     let outside_abs = outside_abs.to_str().unwrap();
-    let mut paths = vec!["../outside/secret.txt".to_string(), outside_abs.to_string(), "a/../../outside/secret.txt".into()];
+    let mut paths =
+        vec!["../outside/secret.txt".to_string(), outside_abs.to_string(), "a/../../outside/secret.txt".into()];
     if cfg!(unix) {
         paths.push("link/secret.txt".into());
         paths.push("secret-link.txt".into());

@@ -66,6 +66,8 @@ impl Done {
     }
 }
 
+const NO_TIERS: TierSet = TierSet::only(Tier::Exact).without(Tier::Exact);
+
 fn tiers_of(edit: &Edit, ov: Overrides) -> (TierSet, Tier) {
     let tiers = edit.policy.tiers;
     let base = tiers.iter().next().unwrap_or(Tier::Exact);
@@ -148,22 +150,26 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         base,
     };
 
-    // 1. The strict tiers.
+    // Strict tiers, then the lenient ones, then fuzzy; before each step away from the
+    // stricter one, whether the edit's result is already there (a re-run of the patch
+    // must never apply an edit twice, nor fuzzily match what the first run left).
     let strict = strict_tiers(tiers, base);
-    let mut located = engine::locate(&file.lines, &q, strict);
-    // 2. Already applied? Checked before any lenient tier.
-    if located.is_err() && policy.detect_already_applied {
-        if let Some(done) = already_applied(file, edit, &q, strict) {
-            *cursor = done.lines.map_or(*cursor, |r| r.end);
-            return Ok(done);
+    let lenient = tiers.without(Tier::Fuzzy).iter().filter(|t| !strict.contains(*t)).fold(NO_TIERS, TierSet::with);
+    let fuzzy = tiers.intersect(TierSet::only(Tier::Fuzzy));
+    let mut located = Err(Miss::NotFound);
+    for step in [strict, lenient, fuzzy] {
+        if step.is_empty() {
+            continue;
         }
-    }
-    // 3. The lenient tiers.
-    if matches!(located, Err(Miss::NotFound)) {
-        let lenient = tiers.intersect(TierSet::range(Tier::Exact, Tier::Fuzzy)).iter().filter(|t| !strict.contains(*t));
-        let lenient = lenient.fold(TierSet::only(Tier::Exact).without(Tier::Exact), TierSet::with);
-        if !lenient.is_empty() {
-            located = engine::locate(&file.lines, &q, lenient);
+        located = engine::locate(&file.lines, &q, step);
+        if !matches!(located, Err(Miss::NotFound)) || step == fuzzy {
+            break;
+        }
+        if policy.detect_already_applied {
+            if let Some(done) = already_applied(file, edit, &q, step) {
+                *cursor = done.lines.map_or(*cursor, |r| r.end);
+                return Ok(done);
+            }
         }
     }
     let mut found = match located {
@@ -461,7 +467,7 @@ fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failur
             failure
         }
         Miss::NotFound => {
-            let expected = q.pat.join("\n");
+            let expected = q.pat.join("\n") + "\n";
             let short = expected.lines().next().unwrap_or("").trim();
             let mut failure = Failure::new(
                 FailureKind::NotFound,
@@ -473,13 +479,13 @@ fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failur
             if let Some((s, score)) = fuzzy::closest(&view) {
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
                 let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
-                let have = have.join("\n");
+                let have = have.join("\n") + "\n";
                 let diff = similar::TextDiff::from_lines(&expected, &have)
                     .unified_diff()
                     .context_radius(2)
                     .header("patch expects", "file has")
                     .to_string();
-                let similarity = (fuzzy::similarity(&expected, &have) * 100.0).round() / 100.0;
+                let similarity = (fuzzy::similarity(expected.trim_end(), have.trim_end()) * 100.0).round() / 100.0;
                 let range = LineRange::from_zero_based(found.start, found.end);
                 failure.next_step = format!(
                     "the closest place is {range} (similarity {similarity:.2}); re-read those lines and copy them exactly into the patch"

@@ -1,8 +1,8 @@
 //! End-to-end behaviour of the core: plans built by hand, applied to in-memory file sets.
 
 use polypatch_core::{
-    apply, compute, Action, Anchor, ApplyOptions, Content, Edit, EditPlan, FailureKind, FileEdit, FileOp, IfExists,
-    IfMissing, MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier,
+    Action, Anchor, ApplyOptions, Content, Edit, EditPlan, FailureKind, FileEdit, FileOp, IfExists, IfMissing,
+    MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier, apply, compute,
 };
 
 /// An edit from diff-style lines: ` ` context, `-` removed, `+` added.
@@ -82,12 +82,20 @@ fn indentation_shift_is_carried_to_new_lines() {
 }
 
 #[test]
+fn rerun_of_an_indentation_shifted_hunk_is_already_applied() {
+    let mut files = MemoryFileSet::new().with("a.py", "class A:\n    def f(self):\n        return 1\n");
+    let p = plan(vec![modify("a.py", vec![hunk(&[" def f(self):", "-    return 1", "+    return 2"])])]);
+    run(&mut files, &p).unwrap();
+    let again = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.py"), Some("class A:\n    def f(self):\n        return 2\n"));
+    assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied);
+    assert_eq!(again.files[0].edits[0].tier, Some(Tier::Indentation));
+}
+
+#[test]
 fn indentation_follows_tabs_of_the_file() {
     let mut files = MemoryFileSet::new().with("a.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
-    let p = plan(vec![modify(
-        "a.go",
-        vec![hunk(&[" if x {", "-    return 1", "+    y := 2", "+    return y", " }"])],
-    )]);
+    let p = plan(vec![modify("a.go", vec![hunk(&[" if x {", "-    return 1", "+    y := 2", "+    return y", " }"])])]);
     run(&mut files, &p).unwrap();
     assert_eq!(files.get_str("a.go"), Some("func f() {\n\tif x {\n\t\ty := 2\n\t\treturn y\n\t}\n}\n"));
 }
@@ -99,7 +107,12 @@ fn fuzzy_match_keeps_the_files_context_lines() {
     // One typo in a context line (`totl`): the file's version of that line is kept.
     let p = plan(vec![modify(
         "m.rs",
-        vec![hunk(&["     let totl = compute(alpha, beta);", "-    report(total);", "+    log(total);", "     done();"])],
+        vec![hunk(&[
+            "     let totl = compute(alpha, beta);",
+            "-    report(total);",
+            "+    log(total);",
+            "     done();",
+        ])],
     )]);
     let report = run(&mut files, &p).unwrap();
     assert_eq!(
@@ -269,7 +282,8 @@ fn end_of_file_scope_and_target() {
 
 #[test]
 fn file_operations() {
-    let mut files = MemoryFileSet::new().with("old/a.txt", "a\n").with("gone.txt", "g\n").with("dest.txt", "old dest\n");
+    let mut files =
+        MemoryFileSet::new().with("old/a.txt", "a\n").with("gone.txt", "g\n").with("dest.txt", "old dest\n");
     let p = plan(vec![
         FileEdit {
             path: "new/b.txt".into(),
@@ -303,8 +317,14 @@ fn file_operations() {
 fn file_level_failures_have_kinds() {
     let files = MemoryFileSet::new().with("dir/x.txt", "x\n").with("bin", vec![0xff, 0xfe, 0x00]).with("e.txt", "e\n");
     let cases: Vec<(FileEdit, FailureKind)> = vec![
-        (FileEdit { path: "missing".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None }, FailureKind::FileMissing),
-        (FileEdit { path: "dir".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None }, FailureKind::NotAFile),
+        (
+            FileEdit { path: "missing".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None },
+            FailureKind::FileMissing,
+        ),
+        (
+            FileEdit { path: "dir".into(), op: FileOp::Delete { if_missing: IfMissing::Error }, span: None },
+            FailureKind::NotAFile,
+        ),
         (modify("missing", vec![hunk(&["-a", "+b"])]), FailureKind::FileMissing),
         (modify("bin", vec![hunk(&["-a", "+b"])]), FailureKind::NotText),
         (modify("../x", vec![hunk(&["-a", "+b"])]), FailureKind::PathEscapesRoot),
