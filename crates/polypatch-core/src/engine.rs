@@ -251,7 +251,7 @@ mod tests {
     use super::*;
     use crate::text::TextFile;
 
-    fn q<'a>(pat: &'a [String], n: usize) -> Query<'a> {
+    fn q(pat: &[String], n: usize) -> Query<'_> {
         Query {
             pat,
             lo: 0,
