@@ -366,10 +366,7 @@ fn report_serializes_to_json() {
 
 #[test]
 fn fuzzy_search_on_a_big_file_finds_the_unique_place() {
-    let mut text = String::new();
-    for i in 0..100_000 {
-        text.push_str(&format!("    let value_{i} = compute({i}, {});\n", i % 97));
-    }
+    let text: String = (0..100_000).map(|i| format!("    let value_{i} = compute({i}, {});\n", i % 97)).collect();
     let mut files = MemoryFileSet::new().with("big.rs", text.clone());
     let p = plan(vec![modify(
         "big.rs",
