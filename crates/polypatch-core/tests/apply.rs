@@ -1,5 +1,7 @@
 //! End-to-end behaviour of the core: plans built by hand, applied to in-memory file sets.
 
+use std::fmt::Write as _;
+
 use polypatch_core::{
     Action, Anchor, ApplyOptions, Content, Edit, EditPlan, FailureKind, FileEdit, FileOp, IfExists, IfMissing,
     MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier, apply, compute,
@@ -366,7 +368,10 @@ fn report_serializes_to_json() {
 
 #[test]
 fn fuzzy_search_on_a_big_file_finds_the_unique_place() {
-    let text: String = (0..100_000).map(|i| format!("    let value_{i} = compute({i}, {});\n", i % 97)).collect();
+    let mut text = String::new();
+    for i in 0..100_000 {
+        writeln!(text, "    let value_{i} = compute({i}, {});", i % 97).unwrap();
+    }
     let mut files = MemoryFileSet::new().with("big.rs", text.clone());
     let p = plan(vec![modify(
         "big.rs",
