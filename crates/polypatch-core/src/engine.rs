@@ -167,11 +167,19 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
         return Ok(vec![one]);
     }
     let lenient = tier.is_lenient() && tier > q.base;
-    if !lenient && q.occurrence == Occurrence::First {
+    // A block of only braces and blank lines says nothing about where it belongs: taking
+    // the first of several places would be a guess.
+    if !lenient && q.occurrence == Occurrence::First && !is_weak(&view.pat) {
         // With a hint and a tie in distance, the first of the tied; else the first.
         return Ok(vec![cands[0]]);
     }
     Err(ambiguous(cands))
+}
+
+/// Whether every line of the pattern is blank or at most 3 characters long (`}`, `end`,
+/// `fi`, `);`): such a block matches too many places to be located by "first".
+fn is_weak(pat: &[(usize, &str)]) -> bool {
+    pat.iter().all(|(_, p)| p.trim().chars().count() <= 3)
 }
 
 /// The candidate strictly nearest to the hint, if there is a hint and one is nearest.
@@ -281,14 +289,26 @@ mod tests {
 
     #[test]
     fn ambiguous_unique_and_first() {
-        let f = TextFile::parse("a\nb\na\nb\n");
-        let p = pat(&["a", "b"]);
+        let f = TextFile::parse("alpha\nbeta\nalpha\nbeta\n");
+        let p = pat(&["alpha", "beta"]);
         let mut query = q(&p, 4);
         assert_eq!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, vec![(0, 2), (2, 4)])));
         query.occurrence = Occurrence::First;
         assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
         query.hint = Some(3);
         assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 2);
+    }
+
+    #[test]
+    fn weak_blocks_are_not_located_by_first() {
+        let f = TextFile::parse("fn a() {\n}\nfn b() {\n}\n");
+        let p = pat(&["}"]);
+        let mut query = q(&p, 4);
+        query.occurrence = Occurrence::First;
+        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, _))));
+        // Searching after the first function leaves one place.
+        query.lo = 2;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 3);
     }
 
     #[test]
