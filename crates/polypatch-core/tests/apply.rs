@@ -217,12 +217,12 @@ fn strict_refuses_what_default_applies() {
 
 #[test]
 fn hunks_are_searched_after_the_previous_one() {
-    let mut files = MemoryFileSet::new().with("a.txt", "x\nend\ny\nend\n");
-    let p = plan(vec![modify("a.txt", vec![hunk(&[" y", "-end", "+END2"]), hunk(&["-end", "+END3"])])]);
+    let mut files = MemoryFileSet::new().with("a.txt", "x\nfinish\ny\nfinish\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&[" y", "-finish", "+END2"]), hunk(&["-finish", "+END3"])])]);
     let err = run(&mut files, &p).unwrap_err();
-    // The second hunk's `end` is only before the first hunk: not found after it.
+    // The second hunk's `finish` is only before the first hunk: not found after it.
     assert_eq!(err.report.files[0].edits[1].failure.as_ref().unwrap().kind, FailureKind::NotFound);
-    let p = plan(vec![modify("a.txt", vec![hunk(&["-end", "+END1"]), hunk(&["-end", "+END2"])])]);
+    let p = plan(vec![modify("a.txt", vec![hunk(&["-finish", "+END1"]), hunk(&["-finish", "+END2"])])]);
     run(&mut files, &p).unwrap();
     assert_eq!(files.get_str("a.txt"), Some("x\nEND1\ny\nEND2\n"));
 }
