@@ -1,0 +1,5 @@
+mod new;
+
+fn main() {
+    new::run();
+}

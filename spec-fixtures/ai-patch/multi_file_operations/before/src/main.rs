@@ -1,0 +1,5 @@
+mod old;
+
+fn main() {
+    old::run();
+}

@@ -1,0 +1,6 @@
+impl Counter {
+    fn next(&mut self) -> u32 {
+        self.n += 1;
+        self.n
+    }
+}

@@ -1,0 +1,6 @@
+func main() {
+	if ok {
+		log.Println("done")
+		return
+	}
+}

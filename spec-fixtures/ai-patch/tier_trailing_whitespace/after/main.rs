@@ -1,0 +1,4 @@
+fn main() {   
+    let x = 2;
+    println!("{x}");
+}

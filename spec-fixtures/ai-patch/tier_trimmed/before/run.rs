@@ -1,0 +1,4 @@
+fn run() {
+    step_one();
+    step_two();
+}

@@ -1,0 +1,3 @@
+def hello():
+    say("it's fine")
+    return True

@@ -1,0 +1,329 @@
+//! The conformance cases in `spec-fixtures/<dialect>/<case>/`, each its own named test
+//! (`ai-patch::tier_fuzzy_typo`). The layout and the `expect` line format are described in
+//! `spec-fixtures/README.md`.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use polypatch::{ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, Status, Tier};
+
+use common::{Sandbox, Tree, compare_trees, read_tree};
+
+/// Cases that are known not to pass, each with the reason. Every entry must name an existing
+/// case; run them with `cargo test --test fixtures -- --ignored`.
+const IGNORED: &[(&str, &str)] = &[];
+
+fn main() {
+    let args = Arguments::from_args();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures");
+    let mut trials = Vec::new();
+    for dialect_dir in subdirs(&base) {
+        let dialect = file_name(&dialect_dir);
+        let compiled_in = polypatch::dialect(&dialect).is_some();
+        for case_dir in subdirs(&dialect_dir) {
+            let name = format!("{dialect}::{}", file_name(&case_dir));
+            let ignored = IGNORED.iter().find(|(n, _)| *n == name);
+            if let Some((_, reason)) = ignored {
+                eprintln!("ignoring {name}: {reason}");
+            }
+            let dialect = dialect.clone();
+            trials.push(
+                Trial::test(name, move || run_case(&dialect, &case_dir))
+                    // A dialect whose feature is off has nothing to run its cases with.
+                    .with_ignored_flag(ignored.is_some() || !compiled_in),
+            );
+        }
+    }
+    for (name, _) in IGNORED {
+        assert!(trials.iter().any(|t| t.name() == *name), "the ignore list names `{name}`, which is not a case");
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().expect("a named directory").to_string_lossy().into_owned()
+}
+
+/// What a case expects the patch to do.
+enum Outcome {
+    /// Success, leaving exactly this tree.
+    Tree(Tree),
+    /// `parse` fails with this `PatchError` kind.
+    Malformed(String),
+    /// `apply` fails with this `FailureKind` (its JSON name).
+    Failed(String),
+}
+
+/// One parsed line of an `expect` file.
+#[derive(Debug)]
+enum Expectation {
+    Strict,
+    Rerun,
+    Tier(Selector, Tier),
+    EditStatus(Selector, Status),
+    FileStatus(String, Status),
+    Lines(Selector, usize, usize),
+}
+
+/// `[path] hunk N`: an edit of a file of the report.
+#[derive(Debug)]
+struct Selector {
+    path: Option<String>,
+    index: usize,
+}
+
+struct Case {
+    before: PathBuf,
+    patch: String,
+    outcome: Outcome,
+    expect: Vec<Expectation>,
+}
+
+impl Case {
+    fn load(dir: &Path) -> Result<Case, String> {
+        let read = |name: &str| fs::read_to_string(dir.join(name)).map_err(|e| format!("cannot read `{name}`: {e}"));
+        let patch = read("patch")?;
+        let has_after = dir.join("after").is_dir();
+        let has_error = dir.join("error.txt").is_file();
+        let outcome = match (has_after, has_error) {
+            (true, false) => Outcome::Tree(read_tree(&dir.join("after")).map_err(|e| e.to_string())?),
+            (false, true) => {
+                let text = read("error.txt")?;
+                let first = text.lines().next().unwrap_or_default().trim();
+                if let Some(kind) = first.strip_prefix("malformed:") {
+                    Outcome::Malformed(kind.trim().to_string())
+                } else if let Some(kind) = first.strip_prefix("failed:") {
+                    Outcome::Failed(kind.trim().to_string())
+                } else {
+                    return Err(format!("error.txt must start with `malformed:` or `failed:`, not `{first}`"));
+                }
+            }
+            _ => return Err("a case needs exactly one of `after/` and `error.txt`".to_string()),
+        };
+        let expect = match fs::read_to_string(dir.join("expect")) {
+            Ok(text) => parse_expect(&text)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(format!("cannot read `expect`: {e}")),
+        };
+        let reruns = expect.iter().any(|e| matches!(e, Expectation::Rerun));
+        if reruns && !matches!(outcome, Outcome::Tree(_)) {
+            return Err("`rerun` needs a case that applies (`after/`)".to_string());
+        }
+        Ok(Case { before: dir.join("before"), patch, outcome, expect })
+    }
+}
+
+fn parse_expect(text: &str) -> Result<Vec<Expectation>, String> {
+    let mut out = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: &str| format!("expect line {}: {why}: `{raw}`", n + 1);
+        let (left, value) = line.split_once('=').ok_or_else(|| bad("no `=`"))?;
+        let value = value.trim();
+        let words: Vec<&str> = left.split_whitespace().collect();
+        let Some((&key, target)) = words.split_first() else {
+            return Err(bad("no key"));
+        };
+        let expectation = match key {
+            "options" if target.is_empty() && value == "strict" => Expectation::Strict,
+            "rerun" if target.is_empty() && value == "already_applied" => Expectation::Rerun,
+            "tier" => Expectation::Tier(selector(target).ok_or_else(|| bad("expected `[path] hunk N`"))?, {
+                serde_json::from_value(serde_json::Value::String(value.to_string())).map_err(|_| bad("unknown tier"))?
+            }),
+            "status" => {
+                let status: Status = serde_json::from_value(serde_json::Value::String(value.to_string()))
+                    .map_err(|_| bad("unknown status"))?;
+                match (selector(target), target) {
+                    (Some(sel), _) => Expectation::EditStatus(sel, status),
+                    (None, [path]) => Expectation::FileStatus((*path).to_string(), status),
+                    (None, _) => return Err(bad("expected `[path] hunk N` or `path`")),
+                }
+            }
+            "lines" => {
+                let sel = selector(target).ok_or_else(|| bad("expected `[path] hunk N`"))?;
+                let (start, end) = value.split_once('-').unwrap_or((value, value));
+                let num = |s: &str| s.trim().parse::<usize>().map_err(|_| bad("expected `START-END`"));
+                Expectation::Lines(sel, num(start)?, num(end)?)
+            }
+            _ => return Err(bad("unknown expectation")),
+        };
+        out.push(expectation);
+    }
+    Ok(out)
+}
+
+/// `hunk N` or `PATH hunk N`.
+fn selector(words: &[&str]) -> Option<Selector> {
+    let (path, rest) = match words {
+        [path, rest @ ..] if words.len() == 3 => (Some((*path).to_string()), rest),
+        _ => (None, words),
+    };
+    match rest {
+        ["hunk", n] => Some(Selector { path, index: n.parse().ok()? }),
+        _ => None,
+    }
+}
+
+fn run_case(dialect: &str, dir: &Path) -> Result<(), Failed> {
+    let case = Case::load(dir)?;
+    let sandbox = Sandbox::with_copy_of(&case.before)?;
+    let before = sandbox.tree()?;
+    let patch = case
+        .patch
+        .replace("@ROOT@", &sandbox.root().to_string_lossy())
+        // A path next to the root, inside the sandbox, that does not exist.
+        .replace("@OUTSIDE@", &sandbox.root().with_file_name("outside").to_string_lossy());
+    let strict = case.expect.iter().any(|e| matches!(e, Expectation::Strict));
+    let options = ApplyOptions::default().strict(strict);
+
+    let parsed = polypatch::parse(&patch, Some(dialect));
+    match &case.outcome {
+        Outcome::Malformed(kind) => {
+            let err = match parsed {
+                Ok(plan) => return Err(format!("expected a malformed patch ({kind}), but it parsed: {plan:#?}").into()),
+                Err(err) => err,
+            };
+            if err.kind != kind || err.dialect != dialect {
+                return Err(format!(
+                    "expected malformed:{kind} from {dialect}, got {} from {}:\n{}",
+                    err.kind,
+                    err.dialect,
+                    err.render(&patch)
+                )
+                .into());
+            }
+            if !case.expect.is_empty() {
+                return Err("a malformed case has no report to check `expect` against".into());
+            }
+        }
+        Outcome::Failed(kind) => {
+            let plan = parsed.map_err(|e| format!("the patch should parse:\n{}", e.render(&patch)))?;
+            let mut files = DiskFileSet::new(sandbox.root())?;
+            let err = match polypatch::apply(&plan, &mut files, &options) {
+                Ok(report) => return Err(format!("expected failed:{kind}, but the patch applied:\n{report}").into()),
+                Err(err) => err,
+            };
+            if let Some(commit) = &err.commit_error {
+                return Err(format!("expected failed:{kind} before writing, got a commit error: {commit}").into());
+            }
+            let (_, _, failure) =
+                err.report.first_failure().ok_or_else(|| format!("no failure in the report:\n{}", err.report))?;
+            let got = failure_kind_name(failure.kind);
+            if got != *kind {
+                return Err(format!("expected failed:{kind}, got failed:{got}:\n{}", err.report).into());
+            }
+            check_expectations(&case.expect, &err.report)?;
+        }
+        Outcome::Tree(_) => {
+            let plan = parsed.map_err(|e| format!("the patch should parse:\n{}", e.render(&patch)))?;
+            let mut files = DiskFileSet::new(sandbox.root())?;
+            let report = polypatch::apply(&plan, &mut files, &options)
+                .map_err(|e| format!("the patch should apply: {e}\n{}", e.report))?;
+            check_expectations(&case.expect, &report)?;
+        }
+    }
+
+    let expected_tree = match &case.outcome {
+        Outcome::Tree(after) => after,
+        Outcome::Malformed(_) | Outcome::Failed(_) => &before,
+    };
+    compare_trees(&sandbox.tree()?, expected_tree).map_err(|d| format!("the tree is not as expected:\n{d}"))?;
+    sandbox.nothing_outside_root()?;
+
+    if case.expect.iter().any(|e| matches!(e, Expectation::Rerun)) {
+        rerun(dialect, &patch, &sandbox, &options, expected_tree)?;
+    }
+    Ok(())
+}
+
+/// Applies the patch a second time: every file and edit must be already applied, and the tree
+/// must not change.
+fn rerun(dialect: &str, patch: &str, sandbox: &Sandbox, options: &ApplyOptions, after: &Tree) -> Result<(), Failed> {
+    let plan = polypatch::parse(patch, Some(dialect)).map_err(|e| e.render(patch))?;
+    let mut files = DiskFileSet::new(sandbox.root())?;
+    let report = polypatch::apply(&plan, &mut files, options)
+        .map_err(|e| format!("the re-run should succeed: {e}\n{}", e.report))?;
+    let all_edits = report.files.iter().flat_map(|f| &f.edits).all(|e| e.status == Status::AlreadyApplied);
+    if !report.is_already_applied() || !all_edits {
+        return Err(format!("the re-run should report everything as already applied:\n{report}").into());
+    }
+    compare_trees(&sandbox.tree()?, after).map_err(|d| format!("the re-run changed the tree:\n{d}"))?;
+    Ok(())
+}
+
+fn check_expectations(expect: &[Expectation], report: &ApplyReport) -> Result<(), Failed> {
+    for e in expect {
+        let problem = match e {
+            Expectation::Strict | Expectation::Rerun => None,
+            Expectation::Tier(sel, tier) => {
+                let edit = edit(report, sel)?;
+                (edit.tier != Some(*tier))
+                    .then(|| format!("hunk {}: expected tier {tier}, got {:?}", sel.index, edit.tier))
+            }
+            Expectation::EditStatus(sel, status) => {
+                let edit = edit(report, sel)?;
+                (edit.status != *status)
+                    .then(|| format!("hunk {}: expected status {status:?}, got {:?}", sel.index, edit.status))
+            }
+            Expectation::FileStatus(path, status) => {
+                let file = file(report, Some(path))?;
+                (file.status != *status).then(|| format!("{path}: expected status {status:?}, got {:?}", file.status))
+            }
+            Expectation::Lines(sel, start, end) => {
+                let edit = edit(report, sel)?;
+                let got = edit.lines.map(|l| (l.start, l.end));
+                (got != Some((*start, *end)))
+                    .then(|| format!("hunk {}: expected lines {start}-{end}, got {:?}", sel.index, edit.lines))
+            }
+        };
+        if let Some(problem) = problem {
+            return Err(format!("{problem}\nreport:\n{report}").into());
+        }
+    }
+    Ok(())
+}
+
+fn file<'r>(report: &'r ApplyReport, path: Option<&String>) -> Result<&'r FileReport, String> {
+    match path {
+        Some(path) => report
+            .files
+            .iter()
+            .find(|f| f.path == *path)
+            .ok_or_else(|| format!("no file `{path}` in the report:\n{report}")),
+        None => match report.files.as_slice() {
+            [only] => Ok(only),
+            _ => Err(format!("the report holds several files; name one in `expect`:\n{report}")),
+        },
+    }
+}
+
+fn edit<'r>(report: &'r ApplyReport, sel: &Selector) -> Result<&'r EditReport, String> {
+    let file = file(report, sel.path.as_ref())?;
+    file.edits
+        .iter()
+        .find(|e| e.index == sel.index)
+        .ok_or_else(|| format!("no hunk {} in the report:\n{report}", sel.index))
+}
+
+fn failure_kind_name(kind: FailureKind) -> String {
+    match serde_json::to_value(kind) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => panic!("FailureKind serializes as a string, got {other:?}"),
+    }
+}
