@@ -1,7 +1,7 @@
 //! The matching engine: finds a block of lines in a file, trying the tiers from
 //! strictest to loosest, and refuses to guess when more than one place fits.
 
-use crate::fold::{indent_width, is_blank, line_eq};
+use crate::fold::{PatKey, indent_width, is_blank, key_eq};
 use crate::fuzzy;
 use crate::ir::Occurrence;
 use crate::text::Line;
@@ -111,26 +111,81 @@ impl<'a> View<'a> {
 /// Locates `q.pat` in `lines`, trying `tiers` in order. For [`Occurrence::All`] every
 /// match at the first tier that matches anything is returned.
 pub(crate) fn locate(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
-    let view = View::new(lines, q);
-    let m = view.pat.len();
-    if m == 0 || view.idx.len() < m {
-        return Err(Miss::NotFound);
+    Classified::new(lines, q, tiers).pick(q, tiers)
+}
+
+/// Windows that match at a key tier, each with the strictest tier it matches at. The key
+/// tiers nest (a window that matches exactly also matches ignoring trailing whitespace,
+/// …, and ignoring look-alikes), so one scan with the loosest key a step needs, and a
+/// check of the few hits, answers every tier of that step. Scans happen on demand: an
+/// exact hit never pays for the looser keys.
+pub(crate) struct Classified<'a> {
+    view: View<'a>,
+    allowed: TierSet,
+    scanned: Option<Tier>,
+    cands: Vec<(usize, Tier)>,
+}
+
+impl<'a> Classified<'a> {
+    pub(crate) fn new(lines: &'a [Line], q: &Query<'a>, allowed: TierSet) -> Classified<'a> {
+        Classified { view: View::new(lines, q), allowed, scanned: None, cands: Vec::new() }
     }
-    for tier in tiers.iter() {
-        let candidates: Vec<(usize, f64)> = if tier == Tier::Fuzzy {
-            fuzzy::candidates(&view, q)
-        } else {
-            key_candidates(&view, tier, q.ignore_blank).into_iter().map(|s| (s, tier.confidence())).collect()
-        };
-        let candidates: Vec<(usize, f64)> =
-            candidates.into_iter().filter(|&(s, _)| !q.at_eof || view.ends_at_eof(s, q.ignore_blank)).collect();
-        if candidates.is_empty() {
-            continue;
+
+    /// Makes sure every window matching at `upto` or stricter is classified.
+    fn scan(&mut self, q: &Query<'_>, upto: Tier) {
+        if self.scanned.is_some_and(|t| t >= upto) {
+            return;
         }
-        let chosen = choose(&view, &candidates, tier, q)?;
-        return Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect());
+        let keyed: Vec<Tier> = self.allowed.iter().filter(|t| *t != Tier::Fuzzy && *t <= upto).collect();
+        let Some(&loosest) = keyed.last() else { return };
+        let view = &self.view;
+        let m = view.pat.len();
+        self.cands.clear();
+        if m > 0 && view.idx.len() >= m {
+            for s in key_candidates(view, loosest, q.ignore_blank) {
+                if q.at_eof && !view.ends_at_eof(s, q.ignore_blank) {
+                    continue;
+                }
+                let strictest = keyed.iter().copied().find(|&t| t == loosest || window_eq(view, s, t, q.ignore_blank));
+                self.cands.push((s, strictest.unwrap_or(loosest)));
+            }
+        }
+        self.scanned = Some(loosest);
     }
-    Err(Miss::NotFound)
+
+    /// Tries `tiers` in order (key tiers from the scan, fuzzy last).
+    pub(crate) fn pick(&mut self, q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
+        let m = self.view.pat.len();
+        if m == 0 || self.view.idx.len() < m {
+            return Err(Miss::NotFound);
+        }
+        if let Some(upto) = tiers.iter().filter(|t| *t != Tier::Fuzzy).last() {
+            self.scan(q, upto);
+        }
+        let view = &self.view;
+        for tier in tiers.iter() {
+            let candidates: Vec<(usize, f64)> = if tier == Tier::Fuzzy {
+                fuzzy::candidates(view, q)
+                    .into_iter()
+                    .filter(|&(s, _)| !q.at_eof || view.ends_at_eof(s, q.ignore_blank))
+                    .collect()
+            } else {
+                self.cands.iter().filter(|(_, t)| *t <= tier).map(|&(s, _)| (s, tier.confidence())).collect()
+            };
+            if candidates.is_empty() {
+                continue;
+            }
+            let chosen = choose(view, &candidates, tier, q)?;
+            return Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect());
+        }
+        Err(Miss::NotFound)
+    }
+}
+
+/// Whether the window at `s` matches at `tier`.
+fn window_eq(view: &View<'_>, s: usize, tier: Tier, ignore_blank: bool) -> bool {
+    view.pat.iter().enumerate().all(|(k, (_, p))| key_eq(tier, view.file(s + k), &PatKey::new(p)))
+        && (tier != Tier::Indentation || constant_shift(view, s, ignore_blank))
 }
 
 /// Picks among the candidates of one tier.
@@ -196,21 +251,16 @@ fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>)
 fn key_candidates(view: &View<'_>, tier: Tier, ignore_blank: bool) -> Vec<usize> {
     let m = view.pat.len();
     let n = view.idx.len();
+    let keys: Vec<PatKey<'_>> = view.pat.iter().map(|(_, p)| PatKey::new(p)).collect();
     // Scan with the longest pattern line: the likeliest to be rare.
-    let (j, scan) = view
-        .pat
-        .iter()
-        .enumerate()
-        .max_by_key(|(k, (_, p))| (p.trim().len(), usize::MAX - k))
-        .map(|(k, (_, p))| (k, *p))
-        .expect("pattern is not empty");
+    let j = (0..m).max_by_key(|&k| (keys[k].trimmed.len(), usize::MAX - k)).expect("pattern is not empty");
     let mut out = Vec::new();
     for p in j..n - (m - 1 - j) {
-        if !line_eq(tier, view.file(p), scan) {
+        if !key_eq(tier, view.file(p), &keys[j]) {
             continue;
         }
         let s = p - j;
-        if (0..m).all(|k| k == j || line_eq(tier, view.file(s + k), view.pat[k].1))
+        if (0..m).all(|k| k == j || key_eq(tier, view.file(s + k), &keys[k]))
             && (tier != Tier::Indentation || constant_shift(view, s, ignore_blank))
         {
             out.push(s);

@@ -45,19 +45,59 @@ pub(crate) fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
     s.chars().flat_map(fold_char)
 }
 
+/// `str::trim`, with a fast path for the common case of ASCII at both ends.
+pub(crate) fn trim(s: &str) -> &str {
+    let t = s.trim_ascii();
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(a), Some(b)) if *a >= 0x80 || *b >= 0x80 => t.trim(),
+        _ => t,
+    }
+}
+
+/// `str::trim_end`, with a fast path for an ASCII end.
+pub(crate) fn trim_end(s: &str) -> &str {
+    let t = s.trim_ascii_end();
+    match t.as_bytes().last() {
+        Some(b) if *b >= 0x80 => t.trim_end(),
+        _ => t,
+    }
+}
+
+/// A pattern line, normalized once for every tier.
+pub(crate) struct PatKey<'a> {
+    pub raw: &'a str,
+    pub end: &'a str,
+    pub trimmed: &'a str,
+    pub ascii: bool,
+}
+
+impl<'a> PatKey<'a> {
+    pub(crate) fn new(raw: &'a str) -> Self {
+        let trimmed = trim(raw);
+        PatKey { raw, end: trim_end(raw), trimmed, ascii: trimmed.is_ascii() }
+    }
+}
+
 /// Whether a file line equals a pattern line at a key-comparison tier.
 /// `Indentation` compares like `Trimmed`; its constant-shift rule is checked per block.
-pub(crate) fn line_eq(tier: Tier, file: &str, pat: &str) -> bool {
+pub(crate) fn key_eq(tier: Tier, file: &str, pat: &PatKey<'_>) -> bool {
     match tier {
-        Tier::Exact => file == pat,
-        Tier::TrailingWhitespace => file.trim_end() == pat.trim_end(),
-        Tier::Indentation | Tier::Trimmed => file.trim() == pat.trim(),
+        Tier::Exact => file == pat.raw,
+        Tier::TrailingWhitespace => trim_end(file) == pat.end,
+        Tier::Indentation | Tier::Trimmed => trim(file) == pat.trimmed,
         Tier::Unicode => {
-            let (f, p) = (file.trim(), pat.trim());
-            f == p || folded(f).eq(folded(p))
+            let f = trim(file);
+            // Folding maps non-ASCII to ASCII only: two ASCII lines fold equal only if equal.
+            f == pat.trimmed || (!(pat.ascii && f.is_ascii()) && folded(f).eq(folded(pat.trimmed)))
         }
         Tier::Fuzzy => false,
     }
+}
+
+/// Whether a file line equals a pattern line at a key-comparison tier.
+#[cfg(test)]
+pub(crate) fn line_eq(tier: Tier, file: &str, pat: &str) -> bool {
+    key_eq(tier, file, &PatKey::new(pat))
 }
 
 /// The visual width of a line's leading whitespace (a tab advances to the next multiple
@@ -79,7 +119,7 @@ pub(crate) const TAB_WIDTH: usize = 4;
 
 /// Whether a line is empty or whitespace only.
 pub(crate) fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
+    trim(line).is_empty()
 }
 
 #[cfg(test)]

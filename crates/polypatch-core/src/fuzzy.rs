@@ -11,6 +11,7 @@
 use std::collections::HashSet;
 
 use crate::engine::{Query, View};
+use crate::fold::trim;
 use crate::ir::AMBIGUITY_MARGIN;
 
 /// A pattern line that occurs more often than this is not used as a seed (`}` and the
@@ -38,7 +39,7 @@ fn scored(view: &View<'_>, floor: f64, max_windows: usize) -> Vec<(usize, f64)> 
     if m == 0 || n < m {
         return Vec::new();
     }
-    let pat: Vec<Vec<char>> = view.pat.iter().map(|(_, p)| p.trim().chars().collect()).collect();
+    let pat: Vec<Vec<char>> = view.pat.iter().map(|(_, p)| trim(p).chars().collect()).collect();
     let score_all = |starts: HashSet<usize>| {
         let mut starts: Vec<usize> = starts.into_iter().collect();
         starts.sort_unstable();
@@ -59,10 +60,10 @@ fn scored(view: &View<'_>, floor: f64, max_windows: usize) -> Vec<(usize, f64)> 
 
 /// Window starts where some rare pattern line occurs exactly (trimmed).
 fn exact_seeds(view: &View<'_>, m: usize, n: usize) -> HashSet<usize> {
-    let trimmed: Vec<&str> = view.pat.iter().map(|(_, p)| p.trim()).collect();
+    let trimmed: Vec<&str> = view.pat.iter().map(|(_, p)| trim(p)).collect();
     let mut hits: Vec<Vec<usize>> = vec![Vec::new(); m];
     for p in 0..n {
-        let f = view.file(p).trim();
+        let f = trim(view.file(p));
         if f.is_empty() {
             continue;
         }
@@ -97,7 +98,7 @@ fn near_seeds(view: &View<'_>, pat: &[Vec<char>], floor: f64) -> HashSet<usize> 
         let needle = &pat[k];
         let hist = histogram(needle.iter().copied());
         for p in k..(n + k + 1).saturating_sub(m) {
-            let f = view.file(p).trim();
+            let f = trim(view.file(p));
             let flen = f.chars().count();
             let longest = flen.max(needle.len());
             let budget = ((1.0 - floor) * longest as f64).floor() as usize;
@@ -119,31 +120,36 @@ fn near_seeds(view: &View<'_>, pat: &[Vec<char>], floor: f64) -> HashSet<usize> 
 }
 
 /// Similarity of the window at `s`: 1 - total distance / total length, over trimmed
-/// lines; `None` when below `floor`.
+/// lines; `None` when below `floor`. Cheap lower bounds (length difference, character
+/// histograms) reject most windows before any edit distance is computed.
 fn window_score(view: &View<'_>, pat: &[Vec<char>], s: usize, floor: f64, buf: &mut Vec<char>) -> Option<f64> {
     let mut total = 0usize;
-    let mut lens = Vec::with_capacity(pat.len());
+    let mut differing = Vec::new();
+    let mut bound = 0usize;
     for (k, p) in pat.iter().enumerate() {
-        let flen = view.file(s + k).trim().chars().count();
-        lens.push(flen);
+        let f = trim(view.file(s + k));
+        let flen = f.chars().count();
         total += flen.max(p.len());
+        if flen == p.len() && f.chars().eq(p.iter().copied()) {
+            continue;
+        }
+        let lower =
+            flen.abs_diff(p.len()).max(histogram_distance(&histogram(p.iter().copied()), &histogram(f.chars())) / 2);
+        bound += lower;
+        differing.push(k);
     }
     if total == 0 {
         return Some(1.0);
     }
     let budget = ((1.0 - floor) * total as f64).floor() as usize;
+    if bound > budget {
+        return None;
+    }
     let mut spent = 0usize;
-    for (k, p) in pat.iter().enumerate() {
-        let f = view.file(s + k).trim();
-        if f.len() == p.len() && f.chars().eq(p.iter().copied()) {
-            continue;
-        }
-        if spent + lens[k].abs_diff(p.len()) > budget {
-            return None;
-        }
+    for k in differing {
         buf.clear();
-        buf.extend(f.chars());
-        spent += bounded_distance(p, buf, budget - spent)?;
+        buf.extend(trim(view.file(s + k)).chars());
+        spent += bounded_distance(&pat[k], buf, budget - spent)?;
     }
     Some(1.0 - spent as f64 / total as f64)
 }

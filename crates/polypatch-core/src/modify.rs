@@ -2,7 +2,7 @@
 //! ones before.
 
 use crate::engine::{self, Found, Miss, Query, View};
-use crate::fold::{TAB_WIDTH, indent_width, is_blank, line_eq};
+use crate::fold::{PatKey, TAB_WIDTH, indent_width, is_blank, key_eq};
 use crate::fuzzy;
 use crate::ir::{Action, Edit, Indent, Missing, Occurrence, Replacement, Target};
 use crate::report::{Closest, EditReport, Failure, FailureKind, LineRange, Status};
@@ -156,19 +156,29 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     let strict = strict_tiers(tiers, base);
     let lenient = tiers.without(Tier::Fuzzy).iter().filter(|t| !strict.contains(*t)).fold(NO_TIERS, TierSet::with);
     let fuzzy = tiers.intersect(TierSet::only(Tier::Fuzzy));
+    let key_tiers = tiers.without(Tier::Fuzzy);
+    let mut old = engine::Classified::new(&file.lines, &q, key_tiers);
+    let mut new_side: Option<(Query<'_>, engine::Classified<'_>)> = None;
     let mut located = Err(Miss::NotFound);
     for step in [strict, lenient, fuzzy] {
         if step.is_empty() {
             continue;
         }
-        located = engine::locate(&file.lines, &q, step);
+        located = old.pick(&q, step);
         if !matches!(located, Err(Miss::NotFound)) || step == fuzzy {
             break;
         }
         if policy.detect_already_applied {
-            if let Some(done) = already_applied(file, edit, &q, step) {
-                *cursor = done.lines.map_or(*cursor, |r| r.end);
-                return Ok(done);
+            if let Some(qn) = new_side_query(edit, &q) {
+                let (qn, classified) = new_side.get_or_insert_with(|| {
+                    let c = engine::Classified::new(&file.lines, &qn, key_tiers);
+                    (qn.clone(), c)
+                });
+                if let Ok(found) = classified.pick(qn, step) {
+                    let done = Done::at(Status::AlreadyApplied, &found[0]);
+                    *cursor = found[0].end;
+                    return Ok(done);
+                }
             }
         }
     }
@@ -295,7 +305,7 @@ fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: 
     let Some(start) = f.start.checked_sub(k) else { return false };
     let end = start + new.len();
     end <= lines.len()
-        && new.iter().zip(&lines[start..end]).all(|(n, l)| line_eq(f.tier.min(Tier::Unicode), &l.text, n))
+        && new.iter().zip(&lines[start..end]).all(|(n, l)| key_eq(f.tier.min(Tier::Unicode), &l.text, &PatKey::new(n)))
 }
 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
@@ -333,15 +343,14 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
     Ok(Done { status: Status::Applied, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(lines_range) })
 }
 
-/// Checks whether an edit whose old side was not found has its new side in place.
-fn already_applied(file: &TextFile, edit: &Edit, q: &Query<'_>, strict: TierSet) -> Option<Done> {
+/// The query for an edit's new side, to check whether it is already in place (only for
+/// line replacements that change something).
+fn new_side_query<'a>(edit: &'a Edit, q: &Query<'a>) -> Option<Query<'a>> {
     let Action::Replace(rep) = &edit.action else { return None };
     if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_)) {
         return None;
     }
-    let qn = Query { pat: &rep.lines, occurrence: Occurrence::First, ..q.clone() };
-    let found = engine::locate(&file.lines, &qn, strict).ok()?;
-    Some(Done::at(Status::AlreadyApplied, &found[0]))
+    Some(Query { pat: &rep.lines, occurrence: Occurrence::First, ..q.clone() })
 }
 
 /// The new lines of a replacement at a located block: kept lines as the file has them,
