@@ -304,28 +304,38 @@ pub(crate) fn indent_deltas(lines: &[Line], pat: &[String], found: &Found) -> Ve
         .collect()
 }
 
+/// A query over lines `0..n` with the default policy's settings, for tests.
+#[cfg(test)]
+pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Query<'_> {
+    Query {
+        pat,
+        lo: 0,
+        hi: n,
+        hint: None,
+        at_eof: false,
+        occurrence,
+        ignore_blank: false,
+        threshold: crate::ir::DEFAULT_FUZZY_THRESHOLD,
+        base: Tier::Exact,
+    }
+}
+
+/// Owned pattern lines, for tests.
+#[cfg(test)]
+pub(crate) fn test_lines(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(ToString::to_string).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::text::TextFile;
 
     fn q(pat: &[String], n: usize) -> Query<'_> {
-        Query {
-            pat,
-            lo: 0,
-            hi: n,
-            hint: None,
-            at_eof: false,
-            occurrence: Occurrence::Unique,
-            ignore_blank: false,
-            threshold: 0.9,
-            base: Tier::Exact,
-        }
+        test_query(pat, n, Occurrence::Unique)
     }
 
-    fn pat(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(ToString::to_string).collect()
-    }
+    use test_lines as pat;
 
     #[test]
     fn exact_then_lenient_tiers() {

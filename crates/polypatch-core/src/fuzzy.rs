@@ -189,27 +189,13 @@ pub(crate) fn similarity(a: &str, b: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Miss, locate};
+    use crate::engine::{Miss, locate, test_lines as lines, test_query};
     use crate::ir::Occurrence;
     use crate::text::TextFile;
     use crate::tier::{Tier, TierSet};
 
     fn query(pat: &[String], n: usize) -> Query<'_> {
-        Query {
-            pat,
-            lo: 0,
-            hi: n,
-            hint: None,
-            at_eof: false,
-            occurrence: Occurrence::First,
-            ignore_blank: false,
-            threshold: 0.9,
-            base: Tier::Exact,
-        }
-    }
-
-    fn lines(s: &[&str]) -> Vec<String> {
-        s.iter().map(ToString::to_string).collect()
+        test_query(pat, n, Occurrence::First)
     }
 
     #[test]

@@ -391,3 +391,36 @@ fn fuzzy_search_on_a_big_file_finds_the_unique_place() {
         "    let value_77777 = compute(77777, 80);\n    let changed = 1;\n    let value_77779 = compute(77779, 82);\n"
     );
 }
+
+#[test]
+fn occurrence_all_replaces_every_place() {
+    let mut files = MemoryFileSet::new().with("a.txt", "old line\nkeep\nold line\n");
+    let mut edit = hunk(&["-old line", "+new line"]);
+    edit.policy.occurrence = Occurrence::All;
+    edit.scope.after_previous = false;
+    run(&mut files, &plan(vec![modify("a.txt", vec![edit])])).unwrap();
+    assert_eq!(files.get_str("a.txt"), Some("new line\nkeep\nnew line\n"));
+}
+
+#[test]
+fn edit_plan_round_trips_through_json() {
+    let mut edit = hunk(&[" ctx", "-old", "+new"]);
+    edit.scope.anchor = Some(Anchor { lines: vec!["fn f() {".into()], unique: true });
+    edit.scope.line_hint = Some(12);
+    let p = plan(vec![
+        modify("src/a.rs", vec![edit]),
+        FileEdit {
+            path: "b.bin".into(),
+            op: FileOp::Create {
+                content: Content::Bytes(vec![0, 159, 146, 150]),
+                newline: None,
+                if_exists: IfExists::Overwrite,
+                mode: Some(0o755),
+            },
+            span: Some(polypatch_core::Span::new(3, 9)),
+        },
+    ]);
+    let json = serde_json::to_string(&p).unwrap();
+    let back: EditPlan = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, p);
+}
