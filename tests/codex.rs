@@ -13,12 +13,12 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use polypatch::{ApplyOptions, DiskFileSet};
 
-use common::{Sandbox, compare_trees, read_tree};
+use common::{Sandbox, compare_trees, read_tree, subdirs};
 
 /// Scenarios where polypatch differs from Codex on purpose: the patch must fail and the tree
 /// must stay exactly as `input/`, whatever `expected/` says.
@@ -32,7 +32,7 @@ fn main() {
     let args = Arguments::from_args();
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/codex-apply-patch/scenarios");
     let trials = if suite.is_dir() {
-        let scenarios = scenarios(&suite);
+        let scenarios = subdirs(&suite);
         for (name, _) in DIVERGENCES {
             assert!(
                 scenarios.iter().any(|s| s.file_name().is_some_and(|n| n == *name)),
@@ -54,16 +54,6 @@ fn main() {
         })]
     };
     libtest_mimic::run(&args, trials).exit();
-}
-
-fn scenarios(suite: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(suite)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", suite.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
 }
 
 fn run_scenario(name: &str, dir: &Path) -> Result<(), Failed> {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use libtest_mimic::{Arguments, Failed, Trial};
 use polypatch::{ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, Status, Tier};
 
-use common::{Sandbox, Tree, compare_trees, read_tree};
+use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
 
 /// Cases that are known not to pass, each with the reason. Every entry must name an existing
 /// case; run them with `cargo test --test fixtures -- --ignored`.
@@ -41,16 +41,6 @@ fn main() {
         assert!(trials.iter().any(|t| t.name() == *name), "the ignore list names `{name}`, which is not a case");
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs
 }
 
 fn file_name(path: &Path) -> String {

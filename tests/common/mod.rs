@@ -11,6 +11,17 @@ use std::path::{Path, PathBuf};
 /// it (git cannot store an empty one, and no suite compares them).
 pub type Tree = BTreeMap<String, Vec<u8>>;
 
+/// The subdirectories of `dir`, sorted by path.
+pub fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 /// Reads every regular file under `dir`; a missing `dir` is an empty tree.
 pub fn read_tree(dir: &Path) -> io::Result<Tree> {
     let mut tree = Tree::new();

@@ -63,6 +63,8 @@ pub(crate) struct View<'a> {
     pub idx: Vec<usize>,
     /// Pattern lines compared, with their index in the pattern.
     pub pat: Vec<(usize, &'a str)>,
+    /// The compared pattern lines, normalized once for every key tier.
+    pub keys: Vec<PatKey<'a>>,
 }
 
 impl<'a> View<'a> {
@@ -77,8 +79,9 @@ impl<'a> View<'a> {
             .enumerate()
             .filter(|(_, p)| !q.ignore_blank || !is_blank(p))
             .map(|(i, p)| (i, p.as_str()))
-            .collect();
-        View { lines, idx, pat }
+            .collect::<Vec<_>>();
+        let keys = pat.iter().map(|(_, p)| PatKey::new(p)).collect();
+        View { lines, idx, pat, keys }
     }
 
     pub(crate) fn file(&self, view_pos: usize) -> &'a str {
@@ -184,7 +187,7 @@ impl<'a> Classified<'a> {
 
 /// Whether the window at `s` matches at `tier`.
 fn window_eq(view: &View<'_>, s: usize, tier: Tier, ignore_blank: bool) -> bool {
-    view.pat.iter().enumerate().all(|(k, (_, p))| key_eq(tier, view.file(s + k), &PatKey::new(p)))
+    view.keys.iter().enumerate().all(|(k, key)| key_eq(tier, view.file(s + k), key))
         && (tier != Tier::Indentation || constant_shift(view, s, ignore_blank))
 }
 
@@ -251,7 +254,7 @@ fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>)
 fn key_candidates(view: &View<'_>, tier: Tier, ignore_blank: bool) -> Vec<usize> {
     let m = view.pat.len();
     let n = view.idx.len();
-    let keys: Vec<PatKey<'_>> = view.pat.iter().map(|(_, p)| PatKey::new(p)).collect();
+    let keys = &view.keys;
     // Scan with the longest pattern line: the likeliest to be rare.
     let j = (0..m).max_by_key(|&k| (keys[k].trimmed.len(), usize::MAX - k)).expect("pattern is not empty");
     let mut out = Vec::new();

@@ -39,7 +39,7 @@ fn scored(view: &View<'_>, floor: f64, max_windows: usize) -> Vec<(usize, f64)> 
     if m == 0 || n < m {
         return Vec::new();
     }
-    let pat: Vec<Vec<char>> = view.pat.iter().map(|(_, p)| trim(p).chars().collect()).collect();
+    let pat: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
     let score_all = |starts: HashSet<usize>| {
         let mut starts: Vec<usize> = starts.into_iter().collect();
         starts.sort_unstable();
@@ -87,16 +87,15 @@ fn exact_seeds(view: &View<'_>, m: usize, n: usize) -> HashSet<usize> {
 }
 
 /// Window starts where one of the longest pattern lines is nearly equal to a file line.
-fn near_seeds(view: &View<'_>, pat: &[Vec<char>], floor: f64) -> HashSet<usize> {
+fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64) -> HashSet<usize> {
     let m = pat.len();
     let n = view.idx.len();
     let mut starts = HashSet::new();
-    let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].is_empty()).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(pat[k].len()));
+    let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
     let mut buf = Vec::new();
     for &k in order.iter().take(NEAR_SEED_LINES) {
-        let needle = &pat[k];
-        let hist = histogram(needle.iter().copied());
+        let Pattern { chars: needle, hist } = &pat[k];
         for p in k..(n + k + 1).saturating_sub(m) {
             let f = trim(view.file(p));
             let flen = f.chars().count();
@@ -106,7 +105,7 @@ fn near_seeds(view: &View<'_>, pat: &[Vec<char>], floor: f64) -> HashSet<usize> 
                 continue;
             }
             // Each edit changes the histograms' L1 distance by at most 2.
-            if histogram_distance(&hist, &histogram(f.chars())) / 2 > budget {
+            if histogram_distance(hist, &histogram(f.chars())) / 2 > budget {
                 continue;
             }
             buf.clear();
@@ -122,19 +121,18 @@ fn near_seeds(view: &View<'_>, pat: &[Vec<char>], floor: f64) -> HashSet<usize> 
 /// Similarity of the window at `s`: 1 - total distance / total length, over trimmed
 /// lines; `None` when below `floor`. Cheap lower bounds (length difference, character
 /// histograms) reject most windows before any edit distance is computed.
-fn window_score(view: &View<'_>, pat: &[Vec<char>], s: usize, floor: f64, buf: &mut Vec<char>) -> Option<f64> {
+fn window_score(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, buf: &mut Vec<char>) -> Option<f64> {
     let mut total = 0usize;
     let mut differing = Vec::new();
     let mut bound = 0usize;
-    for (k, p) in pat.iter().enumerate() {
+    for (k, Pattern { chars: p, hist }) in pat.iter().enumerate() {
         let f = trim(view.file(s + k));
         let flen = f.chars().count();
         total += flen.max(p.len());
         if flen == p.len() && f.chars().eq(p.iter().copied()) {
             continue;
         }
-        let lower =
-            flen.abs_diff(p.len()).max(histogram_distance(&histogram(p.iter().copied()), &histogram(f.chars())) / 2);
+        let lower = flen.abs_diff(p.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
         bound += lower;
         differing.push(k);
     }
@@ -149,7 +147,7 @@ fn window_score(view: &View<'_>, pat: &[Vec<char>], s: usize, floor: f64, buf: &
     for k in differing {
         buf.clear();
         buf.extend(trim(view.file(s + k)).chars());
-        spent += bounded_distance(&pat[k], buf, budget - spent)?;
+        spent += bounded_distance(&pat[k].chars, buf, budget - spent)?;
     }
     Some(1.0 - spent as f64 / total as f64)
 }
@@ -161,6 +159,21 @@ fn bounded_distance(a: &[char], b: &[char], limit: usize) -> Option<usize> {
     }
     let d = strsim::generic_damerau_levenshtein(a, b);
     (d <= limit).then_some(d)
+}
+
+/// A trimmed pattern line as characters, with its character histogram (computed once per
+/// query, used for every window).
+struct Pattern {
+    chars: Vec<char>,
+    hist: [u16; 64],
+}
+
+impl Pattern {
+    fn new(line: &str) -> Pattern {
+        let chars: Vec<char> = line.chars().collect();
+        let hist = histogram(chars.iter().copied());
+        Pattern { chars, hist }
+    }
 }
 
 fn histogram(chars: impl Iterator<Item = char>) -> [u16; 64] {

@@ -66,8 +66,6 @@ impl Done {
     }
 }
 
-const NO_TIERS: TierSet = TierSet::only(Tier::Exact).without(Tier::Exact);
-
 fn tiers_of(edit: &Edit, ov: Overrides) -> (TierSet, Tier) {
     let tiers = edit.policy.tiers;
     let base = tiers.iter().next().unwrap_or(Tier::Exact);
@@ -154,7 +152,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     // stricter one, whether the edit's result is already there (a re-run of the patch
     // must never apply an edit twice, nor fuzzily match what the first run left).
     let strict = strict_tiers(tiers, base);
-    let lenient = tiers.without(Tier::Fuzzy).iter().filter(|t| !strict.contains(*t)).fold(NO_TIERS, TierSet::with);
+    let lenient = tiers.without(Tier::Fuzzy).difference(strict);
     let fuzzy = tiers.intersect(TierSet::only(Tier::Fuzzy));
     let key_tiers = tiers.without(Tier::Fuzzy);
     let mut old = engine::Classified::new(&file.lines, &q, key_tiers);
@@ -353,6 +351,39 @@ fn new_side_query<'a>(edit: &'a Edit, q: &Query<'a>) -> Option<Query<'a>> {
     Some(Query { pat: &rep.lines, occurrence: Occurrence::First, ..q.clone() })
 }
 
+/// How added lines are indented at one located block: what the policy's indent mode
+/// needs, computed once for all the lines.
+struct Shaper<'a> {
+    lines: &'a [Line],
+    found: &'a Found,
+    mode: Indent,
+    deltas: Vec<Option<isize>>,
+    target_indent: String,
+    min_new_indent: usize,
+}
+
+impl<'a> Shaper<'a> {
+    fn new(lines: &'a [Line], edit: &Edit, pat: &[String], found: &'a Found, new: &[String]) -> Self {
+        Shaper {
+            lines,
+            found,
+            mode: edit.policy.indent,
+            deltas: if found.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, found) },
+            target_indent: first_line_indent(lines, found),
+            min_new_indent: min_indent(new),
+        }
+    }
+
+    /// An added line; `near` is the pattern line whose indentation change it follows.
+    fn line(&self, near: usize, text: &str) -> String {
+        match self.mode {
+            Indent::AsWritten => text.to_string(),
+            Indent::FollowMatch => follow(self.lines, self.found, &self.deltas, near, text),
+            Indent::ToTargetFirstLine => reindent(text, &self.target_indent, self.min_new_indent),
+        }
+    }
+}
+
 /// The new lines of a replacement at a located block: kept lines as the file has them,
 /// added lines indented to follow the file.
 fn replacement_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, rep: &Replacement, eol: Eol) -> Vec<Line> {
@@ -360,45 +391,26 @@ fn replacement_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, rep
         Some(k) if k.len() == rep.lines.len() => k.clone(),
         _ => align(pat, &rep.lines),
     };
-    let deltas = if f.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, f) };
-    let target_indent = first_line_indent(lines, f);
-    let min_new_indent = min_indent(&rep.lines);
+    let shaper = Shaper::new(lines, edit, pat, f, &rep.lines);
     let mut last_old = 0usize;
     let mut out = Vec::with_capacity(rep.lines.len());
     for (j, text) in rep.lines.iter().enumerate() {
         if let Some(i) = kept[j] {
+            last_old = i;
             if let Some(Some(fi)) = f.map.get(i) {
-                last_old = i;
                 out.push(lines[*fi].clone());
                 continue;
             }
-            last_old = i;
         }
-        let text = match edit.policy.indent {
-            Indent::AsWritten => text.clone(),
-            Indent::FollowMatch => follow(lines, f, &deltas, last_old, text),
-            Indent::ToTargetFirstLine => reindent(text, &target_indent, min_new_indent),
-        };
-        out.push(Line { text, eol });
+        out.push(Line { text: shaper.line(last_old, text), eol });
     }
     out
 }
 
 fn inserted_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, new: &[String], eol: Eol) -> Vec<Line> {
-    let deltas = if f.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, f) };
-    let target_indent = first_line_indent(lines, f);
-    let min_new_indent = min_indent(new);
-    let anchor_old = if matches!(edit.action, Action::InsertAfter { .. }) { pat.len().saturating_sub(1) } else { 0 };
-    new.iter()
-        .map(|text| {
-            let text = match edit.policy.indent {
-                Indent::AsWritten => text.clone(),
-                Indent::FollowMatch => follow(lines, f, &deltas, anchor_old, text),
-                Indent::ToTargetFirstLine => reindent(text, &target_indent, min_new_indent),
-            };
-            Line { text, eol }
-        })
-        .collect()
+    let shaper = Shaper::new(lines, edit, pat, f, new);
+    let near = if matches!(edit.action, Action::InsertAfter { .. }) { pat.len().saturating_sub(1) } else { 0 };
+    new.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect()
 }
 
 /// Shifts an added line by the indentation delta of the nearest old line, in the file's

@@ -74,6 +74,8 @@ pub struct TierSet(u8);
 impl TierSet {
     /// Every tier.
     pub const ALL: TierSet = TierSet(0b11_1111);
+    /// No tier at all.
+    pub const EMPTY: TierSet = TierSet(0);
     /// No lenient tier beyond whitespace: exact, trailing whitespace.
     pub const STRICT_WHITESPACE: TierSet = TierSet(Tier::Exact.bit() | Tier::TrailingWhitespace.bit());
 
@@ -110,6 +112,12 @@ impl TierSet {
         TierSet(self.0 & other.0)
     }
 
+    /// The tiers in this set and not in `other`.
+    #[must_use]
+    pub const fn difference(self, other: TierSet) -> TierSet {
+        TierSet(self.0 & !other.0)
+    }
+
     /// The allowed tiers, strictest first.
     pub fn iter(self) -> impl Iterator<Item = Tier> {
         Tier::ALL.into_iter().filter(move |t| self.contains(*t))
@@ -136,7 +144,7 @@ impl Serialize for TierSet {
 impl<'de> Deserialize<'de> for TierSet {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let tiers = Vec::<Tier>::deserialize(d)?;
-        Ok(tiers.into_iter().fold(TierSet(0), TierSet::with))
+        Ok(tiers.into_iter().fold(TierSet::EMPTY, TierSet::with))
     }
 }
 
