@@ -22,7 +22,7 @@ fn lower_op(op: &Op<'_>) -> FileEdit {
             if_exists: IfExists::Overwrite,
             mode: None,
         },
-        Op::Delete { .. } => FileOp::Delete { if_missing: IfMissing::Error },
+        Op::Delete { .. } => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
         Op::Update { move_to, hunks, .. } => FileOp::Modify(Modify {
             edits: hunks.iter().enumerate().map(|(i, hunk)| lower_hunk(i + 1, hunk)).collect(),
             move_to: move_to.map(str::to_owned),
@@ -68,7 +68,7 @@ fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
     };
     let scope = Scope { anchor, line_hint, after_previous: line_hint.is_none(), at_end_of_file: hunk.end_of_file };
     let (target, action) = if !old.is_empty() {
-        (Target::Lines(old), Action::Replace(Replacement { lines: new, kept: Some(kept), text: None }))
+        (Target::Lines(old), Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }))
     } else if scope.anchor.is_some() {
         // The model wrote the context line to say where: insert right after it.
         (Target::Lines(Vec::new()), Action::InsertAfter { lines: new })
@@ -128,7 +128,7 @@ mod tests {
     fn replace(old: &[&str], new: &[&str], kept: &[Option<usize>], scope: Scope, label: &str, span: Span) -> Edit {
         Edit {
             target: Target::Lines(strings(old)),
-            action: Action::Replace(Replacement { lines: strings(new), kept: Some(kept.to_vec()), text: None }),
+            action: Action::Replace(Replacement { lines: strings(new), kept: Some(kept.to_vec()), text: None, line_ends: None }),
             scope,
             policy: first(),
             label: label.to_owned(),
@@ -191,7 +191,7 @@ mod tests {
             plan(text).files,
             [FileEdit {
                 path: "obsolete.txt".into(),
-                op: FileOp::Delete { if_missing: IfMissing::Error },
+                op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
                 span: Some(at(text, "*** Delete File: obsolete.txt")),
             }]
         );
@@ -323,11 +323,12 @@ mod tests {
             Action::Replace(Replacement {
                 lines: strings(&["line1", "line3"]),
                 kept: Some(vec![Some(0), Some(2)]),
-                text: None
+                text: None,
+                line_ends: None
             })
         );
         let (_, edit) = one_edit("-only\n");
-        assert_eq!(edit.action, Action::Replace(Replacement { lines: vec![], kept: Some(vec![]), text: None }));
+        assert_eq!(edit.action, Action::Replace(Replacement { lines: vec![], kept: Some(vec![]), text: None, line_ends: None }));
         // Context only: new equals old, every line kept (the engine reports it already applied).
         let (_, edit) = one_edit("@@\n a\n\n b\n");
         assert_eq!(edit.target, Target::Lines(strings(&["a", "", "b"])));
@@ -336,7 +337,8 @@ mod tests {
             Action::Replace(Replacement {
                 lines: strings(&["a", "", "b"]),
                 kept: Some(vec![Some(0), Some(1), Some(2)]),
-                text: None
+                text: None,
+                line_ends: None
             })
         );
     }

@@ -21,6 +21,30 @@ pub trait Dialect: Send + Sync {
 
     /// Parses `text` and lowers it into an [`EditPlan`].
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError>;
+
+    /// Parses `text` with options; dialects that take none ignore them.
+    fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+        let _ = options;
+        self.parse(text)
+    }
+}
+
+/// Options of a parse that some dialects take.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParseOptions {
+    /// Leading path components to strip from the paths of a diff (`patch -p N`); `None`:
+    /// the dialect's default (for unified diffs, `a/` and `b/` when present).
+    pub strip: Option<usize>,
+}
+
+impl ParseOptions {
+    /// Builder: strip `n` leading path components.
+    #[must_use]
+    pub fn strip(mut self, n: usize) -> Self {
+        self.strip = Some(n);
+        self
+    }
 }
 
 /// A malformed patch: what is wrong and where.

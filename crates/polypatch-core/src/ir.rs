@@ -56,6 +56,10 @@ pub enum FileOp {
         /// What to do when the file does not exist.
         #[serde(default)]
         if_missing: IfMissing,
+        /// What the file must contain to be deleted (a diff's removed lines, a binary
+        /// patch's blob id); a file with other content is not deleted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect: Option<Expect>,
     },
     /// Replace the whole content of an existing file (or create it, if allowed).
     Replace {
@@ -68,6 +72,51 @@ pub enum FileOp {
     /// Change the file with a sequence of located edits, optionally moving it and changing
     /// its mode.
     Modify(Modify),
+    /// Change a binary file with a git binary patch.
+    Binary(BinaryEdit),
+}
+
+/// What a file must contain before an operation may touch it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Expect {
+    /// The file's lines, compared without their terminators (a diff's removed lines).
+    Lines(Vec<String>),
+    /// The git blob id of the file's bytes, in hex: full (40 digits) or abbreviated (at
+    /// least 7).
+    GitBlob(String),
+}
+
+/// The body of [`FileOp::Binary`]: a git binary patch (`GIT binary patch`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BinaryEdit {
+    /// The forward data: the new content, or a delta against the current content.
+    pub data: BinaryData,
+    /// The git blob id (hex) of the content the patch was made from, when known. A file
+    /// with another id is not touched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_id: Option<String>,
+    /// The git blob id (hex) of the result, when known: a file that already has it is
+    /// already patched, and a delta's result is checked against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_id: Option<String>,
+    /// A missing file is created (from an empty base) instead of being an error.
+    #[serde(default)]
+    pub create: bool,
+    /// New Unix permission bits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u32>,
+}
+
+/// The data of a git binary patch, already inflated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+pub enum BinaryData {
+    /// The whole new content.
+    Literal(Vec<u8>),
+    /// A git delta (copy and insert instructions) against the current content.
+    Delta(Vec<u8>),
 }
 
 /// The body of [`FileOp::Modify`].
@@ -91,6 +140,24 @@ pub struct Modify {
     /// Post-processing of the whole file after all edits.
     #[serde(default)]
     pub post: PostProcess,
+    /// Whether the result ends with a line terminator; `None` keeps the original's
+    /// (a diff's `\ No newline at end of file` sets it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_newline: Option<bool>,
+    /// What ends a line of the file while it is edited.
+    #[serde(default)]
+    pub line_breaks: LineBreaks,
+}
+
+/// What ends a line of a file being edited.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineBreaks {
+    /// `\n`, `\r\n` and a lone `\r` (Codex treats a lone `\r` as a line end).
+    #[default]
+    Any,
+    /// `\n` and `\r\n` only; a lone `\r` is part of the line's text (git and GNU patch).
+    LfOrCrLf,
 }
 
 /// File content carried by a patch.
@@ -251,17 +318,22 @@ pub struct Replacement {
     /// The replacement text for a [`Target::Text`] (substring) target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// For each new line, its terminator, when the patch says (a diff's lines of a CRLF
+    /// file); `None`: added lines get the file's most frequent terminator. Kept lines
+    /// always keep the file's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_ends: Option<Vec<Newline>>,
 }
 
 impl Replacement {
     /// A line replacement whose alignment the engine computes.
     pub fn lines(lines: Vec<String>) -> Self {
-        Replacement { lines, kept: None, text: None }
+        Replacement { lines, kept: None, text: None, line_ends: None }
     }
 
     /// A substring replacement.
     pub fn text(text: impl Into<String>) -> Self {
-        Replacement { lines: Vec::new(), kept: None, text: Some(text.into()) }
+        Replacement { lines: Vec::new(), kept: None, text: Some(text.into()), line_ends: None }
     }
 }
 
@@ -275,7 +347,8 @@ pub struct Scope {
     /// (nearest first) and never overrides content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_hint: Option<usize>,
-    /// Search only after the end of the previous edit of the same file (AI-PATCH hunks).
+    /// Search only after the end of the previous edit of the same file (AI-PATCH and
+    /// unified hunks: they never overlap and keep their order), also with a line hint.
     #[serde(default)]
     pub after_previous: bool,
     /// The target must end at the last line of the file (`*** End of File`).

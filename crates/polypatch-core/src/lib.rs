@@ -60,6 +60,7 @@
 //! ```
 
 mod apply;
+pub mod binary;
 mod dialect;
 mod disk;
 mod engine;
@@ -75,12 +76,13 @@ mod text;
 mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{Dialect, PatchError};
+pub use dialect::{Dialect, ParseOptions, PatchError};
 pub use disk::DiskFileSet;
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
-    AMBIGUITY_MARGIN, Action, Anchor, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, FileEdit, FileOp, IfExists,
-    IfMissing, Indent, Missing, Modify, Newline, Occurrence, Policy, PostProcess, Replacement, Scope, Target,
+    AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
+    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, Newline, Occurrence, Policy, PostProcess,
+    Replacement, Scope, Target,
 };
 pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
 pub use span::Span;

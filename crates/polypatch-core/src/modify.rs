@@ -84,7 +84,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     let threshold = ov.fuzzy_threshold.unwrap_or(policy.fuzzy_threshold);
     let len = file.lines.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
-    let mut lo = if edit.scope.after_previous && hint.is_none() { (*cursor).min(len) } else { 0 };
+    let mut lo = if edit.scope.after_previous { (*cursor).min(len) } else { 0 };
 
     // The anchor narrows the search to the lines after it.
     let mut anchored = false;

@@ -1,0 +1,1 @@
+//! before/after → git-compatible unified diff. (Owned by the binary/generate work.)
