@@ -1,11 +1,444 @@
 //! Syntax tree → [`EditPlan`].
+//!
+//! One [`FileEdit`] per file section, in order (two for a binary patch of a renamed or
+//! copied file: the copy or move, and the binary change). Hunks become located edits whose
+//! line numbers are only hints; see the crate docs for the rules.
 
-use polypatch_core::{EditPlan, ParseOptions, PatchError};
+use polypatch_core::{
+    Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
+    Modify, Newline, ParseOptions, PatchError, Policy, Replacement, Scope, Span, Target,
+};
 
-use crate::syntax::Patch;
+use crate::error::{DIALECT, error, kind, quote};
+use crate::path::{self, PathName};
+use crate::syntax::{BinaryHunk, FilePatch, Header, Hunk, LineKind, Patch};
 
 /// Lowers a parsed diff into an [`EditPlan`].
 pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-    let _ = (patch, options);
-    todo!()
+    let mut files = Vec::with_capacity(patch.files.len());
+    for section in &patch.files {
+        lower_section(section, options, &mut files)?;
+    }
+    Ok(EditPlan { dialect: DIALECT.to_owned(), files })
 }
+
+/// What the extended headers of a section say.
+#[derive(Default)]
+struct Headers {
+    old_mode: Option<(u32, Span)>,
+    new_mode: Option<(u32, Span)>,
+    new_file: Option<(u32, Span)>,
+    deleted: Option<(u32, Span)>,
+    rename_from: Option<(String, Span)>,
+    rename_to: Option<(String, Span)>,
+    copy_from: Option<(String, Span)>,
+    copy_to: Option<(String, Span)>,
+    index: Option<(String, String, Option<u32>, Span)>,
+}
+
+impl Headers {
+    fn collect(section: &FilePatch<'_>) -> Result<Headers, PatchError> {
+        let mut h = Headers::default();
+        for header in &section.headers {
+            let span = header.span;
+            match &header.header {
+                Header::OldMode(m) => h.old_mode = Some((*m, span)),
+                Header::NewMode(m) => h.new_mode = Some((*m, span)),
+                Header::NewFileMode(m) => h.new_file = Some((*m, span)),
+                Header::DeletedFileMode(m) => h.deleted = Some((*m, span)),
+                Header::Similarity(_) | Header::Dissimilarity(_) => {}
+                Header::RenameFrom(p) => h.rename_from = Some((p.clone(), span)),
+                Header::RenameTo(p) => h.rename_to = Some((p.clone(), span)),
+                Header::CopyFrom(p) => h.copy_from = Some((p.clone(), span)),
+                Header::CopyTo(p) => h.copy_to = Some((p.clone(), span)),
+                Header::Index { old, new, mode } => h.index = Some((old.clone(), new.clone(), *mode, span)),
+            }
+        }
+        let conflict = |message: &str, span: Span| Err(error(kind::CONFLICTING_HEADERS, message, Some(span)));
+        if let (Some(_), Some((_, span))) = (&h.new_file, &h.deleted) {
+            return conflict("a file cannot be both new (`new file mode`) and deleted (`deleted file mode`)", *span);
+        }
+        if let Some((_, span)) = h.rename_from.as_ref().or(h.rename_to.as_ref())
+            && (h.copy_from.is_some() || h.copy_to.is_some())
+        {
+            return conflict("a file cannot be both renamed and copied", *span);
+        }
+        if let (Some((_, span)), None) | (None, Some((_, span))) = (&h.rename_from, &h.rename_to) {
+            return conflict("`rename from` and `rename to` go together", *span);
+        }
+        if let (Some((_, span)), None) | (None, Some((_, span))) = (&h.copy_from, &h.copy_to) {
+            return conflict("`copy from` and `copy to` go together", *span);
+        }
+        if let Some((_, span)) = h.new_file.or(h.deleted)
+            && (h.rename_from.is_some() || h.copy_from.is_some())
+        {
+            return conflict("a renamed or copied file is neither new nor deleted", span);
+        }
+        for (mode, span) in [h.old_mode, h.new_mode, h.new_file, h.deleted].into_iter().flatten() {
+            check_mode(mode, span)?;
+        }
+        if let Some((_, _, Some(mode), span)) = &h.index {
+            check_mode(*mode, *span)?;
+        }
+        Ok(h)
+    }
+}
+
+fn check_mode(mode: u32, span: Span) -> Result<(), PatchError> {
+    match mode & 0o170_000 {
+        0o120_000 => Err(error(
+            kind::UNSUPPORTED_SYMLINK,
+            "the diff changes a symbolic link (mode 120000); polypatch writes regular files only",
+            Some(span),
+        )),
+        0o160_000 => Err(error(
+            kind::UNSUPPORTED_SUBMODULE,
+            "the diff changes a submodule (mode 160000), which is not a file; update it with git",
+            Some(span),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The names of a section after stripping: `None` is `/dev/null`.
+struct Names {
+    old: Option<String>,
+    new: Option<String>,
+    /// The strip level used for `---`/`+++` and `diff --git` names.
+    level: usize,
+}
+
+fn section_names(section: &FilePatch<'_>, options: &ParseOptions) -> Result<Names, PatchError> {
+    let git = section.git.as_ref();
+    let git_names = git.and_then(|g| g.names.as_ref());
+    let git_span = git.map(|g| g.span);
+    // Each side: the `---`/`+++` name when given, else the `diff --git` name.
+    let side = |file: Option<&crate::syntax::FileName>, git_name: Option<&String>| -> Option<(PathName, Span)> {
+        match (file, git_name) {
+            (Some(f), _) => Some((f.name.clone(), f.span)),
+            (None, Some(name)) => Some((PathName::Path(name.clone()), git_span.unwrap_or_default())),
+            (None, None) => None,
+        }
+    };
+    let old = side(section.old.as_ref(), git_names.map(|n| &n.0));
+    let new = side(section.new.as_ref(), git_names.map(|n| &n.1));
+    let level = match options.strip {
+        Some(n) => n,
+        None => default_strip(section, old.as_ref().map(|o| &o.0), new.as_ref().map(|n| &n.0)),
+    };
+    let apply = |name: Option<(PathName, Span)>| -> Result<Option<String>, PatchError> {
+        match name {
+            None | Some((PathName::DevNull, _)) => Ok(None),
+            Some((PathName::Path(p), span)) => match path::strip(&p, level) {
+                Some(stripped) => Ok(Some(stripped.to_owned())),
+                None => Err(error(
+                    kind::BAD_STRIP,
+                    format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(&p)),
+                    Some(span),
+                )),
+            },
+        }
+    };
+    // A side only `/dev/null` names stays `None`; a side nothing names is `None` too.
+    Ok(Names { old: apply(old)?, new: apply(new)?, level })
+}
+
+/// The strip level when the options give none: 1 for `a/`/`b/` names; for a plain diff
+/// also 1 when the names differ only in their first component (`diff -ru old/ new/`).
+fn default_strip(section: &FilePatch<'_>, old: Option<&PathName>, new: Option<&PathName>) -> usize {
+    // In a git section the `diff --git` names decide (they always carry the prefixes
+    // when the diff has them); otherwise the `---`/`+++` names.
+    let (old, new) = match section.git.as_ref().and_then(|g| g.names.as_ref()) {
+        Some((a, b)) => (PathName::Path(a.clone()), PathName::Path(b.clone())),
+        None => (old.cloned().unwrap_or(PathName::DevNull), new.cloned().unwrap_or(PathName::DevNull)),
+    };
+    let plain = section.git.is_none();
+    usize::from(path::has_ab_prefixes(&old, &new) || (plain && path::differ_in_first_component(&old, &new)))
+}
+
+/// A rename or copy header's name, stripped one level less than the other names (git's
+/// rule: these names carry no `a/`/`b/` prefix).
+fn header_name(name: &str, span: Span, level: usize) -> Result<String, PatchError> {
+    let level = level.saturating_sub(1);
+    path::strip(name, level).map(str::to_owned).ok_or_else(|| {
+        error(
+            kind::BAD_STRIP,
+            format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(name)),
+            Some(span),
+        )
+    })
+}
+
+fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<FileEdit>) -> Result<(), PatchError> {
+    let headers = Headers::collect(section)?;
+    let names = section_names(section, options)?;
+    let rename = match (&headers.rename_from, &headers.rename_to) {
+        (Some((from, fs)), Some((to, ts))) => {
+            Some((header_name(from, *fs, names.level)?, header_name(to, *ts, names.level)?))
+        }
+        _ => None,
+    };
+    let copy = match (&headers.copy_from, &headers.copy_to) {
+        (Some((from, fs)), Some((to, ts))) => {
+            Some((header_name(from, *fs, names.level)?, header_name(to, *ts, names.level)?))
+        }
+        _ => None,
+    };
+    let span = Some(section.span);
+    let old_dev_null = section.old.as_ref().is_some_and(|f| f.name == PathName::DevNull);
+    let new_dev_null = section.new.as_ref().is_some_and(|f| f.name == PathName::DevNull);
+    let plain = section.git.is_none();
+    let all_hunks = |pred: &dyn Fn(&Hunk<'_>) -> bool| !section.hunks.is_empty() && section.hunks.iter().all(pred);
+    // `diff -N` dates the missing side at the epoch and gives it an empty range.
+    let epoch_new = plain
+        && section.old.as_ref().is_some_and(|f| f.epoch)
+        && all_hunks(&|h| h.ranges.is_some_and(|r| r.old.start == 0 && r.old.count == 0));
+    let epoch_deleted = plain
+        && section.new.as_ref().is_some_and(|f| f.epoch)
+        && all_hunks(&|h| h.ranges.is_some_and(|r| r.new.start == 0 && r.new.count == 0));
+    let is_new = headers.new_file.is_some() || old_dev_null || epoch_new;
+    let is_deleted = headers.deleted.is_some() || new_dev_null || epoch_deleted;
+    if is_new && is_deleted {
+        return Err(error(
+            kind::CONFLICTING_HEADERS,
+            "the section both creates and deletes the file (`/dev/null` on both sides?)",
+            span,
+        ));
+    }
+    if headers.new_file.is_some()
+        && let Some(old) = section.old.as_ref().filter(|f| f.name != PathName::DevNull)
+    {
+        return Err(error(
+            kind::CONFLICTING_HEADERS,
+            "a new file (`new file mode`) must have `--- /dev/null` as its old name",
+            Some(old.span),
+        ));
+    }
+    if headers.deleted.is_some()
+        && let Some(new) = section.new.as_ref().filter(|f| f.name != PathName::DevNull)
+    {
+        return Err(error(
+            kind::CONFLICTING_HEADERS,
+            "a deleted file (`deleted file mode`) must have `+++ /dev/null` as its new name",
+            Some(new.span),
+        ));
+    }
+
+    let path = if let Some((from, _)) = &rename {
+        Some(from.clone())
+    } else if let Some((_, to)) = &copy {
+        Some(to.clone())
+    } else if is_deleted {
+        names.old.clone().or_else(|| names.new.clone())
+    } else {
+        names.new.clone().or_else(|| names.old.clone())
+    }
+    .ok_or_else(|| {
+        error(kind::MISSING_PATH, "the section names no file; write `--- a/<path>` and `+++ b/<path>` lines", span)
+    })?;
+
+    let ids = headers.index.as_ref().map(|(old, new, _, _)| (old.as_str(), new.as_str()));
+    if let Some(binary) = &section.binary {
+        let data = match &binary.forward {
+            BinaryHunk::Literal(bytes) => BinaryData::Literal(bytes.clone()),
+            BinaryHunk::Delta(bytes) => BinaryData::Delta(bytes.clone()),
+        };
+        let op = if is_deleted {
+            let expect = ids.map(|(old, _)| old).filter(|id| id.len() == 40 && !is_null_id(id));
+            FileOp::Delete { if_missing: IfMissing::Error, expect: expect.map(|id| Expect::GitBlob(id.to_owned())) }
+        } else if let (true, BinaryData::Literal(bytes)) = (is_new, &data) {
+            FileOp::Create {
+                content: Content::Bytes(bytes.clone()),
+                newline: None,
+                if_exists: IfExists::ErrorUnlessIdentical,
+                mode: headers.new_file.map(|(m, _)| m & 0o777),
+            }
+        } else {
+            let usable = |id: &str| (id.len() >= 7 && !is_null_id(id)).then(|| id.to_owned());
+            FileOp::Binary(BinaryEdit {
+                data,
+                old_id: ids.and_then(|(old, _)| usable(old)),
+                new_id: ids.and_then(|(_, new)| usable(new)),
+                create: is_new,
+                mode: headers.new_file.or(headers.new_mode).map(|(m, _)| m & 0o777),
+            })
+        };
+        // A binary change of a copied file: copy first, then patch the copy. Of a
+        // renamed file: patch in place, then move.
+        if let Some((from, to)) = &copy {
+            let modify =
+                Modify { copy_from: Some(from.clone()), line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() };
+            out.push(FileEdit { path: to.clone(), op: FileOp::Modify(modify), span });
+        }
+        out.push(FileEdit { path: path.clone(), op, span });
+        if let Some((_, to)) = &rename {
+            let modify = Modify { move_to: Some(to.clone()), line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() };
+            out.push(FileEdit { path, op: FileOp::Modify(modify), span });
+        }
+        return Ok(());
+    }
+
+    let op = if is_new {
+        FileOp::Create {
+            content: Content::Text(new_content(section)?),
+            newline: None,
+            if_exists: IfExists::ErrorUnlessIdentical,
+            mode: headers.new_file.map(|(m, _)| m & 0o777),
+        }
+    } else if is_deleted {
+        FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(deleted_lines(section)?)) }
+    } else {
+        FileOp::Modify(Modify {
+            edits: edits(section)?,
+            move_to: rename.map(|(_, to)| to),
+            copy_from: copy.map(|(from, _)| from),
+            mode: headers.new_mode.map(|(m, _)| m & 0o777),
+            if_missing: IfMissing::Error,
+            final_newline: final_newline(section),
+            line_breaks: LineBreaks::LfOrCrLf,
+            ..Modify::default()
+        })
+    };
+    out.push(FileEdit { path, op, span });
+    Ok(())
+}
+
+fn is_null_id(id: &str) -> bool {
+    id.bytes().all(|b| b == b'0')
+}
+
+/// A new file's content: its added lines, each with its terminator (`\r\n` where the
+/// patch line ended so), the last without one when `\ No newline` follows it.
+fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
+    let mut content = String::new();
+    for hunk in &section.hunks {
+        for line in &hunk.lines {
+            if line.kind != LineKind::Added {
+                return Err(error(
+                    kind::INVALID_HUNK_LINE,
+                    format!("a new file can only have added (`+`) lines, found {}", quote(&line_text(line))),
+                    Some(line.span),
+                ));
+            }
+            content.push_str(line.text);
+            if !line.no_newline {
+                content.push_str(if line.cr { "\r\n" } else { "\n" });
+            }
+        }
+    }
+    Ok(content)
+}
+
+/// A deleted file's lines: its removed lines.
+fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<String>, PatchError> {
+    let mut lines = Vec::new();
+    for hunk in &section.hunks {
+        for line in &hunk.lines {
+            if line.kind != LineKind::Removed {
+                return Err(error(
+                    kind::INVALID_HUNK_LINE,
+                    format!("a deleted file can only have removed (`-`) lines, found {}", quote(&line_text(line))),
+                    Some(line.span),
+                ));
+            }
+            lines.push(line.text.to_owned());
+        }
+    }
+    Ok(lines)
+}
+
+fn line_text(line: &crate::syntax::HunkLine<'_>) -> String {
+    let prefix = match line.kind {
+        LineKind::Context => ' ',
+        LineKind::Removed => '-',
+        LineKind::Added => '+',
+    };
+    format!("{prefix}{}", line.text)
+}
+
+/// `Some(false)` when a `\ No newline` marker follows the new side's last line,
+/// `Some(true)` when one follows only the old side's, else `None`.
+fn final_newline(section: &FilePatch<'_>) -> Option<bool> {
+    let marked = section.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.no_newline);
+    let (mut old, mut new) = (false, false);
+    for line in marked {
+        old |= line.kind != LineKind::Added;
+        new |= line.kind != LineKind::Removed;
+    }
+    if new {
+        Some(false)
+    } else if old {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
+    let crlf = section.hunks.iter().flat_map(|h| &h.lines).any(|l| l.cr);
+    let mut offset: i128 = 0;
+    let mut edits = Vec::with_capacity(section.hunks.len());
+    for (i, hunk) in section.hunks.iter().enumerate() {
+        let mut target = Vec::new();
+        let mut new = Vec::new();
+        let mut kept = Vec::new();
+        let mut ends = Vec::new();
+        for line in &hunk.lines {
+            match line.kind {
+                LineKind::Context => {
+                    kept.push(Some(target.len()));
+                    target.push(line.text.to_owned());
+                    new.push(line.text.to_owned());
+                    ends.push(if line.cr { Newline::CrLf } else { Newline::Lf });
+                }
+                LineKind::Removed => target.push(line.text.to_owned()),
+                LineKind::Added => {
+                    kept.push(None);
+                    new.push(line.text.to_owned());
+                    ends.push(if line.cr { Newline::CrLf } else { Newline::Lf });
+                }
+            }
+        }
+        let line_hint = hunk.ranges.map(|r| {
+            let hint = r.old.start as i128 + offset;
+            usize::try_from(hint.max(1)).unwrap_or(usize::MAX)
+        });
+        offset += hunk.new_len() as i128 - hunk.old_len() as i128;
+        let scope = Scope {
+            anchor: None,
+            line_hint,
+            after_previous: true,
+            at_end_of_file: hunk.lines.iter().any(|l| l.no_newline),
+        };
+        let (target, action, scope) = if target.is_empty() {
+            if hunk.ranges.is_some_and(|r| r.old.start == 0) {
+                (Target::StartOfFile, Action::InsertAfter { lines: new }, scope)
+            } else {
+                return Err(error(
+                    kind::NO_CONTEXT,
+                    format!(
+                        "hunk {} only adds lines and has no context, so it cannot be located by content; \
+                         regenerate the diff with context (diff -U3)",
+                        i + 1
+                    ),
+                    Some(hunk.header_span),
+                ));
+            }
+        } else {
+            let replacement = Replacement { lines: new, kept: Some(kept), text: None, line_ends: crlf.then_some(ends) };
+            (Target::Lines(target), Action::Replace(replacement), scope)
+        };
+        edits.push(Edit {
+            target,
+            action,
+            scope,
+            policy: Policy::default(),
+            label: format!("hunk {}", i + 1),
+            span: Some(hunk.span),
+        });
+    }
+    Ok(edits)
+}
+
+#[cfg(test)]
+mod tests;

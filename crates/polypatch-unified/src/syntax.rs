@@ -1,6 +1,25 @@
-//! Unified diff text → syntax tree with byte spans. (Owned by the parser work.)
+//! Unified diff text → syntax tree with byte spans.
+//!
+//! The format is line-oriented, so the parser is a loop over lines; the small grammars
+//! inside one line (the hunk header, the `index` line, quoted names) are nom parsers. Every
+//! span is a byte range into the text exactly as given: a byte order mark and `\r` line
+//! endings are skipped by moving offsets, never by rewriting the text.
+//!
+//! Lines that belong to no file section (mail headers, prose, markdown fences, `Index:`
+//! and `====` lines, a `diff -ruN x y` command line, `Only in …`) are skipped.
 
+use nom::Parser as _;
+use nom::bytes::complete::tag;
+use nom::character::complete::{char, digit1, hex_digit1, space0, space1};
+use nom::combinator::{map_res, opt};
+use nom::sequence::preceded;
 use polypatch_core::{PatchError, Span};
+
+use crate::error::{error, kind, quote};
+use crate::path::{self, PathName};
+
+const DIFF_GIT: &str = "diff --git ";
+const BINARY_PATCH: &str = "GIT binary patch";
 
 /// A parsed diff: its file sections in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,43 +28,162 @@ pub struct Patch<'a> {
     pub files: Vec<FilePatch<'a>>,
 }
 
-/// One file section.
+/// One file section: a `diff --git` line with its extended headers, or a `---`/`+++`
+/// pair; then hunks or a binary patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilePatch<'a> {
+    /// The `diff --git` line, for a git section.
+    pub git: Option<GitLine>,
+    /// The extended headers after the `diff --git` line, in order.
+    pub headers: Vec<ExtendedHeader>,
+    /// The `--- name` line.
+    pub old: Option<FileName>,
+    /// The `+++ name` line.
+    pub new: Option<FileName>,
     /// The hunks.
     pub hunks: Vec<Hunk<'a>>,
     /// The binary patch, if any.
     pub binary: Option<BinaryPatch>,
-    /// Where the section was written.
+    /// From the section's first line through its last.
     pub span: Span,
 }
 
-/// A hunk.
+/// A `diff --git a/x b/x` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitLine {
+    /// The two names, unquoted; `None` when unquoted names with spaces cannot be split
+    /// with certainty (the `---`/`+++` or rename/copy headers name the file then).
+    pub names: Option<(String, String)>,
+    /// The line.
+    pub span: Span,
+}
+
+/// A `--- name` or `+++ name` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileName {
+    /// The name, unquoted, without a timestamp.
+    pub name: PathName,
+    /// A timestamp after the name is the Unix epoch (`diff -N`'s mark of a missing file).
+    pub epoch: bool,
+    /// The line.
+    pub span: Span,
+}
+
+/// An extended header line of a git section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtendedHeader {
+    /// What it says.
+    pub header: Header,
+    /// The line.
+    pub span: Span,
+}
+
+/// What an extended header says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Header {
+    /// `old mode <mode>`.
+    OldMode(u32),
+    /// `new mode <mode>`.
+    NewMode(u32),
+    /// `new file mode <mode>`.
+    NewFileMode(u32),
+    /// `deleted file mode <mode>`.
+    DeletedFileMode(u32),
+    /// `similarity index <n>%`.
+    Similarity(u32),
+    /// `dissimilarity index <n>%`.
+    Dissimilarity(u32),
+    /// `rename from <path>` (no `a/` prefix).
+    RenameFrom(String),
+    /// `rename to <path>`.
+    RenameTo(String),
+    /// `copy from <path>`.
+    CopyFrom(String),
+    /// `copy to <path>`.
+    CopyTo(String),
+    /// `index <old>..<new> [<mode>]`: blob ids in hex (abbreviated or full).
+    Index {
+        /// The id of the old content.
+        old: String,
+        /// The id of the new content.
+        new: String,
+        /// The mode, when unchanged.
+        mode: Option<u32>,
+    },
+}
+
+/// A hunk: `@@ -a,b +c,d @@ section` and its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk<'a> {
-    /// The lines.
+    /// The line ranges, `None` for `@@ @@` or a bare `@@`.
+    pub ranges: Option<HunkRanges>,
+    /// The text after the closing `@@` (git's function context), trimmed.
+    pub section: &'a str,
+    /// The body lines, in order; never empty.
     pub lines: Vec<HunkLine<'a>>,
-    /// Where it was written.
+    /// The header's counts disagree with the body (or are missing): the body was read
+    /// without them.
+    pub recounted: bool,
+    /// The header line.
+    pub header_span: Span,
+    /// From the header through the last body line.
     pub span: Span,
+}
+
+impl Hunk<'_> {
+    /// The number of old-side (context and removed) lines in the body.
+    pub fn old_len(&self) -> usize {
+        self.lines.iter().filter(|l| l.kind != LineKind::Added).count()
+    }
+
+    /// The number of new-side (context and added) lines in the body.
+    pub fn new_len(&self) -> usize {
+        self.lines.iter().filter(|l| l.kind != LineKind::Removed).count()
+    }
+}
+
+/// The ranges of a hunk header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HunkRanges {
+    /// `-a,b`.
+    pub old: HunkRange,
+    /// `+c,d`.
+    pub new: HunkRange,
+}
+
+/// One side's range: its first line (1-based; 0 for an empty side at the start) and its
+/// line count as the header gave it (1 when omitted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HunkRange {
+    /// The first line.
+    pub start: usize,
+    /// The number of lines.
+    pub count: usize,
 }
 
 /// A line of a hunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HunkLine<'a> {
     /// Its kind.
     pub kind: LineKind,
-    /// Its text.
+    /// Its text after the prefix, without a trailing `\r`.
     pub text: &'a str,
+    /// The line ended with `\r\n` in the patch: the file's line ends with CRLF.
+    pub cr: bool,
+    /// A `\ No newline at end of file` line follows: this line has no terminator.
+    pub no_newline: bool,
+    /// The line in the patch, prefix included.
+    pub span: Span,
 }
 
 /// The kind of a hunk line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {
-    /// ` `
+    /// ` x`, or an empty line: in both sides.
     Context,
-    /// `-`
+    /// `-x`: in the old side only.
     Removed,
-    /// `+`
+    /// `+x`: in the new side only.
     Added,
 }
 
@@ -56,6 +194,8 @@ pub struct BinaryPatch {
     pub forward: BinaryHunk,
     /// New → old.
     pub reverse: Option<BinaryHunk>,
+    /// From the `GIT binary patch` line through the last data line.
+    pub span: Span,
 }
 
 /// One block of a binary patch, inflated.
@@ -67,14 +207,571 @@ pub enum BinaryHunk {
     Delta(Vec<u8>),
 }
 
-/// Parses a unified diff.
+/// Parses a unified diff: every file section in `text`, skipping any text around them.
 pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
-    let _ = text;
-    todo!()
+    let mut parser = LineParser { lines: split_lines(text), pos: 0 };
+    let mut files = Vec::new();
+    while let Some(line) = parser.line() {
+        let t = line.text;
+        if t.starts_with(DIFF_GIT) {
+            files.push(parser.git_section()?);
+        } else if parser.file_header_pair_at(parser.pos) {
+            files.push(parser.plain_section()?);
+        } else if looks_like_hunk_header(t) {
+            return Err(error(
+                kind::HUNK_OUTSIDE_FILE,
+                format!(
+                    "hunk header {} outside a file section; start the file with `--- a/<path>` and `+++ b/<path>` lines",
+                    quote(t)
+                ),
+                Some(line.span()),
+            ));
+        } else if let Some(names) = binary_files_differ(t) {
+            return Err(binary_without_data(names, line.span()));
+        } else {
+            parser.pos += 1;
+        }
+    }
+    if files.is_empty() {
+        return Err(error(
+            kind::NO_DIFF,
+            "no diff found: expected `diff --git` lines, or `--- <old>` and `+++ <new>` lines followed by `@@` hunks",
+            None,
+        ));
+    }
+    Ok(Patch { files })
 }
 
-/// How strongly `text` looks like a unified diff (0–100).
+/// How strongly `text` looks like a unified diff (0–100): 90 for a `diff --git` line, 80
+/// for `---`, `+++` and `@@` lines, 50 for a `@@ -a,b +c,d @@` line alone, else 0.
 pub(crate) fn sniff(text: &str) -> u8 {
-    let _ = text;
-    todo!()
+    let (mut old, mut new, mut hunk, mut numbered) = (false, false, false, false);
+    for line in text.lines() {
+        if line.starts_with(DIFF_GIT) {
+            return 90;
+        }
+        old |= line.starts_with("--- ");
+        new |= line.starts_with("+++ ");
+        if line.starts_with("@@") {
+            hunk = true;
+            numbered |= matches!(parse_hunk_header(line), Ok(HunkHeader { ranges: Some(_), .. }));
+        }
+    }
+    if old && new && hunk {
+        80
+    } else if numbered {
+        50
+    } else {
+        0
+    }
 }
+
+fn looks_like_hunk_header(t: &str) -> bool {
+    t == "@@" || t.starts_with("@@ -") || t.starts_with("@@ @@") || t.starts_with("@@@")
+}
+
+/// `Binary files X and Y differ`: the `X and Y` part.
+fn binary_files_differ(t: &str) -> Option<&str> {
+    t.strip_prefix("Binary files ")?.strip_suffix(" differ")
+}
+
+fn binary_without_data(names: &str, span: Span) -> PatchError {
+    error(
+        kind::BINARY_WITHOUT_DATA,
+        format!(
+            "binary files {} differ, but the diff has no data for them; regenerate the diff with `git diff --binary`",
+            quote(names)
+        ),
+        Some(span),
+    )
+}
+
+/// One line of the text: without `\n` and a trailing `\r`, and where it starts.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    text: &'a str,
+    cr: bool,
+    start: usize,
+}
+
+impl Line<'_> {
+    fn span(&self) -> Span {
+        Span::new(self.start, self.start + self.text.len())
+    }
+
+    /// The span of the line's text from byte `at`.
+    fn span_from(&self, at: usize) -> Span {
+        Span::new(self.start + at.min(self.text.len()), self.start + self.text.len())
+    }
+
+    fn end(&self) -> usize {
+        self.start + self.text.len()
+    }
+}
+
+fn split_lines(text: &str) -> Vec<Line<'_>> {
+    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let body = &text[bom..];
+    // No line for the empty piece after a final newline.
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    if body.is_empty() && bom == text.len() {
+        return Vec::new();
+    }
+    let mut start = bom;
+    body.split('\n')
+        .map(|piece| {
+            let stripped = piece.strip_suffix('\r');
+            let line = Line { text: stripped.unwrap_or(piece), cr: stripped.is_some(), start };
+            start += piece.len() + 1;
+            line
+        })
+        .collect()
+}
+
+struct LineParser<'a> {
+    lines: Vec<Line<'a>>,
+    pos: usize,
+}
+
+impl<'a> LineParser<'a> {
+    fn line(&self) -> Option<Line<'a>> {
+        self.lines.get(self.pos).copied()
+    }
+
+    fn text_at(&self, i: usize) -> Option<&'a str> {
+        self.lines.get(i).map(|l| l.text)
+    }
+
+    /// A `--- x` line followed by a `+++ y` line starts a section.
+    fn file_header_pair_at(&self, i: usize) -> bool {
+        self.text_at(i).is_some_and(|t| t.starts_with("--- "))
+            && self.text_at(i + 1).is_some_and(|t| t.starts_with("+++ "))
+    }
+
+    fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
+        let first = self.lines[self.pos];
+        let names = path::parse_git_names(&first.text[DIFF_GIT.len()..]).map_err(|e| {
+            error(kind::INVALID_PATH, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
+        })?;
+        let mut section = FilePatch {
+            git: Some(GitLine { names, span: first.span() }),
+            headers: Vec::new(),
+            old: None,
+            new: None,
+            hunks: Vec::new(),
+            binary: None,
+            span: first.span(),
+        };
+        self.pos += 1;
+        while let Some(line) = self.line() {
+            match extended_header(line)? {
+                Some(header) => {
+                    section.headers.push(ExtendedHeader { header, span: line.span() });
+                    section.span.end = line.end();
+                    self.pos += 1;
+                }
+                None => break,
+            }
+        }
+        if let Some(line) = self.line() {
+            if line.text.starts_with("--- ") {
+                if !self.text_at(self.pos + 1).is_some_and(|t| t.starts_with("+++ ")) {
+                    return Err(error(
+                        kind::MISSING_NEW_HEADER,
+                        format!("{} must be followed by a `+++ <new name>` line", quote(line.text)),
+                        Some(line.span()),
+                    ));
+                }
+                self.file_names(&mut section)?;
+            } else if line.text == BINARY_PATCH {
+                section.binary = Some(self.binary()?);
+                section.span.end = section.binary.as_ref().map_or(section.span.end, |b| b.span.end);
+            } else if let Some(names) = binary_files_differ(line.text) {
+                return Err(binary_without_data(names, line.span()));
+            }
+        }
+        self.hunks(&mut section)?;
+        if section.headers.is_empty() && section.old.is_none() && section.hunks.is_empty() && section.binary.is_none() {
+            return Err(error(
+                kind::EMPTY_SECTION,
+                "the `diff --git` line is followed by no header, hunk or binary data",
+                Some(first.span()),
+            ));
+        }
+        Ok(section)
+    }
+
+    fn plain_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
+        let first = self.lines[self.pos];
+        let mut section = FilePatch {
+            git: None,
+            headers: Vec::new(),
+            old: None,
+            new: None,
+            hunks: Vec::new(),
+            binary: None,
+            span: first.span(),
+        };
+        self.file_names(&mut section)?;
+        self.hunks(&mut section)?;
+        if section.hunks.is_empty() {
+            return Err(error(
+                kind::EMPTY_SECTION,
+                "the `---`/`+++` lines are followed by no `@@` hunk",
+                Some(Span::new(first.start, section.span.end)),
+            ));
+        }
+        Ok(section)
+    }
+
+    /// Reads the `---` and `+++` lines at the current position.
+    fn file_names(&mut self, section: &mut FilePatch<'a>) -> Result<(), PatchError> {
+        let read = |line: Line<'a>| -> Result<FileName, PatchError> {
+            let (name, epoch) = path::parse_name(&line.text[4..])
+                .map_err(|e| error(kind::INVALID_PATH, e.message, Some(line.span_from(4))))?;
+            Ok(FileName { name, epoch, span: line.span() })
+        };
+        let old = self.lines[self.pos];
+        let new = self.lines[self.pos + 1];
+        section.old = Some(read(old)?);
+        section.new = Some(read(new)?);
+        section.span.end = new.end();
+        self.pos += 2;
+        Ok(())
+    }
+
+    /// Reads the hunks at the current position: `@@` lines (blank lines between them are
+    /// skipped) and their bodies.
+    fn hunks(&mut self, section: &mut FilePatch<'a>) -> Result<(), PatchError> {
+        loop {
+            let mut next = self.pos;
+            while self.text_at(next).is_some_and(|t| t.trim().is_empty()) {
+                next += 1;
+            }
+            let Some(t) = self.text_at(next) else { return Ok(()) };
+            if !t.starts_with("@@") {
+                return Ok(());
+            }
+            self.pos = next;
+            let hunk = self.hunk()?;
+            section.span.end = hunk.span.end;
+            section.hunks.push(hunk);
+        }
+    }
+
+    fn hunk(&mut self) -> Result<Hunk<'a>, PatchError> {
+        let header_line = self.lines[self.pos];
+        let header = parse_hunk_header(header_line.text)
+            .map_err(|message| error(kind::INVALID_HUNK_HEADER, message, Some(header_line.span())))?;
+        let body_start = self.pos + 1;
+        let counted = header.ranges.and_then(|r| self.counted_end(body_start, r.old.count, r.new.count));
+        let end = match counted {
+            Some(end) if self.ends_body(end) => end,
+            _ => self.greedy_end(body_start),
+        };
+        let mut lines: Vec<HunkLine<'a>> = Vec::with_capacity(end - body_start);
+        for line in &self.lines[body_start..end] {
+            let (kind, text) = match line.text.as_bytes().first() {
+                None => (LineKind::Context, ""),
+                Some(b' ') => (LineKind::Context, &line.text[1..]),
+                Some(b'-') => (LineKind::Removed, &line.text[1..]),
+                Some(b'+') => (LineKind::Added, &line.text[1..]),
+                _ => {
+                    // `\ No newline at end of file` (in any language): the line before has no
+                    // terminator.
+                    if let Some(last) = lines.last_mut() {
+                        last.no_newline = true;
+                    }
+                    continue;
+                }
+            };
+            lines.push(HunkLine { kind, text, cr: line.cr, no_newline: false, span: line.span() });
+        }
+        self.pos = end;
+        let span_end = if end > body_start { self.lines[end - 1].end() } else { header_line.end() };
+        let span = Span::new(header_line.start, span_end);
+        if lines.is_empty() {
+            return Err(error(
+                kind::EMPTY_HUNK,
+                "the hunk has no lines; write its context (` `), removed (`-`) and added (`+`) lines",
+                Some(header_line.span()),
+            ));
+        }
+        let mut hunk = Hunk {
+            ranges: header.ranges,
+            section: header.section,
+            lines,
+            recounted: true,
+            header_span: header_line.span(),
+            span,
+        };
+        hunk.recounted = header.ranges.is_none_or(|r| r.old.count != hunk.old_len() || r.new.count != hunk.new_len());
+        Ok(hunk)
+    }
+
+    /// Where the body ends when read by the header's counts, if they fit the text.
+    fn counted_end(&self, start: usize, old: usize, new: usize) -> Option<usize> {
+        let (mut old, mut new) = (old, new);
+        let mut i = start;
+        while old > 0 || new > 0 {
+            let t = self.text_at(i)?;
+            if t.starts_with("@@") || t.starts_with(DIFF_GIT) || self.next_section_at(i) {
+                return None;
+            }
+            match t.as_bytes().first() {
+                None | Some(b' ') => {
+                    old = old.checked_sub(1)?;
+                    new = new.checked_sub(1)?;
+                }
+                Some(b'-') => old = old.checked_sub(1)?,
+                Some(b'+') => new = new.checked_sub(1)?,
+                Some(b'\\') => {}
+                _ => return None,
+            }
+            i += 1;
+        }
+        while self.text_at(i).is_some_and(|t| t.starts_with('\\')) {
+            i += 1;
+        }
+        Some(i)
+    }
+
+    /// A `--- x` / `+++ y` pair followed by a hunk header: the next file, even where a
+    /// count would read `--- x` as a removed line.
+    fn next_section_at(&self, i: usize) -> bool {
+        self.file_header_pair_at(i) && self.text_at(i + 2).is_some_and(|t| t.starts_with("@@"))
+    }
+
+    /// The counted body ends at line `i`: the text ends there or a line that cannot be in
+    /// a hunk starts there.
+    fn ends_body(&self, i: usize) -> bool {
+        !self.continues_hunk(i)
+    }
+
+    /// Whether line `i` reads as a hunk body line (an empty line is one).
+    fn continues_hunk(&self, i: usize) -> bool {
+        let Some(t) = self.text_at(i) else { return false };
+        if self.file_header_pair_at(i) || self.signature_at(i) {
+            return false;
+        }
+        matches!(t.as_bytes().first(), None | Some(b' ' | b'+' | b'-' | b'\\'))
+    }
+
+    /// A mail signature separator (`-- ` then a non-hunk line, as `git format-patch`
+    /// writes before the version): not a removed line.
+    fn signature_at(&self, i: usize) -> bool {
+        self.text_at(i) == Some("-- ")
+            && self.text_at(i + 1).is_none_or(|t| !matches!(t.as_bytes().first(), Some(b' ' | b'+' | b'-')))
+    }
+
+    /// Where the body ends when read without counts: every line that reads as a body line;
+    /// empty lines only when more body lines follow.
+    fn greedy_end(&self, start: usize) -> usize {
+        let mut i = start;
+        let mut end = start;
+        while let Some(t) = self.text_at(i) {
+            if t.is_empty() {
+                i += 1;
+                continue;
+            }
+            if !self.continues_hunk(i) {
+                break;
+            }
+            i += 1;
+            end = i;
+        }
+        end
+    }
+
+    fn binary(&mut self) -> Result<BinaryPatch, PatchError> {
+        let start = self.lines[self.pos].start;
+        self.pos += 1;
+        let forward = self.binary_block()?.ok_or_else(|| {
+            let at = self.line().map_or(Span::new(start, start + BINARY_PATCH.len()), |l| l.span());
+            error(
+                kind::INVALID_BINARY,
+                "`GIT binary patch` must be followed by `literal <size>` or `delta <size>`",
+                Some(at),
+            )
+        })?;
+        let reverse = self.binary_block()?;
+        let end = self.lines[self.pos - 1].end();
+        Ok(BinaryPatch { forward, reverse, span: Span::new(start, end) })
+    }
+
+    /// A `literal <size>` / `delta <size>` block at the current position and the empty
+    /// line after it.
+    fn binary_block(&mut self) -> Result<Option<BinaryHunk>, PatchError> {
+        let Some(head) = self.line() else { return Ok(None) };
+        let (is_literal, size) = if let Some(size) = head.text.strip_prefix("literal ") {
+            (true, size)
+        } else if let Some(size) = head.text.strip_prefix("delta ") {
+            (false, size)
+        } else {
+            return Ok(None);
+        };
+        let size: usize = size
+            .trim()
+            .parse()
+            .map_err(|_| error(kind::INVALID_BINARY, format!("bad size in {}", quote(head.text)), Some(head.span())))?;
+        self.pos += 1;
+        let first = self.pos;
+        while self.text_at(self.pos).is_some_and(|t| !t.is_empty()) {
+            self.pos += 1;
+        }
+        let data_lines: Vec<&str> = self.lines[first..self.pos].iter().map(|l| l.text).collect();
+        let data = crate::binary::decode(&data_lines, size).map_err(|e| {
+            let at =
+                self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), Line::span);
+            error(kind::INVALID_BINARY, format!("bad binary data: {}", e.message), Some(at))
+        })?;
+        if self.pos < self.lines.len() {
+            // The empty line that ends the block.
+            self.pos += 1;
+        }
+        Ok(Some(if is_literal { BinaryHunk::Literal(data) } else { BinaryHunk::Delta(data) }))
+    }
+}
+
+/// An extended header line, `None` when the line is not one.
+fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
+    let t = line.text;
+    let mode = |prefix: &str| -> Result<u32, PatchError> {
+        let value = &t[prefix.len()..];
+        let mode = path::parse_mode(value).ok_or_else(|| {
+            error(
+                kind::INVALID_MODE,
+                format!("{} is not an octal file mode", quote(value)),
+                Some(line.span_from(prefix.len())),
+            )
+        })?;
+        match mode & 0o170_000 {
+            0o100_000 | 0o120_000 | 0o160_000 => Ok(mode),
+            _ => Err(error(
+                kind::INVALID_MODE,
+                format!(
+                    "mode {value} is not a regular file (100644, 100755), a symbolic link (120000) or a submodule (160000)"
+                ),
+                Some(line.span_from(prefix.len())),
+            )),
+        }
+    };
+    let name = |prefix: &str| -> Result<String, PatchError> {
+        match path::parse_name(&t[prefix.len()..]) {
+            Ok((PathName::Path(p), _)) => Ok(p),
+            Ok((PathName::DevNull, _)) => Ok(path::DEV_NULL.to_owned()),
+            Err(e) => Err(error(kind::INVALID_PATH, e.message, Some(line.span_from(prefix.len())))),
+        }
+    };
+    let percent = |prefix: &str| -> Result<u32, PatchError> {
+        let value = &t[prefix.len()..];
+        value.trim().strip_suffix('%').and_then(|n| n.parse().ok()).ok_or_else(|| {
+            error(
+                kind::INVALID_HEADER,
+                format!("{} is not a percentage", quote(value)),
+                Some(line.span_from(prefix.len())),
+            )
+        })
+    };
+    let header = if t.starts_with("old mode ") {
+        Header::OldMode(mode("old mode ")?)
+    } else if t.starts_with("new mode ") {
+        Header::NewMode(mode("new mode ")?)
+    } else if t.starts_with("new file mode ") {
+        Header::NewFileMode(mode("new file mode ")?)
+    } else if t.starts_with("deleted file mode ") {
+        Header::DeletedFileMode(mode("deleted file mode ")?)
+    } else if t.starts_with("similarity index ") {
+        Header::Similarity(percent("similarity index ")?)
+    } else if t.starts_with("dissimilarity index ") {
+        Header::Dissimilarity(percent("dissimilarity index ")?)
+    } else if t.starts_with("rename from ") {
+        Header::RenameFrom(name("rename from ")?)
+    } else if t.starts_with("rename old ") {
+        Header::RenameFrom(name("rename old ")?)
+    } else if t.starts_with("rename to ") {
+        Header::RenameTo(name("rename to ")?)
+    } else if t.starts_with("rename new ") {
+        Header::RenameTo(name("rename new ")?)
+    } else if t.starts_with("copy from ") {
+        Header::CopyFrom(name("copy from ")?)
+    } else if t.starts_with("copy to ") {
+        Header::CopyTo(name("copy to ")?)
+    } else if let Some(value) = t.strip_prefix("index ") {
+        let parsed: nom::IResult<&str, (&str, &str, Option<&str>)> =
+            (hex_digit1, preceded(tag(".."), hex_digit1), opt(preceded(space1, digit1))).parse(value);
+        match parsed {
+            Ok((rest, (old, new, mode_text))) if rest.trim().is_empty() => {
+                let mode = match mode_text {
+                    Some(m) => Some(path::parse_mode(m).ok_or_else(|| {
+                        error(kind::INVALID_MODE, format!("{} is not an octal file mode", quote(m)), Some(line.span()))
+                    })?),
+                    None => None,
+                };
+                Header::Index { old: old.to_ascii_lowercase(), new: new.to_ascii_lowercase(), mode }
+            }
+            _ => {
+                return Err(error(
+                    kind::INVALID_HEADER,
+                    format!("{} is not `index <old id>..<new id> [<mode>]`", quote(t)),
+                    Some(line.span()),
+                ));
+            }
+        }
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(header))
+}
+
+/// A hunk header, read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct HunkHeader<'a> {
+    ranges: Option<HunkRanges>,
+    section: &'a str,
+}
+
+fn number(input: &str) -> nom::IResult<&str, usize> {
+    map_res(digit1, str::parse::<usize>).parse(input)
+}
+
+fn range(input: &str) -> nom::IResult<&str, HunkRange> {
+    let (rest, (start, count)) = (number, opt(preceded(char(','), number))).parse(input)?;
+    Ok((rest, HunkRange { start, count: count.unwrap_or(1) }))
+}
+
+/// `-a[,b] +c[,d]`.
+fn ranges(input: &str) -> nom::IResult<&str, HunkRanges> {
+    let (rest, (old, _, new)) = (preceded(char('-'), range), space1, preceded(char('+'), range)).parse(input)?;
+    Ok((rest, HunkRanges { old, new }))
+}
+
+/// Reads `@@ -a,b +c,d @@ section`, `@@ @@`, `@@` and `@@ text` (a header without
+/// numbers). A missing closing `@@` after the ranges is tolerated.
+fn parse_hunk_header(t: &str) -> Result<HunkHeader<'_>, String> {
+    let rest = t.strip_prefix("@@").ok_or_else(|| format!("{} is not a hunk header", quote(t)))?;
+    if rest.starts_with('@') {
+        return Err(format!("{} is a combined diff's hunk header (`@@@`), which is not supported", quote(t)));
+    }
+    if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
+        return Err(format!("{} is not a hunk header; expected `@@ -a,b +c,d @@`", quote(t)));
+    }
+    let rest = rest.trim_start();
+    if rest.starts_with('-') {
+        let parsed: nom::IResult<&str, (HunkRanges, &str)> = (ranges, space0).parse(rest);
+        let Ok((after, (ranges, _))) = parsed else {
+            return Err(format!("{} is not a hunk header; expected `@@ -a,b +c,d @@` with line numbers", quote(t)));
+        };
+        let section = match after.strip_prefix("@@") {
+            Some(section) => section.trim(),
+            None if after.is_empty() => "",
+            None => return Err(format!("{} is not a hunk header; expected `@@` after the line ranges", quote(t))),
+        };
+        return Ok(HunkHeader { ranges: Some(ranges), section });
+    }
+    let section = rest.strip_prefix("@@").unwrap_or(rest).trim();
+    Ok(HunkHeader { ranges: None, section })
+}
+
+#[cfg(test)]
+mod tests;
