@@ -1,1 +1,429 @@
+use polypatch_core::Span;
 
+use super::*;
+use crate::syntax::{BinaryPatch, parse};
+
+fn plan_with(text: &str, options: &ParseOptions) -> EditPlan {
+    let patch = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)));
+    lower(&patch, options).unwrap_or_else(|e| panic!("{}", e.render(text)))
+}
+
+fn plan(text: &str) -> EditPlan {
+    plan_with(text, &ParseOptions::default())
+}
+
+fn lower_err(text: &str, options: &ParseOptions) -> PatchError {
+    let patch = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)));
+    match lower(&patch, options) {
+        Ok(plan) => panic!("expected an error, got {plan:#?}"),
+        Err(e) => e,
+    }
+}
+
+/// The span of the only occurrence of `needle` in `text`.
+fn at(text: &str, needle: &str) -> Span {
+    let start = text.find(needle).expect("needle in text");
+    assert_eq!(text.matches(needle).count(), 1, "{needle:?} occurs once");
+    Span::new(start, start + needle.len())
+}
+
+fn strings(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| (*l).to_owned()).collect()
+}
+
+fn modify(file: &FileEdit) -> &Modify {
+    match &file.op {
+        FileOp::Modify(m) => m,
+        other => panic!("expected a modify, got {other:?}"),
+    }
+}
+
+fn only_modify(plan: &EditPlan) -> &Modify {
+    assert_eq!(plan.files.len(), 1);
+    modify(&plan.files[0])
+}
+
+fn replacement(edit: &Edit) -> &Replacement {
+    match &edit.action {
+        Action::Replace(r) => r,
+        other => panic!("expected a replacement, got {other:?}"),
+    }
+}
+
+#[test]
+fn git_modify_lowers_exactly() {
+    let text = "diff --git a/src/x.rs b/src/x.rs\nindex 1234567..89abcde 100644\n--- a/src/x.rs\n+++ b/src/x.rs\n@@ -5,3 +5,4 @@ fn main() {\n a\n-b\n+B\n+C\n c\n";
+    let plan = plan(text);
+    assert_eq!(plan.dialect, "unified");
+    assert_eq!(
+        plan.files,
+        [FileEdit {
+            path: "src/x.rs".into(),
+            op: FileOp::Modify(Modify {
+                edits: vec![Edit {
+                    target: Target::Lines(strings(&["a", "b", "c"])),
+                    action: Action::Replace(Replacement {
+                        lines: strings(&["a", "B", "C", "c"]),
+                        kept: Some(vec![Some(0), None, None, Some(2)]),
+                        text: None,
+                        line_ends: None,
+                    }),
+                    scope: Scope { anchor: None, line_hint: Some(5), after_previous: true, at_end_of_file: false },
+                    policy: Policy::default(),
+                    label: "hunk 1".into(),
+                    span: Some(Span::new(text.find("@@").unwrap(), text.len() - 1)),
+                }],
+                move_to: None,
+                copy_from: None,
+                mode: None,
+                if_missing: IfMissing::Error,
+                post: polypatch_core::PostProcess::default(),
+                final_newline: None,
+                line_breaks: LineBreaks::LfOrCrLf,
+            }),
+            span: Some(Span::new(0, text.len() - 1)),
+        }]
+    );
+}
+
+#[test]
+fn hints_carry_the_offset_of_earlier_hunks() {
+    let text = "--- a/x\n+++ b/x\n@@ -2,2 +2,4 @@\n a\n+n1\n+n2\n b\n@@ -10,3 +12,1 @@\n c\n-d\n-e\n@@ @@\n f\n-g\n@@ -30 +29 @@\n-h\n+H\n";
+    let m = only_modify(&plan(text)).clone();
+    let hints: Vec<Option<usize>> = m.edits.iter().map(|e| e.scope.line_hint).collect();
+    // +2, then -2, then -1 (the `@@ @@` hunk still shifts), so the last is 30 + 2 - 2 - 1.
+    assert_eq!(hints, [Some(2), Some(12), None, Some(29)]);
+    assert!(m.edits.iter().all(|e| e.scope.after_previous));
+    let labels: Vec<&str> = m.edits.iter().map(|e| e.label.as_str()).collect();
+    assert_eq!(labels, ["hunk 1", "hunk 2", "hunk 3", "hunk 4"]);
+    assert_eq!(m.edits[2].span, Some(at(text, "@@ @@\n f\n-g")));
+}
+
+#[test]
+fn recounted_hunks_use_their_real_lengths_for_the_offset() {
+    // The first header claims 1 line each; the body has 1 old and 3 new lines.
+    let text = "--- a/x\n+++ b/x\n@@ -1,1 +1,1 @@\n a\n+b\n+c\n@@ -5 +7 @@\n-d\n+D\n";
+    let m = only_modify(&plan(text)).clone();
+    assert_eq!(m.edits[1].scope.line_hint, Some(7));
+}
+
+#[test]
+fn pure_addition_at_the_start_and_elsewhere() {
+    let text = "--- a/x\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n";
+    let m = only_modify(&plan(text)).clone();
+    assert_eq!(m.edits[0].target, Target::StartOfFile);
+    assert_eq!(m.edits[0].action, Action::InsertAfter { lines: strings(&["a", "b"]) });
+    let text = "--- a/x\n+++ b/x\n@@ -5,0 +6,2 @@\n+a\n+b\n";
+    let e = lower_err(text, &ParseOptions::default());
+    assert_eq!((e.kind, e.span), (kind::NO_CONTEXT, Some(at(text, "@@ -5,0 +6,2 @@"))));
+    assert!(e.message.contains("regenerate the diff with context"), "{}", e.message);
+    let text = "--- a/x\n+++ b/x\n@@ @@\n+a\n";
+    assert_eq!(lower_err(text, &ParseOptions::default()).kind, kind::NO_CONTEXT);
+}
+
+#[test]
+fn new_file_is_an_exact_create() {
+    let text = "diff --git a/bin/run b/bin/run\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/bin/run\n@@ -0,0 +1,3 @@\n+#!/bin/sh\n+\n+echo hi\n";
+    assert_eq!(
+        plan(text).files,
+        [FileEdit {
+            path: "bin/run".into(),
+            op: FileOp::Create {
+                content: Content::Text("#!/bin/sh\n\necho hi\n".into()),
+                newline: None,
+                if_exists: IfExists::ErrorUnlessIdentical,
+                mode: Some(0o755),
+            },
+            span: Some(Span::new(0, text.len() - 1)),
+        }]
+    );
+}
+
+#[test]
+fn new_file_keeps_crlf_and_a_missing_final_newline() {
+    let text = "--- /dev/null\n+++ b/w.txt\n@@ -0,0 +1,2 @@\n+a\r\n+b\r\n\\ No newline at end of file\n";
+    let FileOp::Create { content, mode, .. } = &plan(text).files[0].op else { panic!("create") };
+    assert_eq!(content, &Content::Text("a\r\nb\r".into()));
+    assert_eq!(*mode, None);
+    // git writes a file ending in "b\r" (no LF) as `+b\r` and the marker: the `\r` is kept.
+}
+
+#[test]
+fn new_empty_file() {
+    let text = "diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\n";
+    let FileOp::Create { content, mode, if_exists, .. } = &plan(text).files[0].op else { panic!("create") };
+    assert_eq!(
+        (content, *mode, *if_exists),
+        (&Content::Text(String::new()), Some(0o644), IfExists::ErrorUnlessIdentical)
+    );
+}
+
+#[test]
+fn deleted_file_expects_its_lines() {
+    let text = "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\nindex 1111111..0000000\n--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\r\n-b\n";
+    assert_eq!(
+        plan(text).files,
+        [FileEdit {
+            path: "old.txt".into(),
+            op: FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(strings(&["a", "b"]))) },
+            span: Some(Span::new(0, text.len() - 1)),
+        }]
+    );
+    let text = "diff --git a/empty b/empty\ndeleted file mode 100644\nindex e69de29..0000000\n";
+    assert_eq!(
+        plan(text).files[0].op,
+        FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(vec![])) }
+    );
+}
+
+#[test]
+fn new_and_deleted_files_reject_other_lines() {
+    let text = "--- /dev/null\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n ctx\n";
+    let e = lower_err(text, &ParseOptions::default());
+    assert_eq!((e.kind, e.span), (kind::INVALID_HUNK_LINE, Some(at(text, " ctx"))));
+    let text = "--- a/x\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n+b\n";
+    let e = lower_err(text, &ParseOptions::default());
+    assert_eq!((e.kind, e.span), (kind::INVALID_HUNK_LINE, Some(at(text, "+b"))));
+}
+
+#[test]
+fn renames_copies_and_modes() {
+    let text = "\
+diff --git a/old.txt b/new.txt
+similarity index 100%
+rename from old.txt
+rename to new.txt
+diff --git a/r1 b/r2
+similarity index 80%
+rename from r1
+rename to r2
+index 1111111..2222222 100644
+--- a/r1
++++ b/r2
+@@ -1 +1 @@
+-a
++b
+diff --git a/c1 b/c2
+similarity index 90%
+copy from c1
+copy to c2
+--- a/c1
++++ b/c2
+@@ -1 +1 @@
+-a
++b
+diff --git a/script b/script
+old mode 100644
+new mode 100755
+";
+    let plan = plan(text);
+    let summary: Vec<(&str, Option<&str>, Option<&str>, Option<u32>, usize)> = plan
+        .files
+        .iter()
+        .map(|f| {
+            let m = modify(f);
+            (f.path.as_str(), m.move_to.as_deref(), m.copy_from.as_deref(), m.mode, m.edits.len())
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("old.txt", Some("new.txt"), None, None, 0),
+            ("r1", Some("r2"), None, None, 1),
+            ("c2", None, Some("c1"), None, 1),
+            ("script", None, None, Some(0o755), 0),
+        ]
+    );
+}
+
+#[test]
+fn default_strip_levels() {
+    let path = |text: &str| plan(text).files[0].path.clone();
+    assert_eq!(path("--- a/src/x\n+++ b/src/x\n@@ -1 +1 @@\n-a\n+b\n"), "src/x");
+    assert_eq!(path("--- src/x\n+++ src/x\n@@ -1 +1 @@\n-a\n+b\n"), "src/x");
+    assert_eq!(path("--- old/src/x\n+++ new/src/x\n@@ -1 +1 @@\n-a\n+b\n"), "src/x");
+    assert_eq!(path("--- x.orig\n+++ x\n@@ -1 +1 @@\n-a\n+b\n"), "x");
+    assert_eq!(path("--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+a\n"), "n");
+    // `git diff --no-prefix`.
+    assert_eq!(path("diff --git src/x src/x\n--- src/x\n+++ src/x\n@@ -1 +1 @@\n-a\n+b\n"), "src/x");
+    // Unquoted names with spaces in the `diff --git` line only.
+    assert_eq!(path("diff --git a/my file b/my file\nold mode 100644\nnew mode 100755\n"), "my file");
+}
+
+#[test]
+fn explicit_strip_levels() {
+    let text = "diff --git a/p/q/x b/p/q/y\nsimilarity index 90%\nrename from p/q/x\nrename to p/q/y\n--- a/p/q/x\n+++ b/p/q/y\n@@ -1 +1 @@\n-a\n+b\n";
+    let plan = plan_with(text, &ParseOptions::default().strip(2));
+    // Rename names carry no prefix: they lose one component less.
+    assert_eq!((plan.files[0].path.as_str(), modify(&plan.files[0]).move_to.as_deref()), ("q/x", Some("q/y")));
+    let plan = plan_with("--- x\n+++ x\n@@ -1 +1 @@\n-a\n+b\n", &ParseOptions::default().strip(0));
+    assert_eq!(plan.files[0].path, "x");
+    let plan = plan_with("--- a/b/c\n+++ a/b/c\n@@ -1 +1 @@\n-a\n+b\n", &ParseOptions::default().strip(0));
+    assert_eq!(plan.files[0].path, "a/b/c");
+    let text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+    let e = lower_err(text, &ParseOptions::default().strip(2));
+    assert_eq!((e.kind, e.span), (kind::BAD_STRIP, Some(at(text, "--- a/x"))));
+}
+
+#[test]
+fn final_newline_and_end_of_file() {
+    let m = |text: &str| only_modify(&plan(text)).clone();
+    // Marker after the new side: the result ends without a newline.
+    let a = m("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n");
+    assert_eq!(a.final_newline, Some(false));
+    assert!(a.edits[0].scope.at_end_of_file);
+    // Only on the old side: the result gains one.
+    let b = m("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n");
+    assert_eq!(b.final_newline, Some(true));
+    assert!(b.edits[0].scope.at_end_of_file);
+    // On both sides (and on a context line).
+    let c = m("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n");
+    assert_eq!(c.final_newline, Some(false));
+    let d = m("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+    assert_eq!((d.final_newline, d.edits[0].scope.at_end_of_file), (None, false));
+}
+
+#[test]
+fn crlf_sections_set_line_ends() {
+    let text = "--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n a\r\n-b\r\n+B\r\n+C\n c\r\n";
+    let m = only_modify(&plan(text)).clone();
+    let r = replacement(&m.edits[0]);
+    assert_eq!(m.edits[0].target, Target::Lines(strings(&["a", "b", "c"])));
+    assert_eq!(r.lines, strings(&["a", "B", "C", "c"]));
+    assert_eq!(r.line_ends, Some(vec![Newline::CrLf, Newline::CrLf, Newline::Lf, Newline::CrLf]));
+    let m = only_modify(&plan("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n")).clone();
+    assert_eq!(replacement(&m.edits[0]).line_ends, None);
+}
+
+#[test]
+fn diff_ruN_epoch_sides_create_and_delete() {
+    let text = "\
+diff -ruN old/n.txt new/n.txt
+--- old/n.txt\t1970-01-01 00:00:00.000000000 +0000
++++ new/n.txt\t2024-01-01 11:00:00.000000000 +0000
+@@ -0,0 +1 @@
++new
+diff -ruN old/g.txt new/g.txt
+--- old/g.txt\t2024-01-01 10:00:00.000000000 +0000
++++ new/g.txt\t1970-01-01 00:00:00.000000000 +0000
+@@ -1 +0,0 @@
+-gone
+";
+    let plan = plan(text);
+    assert_eq!(plan.files[0].path, "n.txt");
+    assert!(matches!(&plan.files[0].op, FileOp::Create { content: Content::Text(t), .. } if t == "new\n"));
+    assert_eq!(plan.files[1].path, "g.txt");
+    assert_eq!(
+        plan.files[1].op,
+        FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(strings(&["gone"]))) }
+    );
+}
+
+#[test]
+fn unsupported_modes_and_conflicts() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n",
+            kind::UNSUPPORTED_SYMLINK,
+            "new file mode 120000",
+        ),
+        (
+            "diff --git a/m b/m\nindex 1234567..89abcde 160000\n--- a/m\n+++ b/m\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n",
+            kind::UNSUPPORTED_SUBMODULE,
+            "index 1234567..89abcde 160000",
+        ),
+        (
+            "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
+            kind::CONFLICTING_HEADERS,
+            "deleted file mode 100644",
+        ),
+        ("diff --git a/x b/y\nrename from x\n", kind::CONFLICTING_HEADERS, "rename from x"),
+        (
+            "diff --git a/x b/y\nrename from x\nrename to y\ncopy from x\ncopy to y\n",
+            kind::CONFLICTING_HEADERS,
+            "rename from x",
+        ),
+        (
+            "diff --git a/x b/x\nnew file mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+            kind::CONFLICTING_HEADERS,
+            "--- a/x",
+        ),
+        (
+            "diff --git a/one two b/three four\nold mode 100644\nnew mode 100755\n",
+            kind::MISSING_PATH,
+            "diff --git a/one two b/three four\nold mode 100644\nnew mode 100755",
+        ),
+    ];
+    for (text, kind, offending) in cases {
+        let e = lower_err(text, &ParseOptions::default());
+        assert_eq!((e.kind, e.span), (*kind, Some(at(text, offending))), "{text:?}: {}", e.render(text));
+    }
+}
+
+fn binary_section(text: &str, forward: BinaryHunk) -> Patch<'_> {
+    let mut patch = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)));
+    patch.files[0].binary = Some(BinaryPatch { forward, reverse: None, span: Span::new(0, 0) });
+    patch
+}
+
+const OLD_ID: &str = "1111111111111111111111111111111111111111";
+const NEW_ID: &str = "2222222222222222222222222222222222222222";
+
+#[test]
+fn binary_sections_lower_by_kind() {
+    // The syntax tree is built by hand: decoding is the binary module's.
+    let modify_text = format!("diff --git a/x.bin b/x.bin\nindex {OLD_ID}..{NEW_ID} 100644\n");
+    let plan = lower(&binary_section(&modify_text, BinaryHunk::Delta(vec![1, 2])), &ParseOptions::default()).unwrap();
+    assert_eq!(
+        plan.files[0].op,
+        FileOp::Binary(BinaryEdit {
+            data: BinaryData::Delta(vec![1, 2]),
+            old_id: Some(OLD_ID.into()),
+            new_id: Some(NEW_ID.into()),
+            create: false,
+            mode: None,
+        })
+    );
+    let new_text = format!("diff --git a/x.bin b/x.bin\nnew file mode 100755\nindex {}..{NEW_ID}\n", "0".repeat(40));
+    let plan = lower(&binary_section(&new_text, BinaryHunk::Literal(vec![0, 1])), &ParseOptions::default()).unwrap();
+    assert_eq!(
+        plan.files[0].op,
+        FileOp::Create {
+            content: Content::Bytes(vec![0, 1]),
+            newline: None,
+            if_exists: IfExists::ErrorUnlessIdentical,
+            mode: Some(0o755)
+        }
+    );
+    let plan = lower(&binary_section(&new_text, BinaryHunk::Delta(vec![3])), &ParseOptions::default()).unwrap();
+    assert!(matches!(&plan.files[0].op, FileOp::Binary(b) if b.create && b.old_id.is_none() && b.mode == Some(0o755)));
+    let deleted_text =
+        format!("diff --git a/x.bin b/x.bin\ndeleted file mode 100644\nindex {OLD_ID}..{}\n", "0".repeat(40));
+    let plan = lower(&binary_section(&deleted_text, BinaryHunk::Literal(vec![])), &ParseOptions::default()).unwrap();
+    assert_eq!(
+        plan.files[0].op,
+        FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::GitBlob(OLD_ID.into())) }
+    );
+    let short = "diff --git a/x.bin b/x.bin\ndeleted file mode 100644\nindex 1234567..0000000\n";
+    let plan = lower(&binary_section(short, BinaryHunk::Literal(vec![])), &ParseOptions::default()).unwrap();
+    assert_eq!(plan.files[0].op, FileOp::Delete { if_missing: IfMissing::Error, expect: None });
+}
+
+#[test]
+fn binary_rename_is_a_change_then_a_move() {
+    let text = format!(
+        "diff --git a/a.bin b/b.bin\nsimilarity index 90%\nrename from a.bin\nrename to b.bin\nindex {OLD_ID}..{NEW_ID} 100644\n"
+    );
+    let plan = lower(&binary_section(&text, BinaryHunk::Delta(vec![1])), &ParseOptions::default()).unwrap();
+    assert_eq!(plan.files.len(), 2);
+    assert_eq!(plan.files[0].path, "a.bin");
+    assert!(matches!(plan.files[0].op, FileOp::Binary(_)));
+    assert_eq!((plan.files[1].path.as_str(), modify(&plan.files[1]).move_to.as_deref()), ("a.bin", Some("b.bin")));
+    let text = format!(
+        "diff --git a/a.bin b/b.bin\nsimilarity index 90%\ncopy from a.bin\ncopy to b.bin\nindex {OLD_ID}..{NEW_ID} 100644\n"
+    );
+    let plan = lower(&binary_section(&text, BinaryHunk::Delta(vec![1])), &ParseOptions::default()).unwrap();
+    assert_eq!((plan.files[0].path.as_str(), modify(&plan.files[0]).copy_from.as_deref()), ("b.bin", Some("a.bin")));
+    assert_eq!(plan.files[1].path, "b.bin");
+    assert!(matches!(plan.files[1].op, FileOp::Binary(_)));
+}
