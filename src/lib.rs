@@ -15,19 +15,24 @@
 //! assert_eq!(files.get_str("hello.txt"), Some("Hello, world\n"));
 //! ```
 //!
-//! Dialects are cargo features of the same name, all on by default: `ai-patch`.
+//! Dialects are cargo features of the same name, all on by default: `ai-patch`,
+//! `unified`.
 
 pub use polypatch_core as core;
 pub use polypatch_core::*;
 
 #[cfg(feature = "ai-patch")]
 pub use polypatch_aipatch as aipatch;
+#[cfg(feature = "unified")]
+pub use polypatch_unified as unified;
 
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
 pub fn dialects() -> Vec<&'static dyn Dialect> {
     vec![
         #[cfg(feature = "ai-patch")]
         &polypatch_aipatch::AiPatch,
+        #[cfg(feature = "unified")]
+        &polypatch_unified::Unified,
     ]
 }
 
@@ -55,6 +60,11 @@ pub fn detect(text: &str) -> Option<&'static dyn Dialect> {
 
 /// Parses `text` as the dialect named `format`, or as the detected dialect when `None`.
 pub fn parse(text: &str, format: Option<&str>) -> Result<EditPlan, PatchError> {
+    parse_with(text, format, &ParseOptions::default())
+}
+
+/// [`parse`] with options (e.g. a diff's strip level).
+pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     let dialect = match format {
         Some(name) => dialect(name).ok_or_else(|| {
             PatchError::new(
@@ -76,5 +86,5 @@ pub fn parse(text: &str, format: Option<&str>) -> Result<EditPlan, PatchError> {
             )
         })?,
     };
-    dialect.parse(text)
+    dialect.parse_with(text, options)
 }

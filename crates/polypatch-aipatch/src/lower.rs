@@ -128,7 +128,12 @@ mod tests {
     fn replace(old: &[&str], new: &[&str], kept: &[Option<usize>], scope: Scope, label: &str, span: Span) -> Edit {
         Edit {
             target: Target::Lines(strings(old)),
-            action: Action::Replace(Replacement { lines: strings(new), kept: Some(kept.to_vec()), text: None, line_ends: None }),
+            action: Action::Replace(Replacement {
+                lines: strings(new),
+                kept: Some(kept.to_vec()),
+                text: None,
+                line_ends: None,
+            }),
             scope,
             policy: first(),
             label: label.to_owned(),
@@ -328,7 +333,10 @@ mod tests {
             })
         );
         let (_, edit) = one_edit("-only\n");
-        assert_eq!(edit.action, Action::Replace(Replacement { lines: vec![], kept: Some(vec![]), text: None, line_ends: None }));
+        assert_eq!(
+            edit.action,
+            Action::Replace(Replacement { lines: vec![], kept: Some(vec![]), text: None, line_ends: None })
+        );
         // Context only: new equals old, every line kept (the engine reports it already applied).
         let (_, edit) = one_edit("@@\n a\n\n b\n");
         assert_eq!(edit.target, Target::Lines(strings(&["a", "", "b"])));

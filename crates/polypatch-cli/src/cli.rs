@@ -48,6 +48,9 @@ pub struct ApplyArgs {
     /// Accept exact matches only (no whitespace, indentation or fuzzy tier)
     #[arg(long)]
     pub strict: bool,
+    /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
+    #[arg(short = 'p', long = "strip", value_name = "N")]
+    pub strip: Option<usize>,
     /// The patch file, or `-` for standard input
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
@@ -101,6 +104,9 @@ mod tests {
         assert_eq!(args.format, "auto");
         assert!(is_stdin(&args.patch));
         assert!(!args.dry_run && !args.json && !args.strict);
+        assert_eq!(args.strip, None);
+        let Command::Check(args) = parse(["polypatch", "check", "-p0", "x.diff"]).command else { panic!("check") };
+        assert_eq!(args.strip, Some(0));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use polypatch::{ApplyOptions, DiskFileSet, PatchError, Span};
+use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs};
 use crate::output::{self, Outcome};
@@ -80,7 +80,11 @@ fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
         Err(Input::Unreadable(err)) => return usage(err),
         Err(Input::NotText(err, lossy)) => return malformed(&err, &lossy),
     };
-    let plan = match polypatch::parse(&text, format) {
+    let mut parse_options = ParseOptions::default();
+    if let Some(n) = args.strip {
+        parse_options = parse_options.strip(n);
+    }
+    let plan = match polypatch::parse_with(&text, format, &parse_options) {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text),
     };

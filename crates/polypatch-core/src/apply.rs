@@ -2,10 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id};
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
-use crate::ir::{BinaryEdit, Content, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Newline};
+use crate::ir::{
+    BinaryData, BinaryEdit, Content, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks, Modify,
+    Newline,
+};
 use crate::modify::{Overrides, modify};
-use crate::report::{ApplyReport, Failure, FailureKind, FileReport, Status};
+use crate::report::{ApplyReport, Closest, Failure, FailureKind, FileReport, LineRange, Status};
 use crate::text::{Eol, TextFile};
 
 /// Options of an apply.
@@ -196,7 +200,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
                 match &slot.current {
-                    Entry::File { .. } => {
+                    Entry::File { bytes, .. } => {
+                        if let Some(expect) = expect {
+                            check_expect(path, bytes, expect)?;
+                        }
                         slot.current = Entry::Missing;
                         Ok(Status::Applied)
                     }
@@ -254,10 +261,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             }
             Entry::Directory | Entry::Other => return Err(not_a_file(&source, "update")),
         };
-        let new_bytes = if m.edits.is_empty() && !m.post.strip_trailing_whitespace {
+        let new_bytes = if m.edits.is_empty() && !m.post.strip_trailing_whitespace && m.final_newline.is_none() {
             bytes.clone()
         } else {
-            let Some(mut text) = TextFile::decode(&bytes) else {
+            let Some(mut text) = TextFile::decode_with(&bytes, m.line_breaks) else {
                 return Err(Failure::new(
                     FailureKind::NotText,
                     format!("cannot edit `{source}`: it is not UTF-8 text"),
@@ -276,7 +283,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     line.text.truncate(keep);
                 }
             }
-            fix_line_ends(&mut text, ended_with_newline);
+            fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
             text.render().into_bytes()
         };
         let changed = new_bytes != bytes || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
@@ -307,8 +314,52 @@ impl<S: FileSource + ?Sized> State<'_, S> {
     }
 
     fn binary(&mut self, path: &RelPath, b: &BinaryEdit) -> Result<Status, Failure> {
-        let _ = (path, b);
-        todo!()
+        let i = self.slot(path)?;
+        let slot = &mut self.slots[i];
+        let (base, mode): (&[u8], Option<u32>) = match &slot.current {
+            Entry::File { bytes, mode } => (bytes, *mode),
+            Entry::Missing if b.create => (&[], None),
+            Entry::Missing => return Err(missing(path, "patch")),
+            Entry::Directory | Entry::Other => return Err(not_a_file(path, "patch")),
+        };
+        let exists = matches!(slot.current, Entry::File { .. });
+        let new_mode = b.mode.or(mode);
+        if exists && b.new_id.as_deref().is_some_and(|id| blob_id_matches(id, base)) && new_mode == mode {
+            return Ok(Status::AlreadyApplied);
+        }
+        if let Some(id) = &b.old_id {
+            if !blob_id_matches(id, base) {
+                return Err(Failure::new(
+                    FailureKind::NotFound,
+                    format!(
+                        "cannot patch `{path}`: the binary patch was made for blob {id}, the file is blob {}",
+                        short_id(&git_blob_id(base))
+                    ),
+                    "the file is not the version the binary patch was made from; regenerate the patch against it",
+                ));
+            }
+        }
+        let bytes = match &b.data {
+            BinaryData::Literal(bytes) => bytes.clone(),
+            BinaryData::Delta(delta) => apply_git_delta(base, delta).map_err(|e| {
+                Failure::new(
+                    FailureKind::NotFound,
+                    format!("cannot patch `{path}`: {e}"),
+                    "the file is not the version the binary patch was made from; regenerate the patch against it",
+                )
+            })?,
+        };
+        if let Some(id) = &b.new_id {
+            if !blob_id_matches(id, &bytes) {
+                return Err(Failure::new(
+                    FailureKind::InvalidPlan,
+                    format!("cannot patch `{path}`: the binary patch's result is not blob {id}"),
+                    "the binary data is damaged; regenerate the patch with `git diff --binary`",
+                ));
+            }
+        }
+        slot.current = Entry::File { bytes, mode: new_mode };
+        Ok(Status::Applied)
     }
 
     /// The changes between the original and the current state, in first-touch order.
@@ -345,6 +396,56 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
             line.eol = eol;
         }
     }
+}
+
+/// Checks that a file holds what an operation expects of it.
+fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Failure> {
+    let differs = |detail: String| {
+        Failure::new(
+            FailureKind::NotFound,
+            format!("cannot delete `{path}`: {detail}"),
+            "the file changed since the patch was made; read it again and regenerate the deletion",
+        )
+    };
+    match expect {
+        Expect::GitBlob(id) => {
+            if blob_id_matches(id, bytes) {
+                Ok(())
+            } else {
+                Err(differs(format!("the patch deletes blob {id}, the file is blob {}", short_id(&git_blob_id(bytes)))))
+            }
+        }
+        Expect::Lines(want) => {
+            let Some(text) = TextFile::decode_with(bytes, LineBreaks::LfOrCrLf) else {
+                return Err(differs("it is not UTF-8 text, the patch deletes text lines".to_string()));
+            };
+            let have: Vec<&str> = text.lines.iter().map(|l| l.text.as_str()).collect();
+            if have == *want {
+                return Ok(());
+            }
+            let first = have.iter().zip(want).position(|(h, w)| h != w).unwrap_or(have.len().min(want.len()));
+            let mut failure = differs(format!(
+                "its content differs from the lines the patch deletes (from line {}; the file has {} lines, the patch {})",
+                first + 1,
+                have.len(),
+                want.len()
+            ));
+            let old = want.join("\n") + "\n";
+            let new = have.join("\n") + "\n";
+            let diff = similar::TextDiff::from_lines(&old, &new);
+            let shown = diff.unified_diff().context_radius(1).header("patch", "file").to_string();
+            failure.closest = Some(Closest {
+                lines: LineRange::from_zero_based(0, have.len()),
+                similarity: f64::from(diff.ratio()),
+                diff: shown.lines().take(20).collect::<Vec<_>>().join("\n"),
+            });
+            Err(failure)
+        }
+    }
+}
+
+fn short_id(id: &str) -> &str {
+    &id[..id.len().min(12)]
 }
 
 fn missing(path: &RelPath, what: &str) -> Failure {

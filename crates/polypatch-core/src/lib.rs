@@ -81,8 +81,8 @@ pub use disk::DiskFileSet;
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
-    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, Newline, Occurrence, Policy, PostProcess,
-    Replacement, Scope, Target,
+    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, Newline, Occurrence, Policy,
+    PostProcess, Replacement, Scope, Target,
 };
 pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
 pub use span::Span;

@@ -247,8 +247,10 @@ fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor:
     match &edit.action {
         Action::Replace(rep) => {
             let new = replacement_lines(&file.lines, edit, pat, f, rep, eol);
+            // With terminators from the patch, a changed terminator is a change too.
+            let same_end = |a: &Line, b: &Line| rep.line_ends.is_none() || a.eol == b.eol || b.eol == Eol::None;
             let unchanged = new.len() == f.end - f.start
-                && new.iter().zip(&file.lines[f.start..f.end]).all(|(a, b)| a.text == b.text);
+                && new.iter().zip(&file.lines[f.start..f.end]).all(|(a, b)| a.text == b.text && same_end(a, b));
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             if unchanged || replacement_already_there(&file.lines, pat, &rep.lines, f) {
@@ -402,6 +404,7 @@ fn replacement_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, rep
                 continue;
             }
         }
+        let eol = rep.line_ends.as_ref().and_then(|ends| ends.get(j)).map_or(eol, |&n| Eol::from(n));
         out.push(Line { text: shaper.line(last_old, text), eol });
     }
     out

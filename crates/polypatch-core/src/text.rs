@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::Newline;
+use crate::ir::{LineBreaks, Newline};
 
 /// A line terminator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -65,6 +65,13 @@ impl TextFile {
     /// Splits UTF-8 text into lines. `\r\n`, `\n` and a lone `\r` all end a line, each
     /// line remembers which (Codex treats a lone `\r` as a line end too).
     pub fn parse(text: &str) -> TextFile {
+        TextFile::parse_with(text, LineBreaks::Any)
+    }
+
+    /// Splits UTF-8 text into lines; with [`LineBreaks::LfOrCrLf`] a lone `\r` is part of
+    /// the line's text, as git sees it.
+    pub fn parse_with(text: &str, breaks: LineBreaks) -> TextFile {
+        let lone_cr = breaks == LineBreaks::Any;
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -80,6 +87,8 @@ impl TextFile {
                 (Eol::Lf, i + 1)
             } else if bytes.get(i + 1) == Some(&b'\n') {
                 (Eol::CrLf, i + 2)
+            } else if !lone_cr {
+                continue;
             } else {
                 (Eol::Cr, i + 1)
             };
@@ -94,7 +103,12 @@ impl TextFile {
 
     /// Decodes bytes; `None` when they are not UTF-8.
     pub fn decode(bytes: &[u8]) -> Option<TextFile> {
-        std::str::from_utf8(bytes).ok().map(TextFile::parse)
+        TextFile::decode_with(bytes, LineBreaks::Any)
+    }
+
+    /// Decodes bytes with the given line breaks; `None` when they are not UTF-8.
+    pub fn decode_with(bytes: &[u8], breaks: LineBreaks) -> Option<TextFile> {
+        std::str::from_utf8(bytes).ok().map(|t| TextFile::parse_with(t, breaks))
     }
 
     /// The file's bytes.

@@ -297,7 +297,11 @@ fn file_operations() {
             },
             span: None,
         },
-        FileEdit { path: "gone.txt".into(), op: FileOp::Delete { if_missing: IfMissing::Error, expect: None }, span: None },
+        FileEdit {
+            path: "gone.txt".into(),
+            op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
+            span: None,
+        },
         FileEdit {
             path: "old/a.txt".into(),
             op: FileOp::Modify(Modify {
@@ -320,11 +324,19 @@ fn file_level_failures_have_kinds() {
     let files = MemoryFileSet::new().with("dir/x.txt", "x\n").with("bin", vec![0xff, 0xfe, 0x00]).with("e.txt", "e\n");
     let cases: Vec<(FileEdit, FailureKind)> = vec![
         (
-            FileEdit { path: "missing".into(), op: FileOp::Delete { if_missing: IfMissing::Error, expect: None }, span: None },
+            FileEdit {
+                path: "missing".into(),
+                op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
+                span: None,
+            },
             FailureKind::FileMissing,
         ),
         (
-            FileEdit { path: "dir".into(), op: FileOp::Delete { if_missing: IfMissing::Error, expect: None }, span: None },
+            FileEdit {
+                path: "dir".into(),
+                op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
+                span: None,
+            },
             FailureKind::NotAFile,
         ),
         (modify("missing", vec![hunk(&["-a", "+b"])]), FailureKind::FileMissing),

@@ -1,0 +1,207 @@
+//! The IR pieces diffs need: deletion preconditions, binary patches, final-newline and
+//! line-end control, git's view of a lone `\r`, hunks ordered by position and hint.
+
+use polypatch_core::binary::git_blob_id;
+use polypatch_core::{
+    Action, ApplyOptions, BinaryData, BinaryEdit, Edit, EditPlan, Expect, FailureKind, FileEdit, FileOp, IfMissing,
+    LineBreaks, MemoryFileSet, Modify, Newline, Replacement, Scope, Status, Target, apply,
+};
+
+fn plan(files: Vec<FileEdit>) -> EditPlan {
+    EditPlan { dialect: "test".into(), files }
+}
+
+fn file(path: &str, op: FileOp) -> FileEdit {
+    FileEdit { path: path.into(), op, span: None }
+}
+
+/// A diff hunk: ` ` context, `-` removed, `+` added; `hint` is the 1-based line.
+fn hunk(lines: &[&str], hint: Option<usize>) -> Edit {
+    let (mut old, mut new, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    for l in lines {
+        let (tag, text) = l.split_at(1);
+        match tag {
+            " " => {
+                kept.push(Some(old.len()));
+                old.push(text.to_string());
+                new.push(text.to_string());
+            }
+            "-" => old.push(text.to_string()),
+            _ => {
+                kept.push(None);
+                new.push(text.to_string());
+            }
+        }
+    }
+    Edit {
+        target: Target::Lines(old),
+        action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }),
+        scope: Scope { after_previous: true, line_hint: hint, ..Scope::default() },
+        policy: polypatch_core::Policy::default(),
+        label: String::new(),
+        span: None,
+    }
+}
+
+fn run(files: &mut MemoryFileSet, p: &EditPlan) -> Result<polypatch_core::ApplyReport, polypatch_core::ApplyError> {
+    apply(p, files, &ApplyOptions::default())
+}
+
+fn delete(lines: &[&str]) -> FileOp {
+    FileOp::Delete {
+        if_missing: IfMissing::Error,
+        expect: Some(Expect::Lines(lines.iter().map(ToString::to_string).collect())),
+    }
+}
+
+#[test]
+fn delete_checks_the_expected_lines() {
+    let mut files = MemoryFileSet::new().with("a.txt", "one\r\ntwo\n").with("b.txt", "x\n");
+    // Terminators do not matter, the lines do.
+    let ok = plan(vec![file("a.txt", delete(&["one", "two"]))]);
+    let wrong = plan(vec![
+        file("b.txt", FileOp::Delete { if_missing: IfMissing::Error, expect: None }),
+        file("a.txt", delete(&["one", "TWO"])),
+    ]);
+    let err = run(&mut files, &wrong).unwrap_err();
+    let failure = err.report.files[1].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(failure.message.contains("from line 2"), "{}", failure.message);
+    assert!(failure.closest.as_ref().unwrap().diff.contains("-TWO"));
+    assert_eq!(files.get_str("b.txt"), Some("x\n"), "nothing written on failure");
+    run(&mut files, &ok).unwrap();
+    assert_eq!(files.get("a.txt"), None);
+}
+
+#[test]
+fn delete_checks_a_blob_id() {
+    let bytes = [0u8, 1, 2, 3];
+    let mut files = MemoryFileSet::new().with("bin", bytes.to_vec());
+    let wrong = FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::GitBlob(git_blob_id(b"other"))) };
+    let err = run(&mut files, &plan(vec![file("bin", wrong)])).unwrap_err();
+    assert_eq!(err.report.files[0].failure.as_ref().unwrap().kind, FailureKind::NotFound);
+    let right = FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::GitBlob(git_blob_id(&bytes))) };
+    run(&mut files, &plan(vec![file("bin", right)])).unwrap();
+    assert_eq!(files.get("bin"), None);
+}
+
+fn binary(data: BinaryData, old: &[u8], new: &[u8]) -> FileOp {
+    FileOp::Binary(BinaryEdit {
+        data,
+        old_id: Some(git_blob_id(old)),
+        new_id: Some(git_blob_id(new)),
+        create: false,
+        mode: None,
+    })
+}
+
+#[test]
+fn binary_literal_checks_the_preimage_and_reruns_as_already_applied() {
+    let old = vec![0u8, 159, 146, 150];
+    let new = vec![1u8, 2, 3];
+    let op = binary(BinaryData::Literal(new.clone()), &old, &new);
+    let mut other = MemoryFileSet::new().with("img", vec![9u8, 9]);
+    let err = run(&mut other, &plan(vec![file("img", op.clone())])).unwrap_err();
+    let failure = err.report.files[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(failure.message.contains("made for blob"), "{}", failure.message);
+    assert_eq!(other.get("img"), Some(&[9u8, 9][..]));
+
+    let mut files = MemoryFileSet::new().with("img", old);
+    let report = run(&mut files, &plan(vec![file("img", op.clone())])).unwrap();
+    assert_eq!(report.files[0].status, Status::Applied);
+    assert_eq!(files.get("img"), Some(&new[..]));
+    let again = run(&mut files, &plan(vec![file("img", op)])).unwrap();
+    assert_eq!(again.files[0].status, Status::AlreadyApplied);
+}
+
+#[test]
+fn binary_delta_applies_to_the_current_bytes() {
+    let old = b"hello".to_vec();
+    let new = b"hello!!!".to_vec();
+    let delta = vec![5, 8, 0x90, 5, 3, b'!', b'!', b'!'];
+    let mut files = MemoryFileSet::new().with("f", old.clone());
+    run(&mut files, &plan(vec![file("f", binary(BinaryData::Delta(delta.clone()), &old, &new))])).unwrap();
+    assert_eq!(files.get("f"), Some(&new[..]));
+    // A delta whose result is not the promised blob is refused.
+    let mut files = MemoryFileSet::new().with("f", old.clone());
+    let err = run(&mut files, &plan(vec![file("f", binary(BinaryData::Delta(delta), &old, b"other"))])).unwrap_err();
+    assert_eq!(err.report.files[0].failure.as_ref().unwrap().kind, FailureKind::InvalidPlan);
+    assert_eq!(files.get("f"), Some(&old[..]));
+}
+
+#[test]
+fn binary_create_from_an_empty_base() {
+    let delta = vec![0, 2, 2, b'h', b'i'];
+    let op = FileOp::Binary(BinaryEdit {
+        data: BinaryData::Delta(delta),
+        old_id: None,
+        new_id: Some(git_blob_id(b"hi")),
+        create: true,
+        mode: Some(0o755),
+    });
+    let mut files = MemoryFileSet::new();
+    run(&mut files, &plan(vec![file("new", op)])).unwrap();
+    assert_eq!(files.get("new"), Some(&b"hi"[..]));
+}
+
+fn modify(edits: Vec<Edit>, final_newline: Option<bool>) -> FileOp {
+    FileOp::Modify(Modify { edits, final_newline, line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() })
+}
+
+#[test]
+fn final_newline_is_added_or_removed_when_the_plan_says() {
+    let mut files = MemoryFileSet::new().with("a", "x\ny").with("b", "x\ny\n");
+    let p = plan(vec![
+        file("a", modify(vec![hunk(&[" x", "-y", "+z"], Some(1))], Some(true))),
+        file("b", modify(vec![hunk(&[" x", "-y", "+z"], Some(1))], Some(false))),
+    ]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a"), Some("x\nz\n"));
+    assert_eq!(files.get_str("b"), Some("x\nz"));
+    // Only the final newline changes: no edits at all.
+    let mut files = MemoryFileSet::new().with("c", "x\ny");
+    run(&mut files, &plan(vec![file("c", modify(vec![], Some(true)))])).unwrap();
+    assert_eq!(files.get_str("c"), Some("x\ny\n"));
+}
+
+#[test]
+fn a_lone_cr_is_text_with_git_line_breaks() {
+    let mut files = MemoryFileSet::new().with("a", "a\rb\nc\n");
+    let p = plan(vec![file("a", modify(vec![hunk(&["-a\rb", "+ab", " c"], Some(1))], None))]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a"), Some("ab\nc\n"));
+}
+
+#[test]
+fn line_ends_from_the_patch_set_added_lines_and_changes_of_terminator() {
+    // A mixed file: the patch's terminators win for added lines, kept lines keep theirs.
+    let mut files = MemoryFileSet::new().with("a", "one\r\ntwo\nthree\r\n");
+    let mut edit = hunk(&[" one", "-two", "+2", "+2b", " three"], Some(1));
+    let Action::Replace(rep) = &mut edit.action else { unreachable!() };
+    rep.line_ends = Some(vec![Newline::CrLf, Newline::Lf, Newline::CrLf, Newline::CrLf]);
+    run(&mut files, &plan(vec![file("a", modify(vec![edit.clone()], None))])).unwrap();
+    assert_eq!(files.get_str("a"), Some("one\r\n2\n2b\r\nthree\r\n"));
+    let again = run(&mut files, &plan(vec![file("a", modify(vec![edit], None))])).unwrap();
+    assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied);
+
+    // Only the terminator changes (a CRLF → LF conversion diff).
+    let mut files = MemoryFileSet::new().with("b", "x\r\ny\r\n");
+    let mut edit = hunk(&["-x", "-y", "+x", "+y"], Some(1));
+    let Action::Replace(rep) = &mut edit.action else { unreachable!() };
+    rep.line_ends = Some(vec![Newline::Lf, Newline::Lf]);
+    run(&mut files, &plan(vec![file("b", modify(vec![edit], None))])).unwrap();
+    assert_eq!(files.get_str("b"), Some("x\ny\n"));
+}
+
+#[test]
+fn hunks_keep_their_order_even_with_line_hints() {
+    // The second hunk's hint points above the first hunk; it is still searched after it.
+    let mut files = MemoryFileSet::new().with("a", "k\nv\nk\nv\n");
+    let p = plan(vec![file(
+        "a",
+        modify(vec![hunk(&[" k", "-v", "+V1"], Some(1)), hunk(&[" k", "-v", "+V2"], Some(1))], None),
+    )]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a"), Some("k\nV1\nk\nV2\n"));
+}

@@ -1,0 +1,512 @@
+//! Differential test of the unified dialect against `git apply`: the same diff applied to the
+//! same tree by both must leave byte-identical trees (and the same executable bits).
+//!
+//! The diffs are real git output:
+//! - every file section of every commit of this repository's own history
+//!   (`git diff --binary --full-index -M <parent> <commit>`), each applied alone to the
+//!   parent's tree, and every whole commit applied as one multi-file patch;
+//! - generated cases: a scratch repository per case, a commit, a change (edits, CRLF files,
+//!   missing final newlines, renames, copies, mode changes, binary files, deletions), and
+//!   `git diff` of the change.
+//!
+//! Every exact diff must apply at the exact tier; polypatch never needs leniency for a diff
+//! git made against the very tree it is applied to. Cases where polypatch intends to
+//! differ from git are listed in [`DIVERGENCES`] with their reason.
+//!
+//! Without git, or in a clone without history, the history part prints that it was skipped.
+
+#[allow(dead_code, reason = "this suite uses only the tree reader of the shared helpers")]
+mod common;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use polypatch::{ApplyOptions, DiskFileSet, Status, Tier};
+
+/// Cases whose outcome intentionally differs from git's, with the reason. Each entry must
+/// name an existing case.
+const DIVERGENCES: &[(&str, &str)] = &[];
+
+/// Path → (bytes, executable).
+type Tree = BTreeMap<String, (Vec<u8>, bool)>;
+
+/// One case: a base tree (files to write), a diff, and a name.
+struct Case {
+    base: Vec<(String, Vec<u8>, bool)>,
+    diff: String,
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    if git_available() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        match history_cases(repo) {
+            Ok(cases) if !cases.is_empty() => trials.extend(cases.into_iter().map(trial)),
+            Ok(_) => eprintln!("git_apply: {} has no history: history cases skipped", repo.display()),
+            Err(e) => eprintln!("git_apply: cannot read the history of {}: {e}: history cases skipped", repo.display()),
+        }
+        trials.extend(generated_cases().into_iter().map(trial));
+    } else {
+        eprintln!("git_apply: git is not installed: skipped");
+    }
+    for (name, _) in DIVERGENCES {
+        assert!(trials.iter().any(|t| t.name() == *name), "DIVERGENCES names `{name}`, which is not a case");
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn trial((name, case): (String, Case)) -> Trial {
+    let divergence = DIVERGENCES.iter().find(|(n, _)| *n == name).map(|(_, why)| *why);
+    let case = Arc::new(case);
+    Trial::test(name, move || run_case(&case, divergence))
+}
+
+fn git_available() -> bool {
+    Command::new("git").arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(format!("git {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+fn git_text(dir: &Path, args: &[&str]) -> Result<String, String> {
+    String::from_utf8(git(dir, args)?).map_err(|e| format!("git {}: not UTF-8: {e}", args.join(" ")))
+}
+
+/// The tree of `commit`: every blob with its executable bit (symlinks and submodules left out),
+/// read through one `git cat-file --batch`.
+fn tree_at(repo: &Path, commit: &str) -> Result<Vec<(String, Vec<u8>, bool)>, String> {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    let listing = git(repo, &["ls-tree", "-r", "-z", commit])?;
+    let mut entries = Vec::new();
+    for entry in listing.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+        let entry = String::from_utf8_lossy(entry);
+        let (meta, path) = entry.split_once('\t').ok_or("bad ls-tree line")?;
+        let meta: Vec<&str> = meta.split(' ').collect();
+        if meta.len() == 3 && meta[1] == "blob" && meta[0] != "120000" {
+            entries.push((path.to_string(), meta[2].to_string(), meta[0] == "100755"));
+        }
+    }
+    let mut child = Command::new("git")
+        .current_dir(repo)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git cat-file: {e}"))?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let ids: String = entries.iter().map(|(_, id, _)| id.as_str()).collect::<Vec<_>>().join("\n") + "\n";
+    let writer = std::thread::spawn(move || stdin.write_all(ids.as_bytes()));
+    let mut reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut out = Vec::with_capacity(entries.len());
+    for (path, _, exec) in entries {
+        let mut header = String::new();
+        reader.read_line(&mut header).map_err(|e| e.to_string())?;
+        let size: usize =
+            header.trim_end().rsplit(' ').next().and_then(|n| n.parse().ok()).ok_or("bad cat-file header")?;
+        let mut bytes = vec![0; size + 1];
+        reader.read_exact(&mut bytes).map_err(|e| e.to_string())?;
+        bytes.pop(); // the newline after the content
+        out.push((path, bytes, exec));
+    }
+    writer.join().expect("writer thread").map_err(|e| e.to_string())?;
+    child.wait().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// One case per file section and one per whole commit, from this repository's history.
+fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
+    if git_text(repo, &["rev-parse", "--is-shallow-repository"])?.trim() == "true" {
+        return Err("the clone is shallow".into());
+    }
+    let commits = git_text(repo, &["rev-list", "--first-parent", "--reverse", "HEAD"])?;
+    let commits: Vec<&str> = commits.lines().collect();
+    let mut cases = Vec::new();
+    for pair in commits.windows(2) {
+        let (parent, commit) = (pair[0], pair[1]);
+        let diff = git_text(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
+        let base = tree_at(repo, parent)?;
+        let short = &commit[..10];
+        for (i, section) in split_sections(&diff).into_iter().enumerate() {
+            let name = format!("history::{short}::{:03}", i + 1);
+            cases.push((name, Case { base: base.clone(), diff: section }));
+        }
+        cases.push((format!("history::{short}::all"), Case { base, diff }));
+    }
+    Ok(cases)
+}
+
+/// The `diff --git` sections of a diff, each with its own text.
+fn split_sections(diff: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in diff.split_inclusive('\n') {
+        if line.starts_with("diff --git ") || out.is_empty() {
+            out.push(String::new());
+        }
+        out.last_mut().expect("a section").push_str(line);
+    }
+    out
+}
+
+fn run_case(case: &Case, divergence: Option<&str>) -> Result<(), Failed> {
+    let scratch = tempfile::Builder::new().prefix("polypatch-git-apply-").tempdir().map_err(|e| e.to_string())?;
+    let scratch = scratch.path().canonicalize().map_err(|e| e.to_string())?;
+    let ours = scratch.join("ours");
+    let theirs = scratch.join("theirs");
+    for root in [&ours, &theirs] {
+        write_tree(root, &case.base).map_err(|e| e.to_string())?;
+    }
+    let patch = scratch.join("patch.diff");
+    fs::write(&patch, &case.diff).map_err(|e| e.to_string())?;
+
+    // git apply outside any repository behaves like patch(1) with git's rules.
+    let git_out = Command::new("git")
+        .current_dir(&theirs)
+        .args(["apply", "--binary"])
+        .arg(&patch)
+        .env("GIT_CEILING_DIRECTORIES", &scratch)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let git_ok = git_out.status.success();
+
+    let plan = polypatch::parse(&case.diff, Some("unified")).map_err(|e| e.render(&case.diff))?;
+    let mut files = DiskFileSet::new(&ours).map_err(|e| e.to_string())?;
+    let result = polypatch::apply(&plan, &mut files, &ApplyOptions::default());
+
+    if let Some(why) = divergence {
+        eprintln!("declared divergence: {why}");
+        return Ok(());
+    }
+    if !git_ok {
+        return Err(format!(
+            "git apply failed on a diff git made for this tree: {}",
+            String::from_utf8_lossy(&git_out.stderr)
+        )
+        .into());
+    }
+    let report = result.map_err(|e| format!("polypatch failed where git applied:\n{}", e.report))?;
+    for file in &report.files {
+        for edit in &file.edits {
+            if edit.status == Status::Applied && edit.tier != Some(Tier::Exact) {
+                return Err(format!("{}: {} applied at {:?}, not exact", file.path, edit.label, edit.tier).into());
+            }
+        }
+    }
+    let (a, b) = (read_tree(&ours).map_err(|e| e.to_string())?, read_tree(&theirs).map_err(|e| e.to_string())?);
+    compare(&a, &b).map_err(Into::into)
+}
+
+fn write_tree(root: &Path, files: &[(String, Vec<u8>, bool)]) -> std::io::Result<()> {
+    fs::create_dir_all(root)?;
+    for (path, bytes, exec) in files {
+        let dst = root.join(path);
+        if let Some(parent) = dst.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(&dst, bytes)?;
+        set_exec(&dst, *exec)?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_exec(path: &Path, exec: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::set_permissions(path, fs::Permissions::from_mode(if exec { 0o755 } else { 0o644 }))
+}
+
+#[cfg(not(unix))]
+fn set_exec(_: &Path, _: bool) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn is_exec(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_exec(_: &fs::Metadata) -> bool {
+    false
+}
+
+fn read_tree(root: &Path) -> std::io::Result<Tree> {
+    let mut tree = Tree::new();
+    for (rel, bytes) in common::read_tree(root)? {
+        let exec = is_exec(&fs::metadata(root.join(&rel))?);
+        tree.insert(rel, (bytes, exec));
+    }
+    Ok(tree)
+}
+
+fn compare(ours: &Tree, git: &Tree) -> Result<(), String> {
+    let mut out = String::new();
+    for (path, (want, want_x)) in git {
+        match ours.get(path) {
+            None => writeln!(out, "git has `{path}`, polypatch does not").unwrap(),
+            Some((got, _)) if got != want => {
+                let at = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+                writeln!(out, "`{path}` differs from byte {at} (polypatch {} bytes, git {})", got.len(), want.len())
+                    .unwrap();
+            }
+            Some((_, got_x)) if got_x != want_x => {
+                writeln!(out, "`{path}`: executable bit {got_x} (polypatch) vs {want_x} (git)").unwrap();
+            }
+            Some(_) => {}
+        }
+    }
+    for path in ours.keys().filter(|p| !git.contains_key(*p)) {
+        writeln!(out, "polypatch has `{path}`, git does not").unwrap();
+    }
+    if out.is_empty() { Ok(()) } else { Err(out) }
+}
+
+/// A scratch repository: `before` is committed, `change` edits the work tree, and the case is
+/// `git diff` (with `extra` arguments) of the change against the commit.
+fn scratch_case(
+    before: &[(&str, &[u8], bool)],
+    change: impl FnOnce(&Path) -> std::io::Result<()>,
+    extra: &[&str],
+) -> Result<Case, String> {
+    let dir = tempfile::Builder::new().prefix("polypatch-gen-").tempdir().map_err(|e| e.to_string())?;
+    let repo = dir.path();
+    git(repo, &["init", "-q"])?;
+    git(repo, &["config", "core.autocrlf", "false"])?;
+    let base: Vec<(String, Vec<u8>, bool)> =
+        before.iter().map(|(p, b, x)| ((*p).to_string(), b.to_vec(), *x)).collect();
+    write_tree(repo, &base).map_err(|e| e.to_string())?;
+    git(repo, &["add", "-A"])?;
+    git(repo, &["commit", "-q", "--allow-empty", "-m", "before"])?;
+    change(repo).map_err(|e| e.to_string())?;
+    git(repo, &["add", "-A"])?;
+    let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
+    args.extend_from_slice(extra);
+    let diff = git_text(repo, &args)?;
+    Ok(Case { base, diff })
+}
+
+/// A small deterministic generator (xorshift), so generated cases are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: &[&str] = &["fn main() {", "}", "    let x = 1;", "    x += 1;", "", "// note", "    return x;", "end"];
+
+/// A text of `n` lines drawn from a small vocabulary (so lines repeat, as in code).
+fn text(rng: &mut Rng, n: usize, eol: &str, final_newline: bool) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..n {
+        let w = WORDS[rng.below(WORDS.len())];
+        write!(out, "{w} {}", rng.below(40)).unwrap();
+        if i + 1 < n || final_newline {
+            out.push_str(eol);
+        }
+    }
+    out.into_bytes()
+}
+
+/// Random line edits: replace, insert and delete lines, keeping the line ending style.
+fn mutate(rng: &mut Rng, before: &[u8], eol: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(before);
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+    for _ in 0..=rng.below(4) {
+        let at = rng.below(lines.len() + 1);
+        match rng.below(3) {
+            0 if at < lines.len() => {
+                lines[at] = format!("changed {}{eol}", rng.below(1000));
+            }
+            1 if at < lines.len() => {
+                lines.remove(at);
+            }
+            _ => lines.insert(at, format!("inserted {}{eol}", rng.below(1000))),
+        }
+    }
+    lines.concat().into_bytes()
+}
+
+fn generated_cases() -> Vec<(String, Case)> {
+    let mut cases: Vec<(String, Case)> = Vec::new();
+    let mut push = |name: String, case: Result<Case, String>| match case {
+        Ok(case) => cases.push((name, case)),
+        Err(e) => panic!("cannot generate case {name}: {e}"),
+    };
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for i in 0..40 {
+        let eol = if i % 4 == 3 { "\r\n" } else { "\n" };
+        let final_newline = i % 5 != 4;
+        let n = 5 + rng.below(60);
+        let before = text(&mut rng, n, eol, final_newline);
+        let mut after = mutate(&mut rng, &before, eol);
+        if i % 7 == 6 {
+            // Toggle the final newline.
+            if after.ends_with(b"\n") {
+                after.truncate(after.len() - eol.len());
+            } else {
+                after.extend_from_slice(eol.as_bytes());
+            }
+        }
+        let context = ["-U3", "-U1", "-U0", "-U5"][i % 4];
+        let case = scratch_case(&[("f.txt", &before, false)], |r| fs::write(r.join("f.txt"), &after), &[context]);
+        push(format!("generated::edit_{i:02}{}", context.to_lowercase()), case);
+    }
+    let a = text(&mut rng, 30, "\n", true);
+    let b = text(&mut rng, 12, "\n", true);
+    let bin: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let mut bin2 = bin.clone();
+    for k in [100, 2000, 4000] {
+        bin2[k] ^= 0xff;
+    }
+    let a2 = mutate(&mut rng, &a, "\n");
+    push(
+        "generated::new_file".into(),
+        scratch_case(
+            &[("a.txt", &a, false)],
+            |r| {
+                fs::create_dir_all(r.join("dir"))?;
+                fs::write(r.join("dir/new.txt"), &b)
+            },
+            &[],
+        ),
+    );
+    push(
+        "generated::deleted_file".into(),
+        scratch_case(&[("a.txt", &a, false), ("b.txt", &b, false)], |r| fs::remove_file(r.join("b.txt")), &[]),
+    );
+    push(
+        "generated::empty_new_file".into(),
+        scratch_case(&[("a.txt", &a, false)], |r| fs::write(r.join("empty"), b""), &[]),
+    );
+    push(
+        "generated::empty_file_deleted".into(),
+        scratch_case(&[("a.txt", &a, false), ("empty", b"", false)], |r| fs::remove_file(r.join("empty")), &[]),
+    );
+    push(
+        "generated::rename".into(),
+        scratch_case(&[("a.txt", &a, false)], |r| fs::rename(r.join("a.txt"), r.join("moved.txt")), &["-M"]),
+    );
+    push(
+        "generated::rename_and_edit".into(),
+        scratch_case(
+            &[("a.txt", &a, false)],
+            |r| {
+                fs::remove_file(r.join("a.txt"))?;
+                fs::write(r.join("renamed.txt"), &a2)
+            },
+            &["-M"],
+        ),
+    );
+    push(
+        "generated::copy_and_edit".into(),
+        scratch_case(&[("a.txt", &a, false)], |r| fs::write(r.join("copy.txt"), &a2), &["-C", "-C"]),
+    );
+    push(
+        "generated::mode_only".into(),
+        scratch_case(&[("run.sh", &a, false)], |r| set_exec(&r.join("run.sh"), true), &[]),
+    );
+    push(
+        "generated::mode_and_edit".into(),
+        scratch_case(
+            &[("run.sh", &a, true)],
+            |r| {
+                fs::write(r.join("run.sh"), &a2)?;
+                set_exec(&r.join("run.sh"), false)
+            },
+            &[],
+        ),
+    );
+    push(
+        "generated::new_executable".into(),
+        scratch_case(
+            &[("a.txt", &a, false)],
+            |r| {
+                fs::write(r.join("x.sh"), &b)?;
+                set_exec(&r.join("x.sh"), true)
+            },
+            &[],
+        ),
+    );
+    push(
+        "generated::binary_literal_new".into(),
+        scratch_case(&[("a.txt", &a, false)], |r| fs::write(r.join("img.bin"), &bin), &[]),
+    );
+    push(
+        "generated::binary_delta".into(),
+        scratch_case(&[("img.bin", &bin, false)], |r| fs::write(r.join("img.bin"), &bin2), &[]),
+    );
+    push(
+        "generated::binary_deleted".into(),
+        scratch_case(&[("img.bin", &bin, false)], |r| fs::remove_file(r.join("img.bin")), &[]),
+    );
+    push(
+        "generated::quoted_paths".into(),
+        scratch_case(
+            &[("sp ace.txt", &a, false), ("tab\there.txt", &b, false), ("caf\u{e9}.txt", &b, false)],
+            |r| {
+                fs::write(r.join("sp ace.txt"), &a2)?;
+                fs::write(r.join("tab\there.txt"), &a)?;
+                fs::rename(r.join("caf\u{e9}.txt"), r.join("th\u{e9}.txt"))
+            },
+            &["-M"],
+        ),
+    );
+    push(
+        "generated::lone_cr_inside_lines".into(),
+        scratch_case(
+            &[("cr.txt", b"a\rb\nc\rd\ne\n", false)],
+            |r| fs::write(r.join("cr.txt"), b"a\rb\nC\rD\ne\n"),
+            &[],
+        ),
+    );
+    push(
+        "generated::crlf_to_lf".into(),
+        scratch_case(&[("w.txt", b"one\r\ntwo\r\n", false)], |r| fs::write(r.join("w.txt"), b"one\ntwo\n"), &[]),
+    );
+    push(
+        "generated::several_files".into(),
+        scratch_case(
+            &[("a.txt", &a, false), ("b.txt", &b, false), ("sub/c.txt", &a, false)],
+            |r| {
+                fs::write(r.join("a.txt"), &a2)?;
+                fs::remove_file(r.join("b.txt"))?;
+                fs::write(r.join("sub/c.txt"), &b)?;
+                fs::write(r.join("sub/d.txt"), &a)
+            },
+            &["-M"],
+        ),
+    );
+    cases
+}
