@@ -186,6 +186,9 @@ fn new_and_deleted_files_reject_other_lines() {
     assert_eq!((e.kind, e.span), (kind::INVALID_HUNK_LINE, Some(at(text, "+b"))));
 }
 
+/// A modify's path, move, copy source, mode and number of edits.
+type Summary<'p> = (&'p str, Option<&'p str>, Option<&'p str>, Option<u32>, usize);
+
 #[test]
 fn renames_copies_and_modes() {
     let text = "\
@@ -217,7 +220,7 @@ old mode 100644
 new mode 100755
 ";
     let plan = plan(text);
-    let summary: Vec<(&str, Option<&str>, Option<&str>, Option<u32>, usize)> = plan
+    let summary: Vec<Summary<'_>> = plan
         .files
         .iter()
         .map(|f| {
@@ -267,19 +270,19 @@ fn explicit_strip_levels() {
 
 #[test]
 fn final_newline_and_end_of_file() {
-    let m = |text: &str| only_modify(&plan(text)).clone();
+    let modify_of = |text: &str| only_modify(&plan(text)).clone();
     // Marker after the new side: the result ends without a newline.
-    let a = m("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n");
+    let a = modify_of("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n");
     assert_eq!(a.final_newline, Some(false));
     assert!(a.edits[0].scope.at_end_of_file);
     // Only on the old side: the result gains one.
-    let b = m("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n");
+    let b = modify_of("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n");
     assert_eq!(b.final_newline, Some(true));
     assert!(b.edits[0].scope.at_end_of_file);
     // On both sides (and on a context line).
-    let c = m("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n");
+    let c = modify_of("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n\\ No newline at end of file\n");
     assert_eq!(c.final_newline, Some(false));
-    let d = m("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+    let d = modify_of("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
     assert_eq!((d.final_newline, d.edits[0].scope.at_end_of_file), (None, false));
 }
 
@@ -296,7 +299,7 @@ fn crlf_sections_set_line_ends() {
 }
 
 #[test]
-fn diff_ruN_epoch_sides_create_and_delete() {
+fn diff_run_epoch_sides_create_and_delete() {
     let text = "\
 diff -ruN old/n.txt new/n.txt
 --- old/n.txt\t1970-01-01 00:00:00.000000000 +0000

@@ -178,7 +178,7 @@ fn plain_diff_with_timestamps() {
 }
 
 #[test]
-fn diff_ruN_with_command_lines_and_epoch() {
+fn diff_run_with_command_lines_and_epoch() {
     let text = "\
 Only in old: gone.txt
 diff -ruN old/a.txt new/a.txt
