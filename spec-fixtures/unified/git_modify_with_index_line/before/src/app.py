@@ -1,0 +1,3 @@
+def main():
+    print('hi')
+    return 0
