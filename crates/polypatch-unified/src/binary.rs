@@ -219,7 +219,8 @@ pub fn encode_block(data: &[u8]) -> String {
 }
 
 fn deflate(data: &[u8]) -> Vec<u8> {
-    let mut compressor = Compress::new(Compression::default(), true);
+    // git deflates binary patches at its default `core.compression` level, best speed.
+    let mut compressor = Compress::new(Compression::fast(), true);
     let mut out = Vec::with_capacity(data.len() / 2 + 64);
     loop {
         if out.len() == out.capacity() {
