@@ -31,10 +31,12 @@
 //! );
 //! ```
 
+use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::algorithms::{DiffHook, myers};
 
 use crate::binary::encode_block;
 
@@ -316,14 +318,9 @@ fn similarity(old: &[u8], new: &[u8]) -> u32 {
     let (Some(old_text), Some(new_text)) = (text(old), text(new)) else { return 0 };
     let old_lines = split_lines(old_text);
     let new_lines = split_lines(new_text);
-    let common: usize = capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines)
+    let common: usize = common_runs(&old_lines, &new_lines)
         .iter()
-        .filter_map(|op| match *op {
-            DiffOp::Equal { old_index, len, .. } => {
-                Some(old_lines[old_index..old_index + len].iter().map(|l| l.len()).sum::<usize>())
-            }
-            _ => None,
-        })
+        .map(|run| old_lines[run.old..run.old + run.len].iter().map(|l| l.len()).sum::<usize>())
         .sum();
     (common * 100 / old.len().max(new.len())) as u32
 }
@@ -470,23 +467,86 @@ struct Change {
     new: Range<usize>,
 }
 
-/// The maximal runs of changed lines, in order.
-fn changes(old: &[&str], new: &[&str]) -> Vec<Change> {
-    let mut out: Vec<Change> = Vec::new();
-    for op in capture_diff_slices(Algorithm::Myers, old, new) {
-        let (_, old_range, new_range) = op.as_tag_tuple();
-        if matches!(op, DiffOp::Equal { .. }) || (old_range.is_empty() && new_range.is_empty()) {
+/// A run of `len` equal lines at `old` and `new`.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    old: usize,
+    new: usize,
+    len: usize,
+}
+
+/// Collects the equal runs that Myers reports.
+struct Runs(Vec<Run>);
+
+impl DiffHook for Runs {
+    type Error = Infallible;
+
+    fn equal(&mut self, old: usize, new: usize, len: usize) -> Result<(), Infallible> {
+        self.0.push(Run { old, new, len });
+        Ok(())
+    }
+}
+
+/// The runs of equal lines of a Myers line diff, increasing on both sides.
+///
+/// Lines are interned to numbers first, so the diff compares integers. Only the equal runs
+/// are taken from the algorithm and checked to be in order: what lies between them is a
+/// change by construction, so the hunks always add up.
+fn common_runs<'t>(old: &[&'t str], new: &[&'t str]) -> Vec<Run> {
+    let mut ids: HashMap<&'t str, u32> = HashMap::with_capacity(old.len() + new.len());
+    let mut intern = |line: &'t str| -> u32 {
+        let next = ids.len() as u32;
+        *ids.entry(line).or_insert(next)
+    };
+    let a: Vec<u32> = old.iter().map(|l| intern(l)).collect();
+    let b: Vec<u32> = new.iter().map(|l| intern(l)).collect();
+    let mut hook = Runs(Vec::new());
+    let Ok(()) = myers::diff(&mut hook, &a, 0..a.len(), &b, 0..b.len());
+
+    let mut runs: Vec<Run> = Vec::with_capacity(hook.0.len());
+    let (mut old_end, mut new_end) = (0, 0);
+    for run in hook.0 {
+        let in_order = run.len > 0 && run.old >= old_end && run.new >= new_end;
+        if !in_order || a[run.old..run.old + run.len] != b[run.new..run.new + run.len] {
             continue;
         }
-        match out.last_mut() {
-            Some(last) if last.old.end == old_range.start && last.new.end == new_range.start => {
-                last.old.end = old_range.end;
-                last.new.end = new_range.end;
-            }
-            _ => out.push(Change { old: old_range, new: new_range }),
+        match runs.last_mut() {
+            Some(last) if last.old + last.len == run.old && last.new + last.len == run.new => last.len += run.len,
+            _ => runs.push(run),
         }
+        (old_end, new_end) = (run.old + run.len, run.new + run.len);
+    }
+    runs
+}
+
+/// The maximal runs of changed lines, in order: the gaps between the equal runs.
+fn changes(old: &[&str], new: &[&str]) -> Vec<Change> {
+    let mut out = Vec::new();
+    let (mut old_at, mut new_at) = (0, 0);
+    let end = Run { old: old.len(), new: new.len(), len: 0 };
+    for run in common_runs(old, new).into_iter().chain([end]) {
+        if run.old > old_at || run.new > new_at {
+            out.push(Change { old: old_at..run.old, new: new_at..run.new });
+        }
+        (old_at, new_at) = (run.old + run.len, run.new + run.len);
     }
     out
+}
+
+/// Whether git's default function-name rule picks this line for hunk headers: it starts
+/// with an ASCII letter, `_` or `$`.
+fn is_function_line(line: &str) -> bool {
+    line.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+}
+
+/// A function line as git shows it after `@@`: at most 80 bytes, trailing whitespace
+/// removed. (git cuts at 80 bytes; here the cut backs off to a character boundary.)
+fn function_text(line: &str) -> &str {
+    let mut cut = line.len().min(80);
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    line[..cut].trim_end_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r'])
 }
 
 /// A hunk range as git writes it: `start,count`, `start` alone for one line, and for an
@@ -510,6 +570,9 @@ fn write_line(out: &mut String, prefix: char, line: &str) {
 fn write_hunks(out: &mut String, old: &[&str], new: &[&str], context: usize) {
     let changes = changes(old, new);
     let mut rest = changes.as_slice();
+    // The nearest function line above the current hunk, and how far up has been searched.
+    let mut function: Option<&str> = None;
+    let mut searched = 0;
     while let Some(first) = rest.first() {
         // Changes closer than twice the context share a hunk.
         let mut n = 1;
@@ -525,12 +588,18 @@ fn write_hunks(out: &mut String, old: &[&str], new: &[&str], context: usize) {
         let new_start = first.new.start - (first.old.start - old_start);
         let old_end = (last.old.end + context).min(old.len());
         let new_end = last.new.end + (old_end - last.old.end);
-        let _ = writeln!(
-            out,
-            "@@ -{} +{} @@",
-            range(old_start, old_end - old_start),
-            range(new_start, new_end - new_start)
-        );
+        if let Some(i) = (searched..old_start).rev().find(|&i| is_function_line(old[i])) {
+            function = Some(function_text(old[i]));
+        }
+        searched = old_start;
+        let _ =
+            write!(out, "@@ -{} +{} @@", range(old_start, old_end - old_start), range(new_start, new_end - new_start));
+        match function {
+            Some(text) if !text.is_empty() => {
+                let _ = writeln!(out, " {text}");
+            }
+            _ => out.push('\n'),
+        }
         let mut cursor = old_start;
         for change in group {
             for line in &old[cursor..change.old.start] {
