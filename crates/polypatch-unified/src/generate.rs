@@ -35,6 +35,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt::Write as _;
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use similar::algorithms::{DiffHook, myers};
 
@@ -487,34 +488,67 @@ impl DiffHook for Runs {
     }
 }
 
+/// How long one line diff may search for a minimal result before it settles for a coarser
+/// one (still exact: only the hunks get larger). Only pathological inputs get near it.
+const DIFF_DEADLINE: Duration = Duration::from_secs(2);
+
 /// The runs of equal lines of a Myers line diff, increasing on both sides.
 ///
-/// Lines are interned to numbers first, so the diff compares integers. Only the equal runs
-/// are taken from the algorithm and checked to be in order: what lies between them is a
-/// change by construction, so the hunks always add up.
+/// Lines are interned to numbers first, so the diff compares integers, and lines that
+/// occur only on one side are left out of the search (they are changes whatever Myers
+/// finds; git's xdiff does the same), which keeps a rewritten file from costing
+/// quadratic time. Only the equal runs are taken from the algorithm and checked to be in
+/// order: what lies between them is a change by construction, so the hunks always add up.
 fn common_runs<'t>(old: &[&'t str], new: &[&'t str]) -> Vec<Run> {
-    let mut ids: HashMap<&'t str, u32> = HashMap::with_capacity(old.len() + new.len());
-    let mut intern = |line: &'t str| -> u32 {
-        let next = ids.len() as u32;
-        *ids.entry(line).or_insert(next)
+    // Per distinct line: its number and how often it occurs on each side.
+    let mut ids: HashMap<&'t str, (u32, u32, u32)> = HashMap::with_capacity(old.len() + new.len());
+    for (side, lines) in [old, new].into_iter().enumerate() {
+        for &line in lines {
+            let next = ids.len() as u32;
+            let entry = ids.entry(line).or_insert((next, 0, 0));
+            if side == 0 {
+                entry.1 += 1;
+            } else {
+                entry.2 += 1;
+            }
+        }
+    }
+    // The lines found on both sides, with their positions.
+    let keep = |lines: &[&'t str]| -> (Vec<u32>, Vec<usize>) {
+        lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, line)| {
+                let (id, in_old, in_new) = ids[line];
+                (in_old > 0 && in_new > 0).then_some((id, i))
+            })
+            .unzip()
     };
-    let a: Vec<u32> = old.iter().map(|l| intern(l)).collect();
-    let b: Vec<u32> = new.iter().map(|l| intern(l)).collect();
+    let (old_ids, old_at) = keep(old);
+    let (new_ids, new_at) = keep(new);
     let mut hook = Runs(Vec::new());
-    let Ok(()) = myers::diff(&mut hook, &a, 0..a.len(), &b, 0..b.len());
+    let deadline = Instant::now().checked_add(DIFF_DEADLINE);
+    let Ok(()) = myers::diff_deadline(&mut hook, &old_ids, 0..old_ids.len(), &new_ids, 0..new_ids.len(), deadline);
 
     let mut runs: Vec<Run> = Vec::with_capacity(hook.0.len());
     let (mut old_end, mut new_end) = (0, 0);
     for run in hook.0 {
-        let in_order = run.len > 0 && run.old >= old_end && run.new >= new_end;
-        if !in_order || a[run.old..run.old + run.len] != b[run.new..run.new + run.len] {
-            continue;
+        for k in 0..run.len {
+            let (i, j) = (run.old + k, run.new + k);
+            if old_ids.get(i).is_none() || old_ids.get(i) != new_ids.get(j) {
+                continue;
+            }
+            // Back to positions in the whole files; keep only matches in order.
+            let (at_old, at_new) = (old_at[i], new_at[j]);
+            if at_old < old_end || at_new < new_end {
+                continue;
+            }
+            match runs.last_mut() {
+                Some(last) if last.old + last.len == at_old && last.new + last.len == at_new => last.len += 1,
+                _ => runs.push(Run { old: at_old, new: at_new, len: 1 }),
+            }
+            (old_end, new_end) = (at_old + 1, at_new + 1);
         }
-        match runs.last_mut() {
-            Some(last) if last.old + last.len == run.old && last.new + last.len == run.new => last.len += run.len,
-            _ => runs.push(run),
-        }
-        (old_end, new_end) = (run.old + run.len, run.new + run.len);
     }
     runs
 }
@@ -692,5 +726,23 @@ mod tests {
         assert_eq!(similarity(b"", b""), 100);
         assert_eq!(similarity(b"x\n", b"y\n"), 0);
         assert_eq!(similarity(b"\0a", b"\0b"), 0);
+    }
+
+    #[test]
+    fn large_rewrite_takes_no_quadratic_time() {
+        let (mut old, mut new) = (String::new(), String::new());
+        for i in 0..20_000 {
+            let _ = writeln!(old, "old {i}");
+            let _ = writeln!(new, "new {i}");
+        }
+        let start = std::time::Instant::now();
+        let diff = diff_file(
+            Some(Side::new("f", old.as_bytes())),
+            Some(Side::new("f", new.as_bytes())),
+            &DiffOptions::default(),
+        );
+        assert!(start.elapsed() < std::time::Duration::from_secs(1), "{:?}", start.elapsed());
+        assert!(diff.contains("\n@@ -1,20000 +1,20000 @@\n-old 0\n"));
+        assert_eq!(diff.lines().count(), 4 + 1 + 40_000);
     }
 }
