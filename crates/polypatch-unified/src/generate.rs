@@ -10,6 +10,27 @@
 //!
 //! Every output is accepted by `git apply` and produces exactly the new bytes and modes.
 //!
+//! # Differences from `git diff`
+//!
+//! Where git's choices are the same, the text is git's byte for byte (tested). It differs
+//! on purpose or by construction here:
+//! - The line diff is Myers without git's indent heuristic, so where a change can be
+//!   placed in several equally small ways, the hunk lines may be placed differently.
+//!   A search still running after two seconds settles for larger hunks.
+//! - The text after `@@` follows git's default rule only (the nearest line above the hunk
+//!   starting with a letter, `_` or `$`; no `.gitattributes` diff drivers), cut at 80
+//!   bytes on a character boundary.
+//! - Binary means a NUL byte anywhere or content that is not UTF-8 (git: a NUL in the
+//!   first 8000 bytes). Binary patches are always `literal` blocks, never `delta`, and the
+//!   deflated bytes may differ from git's zlib output (same level; both decode the same).
+//! - `index` lines always abbreviate text ids to 7 digits (git lengthens them in large
+//!   repositories, and `--binary` writes full ids for text files too); binary patches get
+//!   full ids, as git requires.
+//! - Renames: the similarity is the share of bytes in common lines of a Myers diff
+//!   (git estimates it from hashed chunks, so the percentage can differ slightly); binary
+//!   files pair only when identical; no copy detection; files stay in the given order
+//!   (git sorts by path).
+//!
 //! ```
 //! use polypatch_unified::generate::{DiffOptions, Side, diff_file};
 //!
@@ -610,7 +631,7 @@ fn write_hunks(out: &mut String, old: &[&str], new: &[&str], context: usize) {
     while let Some(first) = rest.first() {
         // Changes closer than twice the context share a hunk.
         let mut n = 1;
-        while n < rest.len() && rest[n].old.start - rest[n - 1].old.end <= 2 * context {
+        while n < rest.len() && rest[n].old.start - rest[n - 1].old.end <= context.saturating_mul(2) {
             n += 1;
         }
         let (group, tail) = rest.split_at(n);
@@ -620,7 +641,7 @@ fn write_hunks(out: &mut String, old: &[&str], new: &[&str], context: usize) {
         // The lines around changes are equal on both sides, so the offsets carry over.
         let old_start = first.old.start.saturating_sub(context);
         let new_start = first.new.start - (first.old.start - old_start);
-        let old_end = (last.old.end + context).min(old.len());
+        let old_end = last.old.end.saturating_add(context).min(old.len());
         let new_end = last.new.end + (old_end - last.old.end);
         if let Some(i) = (searched..old_start).rev().find(|&i| is_function_line(old[i])) {
             function = Some(function_text(old[i]));
@@ -744,5 +765,15 @@ mod tests {
         assert!(start.elapsed() < std::time::Duration::from_secs(1), "{:?}", start.elapsed());
         assert!(diff.contains("\n@@ -1,20000 +1,20000 @@\n-old 0\n"));
         assert_eq!(diff.lines().count(), 4 + 1 + 40_000);
+    }
+
+    #[test]
+    fn huge_context_is_the_whole_file() {
+        let diff = diff_file(
+            Some(Side::new("f", b"a\nb\nc\n")),
+            Some(Side::new("f", b"a\nB\nc\n")),
+            &DiffOptions::default().context(usize::MAX),
+        );
+        assert!(diff.ends_with("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"), "{diff}");
     }
 }

@@ -548,3 +548,35 @@ proptest! {
         prop_assert_eq!(result, Ok(tree(&[("file.txt", &after, 0o644)])), "patch:\n{}", patch);
     }
 }
+
+fn owned_side(s: &(String, Vec<u8>, Option<u32>)) -> Side<'_> {
+    Side { path: s.0.as_str(), bytes: s.1.as_slice(), mode: s.2 }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any bytes, paths, modes and options: no panic, and an empty diff exactly when
+    /// nothing changed.
+    #[test]
+    fn never_panics(
+        old in prop::option::of((".{0,12}", prop::collection::vec(any::<u8>(), 0..200), prop::option::of(any::<u32>()))),
+        new in prop::option::of((".{0,12}", prop::collection::vec(any::<u8>(), 0..200), prop::option::of(any::<u32>()))),
+        context in 0usize..8,
+        binary in any::<bool>(),
+        renames in any::<bool>(),
+    ) {
+        let side = owned_side;
+        let options = DiffOptions::default().context(context).binary(binary).renames(renames);
+        let diff = diff_file(old.as_ref().map(side), new.as_ref().map(side), &options);
+        let _ = diff_files([(old.as_ref().map(side), None), (None, new.as_ref().map(side))], &options);
+        let unchanged = match (&old, &new) {
+            (None, None) => true,
+            (Some(o), Some(n)) => o == n,
+            _ => false,
+        };
+        if unchanged {
+            prop_assert_eq!(diff, "");
+        }
+    }
+}
