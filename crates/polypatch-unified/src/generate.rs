@@ -362,17 +362,9 @@ fn split_lines(text: &str) -> Vec<&str> {
 
 const NULL_ID: &str = "0000000000000000000000000000000000000000";
 
-/// The git blob id of `bytes`: SHA-1 of `blob <len>\0` followed by the bytes.
-fn blob_id(bytes: &[u8]) -> String {
-    let mut hasher = sha1_smol::Sha1::new();
-    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
-    hasher.update(bytes);
-    hasher.digest().to_string()
-}
-
 /// The `index` line's id of one side: abbreviated for text, full for binary patches.
 fn index_id(bytes: Option<&[u8]>, full: bool) -> String {
-    let id = bytes.map_or_else(|| NULL_ID.to_owned(), blob_id);
+    let id = bytes.map_or_else(|| NULL_ID.to_owned(), polypatch_core::binary::git_blob_id);
     if full { id } else { id[..7].to_owned() }
 }
 
