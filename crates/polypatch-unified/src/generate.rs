@@ -719,9 +719,10 @@ mod tests {
     }
 
     #[test]
-    fn blob_ids() {
-        assert_eq!(blob_id(b""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
-        assert_eq!(blob_id(b"hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+    fn index_ids() {
+        assert_eq!(index_id(Some(b"hello\n"), false), "ce01362");
+        assert_eq!(index_id(Some(b"hello\n"), true), "ce013625030ba8dba906f756967f9e9ca394464a");
+        assert_eq!(index_id(None, false), "0000000");
     }
 
     #[test]
