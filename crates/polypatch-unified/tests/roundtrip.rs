@@ -1,0 +1,157 @@
+//! The round trip property of issue 3: random file + random edits → `generate::diff_file`
+//! → parse and lower as the `unified` dialect → `polypatch_core::apply` on an in-memory
+//! file set → exactly the target bytes (and modes, paths).
+
+use polypatch_core::{ApplyOptions, Dialect, MemoryFileSet, apply};
+use polypatch_unified::Unified;
+use polypatch_unified::generate::{DiffOptions, Side, diff_file, diff_files};
+use proptest::prelude::*;
+
+/// A random text: lines from a small vocabulary (so that diffs meet repeated lines),
+/// sometimes `\r\n`, with or without a final newline.
+fn text_file() -> impl Strategy<Value = Vec<u8>> {
+    let line = prop::sample::select(vec!["a", "b", "c", "{", "}", "", "    x = 1;", "fn f() {", "// note"]);
+    let ending = prop::sample::select(vec!["\n", "\n", "\n", "\n", "\n", "\n", "\r\n"]);
+    (prop::collection::vec((line, ending), 0..40), any::<bool>()).prop_map(|(lines, final_newline)| {
+        let mut out = String::new();
+        for (text, end) in &lines {
+            out.push_str(text);
+            out.push_str(end);
+        }
+        // Without a final newline; a `\r\n` line then keeps its `\r`.
+        if !final_newline && out.ends_with('\n') {
+            out.pop();
+        }
+        out.into_bytes()
+    })
+}
+
+/// Random edits: (kind, position, new line) with kind 0 insert, 1 delete, 2 replace.
+fn edits() -> impl Strategy<Value = Vec<(u8, usize, &'static str)>> {
+    let word = prop::sample::select(vec!["a", "b", "new", "}", "", "    y = 2;", "fn g() {", "z\r"]);
+    prop::collection::vec((0u8..3, any::<usize>(), word), 0..10)
+}
+
+fn edited(before: &[u8], edits: &[(u8, usize, &str)], final_newline: Option<bool>) -> Vec<u8> {
+    let text = std::str::from_utf8(before).unwrap();
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+    for &(kind, pos, word) in edits {
+        match kind {
+            0 => {
+                let at = pos % (lines.len() + 1);
+                lines.insert(at, format!("{word}\n"));
+            }
+            _ if lines.is_empty() => {}
+            1 => {
+                lines.remove(pos % lines.len());
+            }
+            _ => {
+                let at = pos % lines.len();
+                lines[at] = format!("{word}\n");
+            }
+        }
+    }
+    let mut out = lines.concat();
+    match final_newline {
+        Some(true) if !out.is_empty() && !out.ends_with('\n') => out.push('\n'),
+        Some(false) if out.ends_with('\n') => {
+            out.pop();
+        }
+        _ => {}
+    }
+    out.into_bytes()
+}
+
+/// Parses `patch` as the unified dialect and applies it (exact matching only: a generated
+/// diff is exact) to `files`.
+fn apply_patch(patch: &str, files: &mut MemoryFileSet) -> Result<(), String> {
+    let plan = Unified.parse(patch).map_err(|e| format!("parse: {}", e.render(patch)))?;
+    let report = apply(&plan, files, &ApplyOptions::default().strict(true)).map_err(|e| format!("apply: {e:?}"))?;
+    if !report.is_success() {
+        return Err(format!("apply: {:?}", report.first_failure()));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Random file + random edits → diff → parse → apply == target.
+    #[test]
+    fn modify_round_trip(
+        before in text_file(),
+        edits in edits(),
+        final_newline in prop::option::of(any::<bool>()),
+        context in prop::sample::select(vec![1usize, 2, 3, 3, 3, 5]),
+    ) {
+        let after = edited(&before, &edits, final_newline);
+        let patch = diff_file(
+            Some(Side::new("src/file.txt", &before)),
+            Some(Side::new("src/file.txt", &after)),
+            &DiffOptions::default().context(context),
+        );
+        if before == after {
+            prop_assert_eq!(patch, "");
+            return Ok(());
+        }
+        let mut files = MemoryFileSet::new().with("src/file.txt", before.clone()).with("other.txt", "untouched\n");
+        let applied = apply_patch(&patch, &mut files);
+        prop_assert!(applied.is_ok(), "{}\n--- patch ---\n{}", applied.unwrap_err(), patch);
+        prop_assert_eq!(files.get("src/file.txt"), Some(after.as_slice()), "patch:\n{}", patch);
+        prop_assert_eq!(files.get("other.txt"), Some(b"untouched\n".as_slice()));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// File operations: creations, deletions, renames (with edits) and mode changes in one
+    /// patch, applied as one transaction.
+    #[test]
+    fn file_operations_round_trip(
+        created in text_file(),
+        deleted in text_file(),
+        moved in text_file(),
+        edits in edits(),
+        executable in any::<bool>(),
+    ) {
+        let moved_after = edited(&moved, &edits, None);
+        let changes = [
+            (None, Some(Side::new("new dir/created.txt", &created).with_mode(if executable { 0o755 } else { 0o644 }))),
+            (Some(Side::new("deleted.txt", &deleted)), None),
+            (Some(Side::new("old/name.txt", &moved)), Some(Side::new("new/name.txt", &moved_after).with_mode(0o755))),
+        ];
+        let patch = diff_files(changes, &DiffOptions::default());
+        let mut files = MemoryFileSet::new()
+            .with("deleted.txt", deleted.clone())
+            .with("old/name.txt", moved.clone());
+        let applied = apply_patch(&patch, &mut files);
+        prop_assert!(applied.is_ok(), "{}\n--- patch ---\n{}", applied.unwrap_err(), patch);
+        prop_assert_eq!(files.get("new dir/created.txt"), Some(created.as_slice()), "patch:\n{}", patch);
+        prop_assert_eq!(files.get("deleted.txt"), None);
+        prop_assert_eq!(files.get("old/name.txt"), None);
+        prop_assert_eq!(files.get("new/name.txt"), Some(moved_after.as_slice()), "patch:\n{}", patch);
+        prop_assert_eq!(files.mode("new/name.txt").map(|m| m & 0o777), Some(0o755));
+        if executable {
+            prop_assert_eq!(files.mode("new dir/created.txt").map(|m| m & 0o777), Some(0o755));
+        }
+    }
+}
+
+#[test]
+fn binary_round_trip() {
+    let before: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+    let mut after = before.clone();
+    after[10] = 0;
+    after.extend_from_slice(b"\xff\xfe");
+    let patch =
+        diff_file(Some(Side::new("blob.bin", &before)), Some(Side::new("blob.bin", &after)), &DiffOptions::default());
+    let mut files = MemoryFileSet::new().with("blob.bin", before.clone());
+    apply_patch(&patch, &mut files).unwrap();
+    assert_eq!(files.get("blob.bin"), Some(after.as_slice()));
+
+    let patch = diff_file(None, Some(Side::new("new.bin", &after)), &DiffOptions::default());
+    let mut files = MemoryFileSet::new();
+    apply_patch(&patch, &mut files).unwrap();
+    assert_eq!(files.get("new.bin"), Some(after.as_slice()));
+}
