@@ -321,13 +321,9 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
                 ));
             }
             content.push_str(line.text);
-            // Before `\ No newline`, a `\r` is the last byte of the file, not half a CRLF.
-            content.push_str(match (line.cr, line.no_newline) {
-                (true, true) => "\r",
-                (true, false) => "\r\n",
-                (false, true) => "",
-                (false, false) => "\n",
-            });
+            if !line.no_newline {
+                content.push_str(if line.cr { "\r\n" } else { "\n" });
+            }
         }
     }
     Ok(content)

@@ -166,7 +166,8 @@ pub struct HunkRange {
 pub struct HunkLine<'a> {
     /// Its kind.
     pub kind: LineKind,
-    /// Its text after the prefix, without a trailing `\r`.
+    /// Its text after the prefix, without a trailing `\r` (kept before a `\ No newline`
+    /// marker, where it is the file's last byte).
     pub text: &'a str,
     /// The line ended with `\r\n` in the patch: the file's line ends with CRLF.
     pub cr: bool,
@@ -290,6 +291,8 @@ fn binary_without_data(names: &str, span: Span) -> PatchError {
 #[derive(Debug, Clone, Copy)]
 struct Line<'a> {
     text: &'a str,
+    /// The line with its `\r`, if it had one.
+    raw: &'a str,
     cr: bool,
     start: usize,
 }
@@ -321,7 +324,7 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
     body.split('\n')
         .map(|piece| {
             let stripped = piece.strip_suffix('\r');
-            let line = Line { text: stripped.unwrap_or(piece), cr: stripped.is_some(), start };
+            let line = Line { text: stripped.unwrap_or(piece), raw: piece, cr: stripped.is_some(), start };
             start += piece.len() + 1;
             line
         })
@@ -470,6 +473,7 @@ impl<'a> LineParser<'a> {
             _ => self.greedy_end(body_start),
         };
         let mut lines: Vec<HunkLine<'a>> = Vec::with_capacity(end - body_start);
+        let mut previous: Option<Line<'a>> = None;
         for line in &self.lines[body_start..end] {
             let (kind, text) = match line.text.as_bytes().first() {
                 None => (LineKind::Context, ""),
@@ -478,13 +482,21 @@ impl<'a> LineParser<'a> {
                 Some(b'+') => (LineKind::Added, &line.text[1..]),
                 _ => {
                     // `\ No newline at end of file` (in any language): the line before has no
-                    // terminator.
-                    if let Some(last) = lines.last_mut() {
+                    // terminator, so a `\r` it ended with is its last byte, not half a CRLF.
+                    if let (Some(last), Some(raw)) = (lines.last_mut(), previous.take())
+                        && !last.no_newline
+                    {
                         last.no_newline = true;
+                        if last.cr {
+                            // An empty line stands for a context line without its prefix.
+                            last.text = if raw.text.is_empty() { raw.raw } else { raw.raw.get(1..).unwrap_or("") };
+                            last.cr = false;
+                        }
                     }
                     continue;
                 }
             };
+            previous = Some(*line);
             lines.push(HunkLine { kind, text, cr: line.cr, no_newline: false, span: line.span() });
         }
         self.pos = end;

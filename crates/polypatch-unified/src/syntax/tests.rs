@@ -269,6 +269,15 @@ fn no_newline_markers_on_either_side() {
 }
 
 #[test]
+fn a_cr_before_the_no_newline_marker_is_text() {
+    // The file ends with "a\r" and no LF: the `\r` is the last byte, not half a CRLF.
+    let text = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\r\n \r\n\\ No newline at end of file\n+a\r\n\\ No newline at end of file\n";
+    let hunk = &only(text).hunks[0];
+    let got: Vec<(&str, bool, bool)> = hunk.lines.iter().map(|l| (l.text, l.cr, l.no_newline)).collect();
+    assert_eq!(got, [("a", true, false), ("\r", false, true), ("a\r", false, true)]);
+}
+
+#[test]
 fn several_files_and_hunks() {
     let text = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@ -10 +10 @@\n-c\n+d\n\n@@ -20 +20 @@\n-e\n+f\ndiff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
     let patch = parsed(text);
@@ -407,7 +416,6 @@ fn bom_is_skipped() {
 }
 
 #[test]
-#[ignore = "needs crate::binary::decode (the binary helper's work)"]
 fn binary_literal_and_reverse_blocks() {
     // `git diff --binary` of a new file holding the bytes 0, 1, 2.
     let text = "diff --git a/h.bin b/h.bin\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..8352675d67aed6625ece79af41c27fdb4ee2e867\nGIT binary patch\nliteral 3\nKcmZQzWC8#H2LJ>B\n\nliteral 0\nHcmV?d00001\n\n";
@@ -418,7 +426,6 @@ fn binary_literal_and_reverse_blocks() {
 }
 
 #[test]
-#[ignore = "needs crate::binary::decode (the binary helper's work)"]
 fn bad_binary_data_is_invalid_binary() {
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nliteral 5\n!!!!\n\n";
     assert_eq!(err(text).kind, kind::INVALID_BINARY);
@@ -443,8 +450,7 @@ fn sniff_levels() {
     assert_eq!(sniff("*** Begin Patch\n*** Update File: x\n@@\n-a\n+b\n*** End Patch\n"), 0);
 }
 
-/// Lines that look like pieces of diffs, to build hostile texts from (no binary blocks:
-/// their decoding is another module's).
+/// Lines that look like pieces of diffs, to build hostile texts from.
 fn fragment() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("diff --git a/x b/x".to_owned()),
@@ -464,6 +470,11 @@ fn fragment() -> impl Strategy<Value = String> {
         Just("@@ @@".to_owned()),
         Just("@@".to_owned()),
         Just("-- ".to_owned()),
+        Just("GIT binary patch".to_owned()),
+        Just("literal 3".to_owned()),
+        Just("delta 5".to_owned()),
+        Just("KcmZQzWC8#H2LJ>B".to_owned()),
+        Just("Binary files a/x and b/x differ".to_owned()),
         Just(String::new()),
         Just("\r".to_owned()),
         (0usize..30, 0usize..5, 0usize..30, 0usize..5).prop_map(|(a, b, c, d)| format!("@@ -{a},{b} +{c},{d} @@")),
