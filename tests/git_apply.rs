@@ -10,8 +10,9 @@
 //!   `git diff` of the change.
 //!
 //! Every exact diff must apply at the exact tier; polypatch never needs leniency for a diff
-//! git made against the very tree it is applied to. Cases where polypatch intends to
-//! differ from git are listed in [`DIVERGENCES`] with their reason.
+//! git made against the very tree it is applied to. The one intended divergence is
+//! [`ZERO_CONTEXT_INSERTION`]; such a case passes only when git applies it and polypatch
+//! refuses it with that kind.
 //!
 //! Without git, or in a clone without history, the history part prints that it was skipped.
 
@@ -26,11 +27,13 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use polypatch::{ApplyOptions, DiskFileSet, Status, Tier};
+use polypatch::{ApplyOptions, DiskFileSet, FileOp, Status, Tier};
 
-/// Cases whose outcome intentionally differs from git's, with the reason. Each entry must
-/// name an existing case.
-const DIVERGENCES: &[(&str, &str)] = &[];
+/// The one intended divergence these cases meet. Every other case must leave the same tree
+/// as git.
+const ZERO_CONTEXT_INSERTION: &str = "a -U0 hunk that only adds lines (`@@ -6,0 +7 @@`) has nothing to locate but its \
+     line number; git applies it there with --unidiff-zero, polypatch refuses it at parse time (kind no_context) \
+     because a line number alone does not show that the file is the one the diff was made from";
 
 /// Path → (bytes, executable).
 type Tree = BTreeMap<String, (Vec<u8>, bool)>;
@@ -39,6 +42,9 @@ type Tree = BTreeMap<String, (Vec<u8>, bool)>;
 struct Case {
     base: Vec<(String, Vec<u8>, bool)>,
     diff: String,
+    /// Whether the diff was made without context (`-U0`): git applies it only with
+    /// `--unidiff-zero`.
+    zero_context: bool,
 }
 
 fn main() {
@@ -55,16 +61,12 @@ fn main() {
     } else {
         eprintln!("git_apply: git is not installed: skipped");
     }
-    for (name, _) in DIVERGENCES {
-        assert!(trials.iter().any(|t| t.name() == *name), "DIVERGENCES names `{name}`, which is not a case");
-    }
     libtest_mimic::run(&args, trials).exit();
 }
 
 fn trial((name, case): (String, Case)) -> Trial {
-    let divergence = DIVERGENCES.iter().find(|(n, _)| *n == name).map(|(_, why)| *why);
     let case = Arc::new(case);
-    Trial::test(name, move || run_case(&case, divergence))
+    Trial::test(name, move || run_case(&case))
 }
 
 fn git_available() -> bool {
@@ -146,14 +148,20 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
     let mut cases = Vec::new();
     for pair in commits.windows(2) {
         let (parent, commit) = (pair[0], pair[1]);
-        let diff = git_text(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
-        let base = tree_at(repo, parent)?;
         let short = &commit[..10];
+        let diff = git(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
+        // A patch is UTF-8 text; a commit whose diff is not (a non-UTF-8 text file) has no
+        // case to give.
+        let Ok(diff) = String::from_utf8(diff) else {
+            eprintln!("git_apply: the diff of {short} is not UTF-8: skipped");
+            continue;
+        };
+        let base = tree_at(repo, parent)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
-            cases.push((name, Case { base: base.clone(), diff: section }));
+            cases.push((name, Case { base: base.clone(), diff: section, zero_context: false }));
         }
-        cases.push((format!("history::{short}::all"), Case { base, diff }));
+        cases.push((format!("history::{short}::all"), Case { base, diff, zero_context: false }));
     }
     Ok(cases)
 }
@@ -170,43 +178,46 @@ fn split_sections(diff: &str) -> Vec<String> {
     out
 }
 
-fn run_case(case: &Case, divergence: Option<&str>) -> Result<(), Failed> {
+fn run_case(case: &Case) -> Result<(), Failed> {
     let scratch = tempfile::Builder::new().prefix("polypatch-git-apply-").tempdir().map_err(|e| e.to_string())?;
     let scratch = scratch.path().canonicalize().map_err(|e| e.to_string())?;
-    let ours = scratch.join("ours");
-    let theirs = scratch.join("theirs");
-    for root in [&ours, &theirs] {
-        write_tree(root, &case.base).map_err(|e| e.to_string())?;
-    }
+    let (ours, theirs) = (scratch.join("ours"), scratch.join("theirs"));
     let patch = scratch.join("patch.diff");
     fs::write(&patch, &case.diff).map_err(|e| e.to_string())?;
+    let plan = match polypatch::parse(&case.diff, Some("unified")) {
+        Ok(plan) => plan,
+        Err(e) if case.zero_context && e.kind == polypatch::unified::kind::NO_CONTEXT => {
+            // The declared divergence: git must apply it, polypatch refuses it.
+            write_tree(&theirs, &case.base).map_err(|e| e.to_string())?;
+            git_apply(&theirs, &patch, case)?;
+            eprintln!("declared divergence: {ZERO_CONTEXT_INSERTION}");
+            return Ok(());
+        }
+        Err(e) => return Err(e.render(&case.diff).into()),
+    };
+    // Only the files the diff names: the trees of other files would only cost time.
+    let named: Vec<&str> = plan
+        .files
+        .iter()
+        .flat_map(|f| {
+            let (from, to) = match &f.op {
+                FileOp::Modify(m) => (m.copy_from.as_deref(), m.move_to.as_deref()),
+                _ => (None, None),
+            };
+            [Some(f.path.as_str()), from, to]
+        })
+        .flatten()
+        .collect();
+    let base: Vec<(String, Vec<u8>, bool)> =
+        case.base.iter().filter(|(path, _, _)| named.contains(&path.as_str())).cloned().collect();
+    for root in [&ours, &theirs] {
+        write_tree(root, &base).map_err(|e| e.to_string())?;
+    }
+    git_apply(&theirs, &patch, case)?;
 
-    // git apply outside any repository behaves like patch(1) with git's rules.
-    let git_out = Command::new("git")
-        .current_dir(&theirs)
-        .args(["apply", "--binary"])
-        .arg(&patch)
-        .env("GIT_CEILING_DIRECTORIES", &scratch)
-        .output()
-        .map_err(|e| e.to_string())?;
-    let git_ok = git_out.status.success();
-
-    let plan = polypatch::parse(&case.diff, Some("unified")).map_err(|e| e.render(&case.diff))?;
     let mut files = DiskFileSet::new(&ours).map_err(|e| e.to_string())?;
-    let result = polypatch::apply(&plan, &mut files, &ApplyOptions::default());
-
-    if let Some(why) = divergence {
-        eprintln!("declared divergence: {why}");
-        return Ok(());
-    }
-    if !git_ok {
-        return Err(format!(
-            "git apply failed on a diff git made for this tree: {}",
-            String::from_utf8_lossy(&git_out.stderr)
-        )
-        .into());
-    }
-    let report = result.map_err(|e| format!("polypatch failed where git applied:\n{}", e.report))?;
+    let report = polypatch::apply(&plan, &mut files, &ApplyOptions::default())
+        .map_err(|e| format!("polypatch failed where git applied:\n{}", e.report))?;
     for file in &report.files {
         for edit in &file.edits {
             if edit.status == Status::Applied && edit.tier != Some(Tier::Exact) {
@@ -216,6 +227,25 @@ fn run_case(case: &Case, divergence: Option<&str>) -> Result<(), Failed> {
     }
     let (a, b) = (read_tree(&ours).map_err(|e| e.to_string())?, read_tree(&theirs).map_err(|e| e.to_string())?);
     compare(&a, &b).map_err(Into::into)
+}
+
+/// Runs `git apply` in `root` (outside any repository it behaves like patch(1) with git's
+/// rules); a failure fails the case, since git made the diff for this very tree.
+fn git_apply(root: &Path, patch: &Path, case: &Case) -> Result<(), Failed> {
+    let out = Command::new("git")
+        .current_dir(root)
+        .args(["apply", "--binary"])
+        .args(case.zero_context.then_some("--unidiff-zero"))
+        .arg(patch)
+        .env("GIT_CEILING_DIRECTORIES", root.parent().unwrap_or(root))
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("git apply failed on a diff git made for this tree: {}", String::from_utf8_lossy(&out.stderr))
+            .into())
+    }
 }
 
 fn write_tree(root: &Path, files: &[(String, Vec<u8>, bool)]) -> std::io::Result<()> {
@@ -305,7 +335,7 @@ fn scratch_case(
     let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
     args.extend_from_slice(extra);
     let diff = git_text(repo, &args)?;
-    Ok(Case { base, diff })
+    Ok(Case { base, diff, zero_context: extra.contains(&"-U0") })
 }
 
 /// A small deterministic generator (xorshift), so generated cases are the same on every run.

@@ -9,7 +9,7 @@ use crate::ir::{
     Newline,
 };
 use crate::modify::{Overrides, modify};
-use crate::report::{ApplyReport, Closest, Failure, FailureKind, FileReport, LineRange, Status};
+use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
 use crate::text::{Eol, TextFile};
 
 /// Options of an apply.
@@ -80,7 +80,7 @@ pub fn compute<S: FileSource + ?Sized>(
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
     let mut state = State { files, slots: Vec::new() };
-    let ov = Overrides { strict: options.strict, fuzzy_threshold: options.fuzzy_threshold };
+    let ov = Overrides { strict: options.strict, fuzzy_threshold: options.fuzzy_threshold, ..Overrides::default() };
     let mut report = ApplyReport { dialect: plan.dialect.clone(), dry_run: options.dry_run, ..ApplyReport::default() };
     for fe in &plan.files {
         report.files.push(state.file_op(fe, ov));
@@ -261,7 +261,21 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             }
             Entry::Directory | Entry::Other => return Err(not_a_file(&source, "update")),
         };
-        let new_bytes = if m.edits.is_empty() && !m.post.strip_trailing_whitespace && m.final_newline.is_none() {
+        let patched = m.postimage.as_deref().is_some_and(|id| blob_id_matches(id, &bytes));
+        let new_bytes = if patched {
+            report.edits = (m.edits.iter().enumerate())
+                .map(|(i, e)| EditReport {
+                    index: i + 1,
+                    label: e.label.clone(),
+                    status: Status::AlreadyApplied,
+                    tier: None,
+                    confidence: None,
+                    lines: None,
+                    failure: None,
+                })
+                .collect();
+            bytes.clone()
+        } else if m.edits.is_empty() && !m.post.strip_trailing_whitespace && m.final_newline.is_none() {
             bytes.clone()
         } else {
             let Some(mut text) = TextFile::decode_with(&bytes, m.line_breaks) else {
@@ -272,6 +286,11 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 ));
             };
             let ended_with_newline = text.ends_with_newline();
+            let ov = Overrides {
+                fresh: m.preimage.as_deref().is_some_and(|id| blob_id_matches(id, &bytes)),
+                adds_final_newline: m.final_newline == Some(true),
+                ..ov
+            };
             report.edits = modify(&mut text, &m.edits, source.as_str(), ov);
             if report.edits.iter().any(|e| e.status == Status::Failed) {
                 // The failed edits carry the reasons; the file is failed with them.

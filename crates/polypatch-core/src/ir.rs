@@ -147,6 +147,15 @@ pub struct Modify {
     /// What ends a line of the file while it is edited.
     #[serde(default)]
     pub line_breaks: LineBreaks,
+    /// The git blob id (hex, at least 7 digits) of the content the edits were made for (a
+    /// git diff's `index` line). A file that has it gets every edit as written: no guess
+    /// that an edit is already applied, which repetitive text can fool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preimage: Option<String>,
+    /// The git blob id of the content after the edits: a file that has it is already
+    /// patched, whatever its text looks like.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postimage: Option<String>,
 }
 
 /// What ends a line of a file being edited.

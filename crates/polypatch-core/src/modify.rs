@@ -14,6 +14,11 @@ use crate::tier::{Tier, TierSet};
 pub(crate) struct Overrides {
     pub strict: bool,
     pub fuzzy_threshold: Option<f64>,
+    /// The file is known to be the one the edits were made for: nothing is already applied.
+    pub fresh: bool,
+    /// The plan adds a final newline (`Modify::final_newline == Some(true)`): a last line
+    /// without one is not yet as the patch wants it.
+    pub adds_final_newline: bool,
 }
 
 /// Applies `edits` to `file` in order. Returns one report per edit; the file holds the
@@ -166,7 +171,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         if !matches!(located, Err(Miss::NotFound)) || step == fuzzy {
             break;
         }
-        if policy.detect_already_applied {
+        if policy.detect_already_applied && !ov.fresh {
             if let Some(qn) = new_side_query(edit, &q) {
                 let (qn, classified) = new_side.get_or_insert_with(|| {
                     let c = engine::Classified::new(&file.lines, &qn, key_tiers);
@@ -221,7 +226,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     let mut first: Option<Done> = None;
     for f in found.into_iter().rev() {
         let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
-        let done = apply_at(file, edit, pat, &f, cursor);
+        let done = apply_at(file, edit, pat, &f, cursor, ov);
         first = Some(done);
     }
     Ok(first.expect("located at least once"))
@@ -242,18 +247,22 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 }
 
 /// Applies the action at a located block.
-fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize) -> Done {
+fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize, ov: Overrides) -> Done {
+    let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
     let eol = file.dominant_eol();
     match &edit.action {
         Action::Replace(rep) => {
             let new = replacement_lines(&file.lines, edit, pat, f, rep, eol);
             // With terminators from the patch, a changed terminator is a change too.
-            let same_end = |a: &Line, b: &Line| rep.line_ends.is_none() || a.eol == b.eol || b.eol == Eol::None;
+            let same_end = |a: &Line, b: &Line| {
+                rep.line_ends.is_none() || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline)
+            };
             let unchanged = new.len() == f.end - f.start
                 && new.iter().zip(&file.lines[f.start..f.end]).all(|(a, b)| a.text == b.text && same_end(a, b));
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
-            if unchanged || replacement_already_there(&file.lines, pat, &rep.lines, f) {
+            let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
+            if unchanged || (!fresh && replacement_already_there(&file.lines, pat, &rep.lines, f, hint)) {
                 *cursor = f.end;
                 return Done::at(Status::AlreadyApplied, f);
             }
@@ -295,13 +304,21 @@ fn block_eq(have: &[Line], want: &[Line]) -> bool {
 
 /// For a replacement whose new side contains the old side (a pure insertion around
 /// kept lines), whether the full new side is already in the file around the match.
-fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: &Found) -> bool {
+///
+/// In repetitive text both can hold: the old side where it was found, and the new side
+/// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
+/// `a` on each side). A line hint (0-based) decides then: the old side found exactly
+/// where the hint says means not yet applied.
+fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: &Found, hint: Option<usize>) -> bool {
     if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
         return false;
     }
     let Some(k) = (0..=new.len() - old.len()).find(|&k| new[k..k + old.len()] == *old) else {
         return false;
     };
+    if k > 0 && hint == Some(f.start) {
+        return false;
+    }
     let Some(start) = f.start.checked_sub(k) else { return false };
     let end = start + new.len();
     end <= lines.len()
@@ -322,7 +339,15 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
         }
     };
     let eol = file.dominant_eol();
-    let new: Vec<Line> = lines.iter().map(|t| Line { text: t.clone(), eol }).collect();
+    let ends = match action {
+        Action::Replace(Replacement { line_ends: Some(ends), .. }) => ends.as_slice(),
+        _ => &[],
+    };
+    let new: Vec<Line> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Line { text: t.clone(), eol: ends.get(i).map_or(eol, |&n| Eol::from(n)) })
+        .collect();
     let at = at.min(file.lines.len());
     let lines_range = LineRange::from_zero_based(at, at);
     // Already there, right after or (at the end of the file) right before the position.

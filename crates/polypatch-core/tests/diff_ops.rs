@@ -205,3 +205,42 @@ fn hunks_keep_their_order_even_with_line_hints() {
     run(&mut files, &p).unwrap();
     assert_eq!(files.get_str("a"), Some("k\nV1\nk\nV2\n"));
 }
+
+#[test]
+fn preimage_id_settles_repetitive_text() {
+    // `a a b a a` holds both the old side `a b a` and the new side `a a b a a` of adding an
+    // `a` on each side of `b`: without more to go on the edit looks applied. The blob id of
+    // the file the diff was made for settles it.
+    let with = |id: Option<String>, hint: Option<usize>| {
+        let edit = hunk(&[" a", "+a", " b", "+a", " a"], hint);
+        let m = Modify { edits: vec![edit], preimage: id, line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() };
+        plan(vec![file("f", FileOp::Modify(m))])
+    };
+    let original = "a\na\nb\na\na\n";
+    let patched = "a\na\na\nb\na\na\na\n";
+    let mut files = MemoryFileSet::new().with("f", original);
+    run(&mut files, &with(Some(git_blob_id(original.as_bytes())), None)).unwrap();
+    assert_eq!(files.get_str("f"), Some(patched));
+    // Without an id that matches, content decides: it looks applied.
+    let mut files = MemoryFileSet::new().with("f", original);
+    let report = run(&mut files, &with(Some(git_blob_id(b"other")), None)).unwrap();
+    assert_eq!(report.files[0].edits[0].status, Status::AlreadyApplied);
+    assert_eq!(files.get_str("f"), Some(original));
+    // A line hint where the old side stands exactly says it is not applied yet.
+    run(&mut files, &with(None, Some(2))).unwrap();
+    assert_eq!(files.get_str("f"), Some(patched));
+}
+
+#[test]
+fn postimage_id_means_already_patched() {
+    let mut files = MemoryFileSet::new().with("f", "k\nv\n");
+    let op = FileOp::Modify(Modify {
+        edits: vec![hunk(&[" k", "+v"], Some(1))],
+        postimage: Some(git_blob_id(b"k\nv\n")[..7].to_string()),
+        ..Modify::default()
+    });
+    let report = run(&mut files, &plan(vec![file("f", op)])).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+    assert_eq!(report.files[0].edits[0].status, Status::AlreadyApplied);
+    assert_eq!(files.get_str("f"), Some("k\nv\n"));
+}

@@ -254,11 +254,10 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
                 mode: headers.new_file.map(|(m, _)| m & 0o777),
             }
         } else {
-            let usable = |id: &str| (id.len() >= 7 && !is_null_id(id)).then(|| id.to_owned());
             FileOp::Binary(BinaryEdit {
                 data,
-                old_id: ids.and_then(|(old, _)| usable(old)),
-                new_id: ids.and_then(|(_, new)| usable(new)),
+                old_id: ids.and_then(|(old, _)| usable_id(old)),
+                new_id: ids.and_then(|(_, new)| usable_id(new)),
                 create: is_new,
                 mode: headers.new_file.or(headers.new_mode).map(|(m, _)| m & 0o777),
             })
@@ -296,6 +295,8 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
             if_missing: IfMissing::Error,
             final_newline: final_newline(section),
             line_breaks: LineBreaks::LfOrCrLf,
+            preimage: ids.and_then(|(old, _)| usable_id(old)),
+            postimage: ids.and_then(|(_, new)| usable_id(new)),
             ..Modify::default()
         })
     };
@@ -410,9 +411,11 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
             after_previous: true,
             at_end_of_file: hunk.lines.iter().any(|l| l.no_newline),
         };
+        let line_ends = crlf.then_some(ends);
         let (target, action, scope) = if target.is_empty() {
             if hunk.ranges.is_some_and(|r| r.old.start == 0) {
-                (Target::StartOfFile, Action::InsertAfter { lines: new }, scope)
+                let replacement = Replacement { lines: new, kept: Some(kept), text: None, line_ends };
+                (Target::StartOfFile, Action::Replace(replacement), scope)
             } else {
                 return Err(error(
                     kind::NO_CONTEXT,
@@ -425,7 +428,7 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
                 ));
             }
         } else {
-            let replacement = Replacement { lines: new, kept: Some(kept), text: None, line_ends: crlf.then_some(ends) };
+            let replacement = Replacement { lines: new, kept: Some(kept), text: None, line_ends };
             (Target::Lines(target), Action::Replace(replacement), scope)
         };
         edits.push(Edit {
@@ -438,6 +441,12 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
         });
     }
     Ok(edits)
+}
+
+/// An `index` line's id when it can name a blob: 7 to 40 hex digits, not all zeros.
+fn usable_id(id: &str) -> Option<String> {
+    (id.len() >= 7 && id.len() <= 40 && id.bytes().all(|b| b.is_ascii_hexdigit()) && !is_null_id(id))
+        .then(|| id.to_owned())
 }
 
 #[cfg(test)]

@@ -80,6 +80,8 @@ fn git_modify_lowers_exactly() {
                 post: polypatch_core::PostProcess::default(),
                 final_newline: None,
                 line_breaks: LineBreaks::LfOrCrLf,
+                preimage: Some("1234567".into()),
+                postimage: Some("89abcde".into()),
             }),
             span: Some(Span::new(0, text.len() - 1)),
         }]
@@ -112,7 +114,15 @@ fn pure_addition_at_the_start_and_elsewhere() {
     let text = "--- a/x\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n";
     let m = only_modify(&plan(text)).clone();
     assert_eq!(m.edits[0].target, Target::StartOfFile);
-    assert_eq!(m.edits[0].action, Action::InsertAfter { lines: strings(&["a", "b"]) });
+    assert_eq!(
+        m.edits[0].action,
+        Action::Replace(Replacement {
+            lines: strings(&["a", "b"]),
+            kept: Some(vec![None, None]),
+            text: None,
+            line_ends: None
+        })
+    );
     let text = "--- a/x\n+++ b/x\n@@ -5,0 +6,2 @@\n+a\n+b\n";
     let e = lower_err(text, &ParseOptions::default());
     assert_eq!((e.kind, e.span), (kind::NO_CONTEXT, Some(at(text, "@@ -5,0 +6,2 @@"))));
