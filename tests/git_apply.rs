@@ -7,7 +7,8 @@
 //!   parent's tree, and every whole commit applied as one multi-file patch;
 //! - generated cases: a scratch repository per case, a commit, a change (edits, CRLF files,
 //!   missing final newlines, renames, copies, mode changes, binary files, deletions), and
-//!   `git diff` of the change.
+//!   `git diff` of the change;
+//! - plain `diff -ruN` output of the same edits, checked against GNU `patch -p1` instead.
 //!
 //! Every exact diff must apply at the exact tier; polypatch never needs leniency for a diff
 //! git made against the very tree it is applied to. The one intended divergence is
@@ -45,6 +46,17 @@ struct Case {
     /// Whether the diff was made without context (`-U0`): git applies it only with
     /// `--unidiff-zero`.
     zero_context: bool,
+    /// The oracle: `git apply`, or GNU `patch -p1` for plain `diff -u` output.
+    oracle: Oracle,
+}
+
+/// What the case's diff is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Oracle {
+    /// `git apply --binary` (git diffs).
+    Git,
+    /// GNU `patch -p1` (plain `diff -u`/`diff -ruN` output).
+    Patch,
 }
 
 fn main() {
@@ -159,9 +171,9 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
         let base = tree_at(repo, parent)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
-            cases.push((name, Case { base: base.clone(), diff: section, zero_context: false }));
+            cases.push((name, Case { base: base.clone(), diff: section, zero_context: false, oracle: Oracle::Git }));
         }
-        cases.push((format!("history::{short}::all"), Case { base, diff, zero_context: false }));
+        cases.push((format!("history::{short}::all"), Case { base, diff, zero_context: false, oracle: Oracle::Git }));
     }
     Ok(cases)
 }
@@ -189,7 +201,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
         Err(e) if case.zero_context && e.kind == polypatch::unified::kind::NO_CONTEXT => {
             // The declared divergence: git must apply it, polypatch refuses it.
             write_tree(&theirs, &case.base).map_err(|e| e.to_string())?;
-            git_apply(&theirs, &patch, case)?;
+            oracle_apply(&theirs, &patch, case)?;
             eprintln!("declared divergence: {ZERO_CONTEXT_INSERTION}");
             return Ok(());
         }
@@ -213,7 +225,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     for root in [&ours, &theirs] {
         write_tree(root, &base).map_err(|e| e.to_string())?;
     }
-    git_apply(&theirs, &patch, case)?;
+    oracle_apply(&theirs, &patch, case)?;
 
     let mut files = DiskFileSet::new(&ours).map_err(|e| e.to_string())?;
     let report = polypatch::apply(&plan, &mut files, &ApplyOptions::default())
@@ -229,23 +241,58 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     compare(&a, &b).map_err(Into::into)
 }
 
-/// Runs `git apply` in `root` (outside any repository it behaves like patch(1) with git's
-/// rules); a failure fails the case, since git made the diff for this very tree.
-fn git_apply(root: &Path, patch: &Path, case: &Case) -> Result<(), Failed> {
-    let out = Command::new("git")
-        .current_dir(root)
-        .args(["apply", "--binary"])
-        .args(case.zero_context.then_some("--unidiff-zero"))
-        .arg(patch)
-        .env("GIT_CEILING_DIRECTORIES", root.parent().unwrap_or(root))
-        .output()
-        .map_err(|e| e.to_string())?;
+/// Applies the diff with the case's oracle in `root`: `git apply` (outside any repository
+/// it behaves like patch(1) with git's rules) or GNU `patch -p1`. A failure fails the case:
+/// the diff was made for this very tree.
+fn oracle_apply(root: &Path, patch: &Path, case: &Case) -> Result<(), Failed> {
+    let mut command = match case.oracle {
+        Oracle::Git => {
+            let mut c = Command::new("git");
+            c.args(["apply", "--binary"]).args(case.zero_context.then_some("--unidiff-zero")).arg(patch);
+            c.env("GIT_CEILING_DIRECTORIES", root.parent().unwrap_or(root));
+            c
+        }
+        Oracle::Patch => {
+            let mut c = Command::new("patch");
+            c.args(["-p1", "-s", "-f", "--no-backup-if-mismatch", "-i"]).arg(patch);
+            c
+        }
+    };
+    let out = command.current_dir(root).output().map_err(|e| e.to_string())?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("git apply failed on a diff git made for this tree: {}", String::from_utf8_lossy(&out.stderr))
-            .into())
+        Err(format!(
+            "the oracle ({:?}) failed on a diff made for this tree: {}{}",
+            case.oracle,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into())
     }
+}
+
+/// A plain `diff -ru -N` case: `before` in `a/`, `after` in `b/` (a missing side is a
+/// missing file), diffed by GNU diff with `-U<context>` and applied with GNU patch.
+fn gnu_case(before: &[(&str, &[u8])], after: &[(&str, &[u8])], context: usize) -> Result<Case, String> {
+    let dir = tempfile::Builder::new().prefix("polypatch-gnu-").tempdir().map_err(|e| e.to_string())?;
+    for (side, files) in [("a", before), ("b", after)] {
+        let files: Vec<(String, Vec<u8>, bool)> =
+            files.iter().map(|(p, b)| ((*p).to_string(), b.to_vec(), false)).collect();
+        write_tree(&dir.path().join(side), &files).map_err(|e| e.to_string())?;
+    }
+    let out = Command::new("diff")
+        .current_dir(dir.path())
+        .args(["-ruN", &format!("-U{context}"), "a", "b"])
+        .output()
+        .map_err(|e| format!("cannot run diff: {e}"))?;
+    // diff exits 1 when the trees differ.
+    if out.status.code() != Some(1) {
+        return Err(format!("diff failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let diff = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+    let base = before.iter().map(|(p, b)| ((*p).to_string(), b.to_vec(), false)).collect();
+    Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch })
 }
 
 fn write_tree(root: &Path, files: &[(String, Vec<u8>, bool)]) -> std::io::Result<()> {
@@ -335,7 +382,7 @@ fn scratch_case(
     let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
     args.extend_from_slice(extra);
     let diff = git_text(repo, &args)?;
-    Ok(Case { base, diff, zero_context: extra.contains(&"-U0") })
+    Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git })
 }
 
 /// A small deterministic generator (xorshift), so generated cases are the same on every run.
@@ -412,6 +459,9 @@ fn generated_cases() -> Vec<(String, Case)> {
         let context = ["-U3", "-U1", "-U0", "-U5"][i % 4];
         let case = scratch_case(&[("f.txt", &before, false)], |r| fs::write(r.join("f.txt"), &after), &[context]);
         push(format!("generated::edit_{i:02}{}", context.to_lowercase()), case);
+        let u = [3, 1, 0, 5][i % 4];
+        let case = gnu_case(&[("f.txt", &before)], &[("f.txt", &after)], u);
+        push(format!("gnu-patch::edit_{i:02}-u{u}"), case);
     }
     let a = text(&mut rng, 30, "\n", true);
     let b = text(&mut rng, 12, "\n", true);
@@ -536,6 +586,15 @@ fn generated_cases() -> Vec<(String, Case)> {
                 fs::write(r.join("sub/d.txt"), &a)
             },
             &["-M"],
+        ),
+    );
+    let (a3, b3) = (mutate(&mut rng, &a, "\n"), mutate(&mut rng, &b, "\n"));
+    push(
+        "gnu-patch::tree_new_deleted_modified".into(),
+        gnu_case(
+            &[("x.txt", &a), ("gone.txt", &b), ("sub/y.txt", &b)],
+            &[("x.txt", &a3), ("sub/y.txt", &b3), ("sub/new.txt", &a)],
+            3,
         ),
     );
     cases
