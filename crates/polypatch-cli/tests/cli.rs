@@ -583,3 +583,69 @@ fn demo_patch_rerun_is_already_applied() {
     assert!(run.stdout.ends_with("already applied: nothing to do\n"), "{}", run.stdout);
     assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
 }
+
+const GIT_DIFF: &str = "\
+Subject: [PATCH] greet the world
+
+diff --git a/src/hello.txt b/src/hello.txt
+--- a/src/hello.txt
++++ b/src/hello.txt
+@@ -1,3 +1,3 @@
+ one
+-hello
++hello, world
+ three
+diff --git a/old.txt b/new.txt
+similarity index 100%
+rename from old.txt
+rename to new.txt
+";
+
+#[test]
+fn unified_diff_is_detected_and_applied() {
+    let sb = Sandbox::new(&[("src/hello.txt", "one\nhello\nthree\n"), ("old.txt", "moved\n")]);
+    let patch = sb.patch(GIT_DIFF);
+    let run = polypatch(sb.top(), &["detect", &patch], None);
+    assert_eq!((run.code, run.stdout.as_str()), (0, "unified\n"), "{run:?}");
+    let run = sb.run("apply", &[], GIT_DIFF);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("src/hello.txt"), "one\nhello, world\nthree\n");
+    assert_eq!(sb.read("new.txt"), "moved\n");
+    assert!(!sb.exists("old.txt"));
+    let again = sb.run("apply", &[], GIT_DIFF);
+    assert_eq!(again.code, 1, "the rename's source is gone: {again:?}");
+}
+
+#[test]
+fn strip_option_sets_the_path_prefix_to_drop() {
+    let plain = "--- project/src/x.txt\n+++ project/src/x.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    let sb = Sandbox::new(&[("src/x.txt", "a\n")]);
+    let run = sb.run("apply", &["-p1"], plain);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("src/x.txt"), "b\n");
+    // Without -p1 the path is `project/src/x.txt`, which does not exist.
+    let sb = Sandbox::new(&[("src/x.txt", "a\n")]);
+    let run = sb.run("apply", &["--format", "unified"], plain);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("project/src/x.txt"), "{}", run.stderr);
+    // Stripping more components than a path has is a malformed patch.
+    let run = sb.run("apply", &["--strip", "5"], plain);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("bad_strip") || run.stderr.contains("strip"), "{}", run.stderr);
+}
+
+#[test]
+fn unified_hunk_that_is_not_there_names_the_closest_lines() {
+    let sb = Sandbox::new(&[(
+        "f.py",
+        "def area(r):\n    return 3.14 * r * r\n\ndef volume(r):\n    return 4 / 3 * 3.14 * r ** 3\n",
+    )]);
+    let before = sb.snapshot();
+    let diff = "--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n def area(radius):\n-    return math.pi * radius * radius\n+    return math.pi * radius ** 2\n";
+    let run = sb.run("apply", &[], diff);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    assert!(run.stderr.contains("f.py") && run.stderr.contains("hunk 1"), "{}", run.stderr);
+    assert!(run.stderr.contains("closest"), "{}", run.stderr);
+    assert!(run.stderr.contains("def area(r):"), "the closest lines are shown: {}", run.stderr);
+}
