@@ -73,7 +73,7 @@
 //! |---|---|
 //! | old side `/dev/null`, or `new file mode` | `Create` with the added lines' exact bytes (`\r\n` kept), the mode's permission bits; `if_exists: ErrorUnlessIdentical` |
 //! | new side `/dev/null`, or `deleted file mode` | `Delete` expecting the removed lines (`Expect::Lines`) |
-//! | anything else | `Modify`: one edit per hunk, `move_to` for a rename, `copy_from` for a copy, `mode` from `new mode` |
+//! | anything else | `Modify`: one edit per hunk, `move_to` for a rename, `copy_from` for a copy, `mode` from `new mode`, `preimage`/`postimage` from the `index` ids |
 //! | `GIT binary patch` | `Binary` (blob ids from `index`), a new file's literal as `Create` with bytes |
 //!
 //! Paths: with [`ParseOptions::strip`] `Some(n)`, `n` leading components are dropped from
