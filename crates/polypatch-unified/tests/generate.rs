@@ -10,6 +10,9 @@ use std::process::Command;
 use polypatch_unified::generate::{DiffOptions, Side, diff_file, diff_files};
 use proptest::prelude::*;
 
+mod common;
+use common::{edited, edits, text_file};
+
 /// A tree: path → (bytes, permission bits 0o644/0o755).
 type Tree = BTreeMap<String, (Vec<u8>, u32)>;
 
@@ -464,61 +467,6 @@ fn same_text_as_git_diff() {
     }
 }
 
-/// A random text: lines from a small vocabulary (so that diffs meet repeated lines),
-/// sometimes `\r\n`, with or without a final newline.
-fn text_file() -> impl Strategy<Value = Vec<u8>> {
-    let line = prop::sample::select(vec!["a", "b", "c", "{", "}", "", "    x = 1;", "fn f() {", "// note"]);
-    let ending = prop::sample::select(vec!["\n", "\n", "\n", "\n", "\n", "\n", "\r\n"]);
-    (prop::collection::vec((line, ending), 0..30), any::<bool>()).prop_map(|(lines, final_newline)| {
-        let mut out = String::new();
-        for (text, end) in &lines {
-            out.push_str(text);
-            out.push_str(end);
-        }
-        // Without a final newline; a `\r\n` line then keeps its `\r`.
-        if !final_newline && out.ends_with('\n') {
-            out.pop();
-        }
-        out.into_bytes()
-    })
-}
-
-/// Random edits: (kind, position, new line) with kind 0 insert, 1 delete, 2 replace.
-fn edits() -> impl Strategy<Value = Vec<(u8, usize, &'static str)>> {
-    let word = prop::sample::select(vec!["a", "b", "new", "}", "", "    y = 2;", "fn g() {", "z\r"]);
-    prop::collection::vec((0u8..3, any::<usize>(), word), 0..8)
-}
-
-fn edited(before: &[u8], edits: &[(u8, usize, &str)], final_newline: Option<bool>) -> Vec<u8> {
-    let text = std::str::from_utf8(before).unwrap();
-    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
-    for &(kind, pos, word) in edits {
-        match kind {
-            0 => {
-                let at = pos % (lines.len() + 1);
-                lines.insert(at, format!("{word}\n"));
-            }
-            _ if lines.is_empty() => {}
-            1 => {
-                lines.remove(pos % lines.len());
-            }
-            _ => {
-                let at = pos % lines.len();
-                lines[at] = format!("{word}\n");
-            }
-        }
-    }
-    let mut out = lines.concat();
-    match final_newline {
-        Some(true) if !out.is_empty() && !out.ends_with('\n') => out.push('\n'),
-        Some(false) if out.ends_with('\n') => {
-            out.pop();
-        }
-        _ => {}
-    }
-    out.into_bytes()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -526,8 +474,8 @@ proptest! {
     /// reproduces the target bytes.
     #[test]
     fn git_oracle_round_trip(
-        before in text_file(),
-        edits in edits(),
+        before in text_file(30),
+        edits in edits(8),
         final_newline in prop::option::of(any::<bool>()),
         context in prop::sample::select(vec![1usize, 3, 3, 3]),
     ) {

@@ -7,60 +7,8 @@ use polypatch_unified::Unified;
 use polypatch_unified::generate::{DiffOptions, Side, diff_file, diff_files};
 use proptest::prelude::*;
 
-/// A random text: lines from a small vocabulary (so that diffs meet repeated lines),
-/// sometimes `\r\n`, with or without a final newline.
-fn text_file() -> impl Strategy<Value = Vec<u8>> {
-    let line = prop::sample::select(vec!["a", "b", "c", "{", "}", "", "    x = 1;", "fn f() {", "// note"]);
-    let ending = prop::sample::select(vec!["\n", "\n", "\n", "\n", "\n", "\n", "\r\n"]);
-    (prop::collection::vec((line, ending), 0..40), any::<bool>()).prop_map(|(lines, final_newline)| {
-        let mut out = String::new();
-        for (text, end) in &lines {
-            out.push_str(text);
-            out.push_str(end);
-        }
-        // Without a final newline; a `\r\n` line then keeps its `\r`.
-        if !final_newline && out.ends_with('\n') {
-            out.pop();
-        }
-        out.into_bytes()
-    })
-}
-
-/// Random edits: (kind, position, new line) with kind 0 insert, 1 delete, 2 replace.
-fn edits() -> impl Strategy<Value = Vec<(u8, usize, &'static str)>> {
-    let word = prop::sample::select(vec!["a", "b", "new", "}", "", "    y = 2;", "fn g() {", "z\r"]);
-    prop::collection::vec((0u8..3, any::<usize>(), word), 0..10)
-}
-
-fn edited(before: &[u8], edits: &[(u8, usize, &str)], final_newline: Option<bool>) -> Vec<u8> {
-    let text = std::str::from_utf8(before).unwrap();
-    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
-    for &(kind, pos, word) in edits {
-        match kind {
-            0 => {
-                let at = pos % (lines.len() + 1);
-                lines.insert(at, format!("{word}\n"));
-            }
-            _ if lines.is_empty() => {}
-            1 => {
-                lines.remove(pos % lines.len());
-            }
-            _ => {
-                let at = pos % lines.len();
-                lines[at] = format!("{word}\n");
-            }
-        }
-    }
-    let mut out = lines.concat();
-    match final_newline {
-        Some(true) if !out.is_empty() && !out.ends_with('\n') => out.push('\n'),
-        Some(false) if out.ends_with('\n') => {
-            out.pop();
-        }
-        _ => {}
-    }
-    out.into_bytes()
-}
+mod common;
+use common::{edited, edits, text_file};
 
 /// Parses `patch` as the unified dialect and applies it (exact matching only: a generated
 /// diff is exact) to `files`.
@@ -79,8 +27,8 @@ proptest! {
     /// Random file + random edits → diff → parse → apply == target.
     #[test]
     fn modify_round_trip(
-        before in text_file(),
-        edits in edits(),
+        before in text_file(40),
+        edits in edits(10),
         final_newline in prop::option::of(any::<bool>()),
         context in prop::sample::select(vec![1usize, 2, 3, 3, 3, 5]),
     ) {
@@ -109,10 +57,10 @@ proptest! {
     /// patch, applied as one transaction.
     #[test]
     fn file_operations_round_trip(
-        created in text_file(),
-        deleted in text_file(),
-        moved in text_file(),
-        edits in edits(),
+        created in text_file(40),
+        deleted in text_file(40),
+        moved in text_file(40),
+        edits in edits(10),
         executable in any::<bool>(),
     ) {
         let moved_after = edited(&moved, &edits, None);
