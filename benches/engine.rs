@@ -17,28 +17,11 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use polypatch::{ApplyOptions, EditPlan, MemoryFileSet, Status, Tier, compute};
 
+mod common;
+use common::Rng;
+
 const PATH: &str = "src/generated.rs";
 const CONTEXT: usize = 3;
-
-/// A small deterministic generator (xorshift64*), so the inputs need no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 const NOUNS: &[&str] = &[
     "account", "buffer", "cache", "config", "cursor", "entry", "event", "frame", "handle", "index", "item", "key",

@@ -16,21 +16,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use polypatch::unified::generate::{DiffOptions, Side, diff_file};
 use polypatch::{FileOp, ParseOptions};
 
-/// A deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod common;
+use common::Rng;
 
 const WORDS: &[&str] = &[
     "buffer", "cache", "config", "cursor", "entry", "event", "frame", "handle", "index", "layer", "node", "offset",

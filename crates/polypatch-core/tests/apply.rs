@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+mod common;
+
 use polypatch_core::{
     Action, Anchor, ApplyOptions, Content, Edit, EditPlan, FailureKind, FileEdit, FileOp, IfExists, IfMissing,
     MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier, apply, compute,
@@ -9,23 +11,7 @@ use polypatch_core::{
 
 /// An edit from diff-style lines: ` ` context, `-` removed, `+` added.
 fn hunk(lines: &[&str]) -> Edit {
-    let (mut old, mut new, mut kept) = (Vec::new(), Vec::new(), Vec::new());
-    for l in lines {
-        let (tag, text) = l.split_at(1);
-        match tag {
-            " " => {
-                kept.push(Some(old.len()));
-                old.push(text.to_string());
-                new.push(text.to_string());
-            }
-            "-" => old.push(text.to_string()),
-            "+" => {
-                kept.push(None);
-                new.push(text.to_string());
-            }
-            _ => panic!("bad tag in {l:?}"),
-        }
-    }
+    let (old, new, kept) = common::sides(lines);
     Edit {
         target: Target::Lines(old),
         action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }),

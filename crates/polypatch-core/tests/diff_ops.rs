@@ -1,6 +1,8 @@
 //! The IR pieces diffs need: deletion preconditions, binary patches, final-newline and
 //! line-end control, git's view of a lone `\r`, hunks ordered by position and hint.
 
+mod common;
+
 use polypatch_core::binary::git_blob_id;
 use polypatch_core::{
     Action, ApplyOptions, BinaryData, BinaryEdit, Edit, EditPlan, Expect, FailureKind, FileEdit, FileOp, IfMissing,
@@ -17,22 +19,7 @@ fn file(path: &str, op: FileOp) -> FileEdit {
 
 /// A diff hunk: ` ` context, `-` removed, `+` added; `hint` is the 1-based line.
 fn hunk(lines: &[&str], hint: Option<usize>) -> Edit {
-    let (mut old, mut new, mut kept) = (Vec::new(), Vec::new(), Vec::new());
-    for l in lines {
-        let (tag, text) = l.split_at(1);
-        match tag {
-            " " => {
-                kept.push(Some(old.len()));
-                old.push(text.to_string());
-                new.push(text.to_string());
-            }
-            "-" => old.push(text.to_string()),
-            _ => {
-                kept.push(None);
-                new.push(text.to_string());
-            }
-        }
-    }
+    let (old, new, kept) = common::sides(lines);
     Edit {
         target: Target::Lines(old),
         action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }),
