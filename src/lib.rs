@@ -16,13 +16,15 @@
 //! ```
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
-//! `unified`.
+//! `unified`, `ap`.
 
 pub use polypatch_core as core;
 pub use polypatch_core::*;
 
 #[cfg(feature = "ai-patch")]
 pub use polypatch_aipatch as aipatch;
+#[cfg(feature = "ap")]
+pub use polypatch_ap as ap;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
@@ -33,6 +35,8 @@ pub fn dialects() -> Vec<&'static dyn Dialect> {
         &polypatch_aipatch::AiPatch,
         #[cfg(feature = "unified")]
         &polypatch_unified::Unified,
+        #[cfg(feature = "ap")]
+        &polypatch_ap::Ap,
     ]
 }
 

@@ -10,7 +10,7 @@ use crate::syntax::{Hunk, HunkHeader, LineKind, Op, Patch};
 
 /// Lowers a parsed patch into an [`EditPlan`]; every well-formed patch lowers.
 pub fn lower(patch: &Patch<'_>) -> EditPlan {
-    EditPlan { dialect: DIALECT.to_owned(), files: patch.ops.iter().map(lower_op).collect() }
+    EditPlan { dialect: DIALECT.to_owned(), files: patch.ops.iter().map(lower_op).collect(), warnings: Vec::new() }
 }
 
 fn lower_op(op: &Op<'_>) -> FileEdit {
@@ -185,6 +185,7 @@ mod tests {
                         span: Some(at(text, "*** Add File: empty")),
                     },
                 ],
+                warnings: Vec::new(),
             }
         );
     }

@@ -18,6 +18,10 @@ pub struct EditPlan {
     pub dialect: String,
     /// File operations, applied in this order within one transaction.
     pub files: Vec<FileEdit>,
+    /// Things the parser accepted but the writer should fix (an unquoted `version: 2.0`),
+    /// lowercase, for the user to see; they never change what is applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One operation on one file.
@@ -479,4 +483,8 @@ pub enum Indent {
     /// Re-indented to the indentation of the target's first line, keeping the new
     /// lines' relative indentation (`ap` §3.3).
     ToTargetFirstLine,
+    /// Shifted by the difference between the file's and the patch's indentation of the
+    /// target's first line (`ap` patches that wrote the snippet and content with their
+    /// absolute indentation).
+    ShiftByFirstLine,
 }

@@ -387,6 +387,8 @@ struct Shaper<'a> {
     deltas: Vec<Option<isize>>,
     target_indent: String,
     min_new_indent: usize,
+    /// The file's minus the patch's indentation width of the target's first line.
+    first_line_delta: isize,
 }
 
 impl<'a> Shaper<'a> {
@@ -398,6 +400,7 @@ impl<'a> Shaper<'a> {
             deltas: if found.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, found) },
             target_indent: first_line_indent(lines, found),
             min_new_indent: min_indent(new),
+            first_line_delta: first_line_delta(lines, found, pat),
         }
     }
 
@@ -407,8 +410,27 @@ impl<'a> Shaper<'a> {
             Indent::AsWritten => text.to_string(),
             Indent::FollowMatch => follow(self.lines, self.found, &self.deltas, near, text),
             Indent::ToTargetFirstLine => reindent(text, &self.target_indent, self.min_new_indent),
+            Indent::ShiftByFirstLine => shift(text, self.first_line_delta, self.target_indent.starts_with('\t')),
         }
     }
+}
+
+/// The file's indentation width of the target's first non-blank line minus the pattern's.
+fn first_line_delta(lines: &[Line], f: &Found, pat: &[String]) -> isize {
+    let file = indent_width(&first_line_indent(lines, f)).0;
+    let patch = pat.iter().find(|l| !is_blank(l)).map_or(0, |l| indent_width(l).0);
+    file as isize - patch as isize
+}
+
+/// `text` with its indentation widened (or narrowed) by `delta` columns; blank lines
+/// become empty.
+fn shift(text: &str, delta: isize, tabs: bool) -> String {
+    if is_blank(text) {
+        return String::new();
+    }
+    let (width, bytes) = indent_width(text);
+    let new_width = (width as isize + delta).max(0) as usize;
+    format!("{}{}", render_indent(new_width, tabs), &text[bytes..])
 }
 
 /// The new lines of a replacement at a located block: kept lines as the file has them,

@@ -10,7 +10,7 @@ use polypatch_core::{
 };
 
 fn plan(files: Vec<FileEdit>) -> EditPlan {
-    EditPlan { dialect: "test".into(), files }
+    EditPlan { dialect: "test".into(), files, warnings: Vec::new() }
 }
 
 fn file(path: &str, op: FileOp) -> FileEdit {
