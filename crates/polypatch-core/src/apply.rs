@@ -346,17 +346,17 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         if exists && b.new_id.as_deref().is_some_and(|id| blob_id_matches(id, base)) && new_mode == mode {
             return Ok(Status::AlreadyApplied);
         }
-        if let Some(id) = &b.old_id {
-            if !blob_id_matches(id, base) {
-                return Err(Failure::new(
-                    FailureKind::NotFound,
-                    format!(
-                        "cannot patch `{path}`: the binary patch was made for blob {id}, the file is blob {}",
-                        short_id(&git_blob_id(base))
-                    ),
-                    "the file is not the version the binary patch was made from; regenerate the patch against it",
-                ));
-            }
+        if let Some(id) = &b.old_id
+            && !blob_id_matches(id, base)
+        {
+            return Err(Failure::new(
+                FailureKind::NotFound,
+                format!(
+                    "cannot patch `{path}`: the binary patch was made for blob {id}, the file is blob {}",
+                    short_id(&git_blob_id(base))
+                ),
+                "the file is not the version the binary patch was made from; regenerate the patch against it",
+            ));
         }
         let bytes = match &b.data {
             BinaryData::Literal(bytes) => bytes.clone(),
@@ -368,14 +368,14 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 )
             })?,
         };
-        if let Some(id) = &b.new_id {
-            if !blob_id_matches(id, &bytes) {
-                return Err(Failure::new(
-                    FailureKind::InvalidPlan,
-                    format!("cannot patch `{path}`: the binary patch's result is not blob {id}"),
-                    "the binary data is damaged; regenerate the patch with `git diff --binary`",
-                ));
-            }
+        if let Some(id) = &b.new_id
+            && !blob_id_matches(id, &bytes)
+        {
+            return Err(Failure::new(
+                FailureKind::InvalidPlan,
+                format!("cannot patch `{path}`: the binary patch's result is not blob {id}"),
+                "the binary data is damaged; regenerate the patch with `git diff --binary`",
+            ));
         }
         slot.current = Entry::File { bytes, mode: new_mode };
         Ok(Status::Applied)

@@ -205,10 +205,10 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
         if close.len() == 1 {
             return if close[0].1 >= q.threshold { Ok(close) } else { Err(Miss::NotFound) };
         }
-        if let Some(one) = nearest_to_hint(view, &close, q.hint) {
-            if one.1 >= q.threshold {
-                return Ok(vec![one]);
-            }
+        if let Some(one) = nearest_to_hint(view, &close, q.hint)
+            && one.1 >= q.threshold
+        {
+            return Ok(vec![one]);
         }
         if close.iter().all(|c| c.1 < q.threshold) {
             return Err(Miss::NotFound);

@@ -53,6 +53,7 @@
 //!             ..Default::default()
 //!         }),
 //!     }],
+//!     warnings: Vec::new(),
 //! };
 //! let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
 //! assert_eq!(files.get_str("greet.py"), Some("def hi():\n    print('hello')\n"));

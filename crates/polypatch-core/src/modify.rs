@@ -171,17 +171,18 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         if !matches!(located, Err(Miss::NotFound)) || step == fuzzy {
             break;
         }
-        if policy.detect_already_applied && !ov.fresh {
-            if let Some(qn) = new_side_query(edit, &q) {
-                let (qn, classified) = new_side.get_or_insert_with(|| {
-                    let c = engine::Classified::new(&file.lines, &qn, key_tiers);
-                    (qn.clone(), c)
-                });
-                if let Ok(found) = classified.pick(qn, step) {
-                    let done = Done::at(Status::AlreadyApplied, &found[0]);
-                    *cursor = found[0].end;
-                    return Ok(done);
-                }
+        if policy.detect_already_applied
+            && !ov.fresh
+            && let Some(qn) = new_side_query(edit, &q)
+        {
+            let (qn, classified) = new_side.get_or_insert_with(|| {
+                let c = engine::Classified::new(&file.lines, &qn, key_tiers);
+                (qn.clone(), c)
+            });
+            if let Ok(found) = classified.pick(qn, step) {
+                let done = Done::at(Status::AlreadyApplied, &found[0]);
+                *cursor = found[0].end;
+                return Ok(done);
             }
         }
     }
