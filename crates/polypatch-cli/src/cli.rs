@@ -33,9 +33,10 @@ pub enum Command {
 /// Options of `apply` and `check`.
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// The directory the patch's paths are relative to; nothing outside it is touched
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
+    /// The directory the patch's paths are relative to; nothing outside it is touched.
+    /// Default: the current directory (for an `ap` patch file: the patch file's folder)
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// The patch dialect, or `auto` to detect it (the list is filled in at run time)
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub format: String,
@@ -100,7 +101,7 @@ mod tests {
     fn defaults() {
         let cli = parse(["polypatch", "apply"]);
         let Command::Apply(args) = cli.command else { panic!("expected apply") };
-        assert_eq!(args.root, PathBuf::from("."));
+        assert_eq!(args.root, None);
         assert_eq!(args.format, "auto");
         assert!(is_stdin(&args.patch));
         assert!(!args.dry_run && !args.json && !args.strict);

@@ -127,16 +127,24 @@ pub fn usage_text(err: &anyhow::Error) -> String {
 }
 
 /// The JSON document of an apply that got as far as locating edits. `commit_error` is set
-/// when every edit was located but writing failed (and was rolled back).
-pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<&str>) -> String {
+/// when every edit was located but writing failed (and was rolled back); `warnings` are the
+/// parser's (omitted when there are none).
+pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<&str>, warnings: &[String]) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         status: &'static str,
         report: &'a ApplyReport,
         #[serde(skip_serializing_if = "Option::is_none")]
         commit_error: Option<&'a str>,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        warnings: &'a [String],
     }
-    document(&Document { status: outcome.name(), report, commit_error })
+    document(&Document { status: outcome.name(), report, commit_error, warnings })
+}
+
+/// The parser's warnings, one `warning:` line each.
+pub fn warnings_text(warnings: &[String]) -> String {
+    warnings.iter().flat_map(|w| ["warning: ", w.as_str(), "\n"]).collect()
 }
 
 /// The JSON document of a malformed patch.
@@ -278,9 +286,20 @@ mod tests {
     }
 
     #[test]
+    fn warnings_are_lines_and_a_json_field() {
+        assert_eq!(warnings_text(&[]), "");
+        assert_eq!(warnings_text(&["a".into(), "b c".into()]), "warning: a\nwarning: b c\n");
+        let r = report(vec![], false);
+        let value: Value = serde_json::from_str(&report_json(Outcome::Applied, &r, None, &["w".into()])).unwrap();
+        assert_eq!(value["warnings"][0], "w");
+        let value: Value = serde_json::from_str(&report_json(Outcome::Applied, &r, None, &[])).unwrap();
+        assert!(value.get("warnings").is_none());
+    }
+
+    #[test]
     fn report_json_is_one_document() {
         let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], false);
-        let text = report_json(Outcome::Applied, &r, None);
+        let text = report_json(Outcome::Applied, &r, None, &[]);
         assert_eq!(text.lines().count(), 1);
         assert!(text.starts_with(r#"{"status":"applied","report":{"#), "{text}");
         let value: Value = serde_json::from_str(&text).unwrap();

@@ -2,7 +2,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -71,10 +71,6 @@ fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
         Ok(format) => format,
         Err(err) => return usage(err),
     };
-    let mut files = match open_root(&args.root) {
-        Ok(files) => files,
-        Err(err) => return usage(err),
-    };
     let text = match read_patch(&args.patch) {
         Ok(text) => text,
         Err(Input::Unreadable(err)) => return usage(err),
@@ -88,12 +84,20 @@ fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text),
     };
+    let root = args.root.clone().unwrap_or_else(|| default_root(&plan.dialect, &args.patch));
+    let mut files = match open_root(&root) {
+        Ok(files) => files,
+        Err(err) => return usage(err),
+    };
+    if !args.json {
+        stderr(&output::warnings_text(&plan.warnings));
+    }
 
     let options = ApplyOptions::default().strict(args.strict).dry_run(dry_run);
     match polypatch::apply(&plan, &mut files, &options) {
         Ok(report) => {
             if args.json {
-                stdout(&output::report_json(Outcome::of(&report), &report, None));
+                stdout(&output::report_json(Outcome::of(&report), &report, None, &plan.warnings));
             } else {
                 stdout(&output::success_text(&report));
             }
@@ -101,7 +105,7 @@ fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
         }
         Err(err) => {
             if args.json {
-                stdout(&output::report_json(Outcome::Failed, &err.report, err.commit_error.as_deref()));
+                stdout(&output::report_json(Outcome::Failed, &err.report, err.commit_error.as_deref(), &plan.warnings));
             } else {
                 stderr(&output::failure_text(&err));
             }
@@ -139,6 +143,21 @@ fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     match polypatch::dialect(name) {
         Some(dialect) => Ok(Some(dialect.name())),
         None => bail!("unknown format `{name}`; known formats: {}", cli::format_names().join(", ")),
+    }
+}
+
+/// The root when `--root` is not given: an `ap` patch's paths are relative to the patch
+/// file's folder (its spec, §2.3); every other patch's to the current directory.
+fn default_root(dialect: &str, patch: &Path) -> PathBuf {
+    match patch.parent() {
+        Some(dir) if dialect == "ap" && !cli::is_stdin(patch) => {
+            if dir.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                dir.to_path_buf()
+            }
+        }
+        _ => PathBuf::from("."),
     }
 }
 
@@ -184,6 +203,15 @@ fn stderr(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ap_patches_default_to_their_folder() {
+        assert_eq!(default_root("ap", Path::new("work/fix.ap")), PathBuf::from("work"));
+        assert_eq!(default_root("ap", Path::new("fix.ap")), PathBuf::from("."));
+        assert_eq!(default_root("ap", Path::new("-")), PathBuf::from("."));
+        assert_eq!(default_root("unified", Path::new("work/fix.diff")), PathBuf::from("."));
+        assert_eq!(default_root("ai-patch", Path::new("/abs/fix.patch")), PathBuf::from("."));
+    }
 
     #[test]
     fn auto_means_detect() {
