@@ -54,6 +54,9 @@ pub(crate) struct Query<'a> {
     /// The policy's strictest tier: at that tier the policy's occurrence rule applies; at
     /// lenient tiers beyond it a unique (or strictly nearest-to-hint) place is required.
     pub base: Tier,
+    /// The place is fixed by an earlier match (a range's end: the first after its start),
+    /// so "first" holds however little the block says.
+    pub positional: bool,
 }
 
 /// The file lines a query looks at, and the pattern lines it compares.
@@ -227,7 +230,7 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
     let lenient = tier.is_lenient() && tier > q.base;
     // A block of only braces and blank lines says nothing about where it belongs: taking
     // the first of several places would be a guess.
-    if !lenient && q.occurrence == Occurrence::First && !is_weak(&view.pat) {
+    if !lenient && q.occurrence == Occurrence::First && (q.positional || !is_weak(&view.pat)) {
         // With a hint and a tie in distance, the first of the tied; else the first.
         return Ok(vec![cands[0]]);
     }
@@ -320,6 +323,7 @@ pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Qu
         ignore_blank: false,
         threshold: crate::ir::DEFAULT_FUZZY_THRESHOLD,
         base: Tier::Exact,
+        positional: false,
     }
 }
 

@@ -104,6 +104,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
             ignore_blank: policy.ignore_blank_lines,
             threshold,
             base,
+            positional: false,
         };
         let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
             .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
@@ -151,6 +152,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         ignore_blank: policy.ignore_blank_lines,
         threshold,
         base,
+        positional: false,
     };
 
     // Strict tiers, then the lenient ones, then fuzzy; before each step away from the
@@ -213,6 +215,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
                 ignore_blank: policy.ignore_blank_lines,
                 threshold,
                 base,
+                positional: true,
             };
             let end = engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy))
                 .map_err(|miss| miss_failure(&file.lines, &qe, miss, "range end"))?;
