@@ -1,10 +1,152 @@
-//! The 'ap' (AI-friendly Patch) YAML v2.0 dialect, lowered into polypatch's
-//! [`EditPlan`]. (Being written.)
+//! The 'ap' (AI-friendly Patch) YAML v2.0 dialect, lowered into polypatch's [`EditPlan`].
+//!
+//! ```
+//! use polypatch_ap::Ap;
+//! use polypatch_core::{apply, ApplyOptions, Dialect, MemoryFileSet, Status};
+//!
+//! let patch = r#"
+//! version: "2.0"
+//! changes:
+//!   - file_path: "src/calculator.py"
+//!     modifications:
+//!       - action: REPLACE
+//!         anchor: |
+//!           def add(a, b):
+//!         snippet: |
+//!           return a + b
+//!         content: |
+//!           if isinstance(a, list):
+//!               return sum(a)
+//!           return a + b
+//! "#;
+//! let plan = Ap.parse(patch).unwrap();
+//! assert_eq!(plan.dialect, "ap");
+//! assert_eq!(plan.files.len(), 1); // one modify operation, one edit
+//!
+//! let before = "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n";
+//! let mut files = MemoryFileSet::new().with("src/calculator.py", before);
+//! apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+//! // The content is re-indented to the snippet's line, its own nesting kept.
+//! assert_eq!(
+//!     files.get_str("src/calculator.py"),
+//!     Some("def add(a, b):\n    if isinstance(a, list):\n        return sum(a)\n    return a + b\n\ndef sub(a, b):\n    return a - b\n"),
+//! );
+//! // Applying it again changes nothing: the content (which holds the snippet) is in place.
+//! let again = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+//! assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied);
+//! ```
+//!
+//! # The format
+//!
+//! ```yaml
+//! # Summary: … (comments are free)
+//! version: "2.0"                       # required, the string "2.0"
+//! changes:                             # required list (may be empty)
+//!   - file_path: src/app.py            # relative to the patch file's folder; no `..`
+//!     newline: LF                      # optional: LF, CRLF or CR, for CREATE_FILE
+//!     modifications:                   # required list, applied in order
+//!       - action: REPLACE              # REPLACE, INSERT_AFTER, INSERT_BEFORE, DELETE, CREATE_FILE
+//!         anchor: |                    # optional: unique block; the snippet is searched after it
+//!           def main():
+//!         snippet: |                   # the whole line(s) to find …
+//!           print("hi")
+//!         content: |                   # the new code (not for DELETE), written unindented
+//!           print("hello")
+//!       - action: DELETE
+//!         start_snippet: |             # … or a range: start through the first end after it
+//!           def old():
+//!         end_snippet: |
+//!           return None
+//!         include_leading_blank_lines: 1   # widen by up to N blank lines before / after
+//!         include_trailing_blank_lines: 0
+//! ```
+//!
+//! Locating follows the spec's §3.2: blank lines are dropped from the snippet, every line
+//! is compared with its leading and trailing whitespace removed, the file's blank lines
+//! are skipped, and only whole lines match. With an `anchor` (which must occur exactly
+//! once) the first occurrence of the snippet after the anchor's last line is used;
+//! without one the snippet must occur exactly once. A range's end is the first
+//! occurrence of `end_snippet` after the start. Zero or several matches fail with the
+//! candidates' line numbers. The content is re-indented to the indentation of the
+//! located snippet's first line, keeping its own relative indentation (§3.3). Every
+//! modified file loses its trailing whitespace (§3.5). The whole patch is one
+//! transaction: nothing is written unless every modification succeeds (§3.0).
+//!
+//! # How a patch lowers
+//!
+//! | ap | [`EditPlan`] |
+//! |---|---|
+//! | the document | `dialect: "ap"`; `warnings`: an unquoted `version: 2.0`, an unused `newline` |
+//! | a `changes` item | one [`FileEdit`](polypatch_core::FileEdit) on `file_path`, spanning the item; a path may appear in several changes, applied in sequence |
+//! | `REPLACE`, `INSERT_*`, `DELETE` | [`FileOp::Modify`](polypatch_core::FileOp::Modify) with one [`Edit`](polypatch_core::Edit) per modification, `post.strip_trailing_whitespace`, a missing file an error |
+//! | `CREATE_FILE` | [`FileOp::Create`](polypatch_core::FileOp::Create) { content as YAML gives it, `newline` (LF/CRLF/CR, or none: `\n`), `if_exists: ErrorUnlessIdentical` }; modifications after it in the same change form a following modify operation on the path |
+//! | `snippet` | [`Target::Lines`](polypatch_core::Target::Lines): the string split on `\n`, the piece after the final `\n` dropped, a line-end `\r` removed |
+//! | `start_snippet` + `end_snippet` | [`Target::Range`](polypatch_core::Target::Range) |
+//! | `REPLACE` / `INSERT_AFTER` / `INSERT_BEFORE` / `DELETE` | `Action::Replace` (engine-aligned lines) / `InsertAfter` / `InsertBefore` / `Delete` |
+//! | `anchor` | `Scope.anchor` with `unique: true` |
+//! | tiers | trimmed (§3.2, with `ignore_blank_lines`), then Unicode look-alikes and fuzzy; `DELETE`: trimmed only |
+//! | uniqueness | `Occurrence::First` with an anchor, else `Occurrence::Unique` |
+//! | not found | `DELETE`: `Missing::AlreadyApplied` (§3.1); others: an error |
+//! | indentation | `Indent::ToTargetFirstLine`; `Indent::ShiftByFirstLine` when the snippet's (or start snippet's) first non-blank line is indented in the patch |
+//! | `include_leading/trailing_blank_lines` | `Policy.leading_blank_lines` / `trailing_blank_lines` |
+//! | idempotency | `detect_already_applied: true` (§3.1) |
+//! | label, span | `"change C modification M"` (1-based); the modification item's span |
+//!
+//! # Beyond the spec, and where this crate chooses
+//!
+//! - **Lenient tiers.** When the spec's normalized search finds nothing, Unicode
+//!   look-alikes (curly quotes, dashes, special spaces) and then small typos (fuzzy, with
+//!   a clear winner only) are tried, and the report names the tier and confidence.
+//!   `--strict` ([`ApplyOptions::strict`](polypatch_core::ApplyOptions::strict)) turns
+//!   them off. Whether the modification is already applied is checked before any lenient
+//!   tier. `DELETE` never uses them: its not-found means "already applied", and a fuzzy
+//!   `DELETE` could remove a similar sibling.
+//! - **Absolute indentation.** §3.3 re-indents the content to the snippet's first line.
+//!   A patch that wrote the snippet itself indented (a YAML indentation indicator, `|2`)
+//!   wrote the content with absolute indentation too; it is shifted by the difference
+//!   between the file's and the patch's indentation of the snippet's first line instead,
+//!   so both kinds of patches land right.
+//! - **`REPLACE` whose content holds the snippet** (the spec's own example) is recognized
+//!   as already applied when the whole content stands around the snippet.
+//! - **An unquoted `version: 2.0`** (a YAML number) is accepted with a warning; other
+//!   versions are refused with the list of supported ones ([`SUPPORTED_VERSIONS`]).
+//! - **A markdown code fence** around the whole document (```` ```yaml ```` … ```` ``` ````)
+//!   is ignored.
+//! - **Plain scalars** that YAML types as numbers or booleans are taken as written where
+//!   a string is expected (`content: 42`).
+//! - **`newline` omitted** on `CREATE_FILE`: the content is written with `\n`, not the
+//!   OS default the spec suggests, so a patch gives the same bytes on every machine.
+//! - **`CREATE_FILE` of an existing file**: identical bytes (after the `newline`
+//!   conversion) are "already applied", other content is an error (`file_exists`). Its
+//!   content is written as given: trailing whitespace is removed only from files the
+//!   other actions modify.
+//! - **Refused at parse time, though the spec does not say**: an empty `modifications`
+//!   list, a snippet or anchor with no non-blank line (it would match anywhere),
+//!   `content` without a value (write `content: ""` for none), `CREATE_FILE` with a
+//!   locating key, an absolute `file_path` (the spec forbids `..` only).
+//! - `include_*_blank_lines` with an `INSERT_*` action widens the located block too: the
+//!   content goes after (before) the included blank lines.
+//! - `newline` on a change without `CREATE_FILE` is ignored, with a warning.
+//!
+//! # Errors
+//!
+//! A malformed patch is a [`PatchError`] whose `kind` is one of [`kind`]'s constants, whose
+//! message names the change and modification (1-based) and the YAML line and says what
+//! to write instead, and whose span points at the offending key or item. YAML syntax
+//! errors (`invalid_yaml`) are the parser's, at the line it names: the document is read
+//! once, untyped, into a tree with spans, and every rule of the format is checked on that
+//! tree, so a misindented key is never reported as a type error somewhere else.
+
+mod error;
+mod lower;
+mod syntax;
+mod yaml;
 
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
-/// The dialect's name in errors and reports.
-const DIALECT: &str = "ap";
+pub use error::kind;
+pub use lower::lower;
+pub use syntax::{ActionKind, Change, Locator, Modification, Patch, SUPPORTED_VERSIONS, Text, parse};
 
 /// The 'ap' YAML dialect (`"ap"`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -12,20 +154,51 @@ pub struct Ap;
 
 impl Dialect for Ap {
     fn name(&self) -> &'static str {
-        DIALECT
+        error::DIALECT
     }
 
+    /// 90 for a `version:` and a `changes:` key at column 1; 70 for `changes:`,
+    /// `file_path:` and `modifications:` anywhere; else 0.
     fn sniff(&self, text: &str) -> u8 {
-        let _ = text;
-        0
+        let (mut version, mut changes_at_root, mut changes, mut file_path, mut modifications) =
+            (false, false, false, false, false);
+        for line in text.lines() {
+            version |= line.starts_with("version:");
+            changes_at_root |= line.starts_with("changes:");
+            let t = line.trim_start().trim_start_matches("- ");
+            changes |= t.starts_with("changes:");
+            file_path |= t.starts_with("file_path:");
+            modifications |= t.starts_with("modifications:");
+        }
+        if version && changes_at_root {
+            90
+        } else if changes && file_path && modifications {
+            70
+        } else {
+            0
+        }
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
-        Err(PatchError::new(
-            DIALECT,
-            "unimplemented",
-            format!("the ap dialect is not written yet ({} bytes)", text.len()),
-            None,
-        ))
+        Ok(lower(&parse(text)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_is_ap() {
+        assert_eq!(Ap.name(), "ap");
+    }
+
+    #[test]
+    fn sniff_scores_markers() {
+        assert_eq!(Ap.sniff("# plan\nversion: \"2.0\"\nchanges:\n  - file_path: a\n"), 90);
+        assert_eq!(Ap.sniff("changes:\n  - file_path: a\n    modifications:\n"), 70);
+        assert_eq!(Ap.sniff("  version: 1\n  changes: []\n"), 0);
+        assert_eq!(Ap.sniff("*** Begin Patch\n*** End Patch\n"), 0);
+        assert_eq!(Ap.sniff("diff --git a/x b/x\n"), 0);
     }
 }

@@ -1,0 +1,324 @@
+//! The YAML document as a tree of nodes with byte spans, read by serde-saphyr.
+//!
+//! The patch is read once, untyped, into [`Node`]s: every scalar, list and mapping keeps
+//! the byte span of its text, so each rule of the format can be checked by hand
+//! ([`crate::syntax`]) with a message that names the change, the modification and the
+//! line. A YAML syntax error is therefore always the parser's own, at the line it names
+//! (a typed deserialization would report a misindented key as a type error elsewhere).
+
+use std::fmt;
+
+use polypatch_core::{PatchError, Span};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::error::{error, kind};
+
+/// A YAML node and where its text is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Node {
+    pub value: Value,
+    /// For scalars, the scalar's text (with quotes; a block scalar's lines); for lists and
+    /// mappings, from the first item or key to the end of the last one.
+    pub span: Span,
+}
+
+/// A YAML value. Plain scalars are typed as YAML 1.2 core (and serde-saphyr) types them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+impl Value {
+    /// How a message names this kind of value.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Value::Null => "nothing (null)",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+}
+
+/// Reads `text` as one YAML document.
+pub(crate) fn read(text: &str) -> Result<Node, PatchError> {
+    match serde_saphyr::from_str::<Spanned<Raw>>(text) {
+        Ok(raw) => Ok(convert(text, raw)),
+        Err(e) => Err(syntax_error(text, &e)),
+    }
+}
+
+/// The parser's error as ours: its message without the location suffix, at its line.
+fn syntax_error(text: &str, e: &serde_saphyr::Error) -> PatchError {
+    let mut message = e.without_snippet().to_string();
+    if let Some(at) = message.rfind(" at line ") {
+        message.truncate(at);
+    }
+    if let Some(at) = message.find(", set DuplicateKeyPolicy") {
+        message.truncate(at);
+    }
+    let message = message.trim().trim_end_matches('.');
+    let (span, line) = match e.location() {
+        Some(loc) => {
+            let start = offset_of(text, loc.line(), loc.column());
+            let end = text[start..].find(['\n', '\r']).map_or(text.len(), |n| start + n);
+            (Some(Span::new(start, end.max(start))), Some(loc.line()))
+        }
+        None => (None, None),
+    };
+    let at = line.map_or(String::new(), |l| format!(" at line {l}"));
+    error(
+        kind::INVALID_YAML,
+        format!(
+            "the patch is not valid YAML{at}: {message}; check this line's indentation against the lines before it: \
+             sibling keys (`action`, `snippet`, `content` …) start in the same column, every line of a `|` block is \
+             indented at least as much as its first line, and list items' `-` are aligned"
+        ),
+        span,
+    )
+}
+
+/// The byte offset of a 1-based line and 1-based column (in characters) in `text`,
+/// clamped to the text.
+pub(crate) fn offset_of(text: &str, line: u64, column: u64) -> usize {
+    let mut start = 0usize;
+    for _ in 1..line {
+        match text[start..].find('\n') {
+            Some(n) => start += n + 1,
+            None => return text.len(),
+        }
+    }
+    let rest = &text[start..];
+    let line_end = rest.find('\n').unwrap_or(rest.len());
+    let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+    let within = rest[..line_end].char_indices().nth(skip).map_or(line_end, |(i, _)| i);
+    start + within
+}
+
+/// The 1-based line of byte `offset` in `text`.
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    text[..offset].matches('\n').count() + 1
+}
+
+/// The tree with byte spans; lists' and mappings' spans run to the end of their last
+/// item, without trailing whitespace.
+fn convert(text: &str, raw: Spanned<Raw>) -> Node {
+    let start = byte_start(text, &raw);
+    let own_end = raw.referenced.span().byte_len().map_or(start, |len| start.saturating_add(len as usize));
+    let own_end = own_end.clamp(start, text.len());
+    match raw.value.0 {
+        RawValue::Seq(items) => {
+            let items: Vec<Node> = items.into_iter().map(|i| convert(text, i)).collect();
+            let end = items.iter().map(|n| n.span.end).max().unwrap_or(own_end).max(own_end);
+            Node { value: Value::Seq(items), span: Span::new(start, flow_end(text, start, end, b'[', b']')) }
+        }
+        RawValue::Map(entries) => {
+            let entries: Vec<(Node, Node)> =
+                entries.into_iter().map(|(k, v)| (convert(text, k), convert(text, v))).collect();
+            let end = entries.iter().map(|(k, v)| k.span.end.max(v.span.end)).max().unwrap_or(own_end).max(own_end);
+            Node { value: Value::Map(entries), span: Span::new(start, flow_end(text, start, end, b'{', b'}')) }
+        }
+        scalar => {
+            let end = trim_end(text, start, own_end);
+            let value = match scalar {
+                RawValue::Null => Value::Null,
+                RawValue::Bool(b) => Value::Bool(b),
+                RawValue::Int(i) => Value::Int(i),
+                RawValue::Float(f) => Value::Float(f),
+                RawValue::Str(s) => Value::Str(s),
+                RawValue::Seq(_) | RawValue::Map(_) => unreachable!("handled above"),
+            };
+            Node { value, span: Span::new(start, end) }
+        }
+    }
+}
+
+fn byte_start(text: &str, raw: &Spanned<Raw>) -> usize {
+    let loc = raw.referenced;
+    match loc.span().byte_offset() {
+        Some(o) => usize::try_from(o).unwrap_or(usize::MAX).min(text.len()),
+        None => offset_of(text, loc.line(), loc.column()),
+    }
+}
+
+/// For a flow collection (`[a, b]`, `{a: b}`) starting at `start`, `end` moved past its
+/// closing bracket.
+fn flow_end(text: &str, start: usize, end: usize, open: u8, close: u8) -> usize {
+    let bytes = text.as_bytes();
+    if bytes.get(start) != Some(&open) {
+        return end;
+    }
+    let mut i = end.max(start + 1);
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b' ' | b'\t' | b'\r' | b'\n' | b',' => i += 1,
+            b if b == close => return i + 1,
+            _ => break,
+        }
+    }
+    end
+}
+
+/// `end` moved back over trailing whitespace, not before `start`.
+fn trim_end(text: &str, start: usize, end: usize) -> usize {
+    let Some(slice) = text.get(start..end) else { return end };
+    start + slice.trim_end().len()
+}
+
+/// The node as serde-saphyr hands it over.
+struct Raw(RawValue);
+
+enum RawValue {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Spanned<Raw>>),
+    Map(Vec<(Spanned<Raw>, Spanned<Raw>)>),
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawVisitor).map(Raw)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = RawValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<RawValue, D::Error> {
+        deserializer.deserialize_any(RawVisitor)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawValue, E> {
+        Ok(RawValue::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawValue, E> {
+        Ok(RawValue::Int(i128::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawValue, E> {
+        Ok(RawValue::Int(i128::from(v)))
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<RawValue, E> {
+        Ok(RawValue::Int(v))
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<RawValue, E> {
+        Ok(RawValue::Int(i128::try_from(v).unwrap_or(i128::MAX)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawValue, E> {
+        Ok(RawValue::Float(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RawValue, E> {
+        Ok(RawValue::Str(v.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<RawValue, E> {
+        Ok(RawValue::Str(v))
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<RawValue, E> {
+        Ok(RawValue::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(RawValue::Seq(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawValue, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key()? {
+            let value = map.next_value()?;
+            entries.push((key, value));
+        }
+        Ok(RawValue::Map(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice<'t>(text: &'t str, node: &Node) -> &'t str {
+        &text[node.span.start..node.span.end]
+    }
+
+    #[test]
+    fn scalars_lists_and_mappings_keep_their_spans() {
+        let text = "a:\n  - k: |\n      x\n      y\n\n    c: 2.0\n  - k: end\n";
+        let root = read(text).unwrap();
+        let Value::Map(entries) = &root.value else { panic!("a mapping") };
+        let (key, list) = &entries[0];
+        assert_eq!(slice(text, key), "a");
+        let Value::Seq(items) = &list.value else { panic!("a list") };
+        assert_eq!(slice(text, &items[0]), "k: |\n      x\n      y\n\n    c: 2.0");
+        let Value::Map(first) = &items[0].value else { panic!("a mapping") };
+        assert_eq!(first[0].1.value, Value::Str("x\ny\n".into()));
+        assert_eq!(first[1].1.value, Value::Float(2.0));
+        assert_eq!(slice(text, &first[1].1), "2.0");
+        assert_eq!(slice(text, &items[1]), "k: end");
+    }
+
+    #[test]
+    fn a_misindented_key_is_a_syntax_error_at_its_line() {
+        let text = "a:\n  - k: |\n      x\n     c: |\n      y\n";
+        let err = read(text).unwrap_err();
+        assert_eq!(err.kind, kind::INVALID_YAML);
+        assert!(err.message.contains("at line 4"), "{}", err.message);
+        assert_eq!(line_of(text, err.span.unwrap().start), 4);
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_without_the_parsers_advice() {
+        let err = read("a: 1\na: 2\n").unwrap_err();
+        assert!(err.message.contains("duplicate mapping key: a"), "{}", err.message);
+        assert!(!err.message.contains("DuplicateKeyPolicy"), "{}", err.message);
+    }
+
+    #[test]
+    fn offsets_of_lines_and_columns() {
+        let text = "ab\ncdé f\n";
+        assert_eq!(offset_of(text, 2, 5), text.find('f').unwrap());
+        assert_eq!(offset_of(text, 9, 1), text.len());
+        assert_eq!(offset_of(text, 1, 99), 2);
+        assert_eq!(line_of(text, text.find('f').unwrap()), 2);
+    }
+}
