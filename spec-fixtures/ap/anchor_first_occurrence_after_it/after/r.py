@@ -1,0 +1,5 @@
+log("start")
+def run():
+    log("run")
+    work()
+    log("start")

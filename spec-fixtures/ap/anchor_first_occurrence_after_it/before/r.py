@@ -1,0 +1,5 @@
+log("start")
+def run():
+    log("start")
+    work()
+    log("start")

@@ -1,0 +1,5 @@
+def first():
+    return None
+
+def second():
+    return None

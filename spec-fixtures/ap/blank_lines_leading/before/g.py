@@ -1,0 +1,6 @@
+a()
+
+
+def gone():
+    pass
+b()

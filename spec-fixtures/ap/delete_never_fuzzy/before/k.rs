@@ -1,0 +1,2 @@
+fn keep_me() {}
+fn other() {}

@@ -1,0 +1,5 @@
+def f():
+    a = 1
+
+    b = 2
+    return a + b

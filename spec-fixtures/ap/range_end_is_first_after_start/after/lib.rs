@@ -1,0 +1,5 @@
+fn keep() {
+}
+
+fn also_keep() {
+}

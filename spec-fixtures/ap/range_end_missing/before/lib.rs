@@ -1,0 +1,9 @@
+fn keep() {
+}
+
+fn old() {
+    work();
+}
+
+fn also_keep() {
+}

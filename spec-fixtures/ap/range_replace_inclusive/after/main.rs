@@ -1,0 +1,5 @@
+fn main() {
+    setup();
+    let sum = 3;
+    println!("{sum}");
+}

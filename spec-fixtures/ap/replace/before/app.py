@@ -1,0 +1,3 @@
+def greet(name):
+    message = "hi " + name
+    print(message)
