@@ -314,8 +314,24 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 self.slots[i].current = Entry::Missing;
             }
             let d = self.slot(&dest)?;
-            if matches!(self.slots[d].current, Entry::Directory | Entry::Other) {
-                return Err(not_a_file(&dest, "move to"));
+            let what = if m.copy_from.is_some() { "copy to" } else { "move to" };
+            match (&self.slots[d].current, &new_entry) {
+                (Entry::Directory | Entry::Other, _) => return Err(not_a_file(&dest, what)),
+                (Entry::File { bytes: existing, .. }, Entry::File { bytes: result, .. }) => {
+                    let refuse = match m.if_dest_exists {
+                        IfExists::Overwrite => false,
+                        IfExists::ErrorUnlessIdentical => existing != result,
+                        IfExists::Error => true,
+                    };
+                    if refuse {
+                        return Err(Failure::new(
+                            FailureKind::FileExists,
+                            format!("cannot {what} `{dest}`: a file with other content exists there"),
+                            "choose another destination, or delete that file first in the same patch",
+                        ));
+                    }
+                }
+                _ => {}
             }
             self.slots[d].current = new_entry;
         }

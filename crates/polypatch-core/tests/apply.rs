@@ -293,6 +293,7 @@ fn file_operations() {
             op: FileOp::Modify(Modify {
                 edits: vec![hunk(&["-a", "+A"])],
                 move_to: Some("dest.txt".into()),
+                if_dest_exists: IfExists::Overwrite,
                 ..Modify::default()
             }),
             span: None,
@@ -303,6 +304,31 @@ fn file_operations() {
     assert_eq!(files.get_str("new/b.txt"), Some("b\r\nc\r\n"));
     assert_eq!(files.get_str("dest.txt"), Some("A\n"));
     assert_eq!(report.files[2].moved_to.as_deref(), Some("dest.txt"));
+}
+
+#[test]
+fn move_or_copy_onto_another_file_is_refused_unless_it_holds_the_result() {
+    let files = MemoryFileSet::new().with("a.txt", "a\n").with("taken.txt", "other\n").with("same.txt", "A\n");
+    let op = |to: &str, copy: bool| {
+        let m = if copy {
+            Modify { edits: vec![hunk(&["-a", "+A"])], copy_from: Some("a.txt".into()), ..Modify::default() }
+        } else {
+            Modify { edits: vec![hunk(&["-a", "+A"])], move_to: Some(to.into()), ..Modify::default() }
+        };
+        FileEdit { path: if copy { to.into() } else { "a.txt".into() }, op: FileOp::Modify(m), span: None }
+    };
+    for copy in [false, true] {
+        let mut f = files.clone();
+        let err = run(&mut f, &plan(vec![op("taken.txt", copy)])).unwrap_err();
+        assert_eq!(err.report.files[0].failure.as_ref().unwrap().kind, FailureKind::FileExists);
+        assert_eq!(f.get_str("taken.txt"), Some("other\n"));
+        assert_eq!(f.get_str("a.txt"), Some("a\n"));
+        // A destination that already holds the result is fine.
+        let mut f = files.clone();
+        run(&mut f, &plan(vec![op("same.txt", copy)])).unwrap();
+        assert_eq!(f.get_str("same.txt"), Some("A\n"));
+        assert_eq!(f.get("a.txt").is_some(), copy);
+    }
 }
 
 #[test]
