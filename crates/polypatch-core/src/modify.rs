@@ -142,6 +142,15 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         Target::Range { start, end } => (start, Some(end)),
         _ => unreachable!("handled above"),
     };
+    // An elision in new text that replaces lines would delete what it stands for.
+    if let Action::Replace(rep) = &edit.action {
+        let kept = match (&rep.kept, range_end) {
+            (_, Some(_)) => None,
+            (Some(k), None) if k.len() == rep.lines.len() => Some(k.clone()),
+            (_, None) => Some(align(pat, &rep.lines)),
+        };
+        crate::elision::check(edit, kept.as_deref())?;
+    }
     let q = Query {
         pat,
         lo,

@@ -448,3 +448,31 @@ fn edit_plan_round_trips_through_json() {
     let back: EditPlan = serde_json::from_str(&json).unwrap();
     assert_eq!(back, p);
 }
+
+#[test]
+fn an_elision_that_would_delete_code_is_refused() {
+    let file = "fn f() {\n    setup();\n    work();\n    done();\n}\n";
+    let mut files = MemoryFileSet::new().with("f.rs", file);
+    // The model wrote `// ... existing code ...` for setup() and work(): applied, both go.
+    let p = plan(vec![modify(
+        "f.rs",
+        vec![hunk(&[" fn f() {", "-    setup();", "-    work();", "+    // ... existing code ...", " done();"])],
+    )]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Elision);
+    assert!(failure.message.contains("`// ... existing code ...`"), "{}", failure.message);
+    assert_eq!(files.get_str("f.rs"), Some(file));
+
+    // The same line where nothing is removed is just a comment being added.
+    let p = plan(vec![modify("f.rs", vec![hunk(&[" fn f() {", "+    // ... existing code ...", "     setup();"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(
+        files.get_str("f.rs"),
+        Some("fn f() {\n    // ... existing code ...\n    setup();\n    work();\n    done();\n}\n")
+    );
+    // An elision the file already has is kept, not added: a removal around it is fine.
+    let p = plan(vec![modify("f.rs", vec![hunk(&[" // ... existing code ...", "-    setup();"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("f.rs"), Some("fn f() {\n    // ... existing code ...\n    work();\n    done();\n}\n"));
+}
