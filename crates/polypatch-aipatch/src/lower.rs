@@ -26,6 +26,8 @@ fn lower_op(op: &Op<'_>) -> FileEdit {
         Op::Update { move_to, hunks, .. } => FileOp::Modify(Modify {
             edits: hunks.iter().enumerate().map(|(i, hunk)| lower_hunk(i + 1, hunk)).collect(),
             move_to: move_to.map(str::to_owned),
+            // Codex's moves overwrite an existing destination.
+            if_dest_exists: IfExists::Overwrite,
             ..Modify::default()
         }),
     };
@@ -230,6 +232,7 @@ mod tests {
                         ),
                     ],
                     move_to: Some("src/b.rs".into()),
+                    if_dest_exists: IfExists::Overwrite,
                     ..Modify::default()
                 }),
                 span: Some(at(text, "*** Update File: src/a.rs\n*** Move to: src/b.rs")),

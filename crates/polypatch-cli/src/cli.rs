@@ -24,6 +24,8 @@ pub enum Command {
     Apply(ApplyArgs),
     /// Check that a patch applies, writing nothing (the same as `apply --dry-run`)
     Check(ApplyArgs),
+    /// Show what a patch would change, as a git diff, writing nothing
+    Diff(ApplyArgs),
     /// Print the dialect a patch is written in
     Detect(DetectArgs),
     /// List the patch dialects this build understands
@@ -81,7 +83,7 @@ pub fn format_names() -> Vec<&'static str> {
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
     let help = format!("The patch dialect: {}", format_names().join(", "));
     let mut command = Cli::command();
-    for verb in ["apply", "check"] {
+    for verb in ["apply", "check", "diff"] {
         command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
     }
     let matches = command.get_matches_from(args);

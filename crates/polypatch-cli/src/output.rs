@@ -142,6 +142,19 @@ pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<
     document(&Document { status: outcome.name(), report, commit_error, warnings })
 }
 
+/// The JSON document of `diff`: the report and the git diff of what applying would change.
+pub fn diff_json(outcome: Outcome, report: &ApplyReport, diff: &str, warnings: &[String]) -> String {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        status: &'static str,
+        report: &'a ApplyReport,
+        diff: &'a str,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        warnings: &'a [String],
+    }
+    document(&Document { status: outcome.name(), report, diff, warnings })
+}
+
 /// The parser's warnings, one `warning:` line each.
 pub fn warnings_text(warnings: &[String]) -> String {
     warnings.iter().flat_map(|w| ["warning: ", w.as_str(), "\n"]).collect()

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs};
@@ -31,8 +32,9 @@ impl From<Exit> for ExitCode {
 /// Runs the verb `cli` names.
 pub fn run(cli: &Cli) -> Exit {
     match &cli.command {
-        Command::Apply(args) => apply(args, args.dry_run),
-        Command::Check(args) => apply(args, true),
+        Command::Apply(args) => apply(args, if args.dry_run { Mode::Check } else { Mode::Apply }),
+        Command::Check(args) => apply(args, Mode::Check),
+        Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
         Command::Formats => {
             stdout(&polypatch::dialect_names().iter().flat_map(|name| [*name, "\n"]).collect::<String>());
@@ -49,7 +51,19 @@ enum Input {
     NotText(PatchError, String),
 }
 
-fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
+/// What `apply` does once every edit is located.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Write the changes.
+    Apply,
+    /// Write nothing, report.
+    Check,
+    /// Write nothing, print the changes as a git diff.
+    Diff,
+}
+
+fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
+    let dry_run = mode != Mode::Apply;
     let usage = |err: anyhow::Error| {
         if args.json {
             stdout(&output::usage_json(&err));
@@ -94,6 +108,9 @@ fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
     }
 
     let options = ApplyOptions::default().strict(args.strict).dry_run(dry_run);
+    if mode == Mode::Diff {
+        return show_diff(args, &plan, &files, &options);
+    }
     match polypatch::apply(&plan, &mut files, &options) {
         Ok(report) => {
             if args.json {
@@ -112,6 +129,40 @@ fn apply(args: &ApplyArgs, dry_run: bool) -> Exit {
             Exit::NotApplied
         }
     }
+}
+
+/// `diff`: locate everything, write nothing, print the effect as a git diff (or, with
+/// `--json`, the report with the diff in it).
+fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, options: &ApplyOptions) -> Exit {
+    let computed = match polypatch::compute(plan, files, options) {
+        Ok(computed) => computed,
+        Err(err) => {
+            if args.json {
+                stdout(&output::report_json(Outcome::Failed, &err.report, None, &plan.warnings));
+            } else {
+                stderr(&output::failure_text(&err));
+            }
+            return Exit::NotApplied;
+        }
+    };
+    let diff = match polypatch::unified::generate::diff_changes(files, &computed.changes, &DiffOptions::default()) {
+        Ok(diff) => diff,
+        Err(err) => {
+            let err = anyhow::Error::new(err).context("cannot read the files to show the diff");
+            if args.json {
+                stdout(&output::usage_json(&err));
+            } else {
+                stderr(&output::usage_text(&err));
+            }
+            return Exit::Invalid;
+        }
+    };
+    if args.json {
+        stdout(&output::diff_json(Outcome::of(&computed.report), &computed.report, &diff, &plan.warnings));
+    } else {
+        stdout(&diff);
+    }
+    Exit::Success
 }
 
 fn detect(args: &DetectArgs) -> Exit {

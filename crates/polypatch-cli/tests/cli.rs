@@ -649,3 +649,42 @@ fn unified_hunk_that_is_not_there_names_the_closest_lines() {
     assert!(run.stderr.contains("closest"), "{}", run.stderr);
     assert!(run.stderr.contains("def area(r):"), "the closest lines are shown: {}", run.stderr);
 }
+
+#[test]
+fn diff_shows_any_patch_as_a_git_diff_that_git_applies() {
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    let run = sb.run("diff", &[], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.snapshot(), before, "diff writes nothing");
+    assert_eq!(
+        run.stdout,
+        "diff --git a/calc.py b/calc.py\nindex f905fb9..717f7ed 100644\n--- a/calc.py\n+++ b/calc.py\n\
+         @@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def mul(a, b):\n\
+         diff --git a/notes.txt b/notes.txt\nnew file mode 100644\nindex 0000000..284d395\n--- /dev/null\n\
+         +++ b/notes.txt\n@@ -0,0 +1 @@\n+add() was subtracting\n"
+    );
+    let json = sb.run("diff", &["--json"], TWO_FILES);
+    let doc = json.json();
+    assert_eq!(doc["diff"], run.stdout.as_str(), "{doc}");
+    assert_eq!(doc["report"]["files"][0]["path"], "calc.py");
+
+    // git applies the shown diff to the same tree and gets what `apply` writes.
+    let diff = sb.top().join("shown.diff");
+    fs::write(&diff, &run.stdout).unwrap();
+    let git = Command::new("git").args(["apply", diff.to_str().unwrap()]).current_dir(sb.root()).status();
+    if let Ok(status) = git {
+        assert!(status.success());
+        assert_eq!(sb.read("calc.py"), CALC_FIXED);
+        assert_eq!(sb.read("notes.txt"), "add() was subtracting\n");
+    }
+}
+
+#[test]
+fn diff_of_a_patch_that_does_not_apply_is_exit_1() {
+    let sb = Sandbox::new(&[("calc.py", CALC), ("shapes.py", "def perimeter(r):\n    return 2 * 3.14 * r\n")]);
+    let run = sb.run("diff", &[], SECOND_HUNK_MISSING);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("not found"), "{}", run.stderr);
+}

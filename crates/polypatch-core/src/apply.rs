@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id};
+use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
 use crate::ir::{
     BinaryData, BinaryEdit, Content, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks, Modify,
@@ -261,7 +261,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             }
             Entry::Directory | Entry::Other => return Err(not_a_file(&source, "update")),
         };
-        let patched = m.postimage.as_deref().is_some_and(|id| blob_id_matches(id, &bytes));
+        // One hash of the file serves both of the diff's ids.
+        let file_id = (m.preimage.is_some() || m.postimage.is_some()).then(|| git_blob_id(&bytes));
+        let names = |id: &str| file_id.as_deref().is_some_and(|f| id_names(id, f, bytes.is_empty()));
+        let patched = m.postimage.as_deref().is_some_and(names);
         let new_bytes = if patched {
             report.edits = (m.edits.iter().enumerate())
                 .map(|(i, e)| EditReport {
@@ -287,7 +290,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             };
             let ended_with_newline = text.ends_with_newline();
             let ov = Overrides {
-                fresh: m.preimage.as_deref().is_some_and(|id| blob_id_matches(id, &bytes)),
+                fresh: m.preimage.as_deref().is_some_and(names),
                 adds_final_newline: m.final_newline == Some(true),
                 ..ov
             };
@@ -314,8 +317,24 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 self.slots[i].current = Entry::Missing;
             }
             let d = self.slot(&dest)?;
-            if matches!(self.slots[d].current, Entry::Directory | Entry::Other) {
-                return Err(not_a_file(&dest, "move to"));
+            let what = if m.copy_from.is_some() { "copy to" } else { "move to" };
+            match (&self.slots[d].current, &new_entry) {
+                (Entry::Directory | Entry::Other, _) => return Err(not_a_file(&dest, what)),
+                (Entry::File { bytes: existing, .. }, Entry::File { bytes: result, .. }) => {
+                    let refuse = match m.if_dest_exists {
+                        IfExists::Overwrite => false,
+                        IfExists::ErrorUnlessIdentical => existing != result,
+                        IfExists::Error => true,
+                    };
+                    if refuse {
+                        return Err(Failure::new(
+                            FailureKind::FileExists,
+                            format!("cannot {what} `{dest}`: a file with other content exists there"),
+                            "choose another destination, or delete that file first in the same patch",
+                        ));
+                    }
+                }
+                _ => {}
             }
             self.slots[d].current = new_entry;
         }

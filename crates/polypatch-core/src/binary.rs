@@ -17,14 +17,20 @@ pub fn git_blob_id(bytes: &[u8]) -> String {
 /// Whether `id` (full or abbreviated hex, at least 7 digits) names the blob `bytes`.
 /// An id of only zeros names the empty, missing file: it matches empty `bytes`.
 pub fn blob_id_matches(id: &str, bytes: &[u8]) -> bool {
-    let id = id.to_ascii_lowercase();
+    id_names(id, &git_blob_id(bytes), bytes.is_empty())
+}
+
+/// Whether `id` (full or abbreviated hex, at least 7 digits) names the blob whose full id
+/// is `blob` (as [`git_blob_id`] gives it; `empty`: the blob has no bytes), so that one
+/// hash serves several comparisons.
+pub fn id_names(id: &str, blob: &str, empty: bool) -> bool {
     if id.len() < 7 || id.len() > 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return false;
     }
     if id.bytes().all(|b| b == b'0') {
-        return bytes.is_empty();
+        return empty;
     }
-    git_blob_id(bytes).starts_with(&id)
+    blob.get(..id.len()).is_some_and(|prefix| prefix.eq_ignore_ascii_case(id))
 }
 
 /// A git delta that cannot be applied.

@@ -188,6 +188,38 @@ impl<'a> Classified<'a> {
     }
 }
 
+/// With a line hint, the exact match nearest to it, found by looking outward from the hint
+/// (so a hunk that stands where its numbers say costs time in its offset, not in the file's
+/// length). `None` when the query has no hint or ignores blank lines, when there is no exact
+/// match, or when two stand at the same distance: the full search then decides and reports.
+pub(crate) fn exact_near_hint(lines: &[Line], q: &Query<'_>) -> Option<Found> {
+    let hint = q.hint?;
+    let m = q.pat.len();
+    if q.ignore_blank || q.at_eof || q.occurrence == Occurrence::All || m == 0 || q.hi > lines.len() || q.hi < q.lo + m
+    {
+        return None;
+    }
+    let last = q.hi - m;
+    let at = |s: usize| q.pat.iter().zip(&lines[s..s + m]).all(|(p, l)| l.text == *p);
+    let h = hint.clamp(q.lo, last);
+    for d in 0..=(last - q.lo) {
+        let below = h.checked_add(d).filter(|&s| s <= last);
+        let above = h.checked_sub(d).filter(|&s| d > 0 && s >= q.lo);
+        if below.is_none() && above.is_none() {
+            break;
+        }
+        match (above.filter(|&s| at(s)), below.filter(|&s| at(s))) {
+            (Some(_), Some(_)) => return None,
+            (Some(s), None) | (None, Some(s)) => {
+                let map = (s..s + m).map(Some).collect();
+                return Some(Found { start: s, end: s + m, map, tier: Tier::Exact, confidence: 1.0 });
+            }
+            (None, None) => {}
+        }
+    }
+    None
+}
+
 /// Whether the window at `s` matches at `tier`.
 fn window_eq(view: &View<'_>, s: usize, tier: Tier, ignore_blank: bool) -> bool {
     view.keys.iter().enumerate().all(|(k, key)| key_eq(tier, view.file(s + k), key))

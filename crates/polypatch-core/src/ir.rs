@@ -128,13 +128,18 @@ pub enum BinaryData {
 pub struct Modify {
     /// Edits, applied in order; each sees the result of the ones before.
     pub edits: Vec<Edit>,
-    /// Rename the file to this path (after editing). The destination is overwritten when
-    /// it exists, as `git mv -f` and Codex do.
+    /// Rename the file to this path (after editing); see `if_dest_exists` for an
+    /// existing destination.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub move_to: Option<String>,
     /// Read the original from this path instead and leave it in place (a copy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_from: Option<String>,
+    /// What a move or copy does when its destination exists: refuse unless it already
+    /// holds the result (the default, as git's renames and copies), or overwrite it
+    /// (Codex's moves).
+    #[serde(default)]
+    pub if_dest_exists: IfExists,
     /// New Unix permission bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<u32>,

@@ -64,6 +64,7 @@ mod apply;
 pub mod binary;
 mod dialect;
 mod disk;
+mod elision;
 mod engine;
 mod fileset;
 mod fold;

@@ -19,6 +19,9 @@ pub(crate) struct Overrides {
     /// The plan adds a final newline (`Modify::final_newline == Some(true)`): a last line
     /// without one is not yet as the patch wants it.
     pub adds_final_newline: bool,
+    /// The terminator added lines get: the file's most frequent one, found once before its
+    /// edits.
+    pub eol: Eol,
 }
 
 /// Applies `edits` to `file` in order. Returns one report per edit; the file holds the
@@ -26,6 +29,7 @@ pub(crate) struct Overrides {
 pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], path: &str, ov: Overrides) -> Vec<EditReport> {
     let mut cursor = 0usize;
     let mut reports = Vec::with_capacity(edits.len());
+    let ov = Overrides { eol: file.dominant_eol(), ..ov };
     for (i, edit) in edits.iter().enumerate() {
         let mut report = EditReport {
             index: i + 1,
@@ -118,8 +122,8 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
             let tier = lines.map(|_| Tier::Exact);
             return Ok(Done { status, tier, confidence: 1.0, lines });
         }
-        Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor),
-        Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor),
+        Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor, ov.eol),
+        Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor, ov.eol),
         Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
             let at = if anchored {
                 lo
@@ -132,7 +136,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
                     "give context lines around the change",
                 ));
             };
-            return insert_at(file, at, &edit.action, cursor);
+            return insert_at(file, at, &edit.action, cursor, ov.eol);
         }
         _ => {}
     }
@@ -142,6 +146,15 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         Target::Range { start, end } => (start, Some(end)),
         _ => unreachable!("handled above"),
     };
+    // An elision in new text that replaces lines would delete what it stands for.
+    if let Action::Replace(rep) = &edit.action {
+        let kept = match (&rep.kept, range_end) {
+            (_, Some(_)) => None,
+            (Some(k), None) if k.len() == rep.lines.len() => Some(k.clone()),
+            (_, None) => Some(align(pat, &rep.lines)),
+        };
+        crate::elision::check(edit, kept.as_deref())?;
+    }
     let q = Query {
         pat,
         lo,
@@ -162,10 +175,14 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     let lenient = tiers.without(Tier::Fuzzy).difference(strict);
     let fuzzy = tiers.intersect(TierSet::only(Tier::Fuzzy));
     let key_tiers = tiers.without(Tier::Fuzzy);
-    let mut old = engine::Classified::new(&file.lines, &q, key_tiers);
+    // A numbered hunk that stands exactly at (or near) its line number is found by
+    // looking outward from it, without scanning the file.
+    let near = (base == Tier::Exact && range_end.is_none()).then(|| engine::exact_near_hint(&file.lines, &q)).flatten();
+    let mut old = near.is_none().then(|| engine::Classified::new(&file.lines, &q, key_tiers));
     let mut new_side: Option<(Query<'_>, engine::Classified<'_>)> = None;
-    let mut located = Err(Miss::NotFound);
+    let mut located = near.map(|f| vec![f]).ok_or(Miss::NotFound);
     for step in [strict, lenient, fuzzy] {
+        let Some(old) = old.as_mut() else { break };
         if step.is_empty() {
             continue;
         }
@@ -253,7 +270,7 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 /// Applies the action at a located block.
 fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize, ov: Overrides) -> Done {
     let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
-    let eol = file.dominant_eol();
+    let eol = ov.eol;
     match &edit.action {
         Action::Replace(rep) => {
             let new = replacement_lines(&file.lines, edit, pat, f, rep, eol);
@@ -330,7 +347,7 @@ fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: 
 }
 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
-fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize) -> Result<Done, Failure> {
+fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize, eol: Eol) -> Result<Done, Failure> {
     let lines = match action {
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => lines,
         Action::Replace(Replacement { lines, .. }) => lines,
@@ -342,7 +359,6 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
             ));
         }
     };
-    let eol = file.dominant_eol();
     let ends = match action {
         Action::Replace(Replacement { line_ends: Some(ends), .. }) => ends.as_slice(),
         _ => &[],

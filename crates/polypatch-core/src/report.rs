@@ -203,6 +203,9 @@ pub enum FailureKind {
     /// The plan itself is inconsistent (two operations on one file that conflict, an
     /// edit the engine cannot express).
     InvalidPlan,
+    /// The new text holds an elision (`// ... existing code ...`) where the edit removes
+    /// lines: applied, it would delete the code it stands for.
+    Elision,
     /// Reading or writing failed.
     Io,
 }
@@ -219,6 +222,7 @@ impl FailureKind {
             FailureKind::PathEscapesRoot => "path escapes root",
             FailureKind::NotText => "not text",
             FailureKind::InvalidPlan => "invalid plan",
+            FailureKind::Elision => "elision",
             FailureKind::Io => "i/o error",
         }
     }

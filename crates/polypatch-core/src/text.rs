@@ -7,9 +7,10 @@ use serde::{Deserialize, Serialize};
 use crate::ir::{LineBreaks, Newline};
 
 /// A line terminator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Eol {
     /// `\n`
+    #[default]
     Lf,
     /// `\r\n`
     CrLf,

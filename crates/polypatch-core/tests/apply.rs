@@ -293,6 +293,7 @@ fn file_operations() {
             op: FileOp::Modify(Modify {
                 edits: vec![hunk(&["-a", "+A"])],
                 move_to: Some("dest.txt".into()),
+                if_dest_exists: IfExists::Overwrite,
                 ..Modify::default()
             }),
             span: None,
@@ -303,6 +304,31 @@ fn file_operations() {
     assert_eq!(files.get_str("new/b.txt"), Some("b\r\nc\r\n"));
     assert_eq!(files.get_str("dest.txt"), Some("A\n"));
     assert_eq!(report.files[2].moved_to.as_deref(), Some("dest.txt"));
+}
+
+#[test]
+fn move_or_copy_onto_another_file_is_refused_unless_it_holds_the_result() {
+    let files = MemoryFileSet::new().with("a.txt", "a\n").with("taken.txt", "other\n").with("same.txt", "A\n");
+    let op = |to: &str, copy: bool| {
+        let m = if copy {
+            Modify { edits: vec![hunk(&["-a", "+A"])], copy_from: Some("a.txt".into()), ..Modify::default() }
+        } else {
+            Modify { edits: vec![hunk(&["-a", "+A"])], move_to: Some(to.into()), ..Modify::default() }
+        };
+        FileEdit { path: if copy { to.into() } else { "a.txt".into() }, op: FileOp::Modify(m), span: None }
+    };
+    for copy in [false, true] {
+        let mut f = files.clone();
+        let err = run(&mut f, &plan(vec![op("taken.txt", copy)])).unwrap_err();
+        assert_eq!(err.report.files[0].failure.as_ref().unwrap().kind, FailureKind::FileExists);
+        assert_eq!(f.get_str("taken.txt"), Some("other\n"));
+        assert_eq!(f.get_str("a.txt"), Some("a\n"));
+        // A destination that already holds the result is fine.
+        let mut f = files.clone();
+        run(&mut f, &plan(vec![op("same.txt", copy)])).unwrap();
+        assert_eq!(f.get_str("same.txt"), Some("A\n"));
+        assert_eq!(f.get("a.txt").is_some(), copy);
+    }
 }
 
 #[test]
@@ -421,4 +447,32 @@ fn edit_plan_round_trips_through_json() {
     let json = serde_json::to_string(&p).unwrap();
     let back: EditPlan = serde_json::from_str(&json).unwrap();
     assert_eq!(back, p);
+}
+
+#[test]
+fn an_elision_that_would_delete_code_is_refused() {
+    let file = "fn f() {\n    setup();\n    work();\n    done();\n}\n";
+    let mut files = MemoryFileSet::new().with("f.rs", file);
+    // The model wrote `// ... existing code ...` for setup() and work(): applied, both go.
+    let p = plan(vec![modify(
+        "f.rs",
+        vec![hunk(&[" fn f() {", "-    setup();", "-    work();", "+    // ... existing code ...", " done();"])],
+    )]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Elision);
+    assert!(failure.message.contains("`// ... existing code ...`"), "{}", failure.message);
+    assert_eq!(files.get_str("f.rs"), Some(file));
+
+    // The same line where nothing is removed is just a comment being added.
+    let p = plan(vec![modify("f.rs", vec![hunk(&[" fn f() {", "+    // ... existing code ...", "     setup();"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(
+        files.get_str("f.rs"),
+        Some("fn f() {\n    // ... existing code ...\n    setup();\n    work();\n    done();\n}\n")
+    );
+    // An elision the file already has is kept, not added: a removal around it is fine.
+    let p = plan(vec![modify("f.rs", vec![hunk(&[" // ... existing code ...", "-    setup();"])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("f.rs"), Some("fn f() {\n    // ... existing code ...\n    work();\n    done();\n}\n"));
 }

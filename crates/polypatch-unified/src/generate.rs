@@ -60,6 +60,8 @@ use std::time::{Duration, Instant};
 
 use similar::algorithms::{DiffHook, myers};
 
+use polypatch_core::{ChangeKind, Entry, FileSource};
+
 use crate::binary::encode_block;
 
 /// How [`diff_file`] and [`diff_files`] write a diff.
@@ -266,6 +268,46 @@ pub fn diff_files<'a>(
         }
     }
     out
+}
+
+/// The git diff of a computed change set ([`polypatch_core::compute`]'s `changes`) against
+/// the files it was computed from: how any patch, in any dialect, would change the tree.
+/// Deletions paired with creations of similar content show as renames.
+///
+/// ```
+/// use polypatch_core::{ApplyOptions, MemoryFileSet, compute};
+/// use polypatch_unified::generate::{DiffOptions, diff_changes};
+///
+/// let files = MemoryFileSet::new().with("a.txt", "one\ntwo\n");
+/// let plan = polypatch_unified::parse("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n")
+///     .and_then(|p| polypatch_unified::lower(&p, &Default::default()))
+///     .unwrap();
+/// let computed = compute(&plan, &files, &ApplyOptions::default()).unwrap();
+/// let diff = diff_changes(&files, &computed.changes, &DiffOptions::default()).unwrap();
+/// assert!(diff.ends_with("@@ -1,2 +1,2 @@\n one\n-two\n+2\n"));
+/// ```
+pub fn diff_changes<S: FileSource + ?Sized>(
+    files: &S,
+    changes: &[polypatch_core::Change],
+    options: &DiffOptions,
+) -> std::io::Result<String> {
+    let mut before = Vec::with_capacity(changes.len());
+    for change in changes {
+        before.push(match files.read(&change.path)? {
+            Entry::File { bytes, mode } => Some((bytes, mode)),
+            _ => None,
+        });
+    }
+    let pairs = changes.iter().zip(&before).map(|(change, old)| {
+        let path = change.path.as_str();
+        let old = old.as_ref().map(|(bytes, mode)| Side { path, bytes, mode: *mode });
+        let new = match &change.kind {
+            ChangeKind::Write { bytes, mode } => Some(Side { path, bytes, mode: mode.or(old.and_then(|o| o.mode)) }),
+            ChangeKind::Delete => None,
+        };
+        (old, new)
+    });
+    Ok(diff_files(pairs, &DiffOptions { renames: true, ..options.clone() }))
 }
 
 /// For each change, the index of the change it is paired with as a rename.

@@ -75,6 +75,7 @@ fn git_modify_lowers_exactly() {
                 }],
                 move_to: None,
                 copy_from: None,
+                if_dest_exists: IfExists::ErrorUnlessIdentical,
                 mode: None,
                 if_missing: IfMissing::Error,
                 post: polypatch_core::PostProcess::default(),

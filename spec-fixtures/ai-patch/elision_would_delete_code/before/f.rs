@@ -1,0 +1,5 @@
+fn f() {
+    setup();
+    work();
+    done();
+}
