@@ -334,7 +334,11 @@ fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: 
     if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
         return false;
     }
-    let Some(k) = (0..=new.len() - old.len()).find(|&k| new[k..k + old.len()] == *old) else {
+    // The old side inside the new one, compared at the tier it matched (an `ap` content
+    // that nests the snippet one level deeper holds it re-indented).
+    let tier = f.tier.min(Tier::Unicode);
+    let holds_old = |k: usize| new[k..k + old.len()].iter().zip(old).all(|(n, o)| key_eq(tier, n, &PatKey::new(o)));
+    let Some(k) = (0..=new.len() - old.len()).find(|&k| holds_old(k)) else {
         return false;
     };
     if k > 0 && hint == Some(f.start) {
@@ -389,10 +393,10 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
 }
 
 /// The query for an edit's new side, to check whether it is already in place (only for
-/// line replacements that change something).
+/// line and range replacements that change something).
 fn new_side_query<'a>(edit: &'a Edit, q: &Query<'a>) -> Option<Query<'a>> {
     let Action::Replace(rep) = &edit.action else { return None };
-    if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_)) {
+    if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_) | Target::Range { .. }) {
         return None;
     }
     Some(Query { pat: &rep.lines, occurrence: Occurrence::First, ..q.clone() })

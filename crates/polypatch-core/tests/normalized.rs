@@ -118,3 +118,33 @@ fn range_runs_to_the_first_end_after_the_start_and_trailing_whitespace_goes() {
     apply(&plan("r.txt", vec![e]), &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(files.get_str("r.txt"), Some("a\nnew\ny\nend\n"));
 }
+
+#[test]
+fn a_replacement_that_nests_the_snippet_deeper_is_already_applied_on_a_rerun() {
+    // The content wraps the snippet in a block: it holds the snippet re-indented.
+    let file = "func main() {\n\tif ok {\n\t\tdo()\n\t}\n}\n";
+    let e =
+        edit(Target::Lines(lines("do()")), Action::Replace(Replacement::lines(lines("if again {\n    do()\n}"))), None);
+    let mut files = MemoryFileSet::new().with("main.go", file);
+    apply(&plan("main.go", vec![e.clone()]), &mut files, &ApplyOptions::default()).unwrap();
+    let want = "func main() {\n\tif ok {\n\t\tif again {\n\t\t\tdo()\n\t\t}\n\t}\n}\n";
+    assert_eq!(files.get_str("main.go"), Some(want));
+    let again = apply(&plan("main.go", vec![e]), &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied, "{again}");
+    assert_eq!(files.get_str("main.go"), Some(want));
+}
+
+#[test]
+fn a_range_replacement_is_already_applied_on_a_rerun() {
+    let file = "fn main() {\n    let a = 1;\n    let b = 2;\n}\n";
+    let e = edit(
+        Target::Range { start: lines("let a = 1;"), end: lines("let b = 2;") },
+        Action::Replace(Replacement::lines(lines("let sum = 3;"))),
+        None,
+    );
+    let mut files = MemoryFileSet::new().with("m.rs", file);
+    apply(&plan("m.rs", vec![e.clone()]), &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("m.rs"), Some("fn main() {\n    let sum = 3;\n}\n"));
+    let again = apply(&plan("m.rs", vec![e]), &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied, "{again}");
+}
