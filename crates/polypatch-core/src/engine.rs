@@ -381,7 +381,7 @@ mod tests {
         let file = TextFile::parse("a\nx\nb\nx\nc\nx\n");
         let p = pat(&["x"]);
         let at = |hint: Option<usize>, lo: usize| {
-            let q = Query { hint, lo, ..q(&p, file.lines.len()) };
+            let q = Query { lo, hint, ..q(&p, file.lines.len()) };
             exact_near_hint(&file.lines, &q).map(|f| (f.start, f.end, f.tier))
         };
         assert_eq!(at(Some(1), 0), Some((1, 2, Tier::Exact)));
