@@ -377,6 +377,26 @@ mod tests {
     use test_lines as pat;
 
     #[test]
+    fn exact_near_hint_looks_outward_and_leaves_ties_to_the_full_search() {
+        let file = TextFile::parse("a\nx\nb\nx\nc\nx\n");
+        let p = pat(&["x"]);
+        let at = |hint: Option<usize>, lo: usize| {
+            let q = Query { lo, hint, ..q(&p, file.lines.len()) };
+            exact_near_hint(&file.lines, &q).map(|f| (f.start, f.end, f.tier))
+        };
+        assert_eq!(at(Some(1), 0), Some((1, 2, Tier::Exact)));
+        assert_eq!(at(Some(4), 0), None, "lines 3 and 5 are as near: a tie");
+        assert_eq!(at(Some(2), 0), None, "lines 1 and 3 are as near: a tie");
+        assert_eq!(at(Some(0), 0), Some((1, 2, Tier::Exact)));
+        assert_eq!(at(Some(99), 0), Some((5, 6, Tier::Exact)), "a hint past the end looks back");
+        assert_eq!(at(Some(0), 2), Some((3, 4, Tier::Exact)), "never before the region");
+        assert_eq!(at(None, 0), None, "no hint: the full search");
+        let none = pat(&["y"]);
+        let q = Query { hint: Some(2), ..q(&none, file.lines.len()) };
+        assert!(exact_near_hint(&file.lines, &q).is_none());
+    }
+
+    #[test]
     fn exact_then_lenient_tiers() {
         let f = TextFile::parse("fn a() {\n    let x = 1;\n    x\n}\n");
         let p = pat(&["let x = 1;", "x"]);
