@@ -84,11 +84,9 @@ fn create_file_with_crlf_then_an_edit_keeps_crlf() {
 }
 
 /// §3.2 asks for the first occurrence after the anchor and §3.1 for idempotency: with a
-/// later occurrence of the snippet after the anchor, a re-run finds that one, and the
-/// engine's already-applied check (which runs only when the strict tiers find nothing)
-/// does not look for the content between the anchor and it.
+/// later occurrence of the snippet after the anchor, a re-run finds that one; the content
+/// standing between the anchor and it shows the edit was applied.
 #[test]
-#[ignore = "core: a re-run of a REPLACE scoped by an anchor edits the next occurrence of the snippet (reported to the lead)"]
 fn a_rerun_with_a_later_occurrence_after_the_anchor_changes_nothing() {
     let text = patch(
         "r.py",

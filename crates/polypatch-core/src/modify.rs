@@ -205,6 +205,20 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
             }
         }
     }
+    // Scoped by a unique anchor, the target is the first occurrence after it: when the
+    // edit's result already stands between the anchor and that occurrence, the occurrence
+    // is a later one and the edit was applied (`ap` §3.1 with §3.2's first occurrence).
+    if let Ok(f) = &located
+        && edit.scope.anchor.as_ref().is_some_and(|a| a.unique)
+        && policy.occurrence == Occurrence::First
+        && policy.detect_already_applied
+        && !ov.fresh
+        && let Some(qn) = new_side_query(edit, &q)
+        && let Ok(done) = engine::locate(&file.lines, &Query { hi: f[0].start, ..qn }, strict)
+    {
+        *cursor = done[0].end;
+        return Ok(Done::at(Status::AlreadyApplied, &done[0]));
+    }
     let mut found = match located {
         Ok(found) => found,
         Err(Miss::NotFound) => {
