@@ -688,3 +688,47 @@ fn diff_of_a_patch_that_does_not_apply_is_exit_1() {
     assert_eq!(run.stdout, "");
     assert!(run.stderr.contains("not found"), "{}", run.stderr);
 }
+
+const AP_PATCH: &str = "\
+# Summary: greet the world
+version: \"2.0\"
+changes:
+  - file_path: \"src/hello.py\"
+    modifications:
+      - action: REPLACE
+        snippet: |
+          print('hi')
+        content: |
+          print('hello, world')
+";
+
+#[test]
+fn ap_patch_is_detected_and_its_paths_are_relative_to_its_folder() {
+    let sb = Sandbox::new(&[("proj/src/hello.py", "def main():\n    print('hi')\n")]);
+    let patch_dir = sb.root().join("proj");
+    let patch = patch_dir.join("fix.ap");
+    fs::write(&patch, AP_PATCH).unwrap();
+    // Run from elsewhere, without --root: the patch file's folder is the root.
+    let run = polypatch(sb.top(), &["apply", patch.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("proj/src/hello.py"), "def main():\n    print('hello, world')\n");
+    let run = polypatch(sb.top(), &["detect", patch.to_str().unwrap()], None);
+    assert_eq!(run.stdout, "ap\n");
+    // Re-applying changes nothing.
+    let again = polypatch(sb.top(), &["apply", patch.to_str().unwrap()], None);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.contains("already applied"), "{}", again.stdout);
+}
+
+#[test]
+fn ap_unquoted_version_is_a_warning() {
+    let sb = Sandbox::new(&[("src/hello.py", "print('hi')\n")]);
+    let text = AP_PATCH.replace("version: \"2.0\"", "version: 2.0");
+    let run = sb.run("apply", &[], &text);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.starts_with("warning: "), "{}", run.stderr);
+    assert!(run.stderr.contains("2.0"), "{}", run.stderr);
+    let sb = Sandbox::new(&[("src/hello.py", "print('hi')\n")]);
+    let doc = sb.run("apply", &["--json"], &text).json();
+    assert!(doc["warnings"][0].as_str().unwrap().contains("2.0"), "{doc}");
+}
