@@ -204,7 +204,7 @@ pub fn decode(lines: &[&str], size: usize) -> Result<Vec<u8>, BinaryError> {
 /// assert_eq!(decode(&lines, 3).unwrap(), b"abc");
 /// ```
 pub fn encode(data: &[u8]) -> String {
-    base85_lines(&deflate(data))
+    encode_raw(&deflate(data))
 }
 
 /// One whole `literal <len>` block: the header line, the data lines of [`encode`] and the
@@ -236,7 +236,10 @@ fn deflate(data: &[u8]) -> Vec<u8> {
     }
 }
 
-fn base85_lines(bytes: &[u8]) -> String {
+/// Encodes `bytes` as git's base85 lines as they are, without deflating them (each line a
+/// length character and at most 52 bytes, `\n`-terminated): what [`encode`] writes after
+/// compressing. Raw lines are what a binary block's decoder reads before inflating.
+pub fn encode_raw(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() / 4 * 5 + bytes.len() / MAX_LINE_BYTES * 2 + 8);
     for chunk in bytes.chunks(MAX_LINE_BYTES) {
         let n = chunk.len();
@@ -282,7 +285,7 @@ mod tests {
 
     #[test]
     fn lines_hold_at_most_52_bytes() {
-        let text = base85_lines(&[7u8; 105]);
+        let text = encode_raw(&[7u8; 105]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(lines[0].starts_with('z') && lines[0].len() == 1 + 65);

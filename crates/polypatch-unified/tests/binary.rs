@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use polypatch_unified::binary::{decode, encode, encode_block};
+use polypatch_unified::binary::{decode, encode, encode_block, encode_raw};
 use proptest::prelude::*;
 
 fn lines(text: &str) -> Vec<&str> {
@@ -62,14 +62,20 @@ fn blocks(diff: &str) -> Vec<Block<'_>> {
     out
 }
 
+/// A new git repository in a temporary directory; `None` (with a message) without git.
+fn repo() -> Option<tempfile::TempDir> {
+    let dir = tempfile::tempdir().unwrap();
+    if git(dir.path(), &["init", "-q"]).is_none() {
+        eprintln!("skipped: git is not installed");
+        return None;
+    }
+    Some(dir)
+}
+
 #[test]
 fn vectors_from_git_new_files() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = repo() else { return };
     let root = dir.path();
-    if git(root, &["init", "-q"]).is_none() {
-        eprintln!("skipped: git is not installed");
-        return;
-    }
     let sizes = [1usize, 4, 26, 27, 52, 53, 104, 1000, 70_000];
     let files: Vec<(String, Vec<u8>)> = sizes
         .iter()
@@ -106,12 +112,8 @@ fn vectors_from_git_new_files() {
 
 #[test]
 fn vectors_from_git_modified_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = repo() else { return };
     let root = dir.path();
-    if git(root, &["init", "-q"]).is_none() {
-        eprintln!("skipped: git is not installed");
-        return;
-    }
     let before = noise(7, 300);
     let after = noise(99, 500);
     std::fs::write(root.join("x.bin"), &before).unwrap();
@@ -130,12 +132,8 @@ fn vectors_from_git_modified_file() {
 
 #[test]
 fn git_delta_blocks_decode_to_their_size() {
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = repo() else { return };
     let root = dir.path();
-    if git(root, &["init", "-q"]).is_none() {
-        eprintln!("skipped: git is not installed");
-        return;
-    }
     let before = noise(3, 4000);
     let mut after = before.clone();
     after[2000..2010].copy_from_slice(b"0123456789");
@@ -158,12 +156,8 @@ fn git_delta_blocks_decode_to_their_size() {
 #[test]
 fn git_accepts_our_literal_blocks() {
     // git apply checks the full index line of a binary patch and decodes our data.
-    let dir = tempfile::tempdir().unwrap();
+    let Some(dir) = repo() else { return };
     let root = dir.path();
-    if git(root, &["init", "-q"]).is_none() {
-        eprintln!("skipped: git is not installed");
-        return;
-    }
     let content = noise(11, 777);
     std::fs::write(root.join("data.bin"), &content).unwrap();
     let id = git(root, &["hash-object", "data.bin"]).unwrap().trim().to_string();
@@ -269,27 +263,11 @@ fn bad_zlib() {
     assert!(err.message.contains("bad zlib data"), "{}", err.message);
 }
 
-/// Base85-encodes raw bytes as one data line, without deflating them, to build input
-/// that is valid base85 but not a valid zlib stream.
+/// One raw base85 data line (valid base85, not deflated), to build input that is not a
+/// valid zlib stream.
 fn base85_raw(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 85] =
-        b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
     assert!(bytes.len() <= 52);
-    let n = bytes.len();
-    let mut out = String::new();
-    out.push(if n <= 26 { char::from(b'A' + n as u8 - 1) } else { char::from(b'a' + (n - 27) as u8) });
-    for group in bytes.chunks(4) {
-        let mut word = [0u8; 4];
-        word[..group.len()].copy_from_slice(group);
-        let mut value = u32::from_be_bytes(word);
-        let mut digits = [0u8; 5];
-        for d in digits.iter_mut().rev() {
-            *d = ALPHABET[(value % 85) as usize];
-            value /= 85;
-        }
-        out.extend(digits.iter().map(|&d| char::from(d)));
-    }
-    out
+    encode_raw(bytes).trim_end_matches('\n').to_string()
 }
 
 proptest! {
