@@ -22,6 +22,10 @@ fn main() {
     let mut trials = Vec::new();
     for dialect_dir in subdirs(&base) {
         let dialect = file_name(&dialect_dir);
+        if dialect == EQUIVALENCE {
+            trials.extend(equivalence_trials(&dialect_dir));
+            continue;
+        }
         let compiled_in = polypatch::dialect(&dialect).is_some();
         for case_dir in subdirs(&dialect_dir) {
             let name = format!("{dialect}::{}", file_name(&case_dir));
@@ -31,7 +35,7 @@ fn main() {
             }
             let dialect = dialect.clone();
             trials.push(
-                Trial::test(name, move || run_case(&dialect, &case_dir))
+                Trial::test(name, move || run_case(&dialect, &case_dir, "patch"))
                     // A dialect whose feature is off has nothing to run its cases with.
                     .with_ignored_flag(ignored.is_some() || !compiled_in),
             );
@@ -41,6 +45,33 @@ fn main() {
         assert!(trials.iter().any(|t| t.name() == *name), "the ignore list names `{name}`, which is not a case");
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The folder of cases that write one change in every dialect: `patch.<dialect>` files
+/// beside one `before/` and one `after/` (or `error.txt`). Each dialect's patch must give the
+/// same outcome, and be detected as its dialect.
+const EQUIVALENCE: &str = "equivalence";
+
+fn equivalence_trials(dir: &Path) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for case_dir in subdirs(dir) {
+        let case = file_name(&case_dir);
+        for dialect in polypatch::dialect_names() {
+            let name = format!("{EQUIVALENCE}::{case}::{dialect}");
+            let case_dir = case_dir.clone();
+            trials.push(Trial::test(name, move || {
+                let patch_file = format!("patch.{dialect}");
+                let text = fs::read_to_string(case_dir.join(&patch_file))
+                    .map_err(|e| format!("every dialect writes the change: cannot read `{patch_file}`: {e}"))?;
+                let detected = polypatch::detect(&text).map(|d| d.name());
+                if detected != Some(dialect) {
+                    return Err(format!("`{patch_file}` is detected as {detected:?}, not {dialect}").into());
+                }
+                run_case(dialect, &case_dir, &patch_file)
+            }));
+        }
+    }
+    trials
 }
 
 fn file_name(path: &Path) -> String {
@@ -83,9 +114,9 @@ struct Case {
 }
 
 impl Case {
-    fn load(dir: &Path) -> Result<Case, String> {
+    fn load(dir: &Path, patch_file: &str) -> Result<Case, String> {
         let read = |name: &str| fs::read_to_string(dir.join(name)).map_err(|e| format!("cannot read `{name}`: {e}"));
-        let patch = read("patch")?;
+        let patch = read(patch_file)?;
         let has_after = dir.join("after").is_dir();
         let has_error = dir.join("error.txt").is_file();
         let outcome = match (has_after, has_error) {
@@ -170,8 +201,8 @@ fn selector(words: &[&str]) -> Option<Selector> {
     }
 }
 
-fn run_case(dialect: &str, dir: &Path) -> Result<(), Failed> {
-    let case = Case::load(dir)?;
+fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
+    let case = Case::load(dir, patch_file)?;
     let sandbox = Sandbox::with_copy_of(&case.before)?;
     let before = sandbox.tree()?;
     let patch = case

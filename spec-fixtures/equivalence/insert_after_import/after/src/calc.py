@@ -1,0 +1,10 @@
+import math
+import os
+
+
+def area(r):
+    return 3.14 * r * r
+
+
+def circumference(r):
+    return 2 * 3.14 * r
