@@ -63,7 +63,7 @@ fn equivalence_trials(dir: &Path) -> Vec<Trial> {
                 let patch_file = format!("patch.{dialect}");
                 let text = fs::read_to_string(case_dir.join(&patch_file))
                     .map_err(|e| format!("every dialect writes the change: cannot read `{patch_file}`: {e}"))?;
-                let detected = polypatch::detect(&text).map(|d| d.name());
+                let detected = polypatch::detect(&text).map(polypatch::Dialect::name);
                 if detected != Some(dialect) {
                     return Err(format!("`{patch_file}` is detected as {detected:?}, not {dialect}").into());
                 }

@@ -294,7 +294,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 adds_final_newline: m.final_newline == Some(true),
                 ..ov
             };
-            report.edits = modify(&mut text, &m.edits, source.as_str(), ov);
+            report.edits = modify(&mut text, &m.edits, ov);
             if report.edits.iter().any(|e| e.status == Status::Failed) {
                 // The failed edits carry the reasons; the file is failed with them.
                 return Ok(Status::Failed);

@@ -26,7 +26,7 @@ pub(crate) struct Overrides {
 
 /// Applies `edits` to `file` in order. Returns one report per edit; the file holds the
 /// result of every successful edit.
-pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], path: &str, ov: Overrides) -> Vec<EditReport> {
+pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<EditReport> {
     let mut cursor = 0usize;
     let mut reports = Vec::with_capacity(edits.len());
     let ov = Overrides { eol: file.dominant_eol(), ..ov };
@@ -47,10 +47,8 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], path: &str, ov: Overri
                 report.confidence = done.tier.map(|_| (done.confidence * 1000.0).round() / 1000.0);
                 report.lines = done.lines;
             }
-            Err(mut failure) => {
-                failure.message = format!("{}: {}", path, failure.message);
-                report.failure = Some(failure);
-            }
+            // The report names the file; the message says what happened in it.
+            Err(failure) => report.failure = Some(failure),
         }
         reports.push(report);
     }
@@ -570,7 +568,7 @@ fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failur
             let mut failure = Failure::new(
                 FailureKind::Ambiguous,
                 format!("the {what} match {} places equally well ({} match): {}", ranges.len(), tier, list.join(", ")),
-                "add more context lines (5 or more) around the change so it matches exactly one place, or give the line number",
+                "add lines around the change (5 or more), or an anchor before it, so that it matches exactly one place",
             );
             failure.candidates = ranges;
             failure

@@ -176,7 +176,7 @@ fn ambiguity_lists_the_candidates() {
     let failure = err.report.files[0].edits[0].failure.clone().unwrap();
     assert_eq!(failure.kind, FailureKind::Ambiguous);
     assert_eq!(failure.candidates.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>(), [(2, 2), (4, 4)]);
-    assert!(failure.next_step.contains("more context"), "{}", failure.next_step);
+    assert!(failure.next_step.contains("add lines around the change"), "{}", failure.next_step);
 }
 
 #[test]

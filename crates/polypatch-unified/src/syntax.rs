@@ -281,7 +281,10 @@ fn binary_without_data(names: &str, span: Span) -> PatchError {
         kind::BINARY_WITHOUT_DATA,
         format!(
             "binary files {} differ, but the diff has no data for them; regenerate the diff with `git diff --binary`",
-            quote(names)
+            match names.split_once(" and ") {
+                Some((old, new)) => format!("{} and {}", quote(old), quote(new)),
+                None => quote(names),
+            }
         ),
         Some(span),
     )
