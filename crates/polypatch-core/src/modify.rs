@@ -144,8 +144,12 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         Target::Range { start, end } => (start, Some(end)),
         _ => unreachable!("handled above"),
     };
-    // An elision in new text that replaces lines would delete what it stands for.
-    if let Action::Replace(rep) = &edit.action {
+    // An elision in new text that replaces lines would delete what it stands for. Not for
+    // a diff made by a tool from this very file (its preimage id matched): there a `...`
+    // line is content.
+    if let Action::Replace(rep) = &edit.action
+        && !ov.fresh
+    {
         let kept = match (&rep.kept, range_end) {
             (_, Some(_)) => None,
             (Some(k), None) if k.len() == rep.lines.len() => Some(k.clone()),

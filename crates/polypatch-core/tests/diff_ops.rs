@@ -231,3 +231,23 @@ fn postimage_id_means_already_patched() {
     assert_eq!(report.files[0].edits[0].status, Status::AlreadyApplied);
     assert_eq!(files.get_str("f"), Some("k\nv\n"));
 }
+
+#[test]
+fn a_diff_made_from_this_very_file_may_add_an_ellipsis_line() {
+    // Turning a body into a stub (`...`) looks like an elision; a diff whose preimage id is
+    // the file's was made by a tool from it, and means it.
+    let original = "def f():\n    return 1\n";
+    let with = |preimage: Option<String>| {
+        let m = Modify {
+            edits: vec![hunk(&[" def f():", "-    return 1", "+    ..."], Some(1))],
+            preimage,
+            ..Modify::default()
+        };
+        plan(vec![file("f.py", FileOp::Modify(m))])
+    };
+    let mut files = MemoryFileSet::new().with("f.py", original);
+    let err = run(&mut files, &with(None)).unwrap_err();
+    assert_eq!(err.report.files[0].edits[0].failure.as_ref().unwrap().kind, FailureKind::Elision);
+    run(&mut files, &with(Some(git_blob_id(original.as_bytes())))).unwrap();
+    assert_eq!(files.get_str("f.py"), Some("def f():\n    ...\n"));
+}
