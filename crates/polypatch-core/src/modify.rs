@@ -147,8 +147,10 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     // An elision in new text that replaces lines would delete what it stands for. Not for
     // a diff made by a tool from this very file (its preimage id matched): there a `...`
     // line is content.
+    // Only a replacement that holds such a line pays for the alignment.
     if let Action::Replace(rep) = &edit.action
         && !ov.fresh
+        && rep.lines.iter().any(|l| crate::elision::is_elision(l))
     {
         let kept = match (&rep.kept, range_end) {
             (_, Some(_)) => None,

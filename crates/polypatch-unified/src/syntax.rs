@@ -48,6 +48,13 @@ pub struct FilePatch<'a> {
     pub span: Span,
 }
 
+impl FilePatch<'_> {
+    /// A section that has read only its first line so far.
+    fn empty(git: Option<GitLine>, span: Span) -> Self {
+        FilePatch { git, headers: Vec::new(), old: None, new: None, hunks: Vec::new(), binary: None, span }
+    }
+}
+
 /// A `diff --git a/x b/x` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitLine {
@@ -359,15 +366,7 @@ impl<'a> LineParser<'a> {
         let names = path::parse_git_names(&first.text[DIFF_GIT.len()..]).map_err(|e| {
             error(kind::INVALID_PATH, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
         })?;
-        let mut section = FilePatch {
-            git: Some(GitLine { names, span: first.span() }),
-            headers: Vec::new(),
-            old: None,
-            new: None,
-            hunks: Vec::new(),
-            binary: None,
-            span: first.span(),
-        };
+        let mut section = FilePatch::empty(Some(GitLine { names, span: first.span() }), first.span());
         self.pos += 1;
         while let Some(line) = self.line() {
             match extended_header(line)? {
@@ -409,15 +408,7 @@ impl<'a> LineParser<'a> {
 
     fn plain_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
         let first = self.lines[self.pos];
-        let mut section = FilePatch {
-            git: None,
-            headers: Vec::new(),
-            old: None,
-            new: None,
-            hunks: Vec::new(),
-            binary: None,
-            span: first.span(),
-        };
+        let mut section = FilePatch::empty(None, first.span());
         self.file_names(&mut section)?;
         self.hunks(&mut section)?;
         if section.hunks.is_empty() {

@@ -72,6 +72,15 @@ fn repo() -> Option<tempfile::TempDir> {
     Some(dir)
 }
 
+/// `git diff --binary` of `x.bin` changed from `before` to `after` in the repository `root`.
+fn binary_diff(root: &Path, before: &[u8], after: &[u8]) -> String {
+    std::fs::write(root.join("x.bin"), before).unwrap();
+    git(root, &["add", "."]).unwrap();
+    git(root, &["commit", "-q", "-m", "before"]).unwrap();
+    std::fs::write(root.join("x.bin"), after).unwrap();
+    git(root, &["diff", "--binary"]).unwrap()
+}
+
 #[test]
 fn vectors_from_git_new_files() {
     let Some(dir) = repo() else { return };
@@ -116,11 +125,7 @@ fn vectors_from_git_modified_file() {
     let root = dir.path();
     let before = noise(7, 300);
     let after = noise(99, 500);
-    std::fs::write(root.join("x.bin"), &before).unwrap();
-    git(root, &["add", "."]).unwrap();
-    git(root, &["commit", "-q", "-m", "before"]).unwrap();
-    std::fs::write(root.join("x.bin"), &after).unwrap();
-    let diff = git(root, &["diff", "--binary"]).unwrap();
+    let diff = binary_diff(root, &before, &after);
     let found = blocks(&diff);
     assert_eq!(found.len(), 2, "{diff}");
     // Unrelated noise: git writes both directions as literals.
@@ -137,11 +142,7 @@ fn git_delta_blocks_decode_to_their_size() {
     let before = noise(3, 4000);
     let mut after = before.clone();
     after[2000..2010].copy_from_slice(b"0123456789");
-    std::fs::write(root.join("x.bin"), &before).unwrap();
-    git(root, &["add", "."]).unwrap();
-    git(root, &["commit", "-q", "-m", "before"]).unwrap();
-    std::fs::write(root.join("x.bin"), &after).unwrap();
-    let diff = git(root, &["diff", "--binary"]).unwrap();
+    let diff = binary_diff(root, &before, &after);
     let found = blocks(&diff);
     assert_eq!(found.len(), 2, "{diff}");
     for block in &found {
