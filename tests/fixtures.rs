@@ -269,8 +269,29 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
 
     if case.expect.iter().any(|e| matches!(e, Expectation::Rerun)) {
         rerun(dialect, &patch, &sandbox, &options, expected_tree)?;
+    } else if let Outcome::Tree(after) = &case.outcome {
+        rerun_changes_nothing(dialect, &patch, &sandbox, &options, after)?;
     }
     Ok(())
+}
+
+/// Every case that applies: applying the patch again, whether it succeeds or is refused,
+/// leaves the tree as the first run left it.
+fn rerun_changes_nothing(
+    dialect: &str,
+    patch: &str,
+    sandbox: &Sandbox,
+    options: &ApplyOptions,
+    after: &Tree,
+) -> Result<(), Failed> {
+    let plan = polypatch::parse(patch, Some(dialect)).map_err(|e| e.render(patch))?;
+    let mut files = DiskFileSet::new(sandbox.root())?;
+    if let Err(err) = polypatch::apply(&plan, &mut files, options)
+        && let Some(commit) = err.commit_error
+    {
+        return Err(format!("the re-run failed while writing: {commit}").into());
+    }
+    compare_trees(&sandbox.tree()?, after).map_err(|d| format!("the re-run changed the tree:\n{d}").into())
 }
 
 /// Applies the patch a second time: every file and edit must be already applied, and the tree

@@ -64,13 +64,13 @@
 //! Locating follows the spec's §3.2: blank lines are dropped from the snippet, every line
 //! is compared with its leading and trailing whitespace removed, the file's blank lines
 //! are skipped, and only whole lines match. With an `anchor` (which must occur exactly
-//! once) the first occurrence of the snippet after the anchor's last line is used;
-//! without one the snippet must occur exactly once. A range's end is the first
-//! occurrence of `end_snippet` after the start. Zero or several matches fail with the
-//! candidates' line numbers. The content is re-indented to the indentation of the
-//! located snippet's first line, keeping its own relative indentation (§3.3). Every
-//! modified file loses its trailing whitespace (§3.5). The whole patch is one
-//! transaction: nothing is written unless every modification succeeds (§3.0).
+//! once) the first occurrence of the snippet after the anchor's last line is used, at the
+//! strictest tier that finds one, even a lone `}`; without one the snippet must occur
+//! exactly once. A range's end is the first occurrence of `end_snippet` after the start.
+//! Zero or several matches fail with the candidates' line numbers. The file indentation
+//! of the located snippet's first line is prepended to every content line (§3.3). Every
+//! file a modification changed loses its trailing whitespace (§3.5). The whole patch is
+//! one transaction: nothing is written unless every modification succeeds (§3.0).
 //!
 //! # How a patch lowers
 //!
@@ -84,10 +84,10 @@
 //! | `start_snippet` + `end_snippet` | [`Target::Range`](polypatch_core::Target::Range) |
 //! | `REPLACE` / `INSERT_AFTER` / `INSERT_BEFORE` / `DELETE` | `Action::Replace` (engine-aligned lines) / `InsertAfter` / `InsertBefore` / `Delete` |
 //! | `anchor` | `Scope.anchor` with `unique: true` |
-//! | tiers | trimmed (§3.2, with `ignore_blank_lines`), then Unicode look-alikes and fuzzy; `DELETE`: trimmed only |
-//! | uniqueness | `Occurrence::First` with an anchor, else `Occurrence::Unique` |
+//! | tiers | trimmed (§3.2, with `ignore_blank_lines`), then Unicode look-alikes and fuzzy; never a line prefix; `DELETE`: trimmed only |
+//! | uniqueness | `Occurrence::FirstAfterAnchor` with an anchor (the first occurrence after it at the strictest tier that finds one, however short the snippet), else `Occurrence::Unique` |
 //! | not found | `DELETE`: `Missing::AlreadyApplied` (§3.1); others: an error |
-//! | indentation | `Indent::ToTargetFirstLine`; `Indent::ShiftByFirstLine` when the snippet's (or start snippet's) first non-blank line is indented in the patch |
+//! | indentation | `Indent::ToTargetFirstLine` (§3.3): the file indentation of the snippet's first line prepended to every content line, the content's own indentation written in that line's characters; content whose first line already carries exactly that indentation is kept as written. How the snippet is indented in the YAML plays no part |
 //! | `include_leading/trailing_blank_lines` | `Policy.leading_blank_lines` / `trailing_blank_lines` |
 //! | idempotency | `detect_already_applied: true` (§3.1) |
 //! | label, span | `"change C modification M"` (1-based); the modification item's span |
@@ -98,16 +98,29 @@
 //!   look-alikes (curly quotes, dashes, special spaces) and then small typos (fuzzy, with
 //!   a clear winner only) are tried, and the report names the tier and confidence.
 //!   `--strict` ([`ApplyOptions::strict`](polypatch_core::ApplyOptions::strict)) turns
-//!   them off. Whether the modification is already applied is checked before any lenient
-//!   tier. `DELETE` never uses them: its not-found means "already applied", and a fuzzy
-//!   `DELETE` could remove a similar sibling.
-//! - **Absolute indentation.** §3.3 re-indents the content to the snippet's first line.
-//!   A patch that wrote the snippet itself indented (a YAML indentation indicator, `|2`)
-//!   wrote the content with absolute indentation too; it is shifted by the difference
-//!   between the file's and the patch's indentation of the snippet's first line instead,
-//!   so both kinds of patches land right.
+//!   them off. "Already applied" is a finding, not a shortcut: a `REPLACE` whose snippet
+//!   is found (at any tier) is applied there, unless the content stands in its place.
+//!   `DELETE` never uses them: its not-found means "already applied", and a fuzzy `DELETE`
+//!   could remove a similar sibling.
+//! - **Absolute indentation.** Content whose first line already carries exactly the file
+//!   indentation of the snippet's first line was written with its absolute indentation:
+//!   it is kept as written instead of being indented twice. Nothing else counts: how the
+//!   snippet is indented in the YAML (a `|2` block) says nothing about the content.
 //! - **`REPLACE` whose content holds the snippet** (the spec's own example) is recognized
 //!   as already applied when the whole content stands around the snippet.
+//! - **The content already between the anchor and the snippet.** When a `REPLACE`'s
+//!   content stands between its anchor and the first occurrence of its snippet after it,
+//!   the file cannot tell a re-run (§3.1: the edit was applied at an earlier occurrence)
+//!   from a first run (§3.2: the content was there already): both places are named and
+//!   nothing is written, rather than losing the edit or applying it twice.
+//! - **A re-run of an anchored `DELETE` whose snippet occurs again after the anchor**
+//!   removes that later occurrence: §3.2's "first occurrence" holds, and nothing in the
+//!   file shows that an earlier one was removed. Give a `DELETE` a snippet that occurs
+//!   once after its anchor. (Without an anchor the snippet must be unique, and a re-run
+//!   deletes nothing.)
+//! - **§3.5 runs only on a file a modification changed.** A file whose modifications
+//!   are all already applied (or skipped) is left as it is, trailing whitespace included:
+//!   re-running a patch never changes a file.
 //! - **An unquoted `version: 2.0`** (a YAML number) is accepted with a warning; other
 //!   versions are refused with the list of supported ones ([`SUPPORTED_VERSIONS`]).
 //! - **A markdown code fence** around the whole document (```` ```yaml ```` … ```` ``` ````)

@@ -57,9 +57,9 @@ fn flush(files: &mut Vec<FileEdit>, change: &Change, pending: &mut Vec<Edit>) {
 /// One located modification as an edit.
 fn edit(change: &Change, m: &Modification) -> Edit {
     let content = m.content.as_ref().map(Text::lines).unwrap_or_default();
-    let (target, first) = match &m.locator {
-        Some(Locator::Snippet(s)) => (Target::Lines(s.lines()), s),
-        Some(Locator::Range { start, end }) => (Target::Range { start: start.lines(), end: end.lines() }, start),
+    let target = match &m.locator {
+        Some(Locator::Snippet(s)) => Target::Lines(s.lines()),
+        Some(Locator::Range { start, end }) => Target::Range { start: start.lines(), end: end.lines() },
         None => unreachable!("only CREATE_FILE has no locator, and it is lowered on its own"),
     };
     let action = match m.action {
@@ -69,9 +69,6 @@ fn edit(change: &Change, m: &Modification) -> Edit {
         ActionKind::Delete | ActionKind::CreateFile => Action::Delete,
     };
     let delete = m.action == ActionKind::Delete;
-    // A snippet whose first line the patch indented (a `|2` block) was written with its
-    // absolute indentation, and so was the content: shift, do not re-indent.
-    let absolute = first.lines().iter().find(|l| !l.trim().is_empty()).is_some_and(|l| l.starts_with([' ', '\t']));
     Edit {
         target,
         action,
@@ -80,11 +77,18 @@ fn edit(change: &Change, m: &Modification) -> Edit {
             ..Scope::default()
         },
         policy: Policy {
-            tiers: if delete { TierSet::only(Tier::Trimmed) } else { TierSet::range(Tier::Trimmed, Tier::Fuzzy) },
-            occurrence: if m.anchor.is_some() { Occurrence::First } else { Occurrence::Unique },
+            // Whole lines only (§3.2): no prefix matching, even of a one-line anchor.
+            tiers: if delete {
+                TierSet::only(Tier::Trimmed)
+            } else {
+                TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
+            },
+            occurrence: if m.anchor.is_some() { Occurrence::FirstAfterAnchor } else { Occurrence::Unique },
             ignore_blank_lines: true,
             if_missing: if delete { Missing::AlreadyApplied } else { Missing::Error },
-            indent: if absolute { Indent::ShiftByFirstLine } else { Indent::ToTargetFirstLine },
+            // §3.3, whatever the snippet's indentation in the YAML: the content gets the
+            // snippet's first line's file indentation, unless it already carries it.
+            indent: Indent::ToTargetFirstLine,
             detect_already_applied: true,
             leading_blank_lines: m.leading_blank_lines,
             trailing_blank_lines: m.trailing_blank_lines,

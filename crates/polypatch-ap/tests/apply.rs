@@ -83,11 +83,13 @@ fn create_file_with_crlf_then_an_edit_keeps_crlf() {
     assert_eq!(files.get_str("new.txt"), Some("a\r\nx\r\nb\r\n"));
 }
 
-/// §3.2 asks for the first occurrence after the anchor and §3.1 for idempotency: with a
-/// later occurrence of the snippet after the anchor, a re-run finds that one; the content
-/// standing between the anchor and it shows the edit was applied.
+/// §3.2 asks for the first occurrence after the anchor and §3.1 for idempotency. With a
+/// later occurrence of the snippet after the anchor and the content standing between the
+/// anchor and it, the file cannot tell a re-run (the edit was applied at the first
+/// occurrence) from a first run (the content was there already): both places are named
+/// and nothing is written, in either case.
 #[test]
-fn a_rerun_with_a_later_occurrence_after_the_anchor_changes_nothing() {
+fn content_between_the_anchor_and_the_snippet_is_refused_with_both_places() {
     let text = patch(
         "r.py",
         "      - action: REPLACE\n        anchor: \"def run():\"\n        snippet: log(\"start\")\n        content: log(\"run\")\n",
@@ -98,6 +100,11 @@ fn a_rerun_with_a_later_occurrence_after_the_anchor_changes_nothing() {
     let mut files = MemoryFileSet::new().with("r.py", before);
     apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(files.get_str("r.py"), Some(after));
-    let again = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
-    assert_eq!(files.get_str("r.py"), Some(after), "{again}");
+    // The re-run (or a first run on this file): refused, naming both places.
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert_eq!(failure.candidates, [LineRange { start: 4, end: 4 }, LineRange { start: 2, end: 2 }]);
+    assert!(failure.message.contains("cannot be told whether the edit was already applied"), "{failure}");
+    assert_eq!(files.get_str("r.py"), Some(after));
 }

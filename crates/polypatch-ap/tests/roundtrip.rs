@@ -1,8 +1,9 @@
 //! The round trip property of issue 4: a random file and a random edit → an 'ap' patch
 //! (literal block scalars) → parse and lower → `polypatch_core::apply` on an in-memory
 //! file set → exactly the target, computed directly from the spec's rules (§3.2
-//! locating, §3.3 re-indentation to the snippet's first line or the absolute-indentation
-//! shift, blank-line inclusion, §3.5 trailing whitespace: none is generated).
+//! locating; §3.3: the file indentation of the snippet's first line prepended to every
+//! content line, or content written with that absolute indentation kept as written;
+//! blank-line inclusion; §3.5 trailing whitespace: none is generated).
 
 use std::fmt::Write as _;
 
@@ -54,10 +55,13 @@ struct Case {
     start: usize,
     end: usize,
     kind: Kind,
-    /// The new lines (relative indentation, or absolute when `absolute`).
+    /// The new lines, relative to the first (which is unindented).
     content: Vec<Line>,
-    /// Write the snippet (and content) with the file's absolute indentation (`|2`).
+    /// Write the snippet with the file's absolute indentation (`|2`).
     absolute: bool,
+    /// Write the content with the file's absolute indentation: shifted by the snippet's
+    /// first line's (independent of how the snippet is written).
+    content_absolute: bool,
     /// Locate with `start_snippet`/`end_snippet` (REPLACE and DELETE, blocks of 2+ lines).
     range: bool,
     /// A unique non-blank line before the block, as `anchor`.
@@ -96,8 +100,10 @@ fn content_lines(min: usize) -> impl Strategy<Value = Vec<Line>> {
             .enumerate()
             .map(move |(j, (level, blank))| {
                 let is_blank = blank == 0 && j > 0 && j + 1 < n;
+                // Written as §2.4 asks: the first line without indentation.
+                let indent = if j == 0 { 0 } else { level * 4 };
                 text(format!("new{j}"))
-                    .prop_map(move |t| Line { indent: level * 4, text: if is_blank { String::new() } else { t } })
+                    .prop_map(move |t| Line { indent, text: if is_blank { String::new() } else { t } })
             })
             .collect::<Vec<_>>()
     })
@@ -109,44 +115,46 @@ fn case() -> impl Strategy<Value = Case> {
         prop::sample::select(vec![Kind::Replace, Kind::InsertAfter, Kind::InsertBefore, Kind::Delete]),
         any::<prop::sample::Index>(),
         any::<prop::sample::Index>(),
-        any::<bool>(),
-        any::<bool>(),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
         any::<prop::sample::Index>(),
         0usize..3,
         0usize..3,
     )
-        .prop_flat_map(|(file, kind, a, b, absolute, range, anchor_pick, leading, trailing)| {
-            let non_blank: Vec<usize> = (0..file.len()).filter(|&i| !file[i].is_blank()).collect();
-            let mut s = non_blank[a.index(non_blank.len())];
-            let mut e = non_blank[b.index(non_blank.len())];
-            if s > e {
-                std::mem::swap(&mut s, &mut e);
-            }
-            // Point changes stay short, ranges may be longer.
-            if !range && e - s > 3 {
-                e = non_blank.iter().copied().filter(|&i| i >= s && i <= s + 3).max().unwrap_or(s);
-            }
-            let before: Vec<usize> = non_blank.iter().copied().filter(|&i| i < s).collect();
-            let anchor = if before.is_empty() || anchor_pick.index(3) != 0 {
-                None
-            } else {
-                Some(before[anchor_pick.index(before.len())])
-            };
-            let min = usize::from(kind != Kind::Replace);
-            let range = range && matches!(kind, Kind::Replace | Kind::Delete) && e > s;
-            content_lines(min).prop_map(move |content| Case {
-                file: file.clone(),
-                start: s,
-                end: e + 1,
-                kind,
-                content: if kind == Kind::Delete { Vec::new() } else { content },
-                absolute,
-                range,
-                anchor,
-                leading,
-                trailing,
-            })
-        })
+        .prop_flat_map(
+            |(file, kind, a, b, (absolute, content_absolute, range), anchor_pick, leading, trailing)| {
+                let non_blank: Vec<usize> = (0..file.len()).filter(|&i| !file[i].is_blank()).collect();
+                let mut s = non_blank[a.index(non_blank.len())];
+                let mut e = non_blank[b.index(non_blank.len())];
+                if s > e {
+                    std::mem::swap(&mut s, &mut e);
+                }
+                // Point changes stay short, ranges may be longer.
+                if !range && e - s > 3 {
+                    e = non_blank.iter().copied().filter(|&i| i >= s && i <= s + 3).max().unwrap_or(s);
+                }
+                let before: Vec<usize> = non_blank.iter().copied().filter(|&i| i < s).collect();
+                let anchor = if before.is_empty() || anchor_pick.index(3) != 0 {
+                    None
+                } else {
+                    Some(before[anchor_pick.index(before.len())])
+                };
+                let min = usize::from(kind != Kind::Replace);
+                let range = range && matches!(kind, Kind::Replace | Kind::Delete) && e > s;
+                content_lines(min).prop_map(move |content| Case {
+                    file: file.clone(),
+                    start: s,
+                    end: e + 1,
+                    kind,
+                    content: if kind == Kind::Delete { Vec::new() } else { content },
+                    absolute,
+                    content_absolute,
+                    range,
+                    anchor,
+                    leading,
+                    trailing,
+                })
+            },
+        )
 }
 
 /// A literal block scalar under a key at column 8; `|2` when its first non-blank line is
@@ -188,7 +196,8 @@ fn snippet_lines(lines: &[Line], absolute: bool) -> Vec<String> {
 }
 
 fn content_as_written(c: &Case) -> Vec<String> {
-    c.content.iter().map(Line::render).collect()
+    let shift = if c.content_absolute { c.file[c.start].indent } else { 0 };
+    c.content.iter().map(|l| Line { indent: l.indent + shift, text: l.text.clone() }.render()).collect()
 }
 
 fn patch(c: &Case) -> String {
@@ -230,22 +239,18 @@ fn target(c: &Case) -> String {
             e += 1;
         }
     }
-    // §3.3: re-indented to the snippet's first line keeping relative indentation, or, for
-    // a snippet written with its absolute indentation (first line indented), shifted by
-    // the file's minus the patch's indentation of that line: zero here.
+    // §3.3: the snippet's first line's indentation prepended to every content line; the
+    // content written with that absolute indentation is kept as written, which is the
+    // same text.
     let first = &c.file[c.start];
-    let shift = c.absolute && first.indent > 0;
-    let min = c.content.iter().filter(|l| !l.is_blank()).map(|l| l.indent).min().unwrap_or(0);
     let new: Vec<String> = c
         .content
         .iter()
         .map(|l| {
             if l.is_blank() {
                 String::new()
-            } else if shift {
-                l.render()
             } else {
-                format!("{}{}{}", " ".repeat(first.indent), " ".repeat(l.indent - min), l.text)
+                format!("{}{}{}", " ".repeat(first.indent), " ".repeat(l.indent), l.text)
             }
         })
         .collect();

@@ -229,6 +229,7 @@ mod tests {
                     confidence: Some(1.0),
                     lines: None,
                     failure: None,
+                    notes: Vec::new(),
                 })
                 .collect(),
             failure: None,

@@ -175,7 +175,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                         let identical = *old == bytes;
                         match if_exists {
                             IfExists::Overwrite if identical => Status::AlreadyApplied,
-                            IfExists::Overwrite => Status::Applied,
+                            IfExists::Overwrite => {
+                                crate::elision::check_whole(old, &bytes)?;
+                                Status::Applied
+                            }
                             IfExists::ErrorUnlessIdentical if identical => Status::AlreadyApplied,
                             IfExists::ErrorUnlessIdentical | IfExists::Error => {
                                 return Err(Failure::new(
@@ -219,7 +222,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let slot = &mut self.slots[i];
                 let mode = match &slot.current {
                     Entry::File { bytes, .. } if bytes == content.as_bytes() => return Ok(Status::AlreadyApplied),
-                    Entry::File { mode, .. } => *mode,
+                    Entry::File { bytes, mode } => {
+                        crate::elision::check_whole(bytes, content.as_bytes())?;
+                        *mode
+                    }
                     Entry::Missing if *create_if_missing => None,
                     Entry::Missing => return Err(missing(path, "replace")),
                     Entry::Directory | Entry::Other => return Err(not_a_file(path, "replace")),
@@ -275,6 +281,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     confidence: None,
                     lines: None,
                     failure: None,
+                    notes: Vec::new(),
                 })
                 .collect();
             bytes.clone()
@@ -299,7 +306,9 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 // The failed edits carry the reasons; the file is failed with them.
                 return Ok(Status::Failed);
             }
-            if m.post.strip_trailing_whitespace {
+            // Post-processing belongs to a file the edits changed: a re-run touches nothing.
+            let edited = m.edits.is_empty() || report.edits.iter().any(|e| e.status == Status::Applied);
+            if m.post.strip_trailing_whitespace && edited {
                 for line in &mut text.lines {
                     let keep = line.text.trim_end_matches([' ', '\t']).len();
                     line.text.truncate(keep);

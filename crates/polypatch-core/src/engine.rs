@@ -33,6 +33,8 @@ pub(crate) enum Miss {
 }
 
 /// What to look for and where.
+// The flags are independent settings of one search, not the states of a machine.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone)]
 pub(crate) struct Query<'a> {
     /// The pattern lines.
@@ -54,9 +56,13 @@ pub(crate) struct Query<'a> {
     /// The policy's strictest tier: at that tier the policy's occurrence rule applies; at
     /// lenient tiers beyond it a unique (or strictly nearest-to-hint) place is required.
     pub base: Tier,
-    /// The place is fixed by an earlier match (a range's end: the first after its start),
-    /// so "first" holds however little the block says.
+    /// The place is fixed by an earlier match (a range's end: the first after its start;
+    /// an `ap` snippet: the first after its anchor), so the first place counts at every
+    /// tier, however little the block says.
     pub positional: bool,
+    /// A one-line pattern may match the start of a line ([`Tier::Prefix`]: Codex's
+    /// `@@ def name` header).
+    pub prefix: bool,
 }
 
 /// The file lines a query looks at, and the pattern lines it compares.
@@ -68,27 +74,39 @@ pub(crate) struct View<'a> {
     pub pat: Vec<(usize, &'a str)>,
     /// The compared pattern lines, normalized once for every key tier.
     pub keys: Vec<PatKey<'a>>,
+    /// Whether blank lines are skipped on both sides.
+    pub skip_blank: bool,
 }
 
 impl<'a> View<'a> {
     pub(crate) fn new(lines: &'a [Line], q: &Query<'a>) -> View<'a> {
+        View::with_blank(lines, q, q.ignore_blank)
+    }
+
+    /// The view of `q`, skipping blank lines when `skip_blank`.
+    pub(crate) fn with_blank(lines: &'a [Line], q: &Query<'a>, skip_blank: bool) -> View<'a> {
         let hi = q.hi.min(lines.len());
         let lo = q.lo.min(hi);
         let idx =
-            if q.ignore_blank { (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect() } else { (lo..hi).collect() };
+            if skip_blank { (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect() } else { (lo..hi).collect() };
         let pat = q
             .pat
             .iter()
             .enumerate()
-            .filter(|(_, p)| !q.ignore_blank || !is_blank(p))
+            .filter(|(_, p)| !skip_blank || !is_blank(p))
             .map(|(i, p)| (i, p.as_str()))
             .collect::<Vec<_>>();
         let keys = pat.iter().map(|(_, p)| PatKey::new(p)).collect();
-        View { lines, idx, pat, keys }
+        View { lines, idx, pat, keys, skip_blank }
     }
 
     pub(crate) fn file(&self, view_pos: usize) -> &'a str {
         &self.lines[self.idx[view_pos]].text
+    }
+
+    /// Whether the pattern has lines to compare and fits in the region.
+    fn fits(&self) -> bool {
+        !self.pat.is_empty() && self.idx.len() >= self.pat.len()
     }
 
     /// Turns a view-space window into a match.
@@ -104,9 +122,9 @@ impl<'a> View<'a> {
     }
 
     /// Whether the window at `s` ends at the end of the file.
-    pub(crate) fn ends_at_eof(&self, s: usize, ignore_blank: bool) -> bool {
+    pub(crate) fn ends_at_eof(&self, s: usize) -> bool {
         let last = self.idx[s + self.pat.len() - 1];
-        if ignore_blank {
+        if self.skip_blank {
             self.lines[last + 1..].iter().all(|l| is_blank(&l.text))
         } else {
             last + 1 == self.lines.len()
@@ -120,13 +138,24 @@ pub(crate) fn locate(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Result<Ve
     Classified::new(lines, q, tiers).pick(q, tiers)
 }
 
+/// The tiers compared line by line with one key each, which nest: a window that matches
+/// exactly also matches ignoring trailing whitespace, …, and ignoring look-alikes.
+const KEY_TIERS: TierSet = TierSet::only(Tier::Exact)
+    .with(Tier::TrailingWhitespace)
+    .with(Tier::Indentation)
+    .with(Tier::Trimmed)
+    .with(Tier::Unicode);
+
 /// Windows that match at a key tier, each with the strictest tier it matches at. The key
-/// tiers nest (a window that matches exactly also matches ignoring trailing whitespace,
-/// …, and ignoring look-alikes), so one scan with the loosest key a step needs, and a
-/// check of the few hits, answers every tier of that step. Scans happen on demand: an
-/// exact hit never pays for the looser keys.
+/// tiers nest, so one scan with the loosest key a step needs, and a check of the few hits,
+/// answers every key tier. Scans happen on demand: an exact hit never pays for the looser
+/// keys. The blank-lines tier looks through a second view that skips blank lines, the
+/// prefix tier compares line starts, and the fuzzy tier scores seeded windows.
 pub(crate) struct Classified<'a> {
+    lines: &'a [Line],
     view: View<'a>,
+    /// The view that skips blank lines, for [`Tier::BlankLines`] (built when needed).
+    blank: Option<View<'a>>,
     allowed: TierSet,
     scanned: Option<Tier>,
     cands: Vec<(usize, Tier)>,
@@ -134,57 +163,102 @@ pub(crate) struct Classified<'a> {
 
 impl<'a> Classified<'a> {
     pub(crate) fn new(lines: &'a [Line], q: &Query<'a>, allowed: TierSet) -> Classified<'a> {
-        Classified { view: View::new(lines, q), allowed, scanned: None, cands: Vec::new() }
+        Classified { lines, view: View::new(lines, q), blank: None, allowed, scanned: None, cands: Vec::new() }
     }
 
-    /// Makes sure every window matching at `upto` or stricter is classified.
+    /// Makes sure every window matching at a key tier up to `upto` is classified.
     fn scan(&mut self, q: &Query<'_>, upto: Tier) {
         if self.scanned.is_some_and(|t| t >= upto) {
             return;
         }
-        let keyed: Vec<Tier> = self.allowed.iter().filter(|t| *t != Tier::Fuzzy && *t <= upto).collect();
+        let keyed: Vec<Tier> = self.allowed.intersect(KEY_TIERS).iter().filter(|t| *t <= upto).collect();
         let Some(&loosest) = keyed.last() else { return };
         let view = &self.view;
-        let m = view.pat.len();
         self.cands.clear();
-        if m > 0 && view.idx.len() >= m {
-            for s in key_candidates(view, loosest, q.ignore_blank) {
-                if q.at_eof && !view.ends_at_eof(s, q.ignore_blank) {
+        if view.fits() {
+            for s in key_candidates(view, loosest) {
+                if q.at_eof && !view.ends_at_eof(s) {
                     continue;
                 }
-                let strictest = keyed.iter().copied().find(|&t| t == loosest || window_eq(view, s, t, q.ignore_blank));
+                let strictest = keyed.iter().copied().find(|&t| t == loosest || window_eq(view, s, t));
                 self.cands.push((s, strictest.unwrap_or(loosest)));
             }
         }
         self.scanned = Some(loosest);
     }
 
-    /// Tries `tiers` in order (key tiers from the scan, fuzzy last).
-    pub(crate) fn pick(&mut self, q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
-        let m = self.view.pat.len();
-        if m == 0 || self.view.idx.len() < m {
-            return Err(Miss::NotFound);
+    /// The candidates (view position, confidence) at one tier, in file order.
+    fn candidates_at(&mut self, q: &Query<'a>, tier: Tier) -> Vec<(usize, f64)> {
+        let eof = |view: &View<'_>, s: usize| !q.at_eof || view.ends_at_eof(s);
+        match tier {
+            Tier::Fuzzy => {
+                if !self.view.fits() {
+                    return Vec::new();
+                }
+                fuzzy::candidates(&self.view, q).into_iter().filter(|&(s, _)| eof(&self.view, s)).collect()
+            }
+            Tier::BlankLines => {
+                // A query that ignores blank lines already did at every tier.
+                if q.ignore_blank {
+                    return Vec::new();
+                }
+                let lines = self.lines;
+                let view = self.blank.get_or_insert_with(|| View::with_blank(lines, q, true));
+                if !view.fits() {
+                    return Vec::new();
+                }
+                let found = key_candidates(view, Tier::BlankLines);
+                found.into_iter().filter(|&s| eof(view, s)).map(|s| (s, tier.confidence())).collect()
+            }
+            Tier::Prefix => {
+                if !q.prefix || self.view.pat.len() != 1 || !self.view.fits() {
+                    return Vec::new();
+                }
+                let found = key_candidates(&self.view, Tier::Prefix);
+                found.into_iter().filter(|&s| eof(&self.view, s)).map(|s| (s, tier.confidence())).collect()
+            }
+            _ => self.cands.iter().filter(|(_, t)| *t <= tier).map(|&(s, _)| (s, tier.confidence())).collect(),
         }
-        if let Some(upto) = tiers.iter().filter(|t| *t != Tier::Fuzzy).last() {
+    }
+
+    /// The first of `tiers` (strictest first) with candidates, and those candidates.
+    fn first_tier(&mut self, q: &Query<'a>, tiers: TierSet) -> Option<(Tier, Vec<(usize, f64)>)> {
+        if let Some(upto) = tiers.intersect(KEY_TIERS).iter().last() {
             self.scan(q, upto);
         }
-        let view = &self.view;
-        for tier in tiers.iter() {
-            let candidates: Vec<(usize, f64)> = if tier == Tier::Fuzzy {
-                fuzzy::candidates(view, q)
-                    .into_iter()
-                    .filter(|&(s, _)| !q.at_eof || view.ends_at_eof(s, q.ignore_blank))
-                    .collect()
-            } else {
-                self.cands.iter().filter(|(_, t)| *t <= tier).map(|&(s, _)| (s, tier.confidence())).collect()
-            };
-            if candidates.is_empty() {
-                continue;
-            }
-            let chosen = choose(view, &candidates, tier, q)?;
-            return Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect());
+        tiers.iter().find_map(|tier| {
+            let cands = self.candidates_at(q, tier);
+            (!cands.is_empty()).then_some((tier, cands))
+        })
+    }
+
+    fn view_of(&self, tier: Tier) -> &View<'a> {
+        match (tier, &self.blank) {
+            (Tier::BlankLines, Some(blank)) => blank,
+            _ => &self.view,
         }
-        Err(Miss::NotFound)
+    }
+
+    /// Tries `tiers` in order and applies the query's occurrence rule at the first tier
+    /// that has candidates.
+    pub(crate) fn pick(&mut self, q: &Query<'a>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
+        let Some((tier, candidates)) = self.first_tier(q, tiers) else { return Err(Miss::NotFound) };
+        let view = self.view_of(tier);
+        let chosen = choose(view, &candidates, tier, q)?;
+        Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect())
+    }
+
+    /// Every place at the first of `tiers` that has any (fuzzy ones at or above the
+    /// threshold), whatever the occurrence rule says.
+    pub(crate) fn all(&mut self, q: &Query<'a>, tiers: TierSet) -> Option<(Tier, Vec<Found>)> {
+        let (tier, candidates) = self.first_tier(q, tiers)?;
+        let view = self.view_of(tier);
+        let found: Vec<Found> = candidates
+            .into_iter()
+            .filter(|&(_, c)| tier != Tier::Fuzzy || c >= q.threshold)
+            .map(|(s, c)| view.found(s, q.pat.len(), tier, c))
+            .collect();
+        (!found.is_empty()).then_some((tier, found))
     }
 }
 
@@ -221,9 +295,9 @@ pub(crate) fn exact_near_hint(lines: &[Line], q: &Query<'_>) -> Option<Found> {
 }
 
 /// Whether the window at `s` matches at `tier`.
-fn window_eq(view: &View<'_>, s: usize, tier: Tier, ignore_blank: bool) -> bool {
+fn window_eq(view: &View<'_>, s: usize, tier: Tier) -> bool {
     view.keys.iter().enumerate().all(|(k, key)| key_eq(tier, view.file(s + k), key))
-        && (tier != Tier::Indentation || constant_shift(view, s, ignore_blank))
+        && (tier != Tier::Indentation || constant_shift(view, s))
 }
 
 /// Picks among the candidates of one tier.
@@ -240,7 +314,10 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
         if close.len() == 1 {
             return if close[0].1 >= q.threshold { Ok(close) } else { Err(Miss::NotFound) };
         }
-        if let Some(one) = nearest_to_hint(view, &close, q.hint)
+        let chosen = nearest_to_hint(view, &close, q.hint)
+            // A place fixed by an earlier match: the first of the close ones.
+            .or_else(|| q.positional.then(|| close.iter().copied().find(|c| c.1 >= q.threshold)).flatten());
+        if let Some(one) = chosen
             && one.1 >= q.threshold
         {
             return Ok(vec![one]);
@@ -259,10 +336,14 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
     if let Some(one) = nearest_to_hint(view, cands, q.hint) {
         return Ok(vec![one]);
     }
+    // The place is fixed by an earlier match: the first, at whatever tier found it.
+    if q.positional {
+        return Ok(vec![cands[0]]);
+    }
     let lenient = tier.is_lenient() && tier > q.base;
     // A block of only braces and blank lines says nothing about where it belongs: taking
     // the first of several places would be a guess.
-    if !lenient && q.occurrence == Occurrence::First && (q.positional || !is_weak(&view.pat)) {
+    if !lenient && q.occurrence == Occurrence::First && !is_weak(&view.pat) {
         // With a hint and a tie in distance, the first of the tied; else the first.
         return Ok(vec![cands[0]]);
     }
@@ -285,8 +366,9 @@ fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>)
     if nearest.next().is_some() { None } else { Some(first) }
 }
 
-/// Every view position where the pattern matches at a key tier, in file order.
-fn key_candidates(view: &View<'_>, tier: Tier, ignore_blank: bool) -> Vec<usize> {
+/// Every view position where the pattern matches at a line-key tier (a key tier, the
+/// blank-lines tier's trimmed lines, or the prefix tier), in file order.
+fn key_candidates(view: &View<'_>, tier: Tier) -> Vec<usize> {
     let m = view.pat.len();
     let n = view.idx.len();
     let keys = &view.keys;
@@ -299,7 +381,7 @@ fn key_candidates(view: &View<'_>, tier: Tier, ignore_blank: bool) -> Vec<usize>
         }
         let s = p - j;
         if (0..m).all(|k| k == j || key_eq(tier, view.file(s + k), &keys[k]))
-            && (tier != Tier::Indentation || constant_shift(view, s, ignore_blank))
+            && (tier != Tier::Indentation || constant_shift(view, s))
         {
             out.push(s);
         }
@@ -308,9 +390,8 @@ fn key_candidates(view: &View<'_>, tier: Tier, ignore_blank: bool) -> Vec<usize>
 }
 
 /// Whether every non-blank pattern line sits at the same indentation offset from its
-/// file line (the relative-indentation tier), and the offset is not zero everywhere with
-/// identical whitespace (which stricter tiers already cover).
-fn constant_shift(view: &View<'_>, s: usize, _ignore_blank: bool) -> bool {
+/// file line (the relative-indentation tier).
+fn constant_shift(view: &View<'_>, s: usize) -> bool {
     let mut delta: Option<isize> = None;
     for (k, (_, p)) in view.pat.iter().enumerate() {
         if is_blank(p) {
@@ -327,21 +408,6 @@ fn constant_shift(view: &View<'_>, s: usize, _ignore_blank: bool) -> bool {
     true
 }
 
-/// Indentation change per pattern line (file width minus pattern width), for non-blank
-/// pattern lines that matched a file line.
-pub(crate) fn indent_deltas(lines: &[Line], pat: &[String], found: &Found) -> Vec<Option<isize>> {
-    pat.iter()
-        .zip(&found.map)
-        .map(|(p, f)| {
-            let f = (*f)?;
-            if is_blank(p) || is_blank(&lines[f].text) {
-                return None;
-            }
-            Some(indent_width(&lines[f].text).0 as isize - indent_width(p).0 as isize)
-        })
-        .collect()
-}
-
 /// A query over lines `0..n` with the default policy's settings, for tests.
 #[cfg(test)]
 pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Query<'_> {
@@ -356,6 +422,7 @@ pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Qu
         threshold: crate::ir::DEFAULT_FUZZY_THRESHOLD,
         base: Tier::Exact,
         positional: false,
+        prefix: false,
     }
 }
 

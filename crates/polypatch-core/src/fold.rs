@@ -79,12 +79,14 @@ impl<'a> PatKey<'a> {
 }
 
 /// Whether a file line equals a pattern line at a key-comparison tier.
-/// `Indentation` compares like `Trimmed`; its constant-shift rule is checked per block.
+/// `Indentation` and `BlankLines` compare like `Trimmed`; the constant shift of the one and
+/// the skipped blank lines of the other are the block's business.
 pub(crate) fn key_eq(tier: Tier, file: &str, pat: &PatKey<'_>) -> bool {
     match tier {
         Tier::Exact => file == pat.raw,
         Tier::TrailingWhitespace => trim_end(file) == pat.end,
-        Tier::Indentation | Tier::Trimmed => trim(file) == pat.trimmed,
+        Tier::Indentation | Tier::Trimmed | Tier::BlankLines => trim(file) == pat.trimmed,
+        Tier::Prefix => is_prefix_line(trim(file), pat.trimmed),
         Tier::Unicode => {
             let f = trim(file);
             // Folding maps non-ASCII to ASCII only: two ASCII lines fold equal only if equal.
@@ -92,6 +94,18 @@ pub(crate) fn key_eq(tier: Tier, file: &str, pat: &PatKey<'_>) -> bool {
         }
         Tier::Fuzzy => false,
     }
+}
+
+/// Whether `line` starts with `prefix` and the prefix ends at a word boundary (`def name`
+/// starts `def name(self):`, not `def name_other():`); a prefix of fewer than three
+/// characters says too little.
+fn is_prefix_line(line: &str, prefix: &str) -> bool {
+    let Some(rest) = line.strip_prefix(prefix) else { return false };
+    if prefix.chars().count() < 3 || rest.is_empty() {
+        return false;
+    }
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    !(prefix.chars().next_back().is_some_and(word) && rest.chars().next().is_some_and(word))
 }
 
 /// Whether a file line equals a pattern line at a key-comparison tier.
@@ -131,6 +145,16 @@ mod tests {
         assert!(line_eq(Tier::Unicode, "say \u{201C}hi\u{201D} \u{2014} now", "say \"hi\" - now"));
         assert!(line_eq(Tier::Unicode, "a\u{00A0}b\u{2026}", "a b..."));
         assert!(!line_eq(Tier::Unicode, "say 'hi'", "say \"hi\""));
+    }
+
+    #[test]
+    fn prefix_tier_stops_at_a_word_boundary() {
+        assert!(line_eq(Tier::Prefix, "    def name(self, x):", "def name"));
+        assert!(line_eq(Tier::Prefix, "fn greet(name: &str) {", "fn greet"));
+        assert!(!line_eq(Tier::Prefix, "def name_other(self):", "def name"));
+        assert!(!line_eq(Tier::Prefix, "def name", "def name"), "the whole line is not a prefix match");
+        assert!(!line_eq(Tier::Prefix, "fn x()", "fn"), "too short to say anything");
+        assert!(line_eq(Tier::Prefix, "impl Foo for Bar {", "impl Foo"));
     }
 
     #[test]

@@ -250,7 +250,8 @@ pub enum IfMissing {
 /// Whole-file post-processing after all edits of a file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PostProcess {
-    /// Remove trailing spaces and tabs from every line (the `ap` spec, §3.5).
+    /// Remove trailing spaces and tabs from every line (the `ap` spec, §3.5), when at
+    /// least one edit of the file was applied (or the operation has no edits).
     #[serde(default)]
     pub strip_trailing_whitespace: bool,
 }
@@ -403,7 +404,8 @@ pub struct Policy {
     /// How new lines are indented.
     #[serde(default)]
     pub indent: Indent,
-    /// Check whether the edit's result is already present before lenient tiers.
+    /// Whether a replacement whose old side is gone, or stands only where the new side
+    /// proves it replaced, is reported already applied (see the engine's rules).
     #[serde(default = "yes")]
     pub detect_already_applied: bool,
     /// Include up to this many blank lines before the target (`ap`).
@@ -457,8 +459,14 @@ pub enum Occurrence {
     /// Exactly one occurrence in the search region; more is an ambiguity error.
     #[default]
     Unique,
-    /// The first occurrence in the search region.
+    /// The first occurrence in the search region, at the policy's strictest tiers; a
+    /// lenient tier needs a single place, and a block of only braces and blank lines is
+    /// never located by "first" (AI-PATCH's in-order search, with polypatch's guards).
     First,
+    /// The first occurrence after the edit's anchor, at the strictest tier that finds
+    /// one, however little the block says: the anchor fixes the place (`ap` §3.2).
+    /// Without an anchor, as [`Occurrence::First`].
+    FirstAfterAnchor,
     /// Every occurrence (Aptix `limit: all`).
     All,
 }
@@ -482,11 +490,14 @@ pub enum Missing {
 pub enum Indent {
     /// As written in the patch, even when the target matched at another indentation.
     AsWritten,
-    /// Shifted by the indentation difference between the patch's target and the file.
+    /// Following the file line by line: as written when the target's lines carry the
+    /// file's indentation; otherwise each new line is shifted like the old line it aligns
+    /// with, in that file line's own tabs or spaces.
     #[default]
     FollowMatch,
-    /// Re-indented to the indentation of the target's first line, keeping the new
-    /// lines' relative indentation (`ap` §3.3).
+    /// The file indentation of the target's first line prepended to every new line,
+    /// unless the first new line already carries exactly that indentation (new lines
+    /// written with their absolute indentation are then kept as written): `ap` §3.3.
     ToTargetFirstLine,
     /// Shifted by the difference between the file's and the patch's indentation of the
     /// target's first line (`ap` patches that wrote the snippet and content with their

@@ -62,9 +62,10 @@
 
 mod apply;
 pub mod binary;
+mod decide;
 mod dialect;
 mod disk;
-mod elision;
+pub mod elision;
 mod engine;
 mod fileset;
 mod fold;
@@ -72,6 +73,7 @@ mod fuzzy;
 mod ir;
 mod modify;
 mod report;
+mod shape;
 mod span;
 mod substring;
 mod text;

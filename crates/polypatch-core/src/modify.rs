@@ -1,11 +1,14 @@
 //! Applying the edits of one file to its lines, in order, each seeing the result of the
-//! ones before.
+//! ones before: locate the target (`engine`), decide what that means (`decide`), write
+//! the new lines (`shape`).
 
+use crate::decide::{Decision, NewSide, decide};
 use crate::engine::{self, Found, Miss, Query, View};
-use crate::fold::{PatKey, TAB_WIDTH, indent_width, is_blank, key_eq};
+use crate::fold::{PatKey, is_blank, key_eq};
 use crate::fuzzy;
-use crate::ir::{Action, Edit, Indent, Missing, Occurrence, Replacement, Target};
+use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
 use crate::report::{Closest, EditReport, Failure, FailureKind, LineRange, Status};
+use crate::shape::{self, Shaper};
 use crate::text::{Eol, Line, TextFile};
 use crate::tier::{Tier, TierSet};
 
@@ -39,6 +42,7 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
             confidence: None,
             lines: None,
             failure: None,
+            notes: Vec::new(),
         };
         match apply_edit(file, edit, &mut cursor, ov) {
             Ok(done) => {
@@ -46,6 +50,7 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
                 report.tier = done.tier;
                 report.confidence = done.tier.map(|_| (done.confidence * 1000.0).round() / 1000.0);
                 report.lines = done.lines;
+                report.notes = done.notes;
             }
             // The report names the file; the message says what happened in it.
             Err(failure) => report.failure = Some(failure),
@@ -60,6 +65,7 @@ struct Done {
     tier: Option<Tier>,
     confidence: f64,
     lines: Option<LineRange>,
+    notes: Vec<String>,
 }
 
 impl Done {
@@ -69,6 +75,7 @@ impl Done {
             tier: Some(found.tier),
             confidence: found.confidence,
             lines: Some(LineRange::from_zero_based(found.start, found.end)),
+            notes: Vec::new(),
         }
     }
 }
@@ -79,12 +86,6 @@ fn tiers_of(edit: &Edit, ov: Overrides) -> (TierSet, Tier) {
     if ov.strict { (TierSet::only(base), base) } else { (tiers, base) }
 }
 
-/// The tiers at which "already applied" is checked: the policy's strict ones.
-fn strict_tiers(tiers: TierSet, base: Tier) -> TierSet {
-    let upto = base.max(Tier::TrailingWhitespace);
-    tiers.intersect(TierSet::range(Tier::Exact, upto))
-}
-
 fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Overrides) -> Result<Done, Failure> {
     let (tiers, base) = tiers_of(edit, ov);
     let policy = &edit.policy;
@@ -93,8 +94,9 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     let mut lo = if edit.scope.after_previous { (*cursor).min(len) } else { 0 };
 
-    // The anchor narrows the search to the lines after it.
-    let mut anchored = false;
+    // The anchor narrows the search to the lines after it; how strictly it matched counts
+    // in the edit's tier.
+    let mut anchored: Option<(Tier, f64)> = None;
     if let Some(anchor) = &edit.scope.anchor {
         let q = Query {
             pat: &anchor.lines,
@@ -107,18 +109,42 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
             threshold,
             base,
             positional: false,
+            prefix: anchor.lines.len() == 1,
         };
         let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
             .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
         lo = found[0].end;
-        anchored = true;
+        anchored = Some((found[0].tier, found[0].confidence));
     }
+    let mut done = locate_and_apply(file, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some())?;
+    if let (Some((tier, confidence)), Some(t)) = (anchored, done.tier)
+        && tier > t
+    {
+        done.tier = Some(tier);
+        done.confidence = done.confidence.min(confidence);
+    }
+    Ok(done)
+}
 
+/// Locates the edit's target in `lo..` (after the anchor, if any), decides what it means
+/// and applies it.
+fn locate_and_apply(
+    file: &mut TextFile,
+    edit: &Edit,
+    cursor: &mut usize,
+    ov: Overrides,
+    (tiers, base, threshold): (TierSet, Tier, f64),
+    lo: usize,
+    anchored: bool,
+) -> Result<Done, Failure> {
+    let policy = &edit.policy;
+    let len = file.lines.len();
+    let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     match &edit.target {
         Target::Text(find) => {
             let (status, lines) = crate::substring::apply_text(file, find, &edit.action, policy)?;
             let tier = lines.map(|_| Tier::Exact);
-            return Ok(Done { status, tier, confidence: 1.0, lines });
+            return Ok(Done { status, tier, confidence: 1.0, lines, notes: Vec::new() });
         }
         Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor, ov.eol),
         Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor, ov.eol),
@@ -144,21 +170,35 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         Target::Range { start, end } => (start, Some(end)),
         _ => unreachable!("handled above"),
     };
-    // An elision in new text that replaces lines would delete what it stands for. Not for
-    // a diff made by a tool from this very file (its preimage id matched): there a `...`
-    // line is content.
-    // Only a replacement that holds such a line pays for the alignment.
-    if let Action::Replace(rep) = &edit.action
-        && !ov.fresh
-        && rep.lines.iter().any(|l| crate::elision::is_elision(l))
-    {
-        let kept = match (&rep.kept, range_end) {
-            (_, Some(_)) => None,
-            (Some(k), None) if k.len() == rep.lines.len() => Some(k.clone()),
-            (_, None) => Some(align(pat, &rep.lines)),
-        };
-        crate::elision::check(edit, kept.as_deref())?;
-    }
+    // How new lines align with old ones; an elision in new text that replaces lines
+    // stands for them (expanded when the extent is clear, else refused). Not for a diff
+    // made by a tool from this very file (its preimage id matched): a `...` line there is
+    // content.
+    let kept: Option<Vec<Option<usize>>> = match (&edit.action, range_end) {
+        (Action::Replace(rep), None) => Some(match &rep.kept {
+            Some(k) if k.len() == rep.lines.len() => k.clone(),
+            _ => align(pat, &rep.lines),
+        }),
+        _ => None,
+    };
+    let mut notes = Vec::new();
+    let expanded_edit;
+    let (edit, kept) = match (ov.fresh, crate::elision::prepare(edit, kept.as_deref())) {
+        (false, Err(failure)) => return Err(failure),
+        (false, Ok(Some(exp))) => {
+            notes.push(exp.note);
+            let kept = exp.replacement.kept.clone();
+            expanded_edit = Edit { action: Action::Replace(exp.replacement), ..edit.clone() };
+            (&expanded_edit, kept)
+        }
+        _ => (edit, kept),
+    };
+    // A range's middle is not known: every new line counts as added.
+    let kept = kept.unwrap_or_else(|| match &edit.action {
+        Action::Replace(rep) => vec![None; rep.lines.len()],
+        _ => Vec::new(),
+    });
+
     let q = Query {
         pat,
         lo,
@@ -169,77 +209,20 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
         ignore_blank: policy.ignore_blank_lines,
         threshold,
         base,
-        positional: false,
+        positional: anchored && policy.occurrence == Occurrence::FirstAfterAnchor,
+        prefix: false,
     };
-
-    // Strict tiers, then the lenient ones, then fuzzy; before each step away from the
-    // stricter one, whether the edit's result is already there (a re-run of the patch
-    // must never apply an edit twice, nor fuzzily match what the first run left).
-    let strict = strict_tiers(tiers, base);
-    let lenient = tiers.without(Tier::Fuzzy).difference(strict);
-    let fuzzy = tiers.intersect(TierSet::only(Tier::Fuzzy));
-    let key_tiers = tiers.without(Tier::Fuzzy);
     // A numbered hunk that stands exactly at (or near) its line number is found by
     // looking outward from it, without scanning the file.
     let near = (base == Tier::Exact && range_end.is_none()).then(|| engine::exact_near_hint(&file.lines, &q)).flatten();
-    let mut old = near.is_none().then(|| engine::Classified::new(&file.lines, &q, key_tiers));
-    let mut new_side: Option<(Query<'_>, engine::Classified<'_>)> = None;
-    let mut located = near.map(|f| vec![f]).ok_or(Miss::NotFound);
-    for step in [strict, lenient, fuzzy] {
-        let Some(old) = old.as_mut() else { break };
-        if step.is_empty() {
-            continue;
-        }
-        located = old.pick(&q, step);
-        if !matches!(located, Err(Miss::NotFound)) || step == fuzzy {
-            break;
-        }
-        if policy.detect_already_applied
-            && !ov.fresh
-            && let Some(qn) = new_side_query(edit, &q)
-        {
-            let (qn, classified) = new_side.get_or_insert_with(|| {
-                let c = engine::Classified::new(&file.lines, &qn, key_tiers);
-                (qn.clone(), c)
-            });
-            if let Ok(found) = classified.pick(qn, step) {
-                let done = Done::at(Status::AlreadyApplied, &found[0]);
-                *cursor = found[0].end;
-                return Ok(done);
-            }
-        }
-    }
-    // Scoped by a unique anchor, the target is the first occurrence after it: when the
-    // edit's result already stands between the anchor and that occurrence, the occurrence
-    // is a later one and the edit was applied (`ap` §3.1 with §3.2's first occurrence).
-    if let Ok(f) = &located
-        && edit.scope.anchor.as_ref().is_some_and(|a| a.unique)
-        && policy.occurrence == Occurrence::First
-        && policy.detect_already_applied
-        && !ov.fresh
-        && let Some(qn) = new_side_query(edit, &q)
-        && let Ok(done) = engine::locate(&file.lines, &Query { hi: f[0].start, ..qn }, strict)
-    {
-        *cursor = done[0].end;
-        return Ok(Done::at(Status::AlreadyApplied, &done[0]));
-    }
-    let mut found = match located {
-        Ok(found) => found,
-        Err(Miss::NotFound) => {
-            return match policy.if_missing {
-                Missing::Error => Err(miss_failure(&file.lines, &q, Miss::NotFound, "lines")),
-                Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None }),
-                Missing::AlreadyApplied => {
-                    Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None })
-                }
-            };
-        }
-        Err(miss) => return Err(miss_failure(&file.lines, &q, miss, "lines")),
+    let mut located = match near {
+        Some(found) => Ok(vec![found]),
+        None => engine::locate(&file.lines, &q, tiers),
     };
-
     // A range ends at the first occurrence of its end block after the start block.
-    if let Some(end_pat) = range_end {
-        for f in &mut found {
+    let mut range_miss = None;
+    if let (Some(end_pat), Ok(found)) = (range_end, &mut located) {
+        for f in found.iter_mut() {
             let qe = Query {
                 pat: end_pat,
                 lo: f.end,
@@ -251,24 +234,59 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
                 threshold,
                 base,
                 positional: true,
+                prefix: false,
             };
-            let end = engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy))
-                .map_err(|miss| miss_failure(&file.lines, &qe, miss, "range end"))?;
-            f.end = end[0].end;
-            f.map = Vec::new();
-            f.tier = f.tier.max(end[0].tier);
-            f.confidence = f.confidence.min(end[0].confidence);
+            match engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy)) {
+                Ok(end) => {
+                    f.end = end[0].end;
+                    f.map = Vec::new();
+                    f.tier = f.tier.max(end[0].tier);
+                    f.confidence = f.confidence.min(end[0].confidence);
+                }
+                Err(miss) => range_miss = Some(miss_failure(&file.lines, &qe, miss, "range end")),
+            }
+        }
+        if range_miss.is_some() {
+            located = Err(Miss::NotFound);
         }
     }
+
+    let new_side = (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, &q, &kept)).flatten();
+    let (found, same_place) = match decide(&file.lines, &q, located, new_side.as_ref(), tiers) {
+        Decision::Apply(found, same_place) => (found, same_place),
+        Decision::AlreadyApplied(n) => {
+            *cursor = n.end;
+            return Ok(Done { notes, ..Done::at(Status::AlreadyApplied, &n) });
+        }
+        // A range whose start stands and whose end does not is an error (`ap` §3.2), even
+        // where a missing target would not be.
+        Decision::Miss(_) if range_miss.is_some() => return Err(range_miss.expect("checked")),
+        Decision::Miss(Miss::NotFound) => {
+            return match policy.if_missing {
+                Missing::Error => Err(miss_failure(&file.lines, &q, Miss::NotFound, "lines")),
+                Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes }),
+                Missing::AlreadyApplied => {
+                    Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None, notes })
+                }
+            };
+        }
+        Decision::Miss(miss) => return Err(miss_failure(&file.lines, &q, miss, "lines")),
+        Decision::Unclear { old, new } => return Err(unclear_failure(&old, &new)),
+    };
 
     // Apply from the last match to the first so earlier positions stay valid.
     let mut first: Option<Done> = None;
     for f in found.into_iter().rev() {
         let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
-        let done = apply_at(file, edit, pat, &f, cursor, ov);
-        first = Some(done);
+        first = Some(apply_at(file, edit, pat, &kept, &f, cursor, ov)?);
     }
-    Ok(first.expect("located at least once"))
+    let mut done = first.expect("located at least once");
+    // Nothing changed where the new side stands: it is reported as found.
+    if let (Status::AlreadyApplied, Some(n)) = (done.status, same_place) {
+        done.tier = Some(n.tier);
+        done.confidence = n.confidence;
+    }
+    Ok(Done { notes, ..done })
 }
 
 fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usize) -> Found {
@@ -286,38 +304,65 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 }
 
 /// Applies the action at a located block.
-fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor: &mut usize, ov: Overrides) -> Done {
+fn apply_at(
+    file: &mut TextFile,
+    edit: &Edit,
+    pat: &[String],
+    kept: &[Option<usize>],
+    f: &Found,
+    cursor: &mut usize,
+    ov: Overrides,
+) -> Result<Done, Failure> {
     let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
     let eol = ov.eol;
     match &edit.action {
         Action::Replace(rep) => {
-            let new = replacement_lines(&file.lines, edit, pat, f, rep, eol);
+            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines);
+            let ends = rep.line_ends.as_ref();
+            let aligned = shape::aligned_old(kept, pat.len());
+            let added =
+                |j: usize| Line { text: shaper.line(aligned[j], &rep.lines[j]), eol: shape::line_end(ends, j, eol) };
+            let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
+                shape::blank_lines_replacement(&file.lines, pat, f, kept, added).map_err(unclear_blank_lines)?
+            } else {
+                // Kept lines as the file has them, added lines shaped.
+                let new = (0..rep.lines.len())
+                    .map(|j| match kept.get(j).copied().flatten().and_then(|i| f.map.get(i).copied().flatten()) {
+                        Some(fi) => file.lines[fi].clone(),
+                        None => added(j),
+                    })
+                    .collect();
+                (f.start, f.end, new)
+            };
+            let at = Found { start, end, ..f.clone() };
             // With terminators from the patch, a changed terminator is a change too.
             let same_end = |a: &Line, b: &Line| {
                 rep.line_ends.is_none() || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline)
             };
-            let unchanged = new.len() == f.end - f.start
-                && new.iter().zip(&file.lines[f.start..f.end]).all(|(a, b)| a.text == b.text && same_end(a, b));
+            let unchanged = new.len() == end - start
+                && new.iter().zip(&file.lines[start..end]).all(|(a, b)| a.text == b.text && same_end(a, b));
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
             if unchanged || (!fresh && replacement_already_there(&file.lines, pat, &rep.lines, f, hint)) {
-                *cursor = f.end;
-                return Done::at(Status::AlreadyApplied, f);
+                *cursor = end;
+                return Ok(Done::at(Status::AlreadyApplied, &at));
             }
             let n = new.len();
-            file.lines.splice(f.start..f.end, new);
-            *cursor = f.start + n;
-            Done::at(Status::Applied, f)
+            file.lines.splice(start..end, new);
+            *cursor = start + n;
+            Ok(Done::at(Status::Applied, &at))
         }
         Action::Delete => {
             file.lines.drain(f.start..f.end);
             *cursor = f.start;
-            Done::at(Status::Applied, f)
+            Ok(Done::at(Status::Applied, f))
         }
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
             let after = matches!(edit.action, Action::InsertAfter { .. });
-            let new = inserted_lines(&file.lines, edit, pat, f, lines, eol);
+            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines);
+            let near = if after { pat.len().saturating_sub(1) } else { 0 };
+            let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect();
             let at = if after { f.end } else { f.start };
             let present = if after {
                 block_eq(&file.lines[at.min(file.lines.len())..], &new)
@@ -326,12 +371,12 @@ fn apply_at(file: &mut TextFile, edit: &Edit, pat: &[String], f: &Found, cursor:
             };
             if present {
                 *cursor = if after { f.end + new.len() } else { f.end };
-                return Done::at(Status::AlreadyApplied, f);
+                return Ok(Done::at(Status::AlreadyApplied, f));
             }
             let n = new.len();
             file.lines.splice(at..at, new);
             *cursor = f.end + n;
-            Done::at(Status::Applied, f)
+            Ok(Done::at(Status::Applied, f))
         }
     }
 }
@@ -364,8 +409,7 @@ fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: 
     }
     let Some(start) = f.start.checked_sub(k) else { return false };
     let end = start + new.len();
-    end <= lines.len()
-        && new.iter().zip(&lines[start..end]).all(|(n, l)| key_eq(f.tier.min(Tier::Unicode), &l.text, &PatKey::new(n)))
+    end <= lines.len() && new.iter().zip(&lines[start..end]).all(|(n, l)| key_eq(tier, &l.text, &PatKey::new(n)))
 }
 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
@@ -382,173 +426,69 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
         }
     };
     let ends = match action {
-        Action::Replace(Replacement { line_ends: Some(ends), .. }) => ends.as_slice(),
-        _ => &[],
+        Action::Replace(Replacement { line_ends: Some(ends), .. }) => Some(ends),
+        _ => None,
     };
-    let new: Vec<Line> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Line { text: t.clone(), eol: ends.get(i).map_or(eol, |&n| Eol::from(n)) })
-        .collect();
+    let new: Vec<Line> =
+        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, eol) }).collect();
     let at = at.min(file.lines.len());
     let lines_range = LineRange::from_zero_based(at, at);
     // Already there, right after or (at the end of the file) right before the position.
     let after_ok = block_eq(&file.lines[at..], &new);
     let before_ok = at == file.lines.len() && at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new);
-    if !new.is_empty() && (after_ok || before_ok) {
+    let status = if !new.is_empty() && (after_ok || before_ok) {
         *cursor = if after_ok { at + new.len() } else { at };
-        return Ok(Done {
-            status: Status::AlreadyApplied,
-            tier: Some(Tier::Exact),
-            confidence: 1.0,
-            lines: Some(lines_range),
-        });
-    }
-    let n = new.len();
-    file.lines.splice(at..at, new);
-    *cursor = at + n;
-    Ok(Done { status: Status::Applied, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(lines_range) })
+        Status::AlreadyApplied
+    } else {
+        let n = new.len();
+        file.lines.splice(at..at, new);
+        *cursor = at + n;
+        Status::Applied
+    };
+    Ok(Done { status, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(lines_range), notes: Vec::new() })
 }
 
-/// The query for an edit's new side, to check whether it is already in place (only for
-/// line and range replacements that change something).
-fn new_side_query<'a>(edit: &'a Edit, q: &Query<'a>) -> Option<Query<'a>> {
+/// The edit's new side, to look for (only for line and range replacements that change
+/// something).
+fn new_side<'a>(edit: &'a Edit, q: &Query<'a>, kept: &'a [Option<usize>]) -> Option<NewSide<'a>> {
     let Action::Replace(rep) = &edit.action else { return None };
     if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_) | Target::Range { .. }) {
         return None;
     }
-    Some(Query { pat: &rep.lines, occurrence: Occurrence::First, ..q.clone() })
+    let weak = NewSide::is_weak(kept, q.pat.len());
+    Some(NewSide {
+        q: Query { pat: &rep.lines, occurrence: Occurrence::First, positional: false, ..q.clone() },
+        kept,
+        weak,
+    })
 }
 
-/// How added lines are indented at one located block: what the policy's indent mode
-/// needs, computed once for all the lines.
-struct Shaper<'a> {
-    lines: &'a [Line],
-    found: &'a Found,
-    mode: Indent,
-    deltas: Vec<Option<isize>>,
-    target_indent: String,
-    min_new_indent: usize,
-    /// The file's minus the patch's indentation width of the target's first line.
-    first_line_delta: isize,
+/// The patch removes blank lines where the file has another number of them.
+fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
+    let at = LineRange::from_zero_based(start, end);
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the edit removes blank lines where the file has another number of them ({at}): which ones go is unclear"
+        ),
+        "copy the blank lines around the change exactly as the file has them",
+    );
+    failure.candidates = vec![at];
+    failure
 }
 
-impl<'a> Shaper<'a> {
-    fn new(lines: &'a [Line], edit: &Edit, pat: &[String], found: &'a Found, new: &[String]) -> Self {
-        Shaper {
-            lines,
-            found,
-            mode: edit.policy.indent,
-            deltas: if found.map.is_empty() { Vec::new() } else { engine::indent_deltas(lines, pat, found) },
-            target_indent: first_line_indent(lines, found),
-            min_new_indent: min_indent(new),
-            first_line_delta: first_line_delta(lines, found, pat),
-        }
-    }
-
-    /// An added line; `near` is the pattern line whose indentation change it follows.
-    fn line(&self, near: usize, text: &str) -> String {
-        match self.mode {
-            Indent::AsWritten => text.to_string(),
-            Indent::FollowMatch => follow(self.lines, self.found, &self.deltas, near, text),
-            Indent::ToTargetFirstLine => reindent(text, &self.target_indent, self.min_new_indent),
-            Indent::ShiftByFirstLine => shift(text, self.first_line_delta, self.target_indent.starts_with('\t')),
-        }
-    }
-}
-
-/// The file's indentation width of the target's first non-blank line minus the pattern's.
-fn first_line_delta(lines: &[Line], f: &Found, pat: &[String]) -> isize {
-    let file = indent_width(&first_line_indent(lines, f)).0;
-    let patch = pat.iter().find(|l| !is_blank(l)).map_or(0, |l| indent_width(l).0);
-    file as isize - patch as isize
-}
-
-/// `text` with its indentation widened (or narrowed) by `delta` columns; blank lines
-/// become empty.
-fn shift(text: &str, delta: isize, tabs: bool) -> String {
-    if is_blank(text) {
-        return String::new();
-    }
-    let (width, bytes) = indent_width(text);
-    let new_width = (width as isize + delta).max(0) as usize;
-    format!("{}{}", render_indent(new_width, tabs), &text[bytes..])
-}
-
-/// The new lines of a replacement at a located block: kept lines as the file has them,
-/// added lines indented to follow the file.
-fn replacement_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, rep: &Replacement, eol: Eol) -> Vec<Line> {
-    let kept: Vec<Option<usize>> = match &rep.kept {
-        Some(k) if k.len() == rep.lines.len() => k.clone(),
-        _ => align(pat, &rep.lines),
-    };
-    let shaper = Shaper::new(lines, edit, pat, f, &rep.lines);
-    let mut last_old = 0usize;
-    let mut out = Vec::with_capacity(rep.lines.len());
-    for (j, text) in rep.lines.iter().enumerate() {
-        if let Some(i) = kept[j] {
-            last_old = i;
-            if let Some(Some(fi)) = f.map.get(i) {
-                out.push(lines[*fi].clone());
-                continue;
-            }
-        }
-        let eol = rep.line_ends.as_ref().and_then(|ends| ends.get(j)).map_or(eol, |&n| Eol::from(n));
-        out.push(Line { text: shaper.line(last_old, text), eol });
-    }
-    out
-}
-
-fn inserted_lines(lines: &[Line], edit: &Edit, pat: &[String], f: &Found, new: &[String], eol: Eol) -> Vec<Line> {
-    let shaper = Shaper::new(lines, edit, pat, f, new);
-    let near = if matches!(edit.action, Action::InsertAfter { .. }) { pat.len().saturating_sub(1) } else { 0 };
-    new.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect()
-}
-
-/// Shifts an added line by the indentation delta of the nearest old line, in the file's
-/// indentation style. Exact and trailing-whitespace matches leave lines as written.
-fn follow(lines: &[Line], f: &Found, deltas: &[Option<isize>], near: usize, text: &str) -> String {
-    if f.tier <= Tier::TrailingWhitespace || is_blank(text) || deltas.is_empty() {
-        return text.to_string();
-    }
-    // The delta of the nearest old line at or before `near`, else after it.
-    let pick = (0..=near.min(deltas.len() - 1)).rev().find_map(|i| deltas[i].map(|d| (i, d)));
-    let pick = pick.or_else(|| deltas.iter().enumerate().find_map(|(i, d)| d.map(|d| (i, d))));
-    let Some((i, delta)) = pick else { return text.to_string() };
-    let reference = f.map.get(i).copied().flatten().map_or("", |fi| lines[fi].text.as_str());
-    let (width, bytes) = indent_width(text);
-    let uses_tabs = reference.starts_with('\t');
-    let text_tabs = text[..bytes].contains('\t');
-    if delta == 0 && uses_tabs == text_tabs {
-        return text.to_string();
-    }
-    let new_width = (width as isize + delta).max(0) as usize;
-    format!("{}{}", render_indent(new_width, uses_tabs), &text[bytes..])
-}
-
-fn render_indent(width: usize, tabs: bool) -> String {
-    if tabs { "\t".repeat(width / TAB_WIDTH) + &" ".repeat(width % TAB_WIDTH) } else { " ".repeat(width) }
-}
-
-/// `ap`: the target's first line's indentation, plus the line's own indentation beyond
-/// the least indented new line.
-fn reindent(text: &str, target: &str, min_new: usize) -> String {
-    if is_blank(text) {
-        return String::new();
-    }
-    let (width, bytes) = indent_width(text);
-    let tabs = target.starts_with('\t');
-    format!("{target}{}{}", render_indent(width.saturating_sub(min_new), tabs), &text[bytes..])
-}
-
-fn min_indent(lines: &[String]) -> usize {
-    lines.iter().filter(|l| !is_blank(l)).map(|l| indent_width(l).0).min().unwrap_or(0)
-}
-
-fn first_line_indent(lines: &[Line], f: &Found) -> String {
-    let first = f.map.iter().flatten().next().copied().unwrap_or(f.start);
-    let first = (first..f.end.max(first + 1)).find(|&i| i < lines.len() && !is_blank(&lines[i].text)).unwrap_or(first);
-    lines.get(first).map_or(String::new(), |l| l.text[..indent_width(&l.text).1].to_string())
+/// The old side stands at one place and the new side at another: either may be true.
+fn unclear_failure(old: &Found, new: &Found) -> Failure {
+    let (o, n) = (LineRange::from_zero_based(old.start, old.end), LineRange::from_zero_based(new.start, new.end));
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the lines to change stand at {o} and the lines they become at {n}: it cannot be told whether the edit was already applied"
+        ),
+        "if the change is already made, drop this edit; otherwise add context lines (or an anchor) that only the place to change has",
+    );
+    failure.candidates = vec![o, n];
+    failure
 }
 
 /// Aligns old and new lines: for each new line, the old line it keeps.

@@ -90,6 +90,10 @@ pub struct EditReport {
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// What the engine did beyond the letter of the edit, for the writer to check (an
+    /// elision expanded into the lines it stands for).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// An outcome.
@@ -284,6 +288,9 @@ impl fmt::Display for ApplyReport {
                     write!(f, " ({tier} match, confidence {:.2})", edit.confidence.unwrap_or(0.0))?;
                 }
                 writeln!(f)?;
+                for note in &edit.notes {
+                    writeln!(f, "    note: {note}")?;
+                }
                 if let Some(failure) = &edit.failure {
                     writeln!(f, "    {}", indent(&failure.to_string(), "    ").trim_start())?;
                 }

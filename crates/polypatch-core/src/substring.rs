@@ -52,7 +52,7 @@ pub(crate) fn apply_text(
     }
     match policy.occurrence {
         Occurrence::All => {}
-        Occurrence::First => matches.truncate(1),
+        Occurrence::First | Occurrence::FirstAfterAnchor => matches.truncate(1),
         Occurrence::Unique if matches.len() > 1 => {
             let ranges: Vec<LineRange> = matches
                 .iter()

@@ -16,16 +16,31 @@ pub enum Tier {
     Indentation,
     /// Equal after removing leading and trailing whitespace.
     Trimmed,
+    /// Equal after removing leading and trailing whitespace, with blank lines ignored on
+    /// both sides (a blank context line the patch dropped or added); the file's own blank
+    /// lines are kept where the patch does not remove them.
+    BlankLines,
     /// Equal after folding Unicode look-alikes (curly quotes, dashes, special spaces).
     Unicode,
+    /// The file line starts with the pattern's line, up to a word boundary (`@@ def name`
+    /// for `def name(self, x):`). Only for one-line anchors (Codex's `@@ <context>`).
+    Prefix,
     /// Similar enough (Damerau–Levenshtein), and clearly better than any other place.
     Fuzzy,
 }
 
 impl Tier {
     /// Every tier, strictest first.
-    pub const ALL: [Tier; 6] =
-        [Tier::Exact, Tier::TrailingWhitespace, Tier::Indentation, Tier::Trimmed, Tier::Unicode, Tier::Fuzzy];
+    pub const ALL: [Tier; 8] = [
+        Tier::Exact,
+        Tier::TrailingWhitespace,
+        Tier::Indentation,
+        Tier::Trimmed,
+        Tier::BlankLines,
+        Tier::Unicode,
+        Tier::Prefix,
+        Tier::Fuzzy,
+    ];
 
     /// The stable name used in reports and on the command line.
     pub fn name(self) -> &'static str {
@@ -34,7 +49,9 @@ impl Tier {
             Tier::TrailingWhitespace => "trailing_whitespace",
             Tier::Indentation => "indentation",
             Tier::Trimmed => "trimmed",
+            Tier::BlankLines => "blank_lines",
             Tier::Unicode => "unicode",
+            Tier::Prefix => "prefix",
             Tier::Fuzzy => "fuzzy",
         }
     }
@@ -46,7 +63,9 @@ impl Tier {
             Tier::TrailingWhitespace => 0.99,
             Tier::Indentation => 0.98,
             Tier::Trimmed => 0.97,
+            Tier::BlankLines => 0.96,
             Tier::Unicode => 0.95,
+            Tier::Prefix => 0.9,
             Tier::Fuzzy => 0.0,
         }
     }
@@ -73,7 +92,7 @@ pub struct TierSet(u8);
 
 impl TierSet {
     /// Every tier.
-    pub const ALL: TierSet = TierSet(0b11_1111);
+    pub const ALL: TierSet = TierSet(0b1111_1111);
     /// No tier at all.
     pub const EMPTY: TierSet = TierSet(0);
     /// No lenient tier beyond whitespace: exact, trailing whitespace.
@@ -155,9 +174,12 @@ mod tests {
     #[test]
     fn range_and_iter() {
         let set = TierSet::range(Tier::Trimmed, Tier::Fuzzy);
-        assert_eq!(set.iter().collect::<Vec<_>>(), [Tier::Trimmed, Tier::Unicode, Tier::Fuzzy]);
+        assert_eq!(
+            set.iter().collect::<Vec<_>>(),
+            [Tier::Trimmed, Tier::BlankLines, Tier::Unicode, Tier::Prefix, Tier::Fuzzy]
+        );
         assert!(!set.contains(Tier::Exact));
-        assert_eq!(TierSet::ALL.iter().count(), 6);
+        assert_eq!(TierSet::ALL.iter().count(), 8);
     }
 
     #[test]

@@ -453,16 +453,34 @@ fn edit_plan_round_trips_through_json() {
 fn an_elision_that_would_delete_code_is_refused() {
     let file = "fn f() {\n    setup();\n    work();\n    done();\n}\n";
     let mut files = MemoryFileSet::new().with("f.rs", file);
-    // The model wrote `// ... existing code ...` for setup() and work(): applied, both go.
+    // The model wrote `// ... existing code ...` for setup() and work() and a new line
+    // after it: which removed lines it stands for is unclear, so the edit is refused.
     let p = plan(vec![modify(
         "f.rs",
-        vec![hunk(&[" fn f() {", "-    setup();", "-    work();", "+    // ... existing code ...", " done();"])],
+        vec![hunk(&[
+            " fn f() {",
+            "-    setup();",
+            "-    work();",
+            "+    // ... existing code ...",
+            "+    more();",
+            " done();",
+        ])],
     )]);
     let err = run(&mut files, &p).unwrap_err();
     let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
     assert_eq!(failure.kind, FailureKind::Elision);
     assert!(failure.message.contains("`// ... existing code ...`"), "{}", failure.message);
     assert_eq!(files.get_str("f.rs"), Some(file));
+
+    // At the start of the hunk nothing encloses it: unclear too.
+    let p = plan(vec![modify(
+        "f.rs",
+        vec![hunk(&["-fn f() {", "-    setup();", "+// ... existing code ...", " work();"])],
+    )]);
+    assert_eq!(
+        run(&mut files, &p).unwrap_err().report.files[0].edits[0].failure.as_ref().unwrap().kind,
+        FailureKind::Elision
+    );
 
     // The same line where nothing is removed is just a comment being added.
     let p = plan(vec![modify("f.rs", vec![hunk(&[" fn f() {", "+    // ... existing code ...", "     setup();"])])]);
@@ -475,4 +493,71 @@ fn an_elision_that_would_delete_code_is_refused() {
     let p = plan(vec![modify("f.rs", vec![hunk(&[" // ... existing code ...", "-    setup();"])])]);
     run(&mut files, &p).unwrap();
     assert_eq!(files.get_str("f.rs"), Some("fn f() {\n    // ... existing code ...\n    work();\n    done();\n}\n"));
+}
+
+#[test]
+fn an_elision_alone_between_kept_lines_keeps_what_it_stands_for() {
+    let file = "fn f() {\n    setup();\n    work();\n    done();\n}\nfn g() {}\n";
+    let mut files = MemoryFileSet::new().with("f.rs", file);
+    // Hunk 1 stands `// ... existing code ...` in for setup() and work(); hunk 2 changes g.
+    let p = plan(vec![modify(
+        "f.rs",
+        vec![
+            hunk(&[" fn f() {", "-    setup();", "-    work();", "+    // ... existing code ...", "     done();"]),
+            hunk(&[" }", "-fn g() {}", "+fn g() { finish(); }"]),
+        ],
+    )]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(
+        files.get_str("f.rs"),
+        Some("fn f() {\n    setup();\n    work();\n    done();\n}\nfn g() { finish(); }\n")
+    );
+    let first = &report.files[0].edits[0];
+    assert_eq!(first.status, Status::AlreadyApplied, "expanded, the hunk changes nothing");
+    assert_eq!(first.notes, ["`// ... existing code ...` stands for the 2 line(s) it replaced: kept"]);
+    assert!(report.to_string().contains("note: `// ... existing code ...` stands for"), "{report}");
+}
+
+#[test]
+fn a_python_stub_body_is_not_an_elision() {
+    let file = "class A:\n    def f(self):\n        raise NotImplementedError\n";
+    let mut files = MemoryFileSet::new().with("a.py", file);
+    let p = plan(vec![modify("a.py", vec![hunk(&[" def f(self):", "-    raise NotImplementedError", "+    ..."])])]);
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("a.py"), Some("class A:\n    def f(self):\n        ...\n"));
+}
+
+#[test]
+fn a_whole_file_write_with_an_elision_is_refused() {
+    let file = "def a():\n    return 1\n\ndef b():\n    return 2\n";
+    for op in [
+        FileOp::Create {
+            content: Content::Text("# ... existing code ...\n\ndef b():\n    return 3\n".into()),
+            newline: None,
+            if_exists: IfExists::Overwrite,
+            mode: None,
+        },
+        FileOp::Replace {
+            content: Content::Text("# ... existing code ...\n\ndef b():\n    return 3\n".into()),
+            create_if_missing: false,
+        },
+    ] {
+        let mut files = MemoryFileSet::new().with("m.py", file);
+        let p = plan(vec![FileEdit { path: "m.py".into(), op, span: None }]);
+        let err = run(&mut files, &p).unwrap_err();
+        let failure = err.report.files[0].failure.as_ref().unwrap();
+        assert_eq!(failure.kind, FailureKind::Elision, "{failure}");
+        assert!(failure.message.starts_with("line 1 of the new content, `# ... existing code ...`"), "{failure}");
+        assert_eq!(files.get_str("m.py"), Some(file));
+    }
+    // A new file may hold anything, and so may a write over a file that has the line.
+    let mut files = MemoryFileSet::new();
+    let create = FileOp::Create {
+        content: Content::Text("# ...\n".into()),
+        newline: None,
+        if_exists: IfExists::Overwrite,
+        mode: None,
+    };
+    run(&mut files, &plan(vec![FileEdit { path: "new.py".into(), op: create, span: None }])).unwrap();
+    assert_eq!(files.get_str("new.py"), Some("# ...\n"));
 }

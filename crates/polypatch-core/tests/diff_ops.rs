@@ -234,12 +234,12 @@ fn postimage_id_means_already_patched() {
 
 #[test]
 fn a_diff_made_from_this_very_file_may_add_an_ellipsis_line() {
-    // Turning a body into a stub (`...`) looks like an elision; a diff whose preimage id is
-    // the file's was made by a tool from it, and means it.
+    // A comment with an ellipsis in place of removed lines looks like an elision; a diff
+    // whose preimage id is the file's was made by a tool from it, and means it.
     let original = "def f():\n    return 1\n";
     let with = |preimage: Option<String>| {
         let m = Modify {
-            edits: vec![hunk(&[" def f():", "-    return 1", "+    ..."], Some(1))],
+            edits: vec![hunk(&[" def f():", "-    return 1", "+    # ... rest ...", "+    return 2"], Some(1))],
             preimage,
             ..Modify::default()
         };
@@ -249,5 +249,11 @@ fn a_diff_made_from_this_very_file_may_add_an_ellipsis_line() {
     let err = run(&mut files, &with(None)).unwrap_err();
     assert_eq!(err.report.files[0].edits[0].failure.as_ref().unwrap().kind, FailureKind::Elision);
     run(&mut files, &with(Some(git_blob_id(original.as_bytes())))).unwrap();
+    assert_eq!(files.get_str("f.py"), Some("def f():\n    # ... rest ...\n    return 2\n"));
+
+    // Python's `...` as a block's only statement is a stub body, code whatever the id.
+    let stub = Modify { edits: vec![hunk(&[" def f():", "-    return 1", "+    ..."], Some(1))], ..Modify::default() };
+    let mut files = MemoryFileSet::new().with("f.py", original);
+    run(&mut files, &plan(vec![file("f.py", FileOp::Modify(stub))])).unwrap();
     assert_eq!(files.get_str("f.py"), Some("def f():\n    ...\n"));
 }

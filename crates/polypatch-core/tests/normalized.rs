@@ -19,8 +19,12 @@ fn edit(target: Target, action: Action, anchor: Option<&str>) -> Edit {
         action,
         scope: Scope { anchor: anchor.map(|a| Anchor { lines: lines(a), unique: true }), ..Scope::default() },
         policy: Policy {
-            tiers: if delete { TierSet::only(Tier::Trimmed) } else { TierSet::range(Tier::Trimmed, Tier::Fuzzy) },
-            occurrence: if anchor.is_some() { Occurrence::First } else { Occurrence::Unique },
+            tiers: if delete {
+                TierSet::only(Tier::Trimmed)
+            } else {
+                TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
+            },
+            occurrence: if anchor.is_some() { Occurrence::FirstAfterAnchor } else { Occurrence::Unique },
             ignore_blank_lines: true,
             if_missing: if delete { Missing::AlreadyApplied } else { Missing::Error },
             indent: Indent::ToTargetFirstLine,

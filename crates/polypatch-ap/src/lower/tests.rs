@@ -80,7 +80,7 @@ fn every_action_lowers_per_the_contract() {
     assert!(slice(PATCH, e[0].span).starts_with("- action: INSERT_AFTER"));
     assert!(slice(PATCH, e[0].span).ends_with("import os"));
     let p = &e[0].policy;
-    assert_eq!(p.tiers, TierSet::range(Tier::Trimmed, Tier::Fuzzy));
+    assert_eq!(p.tiers, TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix));
     assert_eq!(p.occurrence, Occurrence::Unique);
     assert!(p.ignore_blank_lines && p.detect_already_applied);
     assert_eq!(p.if_missing, Missing::Error);
@@ -95,7 +95,7 @@ fn every_action_lowers_per_the_contract() {
     assert_eq!(e[1].scope.anchor, Some(Anchor { lines: strings(&["def add(a, b):"]), unique: true }));
     assert_eq!(e[1].scope.line_hint, None);
     assert!(!e[1].scope.after_previous);
-    assert_eq!(e[1].policy.occurrence, Occurrence::First);
+    assert_eq!(e[1].policy.occurrence, Occurrence::FirstAfterAnchor);
     assert_eq!(e[1].label, "change 1 modification 2");
 
     // DELETE of a range with blank lines: trimmed only, not found = already applied.
@@ -106,10 +106,11 @@ fn every_action_lowers_per_the_contract() {
     assert_eq!(p.if_missing, Missing::AlreadyApplied);
     assert_eq!((p.leading_blank_lines, p.trailing_blank_lines), (1, 2));
 
-    // INSERT_BEFORE written with absolute indentation (`|2`): shifted by the first line.
+    // INSERT_BEFORE written with absolute indentation (`|2`): the same §3.3 rule; the
+    // content is kept as written when its first line carries the file's indentation.
     assert_eq!(e[3].target, Target::Lines(strings(&["    x = 1"])));
     assert_eq!(e[3].action, Action::InsertBefore { lines: strings(&["    y = 2"]) });
-    assert_eq!(e[3].policy.indent, Indent::ShiftByFirstLine);
+    assert_eq!(e[3].policy.indent, Indent::ToTargetFirstLine);
 }
 
 #[test]
@@ -174,8 +175,8 @@ fn the_warning_reaches_the_plan() {
 }
 
 #[test]
-fn a_tab_indented_first_line_is_absolute_indentation() {
+fn how_the_snippet_is_indented_says_nothing_about_the_content() {
     let text = "version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications:\n      - action: REPLACE\n        start_snippet: \"\\tif x:\"\n        end_snippet: \"\\tend\"\n        content: \"\\ty\"\n";
     let plan = plan(text);
-    assert_eq!(edits(&plan.files[0])[0].policy.indent, Indent::ShiftByFirstLine);
+    assert_eq!(edits(&plan.files[0])[0].policy.indent, Indent::ToTargetFirstLine);
 }

@@ -1,0 +1,358 @@
+//! What a located edit means: apply it where its old side stands, report it already
+//! applied, or refuse. "Already applied" is a finding, never a shortcut past a lenient
+//! match. The rules, once:
+//!
+//! 1. The old side is located first, at every tier the policy allows.
+//! 2. Not found: the new side found anywhere in the search region means already applied;
+//!    otherwise the edit is not found. Ambiguous: the new side found at a stricter tier
+//!    than the ambiguity means already applied; otherwise the ambiguity stands.
+//! 3. Found at one place: the new side is looked for only where it could change the
+//!    answer, at the old side's tier or stricter.
+//!    - A new side matching better than the old side where a line the edit removes sits
+//!      on a line the new side adds: already applied (the lines the edit removes are
+//!      absent where the new side stands).
+//!    - Otherwise a new side standing on the same place (its kept lines on the very file
+//!      lines the old side's kept lines matched; without kept lines, inside the old
+//!      side's match) is no evidence: the edit is applied there, and the apply itself
+//!      reports "already applied" when nothing would change.
+//!    - A new side elsewhere at a strictly stricter tier: already applied (a re-run: the
+//!      first run left the new side exact, and the old side now only matches loosely).
+//!    - A new side that adds no line and joins no lines across a removal (its lines are
+//!      the edit's context on one side) stands wherever that context does: it is no
+//!      evidence, except that standing exactly at the line hint, where the old side does
+//!      not, it makes a re-run plausible: refused with both places.
+//!    - At the same tier elsewhere, a line hint decides when the old or the new side
+//!      stands exactly at it; a new side nearer to the hint than the old one makes both
+//!      readings plausible: refused with both places. Without a hint, an edit whose old
+//!      side must be unique is applied (the patch could not have applied where the new
+//!      side stands while its old side also stood here). An edit that takes the first
+//!      occurrence is refused with both places when the new side stands before the old
+//!      one: a re-run would otherwise apply it again at the next occurrence.
+
+use crate::engine::{Classified, Found, Miss, Query};
+use crate::ir::Occurrence;
+use crate::text::Line;
+use crate::tier::{Tier, TierSet};
+
+/// The outcome of locating an edit.
+#[derive(Debug)]
+pub(crate) enum Decision {
+    /// Apply at these places; with the new side found on the same (one) place, which the
+    /// report names if applying changes nothing.
+    Apply(Vec<Found>, Option<Found>),
+    /// The new side stands here and the old side is gone.
+    AlreadyApplied(Found),
+    /// Not located.
+    Miss(Miss),
+    /// The old side stands at one place and the new side at another, and either reading
+    /// is plausible.
+    Unclear {
+        /// Where the old side stands.
+        old: Found,
+        /// Where the new side stands.
+        new: Found,
+    },
+}
+
+/// An edit's new side, to look for.
+pub(crate) struct NewSide<'a> {
+    /// The query for the new lines (same region and settings as the old side's).
+    pub q: Query<'a>,
+    /// For each new line, the old line it keeps.
+    pub kept: &'a [Option<usize>],
+    /// The new side adds no line and does not join lines the edit removes from between
+    /// (a deletion at the edge of its context): it stands wherever its kept lines stand,
+    /// which proves little.
+    pub weak: bool,
+}
+
+impl NewSide<'_> {
+    /// Whether a new side with this alignment to `old_len` old lines is weak.
+    pub(crate) fn is_weak(kept: &[Option<usize>], old_len: usize) -> bool {
+        if kept.iter().any(Option::is_none) {
+            return false;
+        }
+        let (Some(&first), Some(&last)) = (kept.iter().flatten().min(), kept.iter().flatten().max()) else {
+            return true;
+        };
+        // No removed line between the first and the last kept one.
+        (first..=last).all(|i| kept.contains(&Some(i))) || old_len == 0
+    }
+}
+
+/// Decides what the located old side `old` of query `q` means, looking for the new side
+/// where the rules need it. `tiers` are the policy's allowed tiers.
+pub(crate) fn decide(
+    lines: &[Line],
+    q: &Query<'_>,
+    old: Result<Vec<Found>, Miss>,
+    new: Option<&NewSide<'_>>,
+    tiers: TierSet,
+) -> Decision {
+    let Some(new) = new else {
+        return old.map_or_else(Decision::Miss, |f| Decision::Apply(f, None));
+    };
+    match old {
+        Err(Miss::NotFound) => match find(lines, new, tiers, q.lo, q.hi) {
+            Some((_, places)) => Decision::AlreadyApplied(nearest(&places, q.hint)),
+            None => Decision::Miss(Miss::NotFound),
+        },
+        Err(Miss::Ambiguous(tier, places)) => {
+            // A new side inside one of the old side's places (an edit that keeps part of
+            // its block) is no evidence.
+            let inside = |n: &Found| places.iter().any(|&(s, e)| n.start >= s && n.end <= e);
+            match find(lines, new, stricter(tiers, tier), q.lo, q.hi) {
+                Some((_, found)) if !new.weak && !found.iter().any(inside) => {
+                    Decision::AlreadyApplied(nearest(&found, q.hint))
+                }
+                _ => Decision::Miss(Miss::Ambiguous(tier, places)),
+            }
+        }
+        Ok(found) if found.len() != 1 || q.occurrence == Occurrence::All => Decision::Apply(found, None),
+        Ok(found) => one_place(lines, q, found.into_iter().next().expect("one place"), new, tiers),
+    }
+}
+
+/// Rule 3: the old side stands at `o`.
+fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: TierSet) -> Decision {
+    let first_like = matches!(q.occurrence, Occurrence::First | Occurrence::FirstAfterAnchor);
+    let strictest = tiers.iter().next().unwrap_or(Tier::Exact);
+    if new.weak && q.hint.is_none_or(|h| h == o.start) {
+        return Decision::Apply(vec![o], None);
+    }
+    let nlen = new.q.pat.len();
+    // At the strictest tier nothing is stricter: only a same-tier reading could compete,
+    // so only the lines where it would count are searched.
+    let (lo, hi) = if o.tier > strictest {
+        (q.lo, q.hi)
+    } else {
+        match q.hint {
+            Some(h) if h == o.start => return Decision::Apply(vec![o], None),
+            Some(h) => {
+                let d = o.start.abs_diff(h);
+                (h.saturating_sub(d).max(q.lo), (h + d + nlen + 1).min(q.hi))
+            }
+            None if first_like => (q.lo, (o.end + nlen).min(q.hi)),
+            None => return Decision::Apply(vec![o], None),
+        }
+    };
+    let Some((tier, places)) = find(lines, new, tiers.intersect(TierSet::range(Tier::Exact, o.tier)), lo, hi) else {
+        return Decision::Apply(vec![o], None);
+    };
+    // Where a line the edit removes sits on a line the new side adds, and the new side
+    // matches there better than the old side, the file holds the new side: the old side
+    // only matched it loosely.
+    let better = |n: &Found| n.tier < o.tier || (n.tier == o.tier && n.confidence > o.confidence);
+    if let Some(n) = places.iter().find(|n| better(n) && removed_on_added(&o, n, new.kept)) {
+        return Decision::AlreadyApplied(n.clone());
+    }
+    // A new side on the old side's own place is no evidence; the others are judged.
+    let (here, elsewhere): (Vec<Found>, Vec<Found>) = places.into_iter().partition(|n| same_place(&o, n, new.kept));
+    let at_hint = |n: &&Found| q.hint == Some(n.start);
+    let unclear = |n: &Found| Decision::Unclear { old: o.clone(), new: n.clone() };
+    let apply = Decision::Apply(vec![o.clone()], here.into_iter().next());
+    if elsewhere.is_empty() {
+        return apply;
+    }
+    if new.weak {
+        // Its lines stand wherever its kept lines do: only a line hint naming it, and not
+        // the old side, makes a re-run plausible.
+        return match elsewhere.iter().find(at_hint) {
+            Some(n) if q.hint != Some(o.start) => unclear(n),
+            _ => apply,
+        };
+    }
+    if tier < o.tier {
+        return Decision::AlreadyApplied(nearest(&elsewhere, q.hint));
+    }
+    if let Some(h) = q.hint {
+        if o.start == h {
+            return apply;
+        }
+        if let Some(n) = elsewhere.iter().find(at_hint) {
+            return Decision::AlreadyApplied(n.clone());
+        }
+        let d = o.start.abs_diff(h);
+        return match elsewhere.iter().find(|n| n.start.abs_diff(h) < d) {
+            Some(n) => unclear(n),
+            None => apply,
+        };
+    }
+    let first_like = matches!(q.occurrence, Occurrence::First | Occurrence::FirstAfterAnchor);
+    match elsewhere.iter().find(|n| first_like && n.start < o.start) {
+        Some(n) => unclear(n),
+        None => apply,
+    }
+}
+
+/// Whether the new side found at `n` stands on the place the old side was found at `o`.
+fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
+    let mut compared = false;
+    for (j, k) in kept.iter().enumerate() {
+        let Some(i) = k else { continue };
+        if let (Some(Some(a)), Some(Some(b))) = (o.map.get(*i), n.map.get(j)) {
+            if a != b {
+                return false;
+            }
+            compared = true;
+        }
+    }
+    compared || (n.start >= o.start && n.end <= o.end)
+}
+
+/// Whether a line the edit removes, as matched at `o`, is a line the new side adds, as
+/// matched at `n`.
+fn removed_on_added(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
+    let mut removed = vec![true; o.map.len()];
+    for i in kept.iter().flatten() {
+        if let Some(r) = removed.get_mut(*i) {
+            *r = false;
+        }
+    }
+    let removed_at: Vec<usize> = (o.map.iter().zip(&removed)).filter_map(|(f, r)| f.filter(|_| *r)).collect();
+    (n.map.iter().zip(kept)).any(|(f, k)| k.is_none() && f.is_some_and(|f| removed_at.contains(&f)))
+}
+
+/// Every place of the new side at the first of `tiers` that has any, in `lo..hi`.
+fn find(lines: &[Line], new: &NewSide<'_>, tiers: TierSet, lo: usize, hi: usize) -> Option<(Tier, Vec<Found>)> {
+    if tiers.is_empty() || lo >= hi {
+        return None;
+    }
+    let q = Query { lo, hi, ..new.q.clone() };
+    Classified::new(lines, &q, tiers).all(&q, tiers)
+}
+
+/// The tiers of `tiers` stricter than `tier`.
+fn stricter(tiers: TierSet, tier: Tier) -> TierSet {
+    tiers.intersect(TierSet::range(Tier::Exact, tier)).without(tier)
+}
+
+/// The place nearest to the hint, else the first.
+fn nearest(places: &[Found], hint: Option<usize>) -> Found {
+    let chosen = hint.and_then(|h| places.iter().min_by_key(|p| p.start.abs_diff(h)));
+    chosen.unwrap_or(&places[0]).clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{locate, test_lines, test_query};
+    use crate::text::TextFile;
+
+    fn run(file: &str, old: &[&str], new: &[&str], kept: &[Option<usize>], occurrence: Occurrence) -> Decision {
+        let f = TextFile::parse(file);
+        let (old, new) = (test_lines(old), test_lines(new));
+        let q = test_query(&old, f.lines.len(), occurrence);
+        let located = locate(&f.lines, &q, TierSet::ALL);
+        let side = NewSide { q: Query { pat: &new, ..q.clone() }, kept, weak: NewSide::is_weak(kept, old.len()) };
+        decide(&f.lines, &q, located, Some(&side), TierSet::ALL)
+    }
+
+    #[test]
+    fn a_new_side_inside_the_old_match_is_no_evidence() {
+        // The old side has a typo (fuzzy); the new side keeps only its first line.
+        let file = "const a = require('./a');\n\n// @ts-check\n\nclass A {\n";
+        let got = run(
+            file,
+            &["const a = require('./a');", "", "// @ts-chek"],
+            &["const a = require('./a');"],
+            &[Some(0)],
+            Occurrence::Unique,
+        );
+        assert!(
+            matches!(&got, Decision::Apply(f, _) if f[0].tier == Tier::Fuzzy && (f[0].start, f[0].end) == (0, 3)),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_re_run_whose_old_side_matches_loosely_elsewhere_is_already_applied() {
+        // After deleting `x = 1`, the old side's window matches the shifted lines fuzzily.
+        let file = "fn f() {\n    let aaaa = 1;\n    let bbbb = 2;\n    let cccc = 3;\n    let dddd = 4;\n}\n";
+        let old = ["let aaaa = 1;", "let bbbb = 2;", "x = 1", "let cccc = 3;", "let dddd = 4;"];
+        let new = ["let aaaa = 1;", "let bbbb = 2;", "let cccc = 3;", "let dddd = 4;"];
+        let kept = [Some(0), Some(1), Some(3), Some(4)];
+        let got = run(file, &old, &new, &kept, Occurrence::Unique);
+        assert!(matches!(got, Decision::AlreadyApplied(ref n) if n.start == 1), "{got:?}");
+    }
+
+    #[test]
+    fn a_re_run_whose_old_side_matches_the_result_loosely_is_already_applied() {
+        // The old side's removed line matches the added line fuzzily, and the kept line is
+        // the same: the file holds the new side.
+        let file = "def greet(name):\n    print(\"hello,\", name)\n    return name\n";
+        let got = run(
+            file,
+            &["def greet(name):", "    print(\"hello\", name)"],
+            &["def greet(name):", "    print(\"hello,\", name)", "    return name"],
+            &[Some(0), None, None],
+            Occurrence::First,
+        );
+        assert!(
+            matches!(got, Decision::AlreadyApplied(ref n) if (n.start, n.end, n.tier) == (0, 3, Tier::Exact)),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_weak_new_side_counts_only_at_the_hint() {
+        let weak = |kept: &[Option<usize>], n| NewSide::is_weak(kept, n);
+        assert!(weak(&[Some(0)], 2), "a deletion after its context");
+        assert!(weak(&[Some(1)], 2), "a deletion before its context");
+        assert!(!weak(&[Some(0), Some(2)], 3), "a deletion between kept lines joins them");
+        assert!(!weak(&[Some(0), None], 2), "an added line");
+        // A re-run of `alpha`/`-beta` at line 5 (0-based 4), where the other copy of the old
+        // side stands at line 2: refused with both places instead of deleting that one.
+        let file = TextFile::parse("one:\n    alpha\n  beta\ntwo:\n  alpha\n");
+        let (old, new) = (test_lines(&["alpha", "beta"]), test_lines(&["alpha"]));
+        let q = Query { hint: Some(4), ..test_query(&old, file.lines.len(), Occurrence::First) };
+        let side = NewSide { q: Query { pat: &new, ..q.clone() }, kept: &[Some(0)], weak: true };
+        let got = decide(&file.lines, &q, locate(&file.lines, &q, TierSet::ALL), Some(&side), TierSet::ALL);
+        assert!(matches!(got, Decision::Unclear { ref old, ref new } if (old.start, new.start) == (1, 4)), "{got:?}");
+        // Without the hint the weak side is no evidence.
+        let q = Query { hint: None, ..q };
+        let side = NewSide { q: Query { pat: &new, ..q.clone() }, ..side };
+        let got = decide(&file.lines, &q, locate(&file.lines, &q, TierSet::ALL), Some(&side), TierSet::ALL);
+        assert!(matches!(got, Decision::Apply(ref f, _) if f[0].start == 1), "{got:?}");
+    }
+
+    #[test]
+    fn a_new_side_inside_an_ambiguous_old_side_is_no_evidence() {
+        let file = "one:\n    alpha\n  beta\ntwo:\n  alpha\n      beta\n";
+        let got = run(file, &["alpha", "beta"], &["alpha"], &[Some(0)], Occurrence::First);
+        assert!(matches!(got, Decision::Miss(Miss::Ambiguous(Tier::Trimmed, _))), "{got:?}");
+    }
+
+    #[test]
+    fn first_occurrence_with_the_new_side_before_it_is_unclear() {
+        let file = "x = 2\nx = 1\n";
+        let got = run(file, &["x = 1"], &["x = 2"], &[None], Occurrence::First);
+        assert!(matches!(got, Decision::Unclear { ref old, ref new } if old.start == 1 && new.start == 0), "{got:?}");
+        // A unique old side is applied: the patch could not have applied at line 1.
+        assert!(matches!(run(file, &["x = 1"], &["x = 2"], &[None], Occurrence::Unique), Decision::Apply(..)));
+        // The new side after the old one says nothing about a first-occurrence edit.
+        let after = "x = 1\nx = 2\n";
+        assert!(matches!(run(after, &["x = 1"], &["x = 2"], &[None], Occurrence::First), Decision::Apply(..)));
+    }
+
+    #[test]
+    fn old_side_gone_and_new_side_there_is_already_applied() {
+        // `x = 1` against `y = 2` over three short lines scores 0.87: below the threshold.
+        let got = run(
+            "alpha\ny = 2\nomega\n",
+            &["alpha", "x = 1", "omega"],
+            &["alpha", "y = 2", "omega"],
+            &[Some(0), None, Some(2)],
+            Occurrence::Unique,
+        );
+        assert!(matches!(got, Decision::AlreadyApplied(ref n) if (n.start, n.tier) == (0, Tier::Exact)), "{got:?}");
+        let none = run(
+            "alpha\nz = 3\nomega\n",
+            &["alpha", "x = 1", "omega"],
+            &["alpha", "y = 2", "omega"],
+            &[Some(0), None, Some(2)],
+            Occurrence::Unique,
+        );
+        assert!(matches!(none, Decision::Miss(Miss::NotFound)), "{none:?}");
+    }
+}

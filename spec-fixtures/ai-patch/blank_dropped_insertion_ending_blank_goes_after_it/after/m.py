@@ -1,0 +1,7 @@
+import os
+
+def helper():
+    return 1
+
+def main():
+    pass

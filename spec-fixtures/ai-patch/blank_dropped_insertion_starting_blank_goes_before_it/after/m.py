@@ -1,0 +1,6 @@
+import os
+
+import sys
+
+def main():
+    pass

@@ -1,0 +1,2 @@
+def name_other(x):
+    return x

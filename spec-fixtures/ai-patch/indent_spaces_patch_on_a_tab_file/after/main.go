@@ -1,0 +1,7 @@
+func main() {
+	if ok {
+		if again {
+			run()
+		}
+	}
+}

@@ -1,0 +1,10 @@
+function a() {
+  one();
+}
+
+function b() {
+  if (x) {
+    two();
+  }
+  three();
+}

@@ -1,0 +1,9 @@
+function a() {
+  one();
+}
+
+function b() {
+  if (x) {
+    two();
+  }
+}

@@ -1,0 +1,6 @@
+def greet():
+    print("hi")
+    print(“hello”)
+
+def other():
+    print(“hello”)

@@ -1,0 +1,6 @@
+def greet():
+    print(“hello”)
+    print(“hello”)
+
+def other():
+    print(“hello”)

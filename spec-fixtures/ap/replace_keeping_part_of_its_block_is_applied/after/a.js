@@ -1,0 +1,3 @@
+const a = require('./a');
+
+class A {

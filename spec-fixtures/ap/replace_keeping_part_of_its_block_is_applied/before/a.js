@@ -1,0 +1,5 @@
+const a = require('./a');
+
+// @ts-check
+
+class A {

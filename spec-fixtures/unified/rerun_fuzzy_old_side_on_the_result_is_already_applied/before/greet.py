@@ -1,0 +1,3 @@
+def greet(name):
+    print("hello,", name)
+    return name
