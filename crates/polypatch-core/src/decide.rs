@@ -8,15 +8,19 @@
 //!    than the ambiguity means already applied; otherwise the ambiguity stands.
 //! 3. Found at one place: the new side is looked for only where it could change the
 //!    answer, at the old side's tier or stricter.
-//!    - A new side matching better than the old side where a line the edit removes sits
-//!      on a line the new side adds: already applied (the lines the edit removes are
-//!      absent where the new side stands).
+//!    - The new side standing on the old side's place with the lines it adds there as
+//!      written, and every line the edit removes gone or on one of them: already
+//!      applied (the lines the edit removes are absent where the new side stands).
 //!    - Otherwise a new side standing on the same place (its kept lines on the very file
 //!      lines the old side's kept lines matched; without kept lines, inside the old
 //!      side's match) is no evidence: the edit is applied there, and the apply itself
 //!      reports "already applied" when nothing would change.
-//!    - A new side elsewhere at a strictly stricter tier: already applied (a re-run: the
-//!      first run left the new side exact, and the old side now only matches loosely).
+//!    - Otherwise a new side inside the old side's match is no evidence either (unless
+//!      the old side matched fuzzily: a similarity match may be misaligned).
+//!    - A new side elsewhere at a strictly stricter tier than a fuzzy old side: already
+//!      applied (a re-run: the first run left the new side exact, and the old side now
+//!      only resembles it). Against an old side whose every line is there, both
+//!      readings are plausible: the hint decides, else refused with both places.
 //!    - A new side that adds no line and joins no lines across a removal (its lines are
 //!      the edit's context on one side) stands wherever that context does: it is no
 //!      evidence, except that standing exactly at the line hint, where the old side does
@@ -30,6 +34,7 @@
 //!      one: a re-run would otherwise apply it again at the next occurrence.
 
 use crate::engine::{Classified, Found, Miss, Query};
+use crate::fold::{PatKey, key_eq};
 use crate::ir::Occurrence;
 use crate::text::Line;
 use crate::tier::{Tier, TierSet};
@@ -139,15 +144,23 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     let Some((tier, places)) = find(lines, new, tiers.intersect(TierSet::range(Tier::Exact, o.tier)), lo, hi) else {
         return Decision::Apply(vec![o], None);
     };
-    // Where a line the edit removes sits on a line the new side adds, and the new side
-    // matches there better than the old side, the file holds the new side: the old side
-    // only matched it loosely.
-    let better = |n: &Found| n.tier < o.tier || (n.tier == o.tier && n.confidence > o.confidence);
-    if let Some(n) = places.iter().find(|n| better(n) && removed_on_added(&o, n, new.kept)) {
+    // The new side stands where the old side was found: the lines it adds are there, as
+    // written (not just similar), and every line the edit removes is gone or is one of
+    // them (the old side only matched it loosely).
+    let stands = |n: &&Found| {
+        (same_place(&o, n, new.kept) || removed_on_added(&o, n, new.kept))
+            && adds_present(lines, n, new)
+            && removed_absent(&o, n, new.kept)
+    };
+    if let Some(n) = places.iter().find(stands) {
         return Decision::AlreadyApplied(n.clone());
     }
-    // A new side on the old side's own place is no evidence; the others are judged.
-    let (here, elsewhere): (Vec<Found>, Vec<Found>) = places.into_iter().partition(|n| same_place(&o, n, new.kept));
+    // A new side on the old side's own place, or inside a match whose every line is
+    // really there (not a fuzzy one, which may be misaligned), is no evidence; the others
+    // are judged.
+    let inside = |n: &Found| o.tier != Tier::Fuzzy && n.start >= o.start && n.end <= o.end;
+    let (here, elsewhere): (Vec<Found>, Vec<Found>) =
+        places.into_iter().partition(|n| same_place(&o, n, new.kept) || inside(n));
     let at_hint = |n: &&Found| q.hint == Some(n.start);
     let unclear = |n: &Found| Decision::Unclear { old: o.clone(), new: n.clone() };
     let apply = Decision::Apply(vec![o.clone()], here.into_iter().next());
@@ -162,7 +175,9 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
             _ => apply,
         };
     }
-    if tier < o.tier {
+    // Against a fuzzy old side, a new side matching more strictly is the better reading
+    // (a re-run: the first run left the new side, the old one only resembles it).
+    if tier < o.tier && o.tier == Tier::Fuzzy {
         return Decision::AlreadyApplied(nearest(&elsewhere, q.hint));
     }
     if let Some(h) = q.hint {
@@ -177,6 +192,11 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
             Some(n) => unclear(n),
             None => apply,
         };
+    }
+    // Without a hint: an old side whose every line is there, against a new side matching
+    // more strictly elsewhere, is one of two plausible readings.
+    if tier < o.tier {
+        return unclear(&elsewhere[0]);
     }
     let first_like = matches!(q.occurrence, Occurrence::First | Occurrence::FirstAfterAnchor);
     match elsewhere.iter().find(|n| first_like && n.start < o.start) {
@@ -211,6 +231,33 @@ fn removed_on_added(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
     }
     let removed_at: Vec<usize> = (o.map.iter().zip(&removed)).filter_map(|(f, r)| f.filter(|_| *r)).collect();
     (n.map.iter().zip(kept)).any(|(f, k)| k.is_none() && f.is_some_and(|f| removed_at.contains(&f)))
+}
+
+/// Whether the new side at `n` adds at least one line and every line it adds stands in
+/// the file as written (whitespace and look-alikes aside).
+fn adds_present(lines: &[Line], n: &Found, new: &NewSide<'_>) -> bool {
+    let mut any = false;
+    for (j, k) in new.kept.iter().enumerate() {
+        if k.is_some() {
+            continue;
+        }
+        let Some(Some(f)) = n.map.get(j) else { continue };
+        if !key_eq(Tier::Unicode, &lines[*f].text, &PatKey::new(&new.q.pat[j])) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Whether every line the edit removes, as matched at `o`, is gone where the new side
+/// stands at `n`: not matched to a file line, or matched to one the new side adds.
+fn removed_absent(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
+    let added_at: Vec<usize> = (n.map.iter().zip(kept)).filter_map(|(f, k)| f.filter(|_| k.is_none())).collect();
+    let kept_old: Vec<usize> = kept.iter().flatten().copied().collect();
+    (o.map.iter().enumerate())
+        .filter(|(i, _)| !kept_old.contains(i))
+        .all(|(_, f)| f.is_none_or(|f| added_at.contains(&f)))
 }
 
 /// Every place of the new side at the first of `tiers` that has any, in `lo..hi`.

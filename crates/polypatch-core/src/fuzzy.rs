@@ -6,7 +6,8 @@
 //! before any edit distance). If a window's similarity is at least `t`, at least one of
 //! its lines has similarity at least `t` to its pattern line (the score is a weighted
 //! mean), so seeding from near lines loses little. Only seeded windows are scored, with an
-//! early exit once the distance budget is spent.
+//! early exit once the distance budget is spent. A window that pairs a blank line with a
+//! line of text is not scored at all: that is a misalignment, never a typo.
 
 use std::collections::HashSet;
 
@@ -127,6 +128,11 @@ fn window_score(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, buf: &mu
     let mut bound = 0usize;
     for (k, Pattern { chars: p, hist }) in pat.iter().enumerate() {
         let f = trim(view.file(s + k));
+        // A blank line against a line with text is a misalignment, not a typo (blank lines
+        // the patch dropped or added are the blank-lines tier's business).
+        if f.is_empty() != p.is_empty() {
+            return None;
+        }
         let flen = f.chars().count();
         total += flen.max(p.len());
         if flen == p.len() && f.chars().eq(p.iter().copied()) {
@@ -233,6 +239,15 @@ mod tests {
         let f = TextFile::parse("value = compute(1)\nvalue = compute(2)\n");
         let p = lines(&["value = compute(3)"]);
         assert!(matches!(locate(&f.lines, &query(&p, 2), TierSet::ALL), Err(Miss::Ambiguous(Tier::Fuzzy, _))));
+    }
+
+    #[test]
+    fn a_blank_line_never_pairs_with_a_line_of_text() {
+        // Short repetitive lines would score high; one of them against a blank line does
+        // not count as a typo.
+        let f = TextFile::parse("a\n\n\na\na\na\na = 0\na\n");
+        let p = lines(&["a", "", "a", "a", "a", "a", "a = 0", "a"]);
+        assert!(locate(&f.lines, &query(&p, 8), TierSet::only(Tier::Fuzzy)).is_err());
     }
 
     #[test]

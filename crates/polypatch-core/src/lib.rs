@@ -5,19 +5,25 @@
 //!
 //! The engine tries the tiers of [`Tier`] from strictest to loosest and stops at the first
 //! that finds the target: exact; trailing whitespace ignored; one constant indentation
-//! shift (carried to the new lines, in the file's tabs or spaces); trimmed; Unicode
-//! look-alikes folded; fuzzy (Damerau–Levenshtein similarity at or above the policy's
-//! threshold, rejected as ambiguous when another place scores within
-//! [`AMBIGUITY_MARGIN`]). Lines the patch keeps are written as the file has them, never as
-//! the patch wrote them.
+//! shift; trimmed; blank lines ignored on both sides; Unicode look-alikes folded; (for a
+//! one-line anchor) a line prefix; fuzzy (Damerau–Levenshtein similarity at or above the
+//! policy's threshold, rejected as ambiguous when another place scores within
+//! [`AMBIGUITY_MARGIN`]).
 //!
 //! - [`Occurrence::First`] takes the first place in the search region only at the policy's
 //!   strictest tiers; lenient tiers need a single place (or one strictly nearest to a line
 //!   hint), and a block of only braces and blank lines is never located by "first".
+//!   [`Occurrence::FirstAfterAnchor`] takes the first place after the anchor at any tier.
 //! - A line hint orders equal candidates (nearest first) and never beats a stricter tier.
-//! - Before each step to a looser tier, the engine checks whether the edit's new side is
-//!   already in place: re-running a patch reports "already applied" instead of matching
-//!   fuzzily what the first run left.
+//! - "Already applied" is a finding, not a shortcut: the old side is located first, and
+//!   the edit is reported already applied only when the old side is gone and the new
+//!   side stands, or when the new side matches better where the lines the edit removes
+//!   would be. A new side standing on the old side's own place is no evidence; when both
+//!   readings are plausible the edit is refused with both places.
+//! - How new lines are written: lines the patch keeps as the file has them; added lines
+//!   as the patch wrote them when its old lines carry the file's indentation, otherwise
+//!   shifted like the old line they align with, in that file line's own tabs or spaces;
+//!   after a match that ignored blank lines, the file's own blank lines stay.
 //! - The key tiers nest, so one scan with the loosest key a step needs classifies every
 //!   candidate; the fuzzy tier scores only windows seeded by an exact (trimmed) line of the
 //!   pattern, or, when there is none, by lines near the longest pattern lines (length and

@@ -253,12 +253,14 @@ fn ops(kept: &[Option<usize>], old_len: usize) -> Vec<Op> {
 /// Between two old lines matched to the file, the patch's blank lines (kept or removed)
 /// take the file's blank lines there in order; a blank line the patch shows and the file
 /// lacks is not written, one the patch removes and the file lacks is already gone. The
-/// file's blank lines the patch does not mention stay; lines the patch adds go before
-/// them, unless what is added ends with a blank line (then after them: the blank-line
-/// structure the patch shows is kept). At the two ends, only the blank lines the patch
-/// names are taken from the file. Where the patch removes blank lines and the file has
-/// more of them there (or it keeps some and the numbers differ), which ones go is
-/// unclear: `Err` with the file lines (`start..end`) of those blank lines.
+/// file's blank lines the patch does not mention stay; lines the patch adds beside them
+/// go after them when what is added ends with a blank line, before them when it starts
+/// with one (the blank-line structure the patch shows is kept). At the two ends, only
+/// the blank lines the patch names are taken from the file. Where that leaves a choice
+/// (added lines with no blank line of their own beside blank lines the patch does not
+/// show; blank lines removed where the file has more of them, or kept and removed where
+/// it has another number), the result is unclear: `Err` with the file lines
+/// (`start..end`) of those blank lines.
 pub(crate) fn blank_lines_replacement(
     lines: &[Line],
     pat: &[String],
@@ -285,7 +287,7 @@ pub(crate) fn blank_lines_replacement(
     let above = blank_run(&mut (0..first_line).rev());
     let start = first_line - blank_ops(lead).min(above);
     removal_is_clear(lead, above, first_line - above..first_line)?;
-    segment(&mut out, lines, lead, start..first_line, false, &mut added);
+    segment(&mut out, lines, lead, start..first_line, false, &mut added)?;
     let mut end = last_line + 1;
     for (k, &(op, fi)) in anchors.iter().enumerate() {
         if let Op::Keep(_) = ops[op] {
@@ -294,14 +296,14 @@ pub(crate) fn blank_lines_replacement(
         if let Some(&(next_op, next_line)) = anchors.get(k + 1) {
             let between = &ops[op + 1..next_op];
             removal_is_clear(between, next_line - fi - 1, fi + 1..next_line)?;
-            segment(&mut out, lines, between, fi + 1..next_line, true, &mut added);
+            segment(&mut out, lines, between, fi + 1..next_line, true, &mut added)?;
         } else {
             // After the last anchor: only the blank lines the patch names.
             let tail = &ops[op + 1..];
             let below = blank_run(&mut (fi + 1..lines.len()));
             end = fi + 1 + blank_ops(tail).min(below);
             removal_is_clear(tail, below, fi + 1..fi + 1 + below)?;
-            segment(&mut out, lines, tail, fi + 1..end, false, &mut added);
+            segment(&mut out, lines, tail, fi + 1..end, false, &mut added)?;
         }
     }
     Ok((start, end, out))
@@ -325,7 +327,9 @@ fn blank_ops(segment: &[Op]) -> usize {
 
 /// Writes one segment between anchors: its blank old lines take the file's blank lines
 /// `file_blanks` in order; the file's blank lines left over (`extras`, between anchors
-/// only) stay, after what the segment adds unless that ends with a blank line.
+/// only) stay, after what the segment adds when that ends with a blank line, before it
+/// when it starts with one. Lines added beside left-over blank lines without a blank line
+/// of their own could go on either side: `Err`.
 fn segment(
     out: &mut Vec<Line>,
     lines: &[Line],
@@ -333,7 +337,8 @@ fn segment(
     file_blanks: std::ops::Range<usize>,
     extras: bool,
     added: &mut impl FnMut(usize) -> Line,
-) {
+) -> Result<(), (usize, usize)> {
+    let all = file_blanks.clone();
     let mut blanks = file_blanks;
     let mut piece = Vec::new();
     for op in ops {
@@ -346,14 +351,26 @@ fn segment(
         }
     }
     let left: Vec<Line> = if extras { blanks.map(|fi| lines[fi].clone()).collect() } else { Vec::new() };
-    let ends_blank = matches!(ops.last(), Some(Op::Add(_))) && piece.last().is_some_and(|l: &Line| is_blank(&l.text));
-    if ends_blank {
-        out.extend(left);
-        out.extend(piece);
-    } else {
+    let adds = ops.iter().any(|op| matches!(op, Op::Add(_)));
+    if left.is_empty() || !adds {
         out.extend(piece);
         out.extend(left);
+        return Ok(());
     }
+    let only_adds = ops.iter().all(|op| matches!(op, Op::Add(_)));
+    let blank = |l: Option<&Line>| l.is_some_and(|l| is_blank(&l.text));
+    match (only_adds, blank(piece.first()), blank(piece.last())) {
+        (true, _, true) => {
+            out.extend(left);
+            out.extend(piece);
+        }
+        (true, true, false) => {
+            out.extend(piece);
+            out.extend(left);
+        }
+        _ => return Err((all.start, all.end)),
+    }
+    Ok(())
 }
 
 /// The terminator of new line `j`: the patch's, when it says, else the file's usual one.

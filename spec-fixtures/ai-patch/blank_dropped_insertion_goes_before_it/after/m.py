@@ -1,5 +1,0 @@
-import os
-import sys
-
-def main():
-    pass
