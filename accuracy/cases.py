@@ -33,6 +33,8 @@ ROWS = (
     "unrelated_file", "duplicated_block",
 )
 MUST_FAIL = ("unrelated_file", "duplicated_block")
+#: Rows that shift or convert every line of a hunk, new lines included.
+WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs")
 #: Rows a dialect cannot express (``ap`` has no line numbers).
 NOT_APPLICABLE = {("ap", "wrong_line_numbers")}
 
@@ -95,7 +97,7 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str]) ->
         return _unrelated_case(edit, dialect, clean, clean_text, others)
     if row == "duplicated_block":
         return _duplicated_case(edit, dialect, clean, clean_text)
-    if row in ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs"):
+    if row in WHOLE_HUNK_ROWS:
         if dialect == "ap":  # a whole-block shift means something only in absolute form
             clean = render.render_ap(edit.before, edit.after, edit.path, absolute=True)
             if clean is None:
@@ -186,7 +188,8 @@ def _patch_defect(patch, row: str, rng: random.Random, edit: BaseEdit):
     """``patch`` with the row's defect applied, or None where it cannot be."""
     if row == "wrong_line_numbers":
         return _wrong_numbers(patch, rng)
-    blocks = copy.deepcopy(_blocks(patch))
+    original = _blocks(patch)
+    blocks = copy.deepcopy(original)
     if row.startswith("reindent"):
         shift = int(row[len("reindent"):])
         changed = [_reindent(b, shift) for b in blocks]
@@ -203,7 +206,27 @@ def _patch_defect(patch, row: str, rng: random.Random, edit: BaseEdit):
         changed = _one_line_defect(blocks, row, rng)
     if not any(changed):
         return None
+    if row in WHOLE_HUNK_ROWS and not all(_evidenced(a, b) for a, b in zip(original, blocks)):
+        return None
     return _with_blocks(patch, blocks)
+
+
+def _evidenced(original, shifted) -> bool:
+    """A re-indented block still says what the new lines' indentation must be: every
+    indentation it gives an added line it also gives an old (context or removed) line
+    that has that line's real indentation, so the file shows what it stands for. (Without
+    this, a hunk whose old lines sit at column 0 would leave the new lines' tabs or
+    spaces to guesswork.) A block the defect left alone is evidenced trivially."""
+    if original == shifted:
+        return True
+    seen = {}
+    for (role, a), (_, b) in zip(original, shifted):
+        if role != "added" and a.strip():
+            seen.setdefault(_lead(a), set()).add(_lead(b))
+    if not any(_lead(a) != _lead(b) for (role, a), (_, b) in zip(original, shifted) if role != "added"):
+        return False
+    return all(not a.strip() or _lead(b) in seen.get(_lead(a), ())
+               for (role, a), (_, b) in zip(original, shifted) if role == "added")
 
 
 def _reindent(block, shift: int) -> bool:
@@ -265,7 +288,7 @@ def _one_line_defect(blocks, row: str, rng: random.Random) -> list[bool]:
     """Typos, look-alikes and blank lines: one place in one block, chosen at random."""
     finder = {"typo_context": _typo_spots, "unicode_lookalike": _unicode_spots,
               "blank_dropped": _blank_drop_spots, "blank_added": _blank_add_spots}[row]
-    spots = [(bi, spot) for bi, block in enumerate(blocks) for spot in finder(block)]
+    spots = [(bi, spot) for bi, block in enumerate(blocks) if _changes_text(block) for spot in finder(block)]
     if not spots:
         return [False]
     bi, (kind, index, value) = rng.choice(spots)
@@ -277,6 +300,14 @@ def _one_line_defect(blocks, row: str, rng: random.Random) -> list[bool]:
     else:
         block.insert(index, ["context", ""])
     return [True]
+
+
+def _changes_text(block) -> bool:
+    """True when the block removes or adds a non-blank line. A blank-lines-only change
+    with a blank context line dropped or added can read as already applied, so its intent
+    is no longer clear; such blocks are left out of the one-line rows."""
+    return any(t.strip() for r, t in block if r in ("removed", "added")) or not any(
+        r in ("removed", "added") for r, _ in block)
 
 
 def _typo_spots(block):
