@@ -12,14 +12,13 @@ real new file.
 from __future__ import annotations
 
 import copy
-import difflib
 import random
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import render
-from corpus import BaseEdit, hunk_groups
-from render import ApPatch, DiffPatch, Hunk, Mod
+from corpus import BaseEdit, hunk_groups, line_opcodes
+from render import ApPatch
 
 DIALECTS = ("unified", "ai-patch", "ap")
 
@@ -70,22 +69,22 @@ def build_cases(edits: list[BaseEdit], project_files: dict[str, dict[str, str]],
     cases = []
     for dialect in dialects:
         for edit in edits:
+            clean = render_patch(dialect, edit.before, edit.after, edit.path)
+            if clean is None:
+                continue
             for row in rows:
                 if (dialect, row) in NOT_APPLICABLE:
                     continue
-                case = make_case(edit, dialect, row, project_files[edit.project])
+                case = make_case(edit, dialect, row, project_files[edit.project], clean)
                 if case is not None:
                     cases.append(case)
     return cases
 
 
-def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str]) -> Case | None:
-    """The case for one base edit in one dialect and row, or None where the row does not
-    apply to it (or the edit cannot be rendered in the dialect)."""
+def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], clean) -> Case | None:
+    """The case for one base edit in one dialect and row, given the edit's clean
+    rendering in that dialect; None where the row does not apply to the edit."""
     rng = random.Random(f"{SEED}:{dialect}:{row}:{edit.id}")
-    clean = render_patch(dialect, edit.before, edit.after, edit.path)
-    if clean is None:
-        return None
     clean_text = patch_text(clean)
     if row == "clean":
         return _case(edit, dialect, row, edit.before, clean_text, edit.after)
@@ -103,6 +102,8 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str]) ->
             if clean is None:
                 return None
     patched = _patch_defect(clean, row, rng, edit)
+    if patched is None and row == "trailing_ws_removed":
+        return _trailing_ws_file_case(edit, dialect, clean_text)
     if patched is None:
         return None
     text = patch_text(patched)
@@ -413,6 +414,14 @@ def _mixed_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
     return _case(edit, dialect, "mixed_tabs", before, patch_text(patch), after)
 
 
+def _trailing_ws_file_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case:
+    """Trailing whitespace the patch left out, where the real file has none: a copy of
+    the file whose non-blank lines end in two spaces (kept lines keep them in the new
+    file too), patched by the clean patch of the real file."""
+    before, after = _restyle(edit.before, edit.after, lambda _, line: line + "  " if line.strip() else line)
+    return _case(edit, dialect, "trailing_ws_removed", before, clean_text, after)
+
+
 def _mixes(lines) -> bool:
     """True when some of the lines start with a tab and others with spaces."""
     leads = {line[:1] for line in lines if line.strip()}
@@ -422,20 +431,23 @@ def _mixes(lines) -> bool:
 def _tabify_odd_lines(before: str, after: str, unit: int) -> tuple[str, str]:
     """Tab-indent the odd-numbered (0-based) space-indented lines of ``before``, and the
     same lines where ``after`` keeps them unchanged."""
+    return _restyle(before, after, lambda i, line: _tabify(line, unit) if i % 2 and line.startswith(" ") else line)
+
+
+def _restyle(before: str, after: str, change) -> tuple[str, str]:
+    """``change(i, line)`` applied to every line ``i`` of ``before``, and to the lines of
+    ``after`` that the edit keeps (so the edit itself is unchanged)."""
     a, b = before.split("\n"), after.split("\n")
-    conv = {i: _tabify(a[i], unit) for i in range(1, len(a), 2) if a[i].startswith(" ")}
+    new_a = [change(i, line) for i, line in enumerate(a)]
     new_b = list(b)
     for _, i1, i2, j1, _ in _equal_ops(a, b):
-        for k in range(i2 - i1):
-            if i1 + k in conv:
-                new_b[j1 + k] = conv[i1 + k]
-    new_a = [conv.get(i, line) for i, line in enumerate(a)]
+        new_b[j1:j1 + i2 - i1] = new_a[i1:i2]
     return "\n".join(new_a), "\n".join(new_b)
 
 
 def _equal_ops(a: list[str], b: list[str]):
     """The ``equal`` opcodes of the ``a``→``b`` line diff."""
-    return [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] == "equal"]
+    return [op for op in line_opcodes(a, b) if op[0] == "equal"]
 
 
 def _tabify(line: str, unit: int) -> str:
@@ -495,6 +507,8 @@ def _duplicated_case(edit: BaseEdit, dialect: str, clean, clean_text: str) -> Ca
             return None
         h = clean.hunks[0]
         block = h.old_lines()
+        if h.old_start - 1 + len(block) == len(old):
+            return None  # a hunk that ends the file: a copy after it would end it instead
         located = dialect == "unified" or bool(h.header)
     dup = "\n" + "".join(line + "\n" for line in block)
     expect = "apply_or_refuse" if located else "refuse"

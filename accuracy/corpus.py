@@ -87,10 +87,51 @@ def _usable_text(path: Path) -> str | None:
     return text
 
 
+def line_opcodes(a: list[str], b: list[str]) -> list[tuple]:
+    """difflib's opcodes for two line lists, computed on the part between their common
+    first and last lines only (the same answer for a local edit, and far faster)."""
+    n = min(len(a), len(b))
+    head = 0
+    while head < n and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    middle = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail], autojunk=False)
+    ops = [("equal", 0, head, 0, head)] if head else []
+    ops += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle.get_opcodes()]
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    merged: list[tuple] = []
+    for op in ops:
+        if merged and op[0] == "equal" and merged[-1][0] == "equal":
+            prev = merged.pop()
+            op = ("equal", prev[1], op[2], prev[3], op[4])
+        merged.append(op)
+    return merged or [("equal", 0, 0, 0, 0)]
+
+
 def hunk_groups(a: list[str], b: list[str], context: int = 3) -> list[list[tuple]]:
-    """The diff of two line lists as difflib opcode groups, one group per hunk."""
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return list(matcher.get_grouped_opcodes(context))
+    """The diff of two line lists as opcode groups, one group per hunk, each with up to
+    ``context`` equal lines around its changes (difflib's ``get_grouped_opcodes``)."""
+    codes = line_opcodes(a, b)
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)
+    groups, group = [], []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * context:
+            group.append((tag, i1, i1 + context, j1, j1 + context))
+            groups.append(group)
+            group = []
+            i1, j1 = max(i1, i2 - context), max(j1, j2 - context)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        groups.append(group)
+    return groups
 
 
 def apply_groups(a: list[str], b: list[str], groups: list[list[tuple]]) -> list[str]:

@@ -53,6 +53,7 @@ class Mod:
     anchor: list[str] | None = None
     leading_blank: int = 0
     trailing_blank: int = 0
+    at: int = 0  # where the snippet's first line is in the file (not part of the patch)
 
 
 @dataclass
@@ -202,7 +203,41 @@ def _ap_mod(file: list[str], s: int, e: int, new: list[str], closed: bool, absol
         mod = _ap_located(file, action, a, b, content, a - s, e - b, closed)
     if mod is None:
         mod = _ap_replace_with_context(file, s, e, new, closed)
+    if mod is not None and not absolute and not _relative_ok(mod):
+        mod = _widen_for_relative(file, mod) or mod
     return mod and _indent(mod, absolute)
+
+
+def _relative_ok(mod: Mod) -> bool:
+    """True when every content line starts with the snippet's first line's indentation,
+    so the content can be written relative to it (§3.3)."""
+    ind = _lead(mod.snippet[0])
+    return all(c.startswith(ind) for c in (mod.content or []) if c.strip())
+
+
+def _widen_for_relative(file: list[str], mod: Mod) -> Mod | None:
+    """A REPLACE or INSERT_AFTER whose snippet starts further up, at a line whose
+    indentation all the content shares, so the content can be written relative to it."""
+    if mod.action not in ("REPLACE", "INSERT_AFTER"):
+        return None
+    for q in range(mod.at - 1, max(-1, mod.at - 1 - 4 * MAX_WIDEN), -1):
+        if not file[q].strip():
+            continue
+        if mod.action == "REPLACE":
+            start = mod.at - mod.leading_blank
+            cand = replace(mod, snippet=file[q:mod.at] + mod.snippet, content=file[q:start] + mod.content,
+                           leading_blank=0, at=q)
+        else:
+            cand = replace(mod, snippet=file[q:mod.at] + mod.snippet, at=q)
+        anchored = cand.anchor is not None and ap_find(file, cand.anchor)[0] < q
+        places = ap_find(file, cand.snippet)
+        if anchored:
+            places = [p for p in places if p > ap_find(file, cand.anchor)[0]][:1]
+        else:
+            cand = replace(cand, anchor=None)
+        if places == [q] and _relative_ok(cand):
+            return cand
+    return None
 
 
 def _ap_insert(file: list[str], s: int, new: list[str], closed: bool) -> Mod | None:
@@ -226,10 +261,10 @@ def _ap_located(file, action, a, b, content, lead, trail, closed) -> Mod | None:
     context lines (INSERT_AFTER upward, INSERT_BEFORE downward)."""
     snippet = file[a:b]
     if ap_find(file, snippet) == [a]:
-        return Mod(action, snippet, content, None, lead, trail)
+        return Mod(action, snippet, content, None, lead, trail, a)
     anchor = _anchor(file, a, snippet)
     if anchor is not None:
-        return Mod(action, snippet, content, [file[anchor]], lead, trail)
+        return Mod(action, snippet, content, [file[anchor]], lead, trail, a)
     up = action in ("REPLACE", "INSERT_AFTER")
     down = action in ("REPLACE", "INSERT_BEFORE")
     for _ in range(MAX_WIDEN):
@@ -243,7 +278,7 @@ def _ap_located(file, action, a, b, content, lead, trail, closed) -> Mod | None:
             content, trail = content + file[b + trail:nb], 0
         a, b = na, nb
         if ap_find(file, file[a:b]) == [a]:
-            return Mod(action, file[a:b], content, None, lead, trail)
+            return Mod(action, file[a:b], content, None, lead, trail, a)
     return None
 
 
@@ -274,7 +309,7 @@ def _ap_replace_with_context(file, s, e, new, closed) -> Mod | None:
         if not (snippet and snippet[0].strip() and snippet[-1].strip()):
             continue
         if ap_find(file, snippet) == [a]:
-            return Mod("REPLACE", snippet, file[a:s] + list(new) + file[e:b])
+            return Mod("REPLACE", snippet, file[a:s] + list(new) + file[e:b], at=a)
     return None
 
 
@@ -308,11 +343,8 @@ def ap_find(file: list[str], snippet: list[str]) -> list[int]:
 def _indent(mod: Mod, absolute: bool) -> Mod:
     """Write the modification's blocks relative to the snippet's first line where that
     expresses the content, else with the file's own indentation."""
-    first = mod.snippet[0]
-    ind = first[: len(first) - len(first.lstrip())]
-    content = mod.content or []
-    relative = not absolute and all(c.startswith(ind) for c in content if c.strip())
-    if not relative or not ind:
+    ind = _lead(mod.snippet[0])
+    if absolute or not ind or not _relative_ok(mod):
         return mod
 
     def rel(line: str) -> str:
@@ -324,6 +356,11 @@ def _indent(mod: Mod, absolute: bool) -> Mod:
         content=None if mod.content is None else [rel(x) for x in mod.content],
         anchor=None if mod.anchor is None else [x.strip() for x in mod.anchor],
     )
+
+
+def _lead(line: str) -> str:
+    """The leading whitespace of a line."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def ap_text(patch: ApPatch) -> str:

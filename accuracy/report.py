@@ -70,7 +70,10 @@ def _cell(c: Counter) -> str:
 def _plain(title: str, header: list[str], lines: list[list[str]]) -> str:
     """A fixed-width text table."""
     widths = [max(len(r[i]) for r in [header] + lines) for i in range(len(header))]
-    fmt = lambda r: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+
     sep = "-" * len(fmt(header))
     return "\n".join([title, sep, fmt(header), sep] + [fmt(r) for r in lines[:-1]] + [sep, fmt(lines[-1]), ""])
 

@@ -83,7 +83,8 @@ def prepare_tools(selected: list[str], args) -> tuple[list[str], Path | None]:
     ready, codex = [], None
     for tool in selected:
         if tool == "polypatch" and not args.polypatch.is_file():
-            sys.exit(f"no polypatch binary at {args.polypatch}: build it (cargo build --release -p polypatch-cli) or pass --polypatch")
+            sys.exit(f"no polypatch binary at {args.polypatch}: "
+                     "build it (cargo build --release -p polypatch-cli) or pass --polypatch")
         if tool == "git" and not shutil.which("git") or tool == "gnu" and not shutil.which("patch"):
             print(f"note: {tool} is not installed; its column is left out", file=sys.stderr)
             continue
@@ -97,7 +98,8 @@ def prepare_tools(selected: list[str], args) -> tuple[list[str], Path | None]:
     return ready, codex
 
 
-def run_all(jobs: list[tuple[cases_mod.Case, str]], workers: int, polypatch: Path, codex: Path | None) -> list[report.Result]:
+def run_all(jobs: list[tuple[cases_mod.Case, str]], workers: int, polypatch: Path,
+            codex: Path | None) -> list[report.Result]:
     """Run every (case, tool) job on ``workers`` threads, each in its own scratch folder."""
     local = threading.local()
     scratches = []
