@@ -361,8 +361,13 @@ def lookalike(text: str) -> str:
 
 
 def _blank_drop_spots(block):
-    """Blank context lines (ap: blank snippet lines) a model might leave out."""
-    return [("drop", i, None) for i, (r, t) in enumerate(block) if r == "context" and not t.strip()]
+    """Blank context lines (ap: blank snippet lines) a model might leave out, among other
+    context lines only: next to an added or removed line, the patch without it would no
+    longer say on which side of the blank line the change goes."""
+    def context_at(i):
+        return i < 0 or i >= len(block) or block[i][0] == "context"
+    return [("drop", i, None) for i, (r, t) in enumerate(block)
+            if r == "context" and not t.strip() and context_at(i - 1) and context_at(i + 1)]
 
 
 def _blank_add_spots(block):
