@@ -164,7 +164,7 @@ def main(argv=None) -> int:
     print(f"polypatch WRONG ({len(wrong)}):\n{report.describe(wrong)}\n")
     print(f"polypatch refused clean cases ({len(refused)}):\n{report.describe(refused)}\n")
 
-    measured = versions.get("polypatch", str(args.polypatch))
+    measured = f"{versions.get('polypatch', 'polypatch')} ({args.polypatch})"
     if args.dump_wrong:
         report.dump_fixtures(wrong, args.dump_wrong, measured)
         print(f"WRONG cases written to {args.dump_wrong}", file=sys.stderr)
