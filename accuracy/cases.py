@@ -1,0 +1,521 @@
+"""Cases: a base edit rendered into one dialect, with one defect (or none) applied.
+
+A case is a tree before, a patch text and what must happen: ``apply`` (the tree must
+become ``intended``), ``refuse`` (a must-fail row: nothing may change) or
+``apply_or_refuse`` (either the intended tree or no change; a line-numbered or anchored
+patch against a duplicated block). Patch defects touch the patch's context and removed
+lines only, except the whole-hunk rows (re-indent, tabs/spaces), which shift every line
+of the hunk as a model re-indenting a whole block does; the intended tree is always the
+real new file.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import render
+from corpus import BaseEdit, hunk_groups, line_opcodes
+from render import ApPatch
+
+DIALECTS = ("unified", "ai-patch", "ap")
+
+ROWS = (
+    "clean",
+    "reindent+2", "reindent-2", "reindent+4", "reindent-4",
+    "tabs_to_spaces", "spaces_to_tabs",
+    "trailing_ws_added", "trailing_ws_removed",
+    "wrong_line_numbers", "typo_context", "unicode_lookalike", "crlf_target",
+    "blank_dropped", "blank_added", "mixed_tabs",
+    "unrelated_file", "duplicated_block",
+)
+MUST_FAIL = ("unrelated_file", "duplicated_block")
+#: Rows that shift or convert every line of a hunk, new lines included.
+WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs")
+#: Rows a dialect cannot express (``ap`` has no line numbers).
+NOT_APPLICABLE = {("ap", "wrong_line_numbers")}
+
+SEED = 20261123
+TAB_WIDTH = 4
+
+_TO_TYPOGRAPHIC = {"'": "\u2019", "-": "\u2013"}
+_TO_ASCII = {"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'",
+             "\u2013": "-", "\u2014": "-", "\u00a0": " "}
+
+
+@dataclass
+class Case:
+    """One (dialect, row, base edit) triple, ready to run."""
+
+    dialect: str
+    row: str
+    edit: BaseEdit
+    files: dict[str, bytes]
+    patch: str
+    expect: str  # "apply", "refuse" or "apply_or_refuse"
+    intended: dict[str, bytes] | None
+
+    @property
+    def id(self) -> str:
+        """``<dialect>/<row>/<project>_<n>``."""
+        return f"{self.dialect}/{self.row}/{self.edit.id}"
+
+
+def build_cases(edits: list[BaseEdit], project_files: dict[str, dict[str, str]],
+                dialects=DIALECTS, rows=ROWS) -> list[Case]:
+    """Every case of the given dialects and rows, in a fixed order."""
+    cases = []
+    for dialect in dialects:
+        for edit in edits:
+            clean = render_patch(dialect, edit.before, edit.after, edit.path)
+            if clean is None:
+                continue
+            for row in rows:
+                if (dialect, row) in NOT_APPLICABLE:
+                    continue
+                case = make_case(edit, dialect, row, project_files[edit.project], clean)
+                if case is not None:
+                    cases.append(case)
+    return cases
+
+
+def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], clean) -> Case | None:
+    """The case for one base edit in one dialect and row, given the edit's clean
+    rendering in that dialect; None where the row does not apply to the edit."""
+    rng = random.Random(f"{SEED}:{dialect}:{row}:{edit.id}")
+    clean_text = patch_text(clean)
+    if row == "clean":
+        return _case(edit, dialect, row, edit.before, clean_text, edit.after)
+    if row == "crlf_target":
+        return _case(edit, dialect, row, to_crlf(edit.before), clean_text, to_crlf(edit.after))
+    if row == "mixed_tabs":
+        return _mixed_case(edit, dialect, clean_text)
+    if row == "unrelated_file":
+        return _unrelated_case(edit, dialect, clean, clean_text, others)
+    if row == "duplicated_block":
+        return _duplicated_case(edit, dialect, clean, clean_text)
+    if row in WHOLE_HUNK_ROWS:
+        if dialect == "ap":  # a whole-block shift means something only in absolute form
+            clean = render.render_ap(edit.before, edit.after, edit.path, absolute=True)
+            if clean is None:
+                return None
+    patched = _patch_defect(clean, row, rng, edit)
+    if patched is None and row == "trailing_ws_removed":
+        return _trailing_ws_file_case(edit, dialect, clean_text)
+    if patched is None:
+        return None
+    text = patch_text(patched)
+    if text == clean_text:
+        return None
+    return _case(edit, dialect, row, edit.before, text, edit.after)
+
+
+def render_patch(dialect: str, before: str, after: str, path: str):
+    """The clean rendering of one file's change in ``dialect`` (None if it has none)."""
+    if dialect == "unified":
+        return render.render_unified(before, after, path)
+    if dialect == "ai-patch":
+        return render.render_aipatch(before, after, path)
+    return render.render_ap(before, after, path)
+
+
+def patch_text(patch) -> str:
+    """The text of a rendered patch in its dialect."""
+    if isinstance(patch, ApPatch):
+        return render.ap_text(patch)
+    if patch.dialect == "unified":
+        return render.unified_text(patch)
+    return render.aipatch_text(patch)
+
+
+def _case(edit, dialect, row, before: str, patch: str, after: str | None, expect="apply") -> Case:
+    """A case on a one-file tree; ``ap`` cases expect the spec's trailing-whitespace removal."""
+    intended = None
+    if after is not None:
+        if dialect == "ap":
+            after = strip_trailing_ws(after)
+        intended = {edit.path: after.encode()}
+    return Case(dialect, row, edit, {edit.path: before.encode()}, patch, expect, intended)
+
+
+def to_crlf(text: str) -> str:
+    """Every ``\\n`` written as ``\\r\\n``."""
+    return text.replace("\n", "\r\n")
+
+
+def strip_trailing_ws(text: str) -> str:
+    """What the ap spec's §3.5 leaves of a modified file: no spaces or tabs at line ends."""
+    out = []
+    for line in text.split("\n"):
+        cr = line.endswith("\r")
+        body = line[:-1] if cr else line
+        out.append(body.rstrip(" \t") + ("\r" if cr else ""))
+    return "\n".join(out)
+
+
+# --- blocks: the editable lines of a patch ---------------------------------------------
+
+
+def _blocks(patch) -> list[list[list[str]]]:
+    """The patch's hunks (or ap modifications) as lists of ``[role, text]`` cells, roles
+    ``context``, ``removed``, ``added`` and ``anchor`` (ap snippets count as context)."""
+    if isinstance(patch, ApPatch):
+        return [[["anchor", t] for t in (m.anchor or [])]
+                + [["context", t] for t in m.snippet]
+                + [["added", t] for t in (m.content or [])] for m in patch.mods]
+    roles = {" ": "context", "-": "removed", "+": "added"}
+    return [[[roles[tag], t] for tag, t in h.lines] for h in patch.hunks]
+
+
+def _with_blocks(patch, blocks):
+    """A copy of ``patch`` whose hunks or modifications hold ``blocks``' lines."""
+    patch = copy.deepcopy(patch)
+    if isinstance(patch, ApPatch):
+        for m, block in zip(patch.mods, blocks):
+            m.anchor = [t for r, t in block if r == "anchor"] if m.anchor is not None else None
+            m.snippet = [t for r, t in block if r == "context"]
+            if m.content is not None:
+                m.content = [t for r, t in block if r == "added"]
+        return patch
+    tags = {"context": " ", "removed": "-", "added": "+"}
+    for h, block in zip(patch.hunks, blocks):
+        h.lines = [(tags[r], t) for r, t in block]
+    return patch
+
+
+def _patch_defect(patch, row: str, rng: random.Random, edit: BaseEdit):
+    """``patch`` with the row's defect applied, or None where it cannot be."""
+    if row == "wrong_line_numbers":
+        return _wrong_numbers(patch, rng)
+    original = _blocks(patch)
+    blocks = copy.deepcopy(original)
+    if row.startswith("reindent"):
+        shift = int(row[len("reindent"):])
+        changed = [_reindent(b, shift) for b in blocks]
+    elif row == "tabs_to_spaces":
+        changed = [_convert_indent(b, lambda ws: ws.replace("\t", " " * TAB_WIDTH)) for b in blocks]
+    elif row == "spaces_to_tabs":
+        unit = indent_unit(edit.before)
+        changed = [_convert_indent(b, lambda ws: _spaces_to_tabs(ws, unit)) for b in blocks]
+    elif row == "trailing_ws_added":
+        changed = [_each_old_line(b, lambda t: t + " ") for b in blocks]
+    elif row == "trailing_ws_removed":
+        changed = [_each_old_line(b, lambda t: t.rstrip()) for b in blocks]
+    else:
+        changed = _one_line_defect(blocks, row, rng)
+    if not any(changed):
+        return None
+    if row in WHOLE_HUNK_ROWS and not all(_evidenced(a, b) for a, b in zip(original, blocks)):
+        return None
+    return _with_blocks(patch, blocks)
+
+
+def _evidenced(original, shifted) -> bool:
+    """A re-indented block still says what the new lines' indentation must be: every
+    indentation it gives an added line it also gives an old (context or removed) line
+    that has that line's real indentation, so the file shows what it stands for. (Without
+    this, a hunk whose old lines sit at column 0 would leave the new lines' tabs or
+    spaces to guesswork.) A block the defect left alone is evidenced trivially."""
+    if original == shifted:
+        return True
+    seen = {}
+    for (role, a), (_, b) in zip(original, shifted):
+        if role != "added" and a.strip():
+            seen.setdefault(_lead(a), set()).add(_lead(b))
+    if not any(_lead(a) != _lead(b) for (role, a), (_, b) in zip(original, shifted) if role != "added"):
+        return False
+    return all(not a.strip() or _lead(b) in seen.get(_lead(a), ())
+               for (role, a), (_, b) in zip(original, shifted) if role == "added")
+
+
+def _reindent(block, shift: int) -> bool:
+    """Shift every non-blank line by ``shift`` spaces; False (and no change) when a line
+    is indented with tabs or, for a negative shift, by fewer spaces."""
+    lines = [c for c in block if c[1].strip()]
+    if any("\t" in _lead(t) for _, t in lines):
+        return False
+    if shift < 0 and any(len(_lead(t)) < -shift for _, t in lines):
+        return False
+    for c in lines:
+        c[1] = " " * shift + c[1] if shift > 0 else c[1][-shift:]
+    return bool(lines)
+
+
+def _convert_indent(block, convert) -> bool:
+    """Rewrite every line's leading whitespace with ``convert``; True if anything changed."""
+    changed = False
+    for c in block:
+        lead = _lead(c[1])
+        new = convert(lead)
+        if new != lead:
+            c[1] = new + c[1][len(lead):]
+            changed = True
+    return changed
+
+
+def _spaces_to_tabs(ws: str, unit: int) -> str:
+    """A leading run of spaces as tabs, one per ``unit`` spaces (the rest kept as spaces)."""
+    if "\t" in ws:
+        return ws
+    return "\t" * (len(ws) // unit) + " " * (len(ws) % unit)
+
+
+def indent_unit(text: str) -> int:
+    """The file's indentation step in spaces: 2 when some indented line is not a
+    multiple of 4, else 4."""
+    leads = [len(_lead(line)) for line in text.split("\n") if line.strip() and not line.startswith("\t")]
+    return 2 if any(n % 4 for n in leads if n) else 4
+
+
+def _lead(text: str) -> str:
+    """The leading whitespace of a line."""
+    return text[: len(text) - len(text.lstrip(" \t"))]
+
+
+def _each_old_line(block, change) -> bool:
+    """Apply ``change`` to every context and removed line; True if anything changed."""
+    changed = False
+    for c in block:
+        if c[0] in ("context", "removed"):
+            new = change(c[1])
+            changed |= new != c[1]
+            c[1] = new
+    return changed
+
+
+def _one_line_defect(blocks, row: str, rng: random.Random) -> list[bool]:
+    """Typos, look-alikes and blank lines: one place in one block, chosen at random."""
+    finder = {"typo_context": _typo_spots, "unicode_lookalike": _unicode_spots,
+              "blank_dropped": _blank_drop_spots, "blank_added": _blank_add_spots}[row]
+    spots = [(bi, spot) for bi, block in enumerate(blocks) if _changes_text(block) for spot in finder(block)]
+    if not spots:
+        return [False]
+    bi, (kind, index, value) = rng.choice(spots)
+    block = blocks[bi]
+    if kind == "set":
+        block[index][1] = value if row != "typo_context" else _typo(block[index][1], rng)
+    elif kind == "drop":
+        del block[index]
+    else:
+        block.insert(index, ["context", ""])
+    return [True]
+
+
+def _changes_text(block) -> bool:
+    """True when the block removes or adds a non-blank line. A blank-lines-only change
+    with a blank context line dropped or added can read as already applied, so its intent
+    is no longer clear; such blocks are left out of the one-line rows."""
+    return any(t.strip() for r, t in block if r in ("removed", "added")) or not any(
+        r in ("removed", "added") for r, _ in block)
+
+
+def _typo_spots(block):
+    """Context lines (ap: snippet lines) with a few letters in which to change one."""
+    return [("set", i, None) for i, (r, t) in enumerate(block)
+            if r == "context" and sum(ch.isalpha() for ch in t) >= 4]
+
+
+def _typo(text: str, rng: random.Random) -> str:
+    """One ASCII letter replaced by the next letter of the alphabet (case kept)."""
+    spots = [i for i, ch in enumerate(text) if ch.isascii() and ch.isalpha()]
+    if not spots:
+        return text
+    i = rng.choice(spots)
+    ch = text[i]
+    base = "a" if ch.islower() else "A"
+    return text[:i] + chr(ord(base) + (ord(ch) - ord(base) + 1) % 26) + text[i + 1:]
+
+
+def _unicode_spots(block):
+    """Context and removed lines with a character a model swaps for its look-alike."""
+    out = []
+    for i, (r, t) in enumerate(block):
+        if r in ("context", "removed"):
+            swapped = lookalike(t)
+            if swapped != t:
+                out.append(("set", i, swapped))
+    return out
+
+
+def lookalike(text: str) -> str:
+    """The line as a model would retype it: typographic characters made ASCII when the
+    line has some, else ASCII quotes curled, else hyphens made en dashes, else one
+    inner space made a non-breaking space."""
+    lead = _lead(text)
+    body = text[len(lead):]
+    if any(ch in _TO_ASCII for ch in body):
+        return lead + "".join(_TO_ASCII.get(ch, ch) for ch in body)
+    if '"' in body:
+        parts = body.split('"')
+        body = parts[0] + "".join(("\u201c" if k % 2 == 0 else "\u201d") + p for k, p in enumerate(parts[1:]))
+        return lead + body
+    for ascii_ch, typo_ch in _TO_TYPOGRAPHIC.items():
+        if ascii_ch in body:
+            return lead + body.replace(ascii_ch, typo_ch)
+    inner = body.find(" ", 1)
+    if 0 < inner < len(body.rstrip()) - 1:
+        return lead + body[:inner] + "\u00a0" + body[inner + 1:]
+    return text
+
+
+def _blank_drop_spots(block):
+    """Blank context lines (ap: blank snippet lines) a model might leave out, among other
+    context lines only: next to an added or removed line, the patch without it would no
+    longer say on which side of the blank line the change goes."""
+    def context_at(i):
+        return i < 0 or i >= len(block) or block[i][0] == "context"
+    return [("drop", i, None) for i, (r, t) in enumerate(block)
+            if r == "context" and not t.strip() and context_at(i - 1) and context_at(i + 1)]
+
+
+def _blank_add_spots(block):
+    """Places between two context lines where a model might add a blank one."""
+    return [("insert", i, None) for i in range(1, len(block))
+            if block[i - 1][0] == "context" and block[i][0] == "context"]
+
+
+def _wrong_numbers(patch, rng: random.Random):
+    """Line numbers off by 3-30 lines: unified hunk headers, AI-PATCH ``@@ :N`` hints.
+    An AI-PATCH that needed an ``@@ <line>`` header keeps none to replace, so it is skipped."""
+    if isinstance(patch, ApPatch):
+        return None
+    first = patch.hunks[0].old_start
+    off = rng.randint(3, 30) * rng.choice((-1, 1))
+    if first + off < 1:
+        off = -off
+    patch = copy.deepcopy(patch)
+    if patch.dialect == "unified":
+        patch.line_offset = off
+        return patch
+    if any(h.header for h in patch.hunks):
+        return None
+    for h in patch.hunks:
+        h.header = f":{h.old_start + off}"
+    return patch
+
+
+# --- rows that change the file -----------------------------------------------------------
+
+
+def _mixed_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
+    """The edit on a file whose hunk mixes tab- and space-indented lines: the real file
+    when it does, else a copy whose odd-numbered space-indented lines are tab-indented
+    (in the old file, and in the new file wherever the line is unchanged)."""
+    old = render.lines_of(edit.before)
+    regions = [range(g[0][1], g[-1][2]) for g in hunk_groups(old, render.lines_of(edit.after))]
+    if any(_mixes(old[i] for i in r) for r in regions):
+        return _case(edit, dialect, "mixed_tabs", edit.before, clean_text, edit.after)
+    if any(line.startswith("\t") for line in old):
+        return None
+    before, after = _tabify_odd_lines(edit.before, edit.after, indent_unit(edit.before))
+    new_old = render.lines_of(before)
+    if not any(_mixes(new_old[i] for i in r) for r in regions):
+        return None
+    patch = render_patch(dialect, before, after, edit.path)
+    if patch is None:
+        return None
+    return _case(edit, dialect, "mixed_tabs", before, patch_text(patch), after)
+
+
+def _trailing_ws_file_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case:
+    """Trailing whitespace the patch left out, where the real file has none: a copy of
+    the file whose non-blank lines end in two spaces (kept lines keep them in the new
+    file too), patched by the clean patch of the real file."""
+    before, after = _restyle(edit.before, edit.after, lambda _, line: line + "  " if line.strip() else line)
+    return _case(edit, dialect, "trailing_ws_removed", before, clean_text, after)
+
+
+def _mixes(lines) -> bool:
+    """True when some of the lines start with a tab and others with spaces."""
+    leads = {line[:1] for line in lines if line.strip()}
+    return "\t" in leads and " " in leads
+
+
+def _tabify_odd_lines(before: str, after: str, unit: int) -> tuple[str, str]:
+    """Tab-indent the odd-numbered (0-based) space-indented lines of ``before``, and the
+    same lines where ``after`` keeps them unchanged."""
+    return _restyle(before, after, lambda i, line: _tabify(line, unit) if i % 2 and line.startswith(" ") else line)
+
+
+def _restyle(before: str, after: str, change) -> tuple[str, str]:
+    """``change(i, line)`` applied to every line ``i`` of ``before``, and to the lines of
+    ``after`` that the edit keeps (so the edit itself is unchanged)."""
+    a, b = before.split("\n"), after.split("\n")
+    new_a = [change(i, line) for i, line in enumerate(a)]
+    new_b = list(b)
+    for _, i1, i2, j1, _ in _equal_ops(a, b):
+        new_b[j1:j1 + i2 - i1] = new_a[i1:i2]
+    return "\n".join(new_a), "\n".join(new_b)
+
+
+def _equal_ops(a: list[str], b: list[str]):
+    """The ``equal`` opcodes of the ``a``→``b`` line diff."""
+    return [op for op in line_opcodes(a, b) if op[0] == "equal"]
+
+
+def _tabify(line: str, unit: int) -> str:
+    """A space-indented line with its indentation written in tabs (leftover spaces kept)."""
+    lead = _lead(line)
+    return _spaces_to_tabs(lead, unit) + line[len(lead):]
+
+
+def _unrelated_case(edit: BaseEdit, dialect: str, clean, clean_text: str, others: dict[str, str]) -> Case | None:
+    """The clean patch meets another real file of the project at its path: the next file
+    (in path order) of the same kind in which none of the patch's blocks occurs even
+    with whitespace ignored."""
+    if edit.kind != "hunk":
+        return None
+    blocks = _old_blocks(clean)
+    ext = PurePosixPath(edit.path).suffix
+    paths = sorted(others)
+    start = paths.index(edit.path) if edit.path in paths else 0
+    ordered = paths[start + 1:] + paths[:start]
+    for same_kind in (True, False):
+        for p in ordered:
+            text = others[p]
+            if (PurePosixPath(p).suffix == ext) != same_kind or text == edit.before or not text:
+                continue
+            lines = render.lines_of(text)
+            if any(render.ap_find(lines, block) for block in blocks):
+                continue
+            return _case(edit, dialect, "unrelated_file", text, clean_text, None, expect="refuse")
+    return None
+
+
+def _old_blocks(patch) -> list[list[str]]:
+    """What each hunk or modification looks for in the file."""
+    if isinstance(patch, ApPatch):
+        return [m.snippet for m in patch.mods]
+    return [h.old_lines() for h in patch.hunks]
+
+
+def _duplicated_case(edit: BaseEdit, dialect: str, clean, clean_text: str) -> Case | None:
+    """The file holds the block the patch locates (context and removed lines; an ap
+    snippet) once more at its end. Without a line number or anchor the patch must be
+    refused; with one, applying at the original place is right too. Single hunks only."""
+    if edit.kind != "hunk" or not edit.before.endswith("\n"):
+        return None
+    old = render.lines_of(edit.before)
+    if isinstance(clean, ApPatch):
+        mod = clean.mods[0]
+        start = render.ap_find(old, mod.snippet)
+        if len(clean.mods) != 1 or not start:
+            return None
+        if mod.anchor is not None:
+            start = [p for p in start if p > render.ap_find(old, mod.anchor)[0]]
+        block = old[start[0]:start[0] + len(mod.snippet)]
+        located = mod.anchor is not None
+    else:
+        if len(clean.hunks) != 1:
+            return None
+        h = clean.hunks[0]
+        block = h.old_lines()
+        if h.old_start - 1 + len(block) == len(old):
+            return None  # a hunk that ends the file: a copy after it would end it instead
+        located = dialect == "unified" or bool(h.header)
+    dup = "\n" + "".join(line + "\n" for line in block)
+    expect = "apply_or_refuse" if located else "refuse"
+    return _case(edit, dialect, "duplicated_block", edit.before + dup, clean_text,
+                 edit.after + dup, expect=expect)

@@ -1,0 +1,398 @@
+"""Render a before/after pair into each dialect, as a careful model would write it.
+
+Patches are kept as small structures (``DiffPatch`` for ``unified`` and ``ai-patch``,
+``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
+turned into text. Lines are held without their ``\\n``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from corpus import hunk_groups, split_lines
+
+#: Context lines around each hunk (git's and Codex's default).
+CONTEXT = 3
+#: How far a renderer widens a block (lines each side) to make it unique.
+MAX_WIDEN = 8
+
+
+@dataclass
+class Hunk:
+    """One hunk: its place in the old and new file and its tagged lines (`` ``, ``-``, ``+``)."""
+
+    old_start: int  # 1-based
+    new_start: int
+    lines: list[tuple[str, str]]
+    header: str = ""  # ai-patch: the text after "@@ " (a context line or ":N")
+
+    def old_lines(self) -> list[str]:
+        """The lines the hunk expects in the file (context and removed)."""
+        return [t for tag, t in self.lines if tag != "+"]
+
+
+@dataclass
+class DiffPatch:
+    """A one-file patch in a line-diff dialect (``unified`` or ``ai-patch``)."""
+
+    path: str
+    hunks: list[Hunk]
+    dialect: str  # "unified" or "ai-patch"
+    line_offset: int = 0  # added to every hunk's line numbers when rendered
+
+
+@dataclass
+class Mod:
+    """One ``ap`` modification."""
+
+    action: str
+    snippet: list[str]
+    content: list[str] | None
+    anchor: list[str] | None = None
+    leading_blank: int = 0
+    trailing_blank: int = 0
+    at: int = 0  # where the snippet's first line is in the file (not part of the patch)
+
+
+@dataclass
+class ApPatch:
+    """A one-file ``ap`` patch."""
+
+    path: str
+    mods: list[Mod] = field(default_factory=list)
+
+
+def lines_of(text: str) -> list[str]:
+    """A file's lines without their ``\\n``."""
+    return [line.rstrip("\n") for line in split_lines(text)]
+
+
+# --- unified and ai-patch -------------------------------------------------------------
+
+
+def diff_hunks(before: list[str], after: list[str], context: int = CONTEXT) -> list[Hunk]:
+    """The hunks of the ``before``→``after`` line diff, with ``context`` lines around each."""
+    hunks = []
+    for group in hunk_groups(before, after, context):
+        lines = []
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [(" ", t) for t in before[i1:i2]]
+            else:
+                lines += [("-", t) for t in before[i1:i2]]
+                lines += [("+", t) for t in after[j1:j2]]
+        hunks.append(Hunk(group[0][1] + 1, group[0][3] + 1, lines))
+    return hunks
+
+
+def render_unified(before: str, after: str, path: str) -> DiffPatch:
+    """The git-style diff of one file."""
+    return DiffPatch(path, diff_hunks(lines_of(before), lines_of(after)), "unified")
+
+
+def render_aipatch(before: str, after: str, path: str) -> DiffPatch | None:
+    """The AI-PATCH of one file: plain ``@@`` hunks whose old block is unique in the file,
+    an ``@@ <line>`` header where it is not, else more context; None when nothing works."""
+    old = lines_of(before)
+    new = lines_of(after)
+    for context in range(CONTEXT, CONTEXT + MAX_WIDEN):
+        hunks = diff_hunks(old, new, context)
+        if all(_make_findable(old, h) for h in hunks):
+            return DiffPatch(path, hunks, "ai-patch")
+    return None
+
+
+def _make_findable(file: list[str], hunk: Hunk) -> bool:
+    """True when the hunk's old block is unique, or can be made so with an ``@@`` header."""
+    block = hunk.old_lines()
+    places = find_block(file, block)
+    if places == [hunk.old_start - 1]:
+        return True
+    for q in range(hunk.old_start - 2, -1, -1):
+        line = file[q]
+        if not line.strip() or file.count(line) != 1:
+            continue
+        after_header = [p for p in places if p > q]
+        if after_header and after_header[0] == hunk.old_start - 1:
+            hunk.header = line
+            return True
+    return False
+
+
+def find_block(file: list[str], block: list[str]) -> list[int]:
+    """Every 0-based index where ``block`` occurs in ``file`` line for line."""
+    n = len(block)
+    if n == 0:
+        return []
+    first = block[0]
+    return [i for i in range(len(file) - n + 1) if file[i] == first and file[i:i + n] == block]
+
+
+def unified_text(patch: DiffPatch) -> str:
+    """The patch as a git diff (no ``index`` line: a model does not know the blob ids)."""
+    p = patch.path
+    out = [f"diff --git a/{p} b/{p}\n", f"--- a/{p}\n", f"+++ b/{p}\n"]
+    for h in patch.hunks:
+        old_n = sum(1 for tag, _ in h.lines if tag != "+")
+        new_n = sum(1 for tag, _ in h.lines if tag != "-")
+        old_s = _range(h.old_start + patch.line_offset, old_n)
+        new_s = _range(h.new_start + patch.line_offset, new_n)
+        out.append(f"@@ -{old_s} +{new_s} @@\n")
+        out += [f"{tag}{text}\n" for tag, text in h.lines]
+    return "".join(out)
+
+
+def _range(start: int, count: int) -> str:
+    """A hunk header range as git writes it (``5``, ``5,3``; an empty side names the line before)."""
+    if count == 0:
+        return f"{start - 1},0"
+    return str(start) if count == 1 else f"{start},{count}"
+
+
+def aipatch_text(patch: DiffPatch) -> str:
+    """The patch in OpenAI Codex's ``*** Begin Patch`` format."""
+    out = ["*** Begin Patch\n", f"*** Update File: {patch.path}\n"]
+    for h in patch.hunks:
+        out.append(f"@@ {h.header}\n" if h.header else "@@\n")
+        out += [f"{tag}{text}\n" for tag, text in h.lines]
+    out.append("*** End Patch\n")
+    return "".join(out)
+
+
+# --- ap -------------------------------------------------------------------------------
+
+
+def render_ap(before: str, after: str, path: str, absolute: bool = False) -> ApPatch | None:
+    """The ``ap`` patch of one file: one modification per hunk, applied in sequence.
+
+    Pure insertions become INSERT_AFTER (or INSERT_BEFORE at the top), pure deletions
+    DELETE, the rest REPLACE; blank lines at a block's ends are taken with
+    ``include_*_blank_lines``. A block that is not unique is widened with context (REPLACE,
+    INSERT) or given an anchor. Content is written relative to the snippet's first line
+    (§3.3), or, with ``absolute`` or where relative indentation cannot express it, with the
+    file's own indentation (a ``|N`` block). None when no unique locator exists."""
+    old = lines_of(before)
+    new = lines_of(after)
+    closed = not before or before.endswith("\n")
+    state, delta, patch = list(old), 0, ApPatch(path)
+    for group in hunk_groups(old, new, 0):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        s, e = i1 + delta, i2 + delta
+        mod = _ap_mod(state, s, e, new[j1:j2], closed, absolute)
+        if mod is None:
+            return None
+        patch.mods.append(mod)
+        state[s:e] = new[j1:j2]
+        delta += (j2 - j1) - (i2 - i1)
+    return patch
+
+
+def _ap_mod(file: list[str], s: int, e: int, new: list[str], closed: bool, absolute: bool) -> Mod | None:
+    """The modification that turns ``file[s:e]`` into ``new``. A change of blank lines
+    only has no snippet of its own (and blank content would count as already there): it
+    becomes a REPLACE of the non-blank lines around it."""
+    nonblank = [i for i in range(s, e) if file[i].strip()]
+    mod = None
+    if s == e and any(x.strip() for x in new):
+        mod = _ap_insert(file, s, new, closed)
+    elif nonblank:
+        a, b = nonblank[0], nonblank[-1] + 1
+        action, content = ("REPLACE", list(new)) if new else ("DELETE", None)
+        mod = _ap_located(file, action, a, b, content, a - s, e - b, closed)
+    if mod is None:
+        mod = _ap_replace_with_context(file, s, e, new, closed)
+    if mod is not None and not absolute and not _relative_ok(mod):
+        mod = _widen_for_relative(file, mod) or mod
+    return mod and _indent(mod, absolute)
+
+
+def _relative_ok(mod: Mod) -> bool:
+    """True when every content line starts with the snippet's first line's indentation,
+    so the content can be written relative to it (§3.3)."""
+    ind = _lead(mod.snippet[0])
+    return all(c.startswith(ind) for c in (mod.content or []) if c.strip())
+
+
+def _widen_for_relative(file: list[str], mod: Mod) -> Mod | None:
+    """A REPLACE or INSERT_AFTER whose snippet starts further up, at a line whose
+    indentation all the content shares, so the content can be written relative to it."""
+    if mod.action not in ("REPLACE", "INSERT_AFTER"):
+        return None
+    for q in range(mod.at - 1, max(-1, mod.at - 1 - 4 * MAX_WIDEN), -1):
+        if not file[q].strip():
+            continue
+        if mod.action == "REPLACE":
+            start = mod.at - mod.leading_blank
+            cand = replace(mod, snippet=file[q:mod.at] + mod.snippet, content=file[q:start] + mod.content,
+                           leading_blank=0, at=q)
+        else:
+            cand = replace(mod, snippet=file[q:mod.at] + mod.snippet, at=q)
+        anchored = cand.anchor is not None and ap_find(file, cand.anchor)[0] < q
+        places = ap_find(file, cand.snippet)
+        if anchored:
+            places = [p for p in places if p > ap_find(file, cand.anchor)[0]][:1]
+        else:
+            cand = replace(cand, anchor=None)
+        if places == [q] and _relative_ok(cand):
+            return cand
+    return None
+
+
+def _ap_insert(file: list[str], s: int, new: list[str], closed: bool) -> Mod | None:
+    """INSERT_AFTER the last non-blank line before ``s`` (taking the blank lines between),
+    or INSERT_BEFORE the first one after it at the top of a file."""
+    above = [i for i in range(s) if file[i].strip()]
+    if above:
+        p = above[-1]
+        return _ap_located(file, "INSERT_AFTER", p, p + 1, list(new), 0, s - 1 - p, closed)
+    below = [i for i in range(s, len(file)) if file[i].strip()]
+    if below:
+        f = below[0]
+        return _ap_located(file, "INSERT_BEFORE", f, f + 1, list(new), f - s, 0, closed)
+    return None
+
+
+def _ap_located(file, action, a, b, content, lead, trail, closed) -> Mod | None:
+    """A modification whose snippet is ``file[a:b]`` (non-blank ends) with ``lead`` and
+    ``trail`` blank lines taken around it. When the snippet is not unique it gets an
+    anchor (the spec's way); failing that, REPLACE and INSERT snippets are widened with
+    context lines (INSERT_AFTER upward, INSERT_BEFORE downward)."""
+    snippet = file[a:b]
+    if ap_find(file, snippet) == [a]:
+        return Mod(action, snippet, content, None, lead, trail, a)
+    anchor = _anchor(file, a, snippet)
+    if anchor is not None:
+        return Mod(action, snippet, content, [file[anchor]], lead, trail, a)
+    up = action in ("REPLACE", "INSERT_AFTER")
+    down = action in ("REPLACE", "INSERT_BEFORE")
+    for _ in range(MAX_WIDEN):
+        grown = _grow(file, a, b, closed, up, down)
+        if grown is None:
+            return None
+        na, nb = grown
+        if action == "REPLACE" and na < a:
+            content, lead = file[na:a - lead] + content, 0
+        if action == "REPLACE" and nb > b:
+            content, trail = content + file[b + trail:nb], 0
+        a, b = na, nb
+        if ap_find(file, file[a:b]) == [a]:
+            return Mod(action, file[a:b], content, None, lead, trail, a)
+    return None
+
+
+def _grow(file, a, b, closed, up, down) -> tuple[int, int] | None:
+    """Widen ``[a, b)`` by one non-blank line upward (and downward), taking blank lines between."""
+    na, nb = a, b
+    if up:
+        above = [i for i in range(a - 1, -1, -1) if file[i].strip()]
+        if above:
+            na = above[0]
+    if down:
+        limit = len(file) if closed else len(file) - 1
+        below = [i for i in range(b, limit) if file[i].strip()]
+        if below:
+            nb = below[0] + 1
+    return None if (na, nb) == (a, b) else (na, nb)
+
+
+def _ap_replace_with_context(file, s, e, new, closed) -> Mod | None:
+    """A REPLACE that takes non-blank context lines on both sides into snippet and content."""
+    a, b = s, e
+    for _ in range(MAX_WIDEN):
+        grown = _grow(file, a, b, closed, True, True)
+        if grown is None:
+            return None
+        a, b = grown
+        snippet = file[a:b]
+        if not (snippet and snippet[0].strip() and snippet[-1].strip()):
+            continue
+        if ap_find(file, snippet) == [a]:
+            return Mod("REPLACE", snippet, file[a:s] + list(new) + file[e:b], at=a)
+    return None
+
+
+def _anchor(file: list[str], start: int, snippet: list[str]) -> int | None:
+    """The nearest line above ``start`` that is unique and after which the snippet's first
+    occurrence is at ``start``."""
+    places = ap_find(file, snippet)
+    norm = [line.strip() for line in file]
+    counts = Counter(norm)
+    for q in range(start - 1, -1, -1):
+        if not norm[q] or counts[norm[q]] != 1:
+            continue
+        after = [p for p in places if p > q]
+        if after and after[0] == start:
+            return q
+    return None
+
+
+def ap_find(file: list[str], snippet: list[str]) -> list[int]:
+    """Where the spec's §3.2 normalized search finds ``snippet``: the file index of each
+    match's first line (blank lines skipped, lines compared trimmed)."""
+    want = [line.strip() for line in snippet if line.strip()]
+    if not want:
+        return []
+    have = [(i, line.strip()) for i, line in enumerate(file) if line.strip()]
+    texts = [t for _, t in have]
+    n = len(want)
+    return [have[k][0] for k in range(len(have) - n + 1) if texts[k] == want[0] and texts[k:k + n] == want]
+
+
+def _indent(mod: Mod, absolute: bool) -> Mod:
+    """Write the modification's blocks relative to the snippet's first line where that
+    expresses the content, else with the file's own indentation."""
+    ind = _lead(mod.snippet[0])
+    if absolute or not ind or not _relative_ok(mod):
+        return mod
+
+    def rel(line: str) -> str:
+        return line[len(ind):] if line.startswith(ind) else line
+
+    return replace(
+        mod,
+        snippet=[rel(x) for x in mod.snippet],
+        content=None if mod.content is None else [rel(x) for x in mod.content],
+        anchor=None if mod.anchor is None else [x.strip() for x in mod.anchor],
+    )
+
+
+def _lead(line: str) -> str:
+    """The leading whitespace of a line."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def ap_text(patch: ApPatch) -> str:
+    """The patch as an ``ap`` v2.0 YAML document (literal blocks everywhere)."""
+    out = ['version: "2.0"\n', "changes:\n", f"  - file_path: {json.dumps(patch.path)}\n",
+           "    modifications:\n"]
+    for m in patch.mods:
+        out.append(f"      - action: {m.action}\n")
+        if m.anchor is not None:
+            out += _block("anchor", m.anchor)
+        out += _block("snippet", m.snippet)
+        if m.content is not None:
+            out += _block("content", m.content)
+        if m.leading_blank:
+            out.append(f"        include_leading_blank_lines: {m.leading_blank}\n")
+        if m.trailing_blank:
+            out.append(f"        include_trailing_blank_lines: {m.trailing_blank}\n")
+    return "".join(out)
+
+
+def _block(key: str, lines: list[str]) -> list[str]:
+    """One ``key: |`` literal block at column 8, its lines at column 10.
+
+    An indentation indicator (``|2``) is written when the first non-blank line starts
+    with whitespace or a blank line comes first; ``+`` keeps trailing blank lines. Blank
+    lines are written empty (YAML cannot hold a whitespace-only line there reliably)."""
+    lines = [line if line.strip() else "" for line in lines]
+    if not lines:
+        return [f'        {key}: ""\n']
+    first = next((x for x in lines if x), "")
+    indicator = "2" if (not lines[0] or first[:1] in (" ", "\t")) else ""
+    chomp = "+" if not lines[-1] else ""
+    out = [f"        {key}: |{indicator}{chomp}\n"]
+    out += [f"          {x}\n" if x else "\n" for x in lines]
+    return out
