@@ -317,7 +317,7 @@ fn apply_at(
     let eol = ov.eol;
     match &edit.action {
         Action::Replace(rep) => {
-            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines);
+            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines, false);
             let ends = rep.line_ends.as_ref();
             let aligned = shape::aligned_old(kept, pat.len());
             let added =
@@ -360,7 +360,8 @@ fn apply_at(
         }
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
             let after = matches!(edit.action, Action::InsertAfter { .. });
-            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines);
+            let opener = after && pat.iter().rev().find(|l| !is_blank(l)).is_some_and(|l| opens_block(l));
+            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines, opener);
             let near = if after { pat.len().saturating_sub(1) } else { 0 };
             let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect();
             let at = if after { f.end } else { f.start };
@@ -379,6 +380,11 @@ fn apply_at(
             Ok(Done::at(Status::Applied, f))
         }
     }
+}
+
+/// Whether a line opens a block its following lines are nested in (`{`, `[`, `(`, `:`).
+fn opens_block(line: &str) -> bool {
+    line.trim_end().ends_with(['{', '[', '(', ':'])
 }
 
 /// Whether the first lines of `have` equal `want` (trimmed).

@@ -25,82 +25,157 @@ use crate::tier::Tier;
 
 /// How added lines are indented at one located block.
 pub(crate) struct Shaper<'a> {
-    lines: &'a [Line],
-    pat: &'a [String],
-    found: &'a Found,
     mode: Indent,
     /// Every matched old line carries the file's indentation: lines as written.
     as_written: bool,
+    /// The patch's and the file's indentation of the target's lines.
+    map: IndentMap<'a>,
     /// The file's indentation of the target's first line.
     target_indent: String,
-    /// `ap`: the new side's first line already carries `target_indent`.
-    absolute: bool,
+    /// `ap`: how the content is written (§3.3 and its lenient readings).
+    frame: Frame,
+}
+
+/// How `ap` content is written, read from the patch (see [`Shaper::new`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Frame {
+    /// Relative to the snippet's first line (§3.3): its file indentation is prepended.
+    Relative,
+    /// With the file's absolute indentation: kept as written.
+    Absolute,
+    /// In the patch's own absolute frame, which the snippet shows: mapped to the file's
+    /// like a diff's new lines.
+    Patch,
 }
 
 impl<'a> Shaper<'a> {
-    pub(crate) fn new(lines: &'a [Line], pat: &'a [String], found: &'a Found, mode: Indent, new: &[String]) -> Self {
+    /// The shaper of new lines `new` at the match `found` of pattern `pat`.
+    /// `after_opener`: the new lines go after a pattern whose last line opens a block
+    /// (`ap`'s `INSERT_AFTER` a line ending with `{`, `:`, …), where content one level
+    /// deeper is expected.
+    pub(crate) fn new(
+        lines: &'a [Line],
+        pat: &'a [String],
+        found: &'a Found,
+        mode: Indent,
+        new: &[String],
+        after_opener: bool,
+    ) -> Self {
         let target_indent = first_line_indent(lines, found);
-        let absolute = new.iter().find(|l| !is_blank(l)).is_some_and(|l| leading(l) == target_indent);
+        let snippet = pat.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
+        let content = new.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
+        let frame = if content.is_empty() {
+            Frame::Relative
+        } else if !snippet.is_empty() {
+            Frame::Patch
+        } else if content == target_indent && !after_opener {
+            Frame::Absolute
+        } else {
+            Frame::Relative
+        };
         Shaper {
-            lines,
-            pat,
-            found,
             mode,
             as_written: found.tier <= Tier::TrailingWhitespace || same_indentation(lines, pat, found),
+            map: IndentMap::new(lines, pat, found),
             target_indent,
-            absolute,
+            frame,
         }
     }
 
     /// An added line; `aligned` is the index of the old (pattern) line it follows.
     pub(crate) fn line(&self, aligned: usize, text: &str) -> String {
+        let own = leading(text);
+        let with = |indent: String| format!("{indent}{}", &text[own.len()..]);
         match self.mode {
             Indent::AsWritten => text.to_string(),
             Indent::FollowMatch if self.as_written || is_blank(text) => text.to_string(),
-            Indent::FollowMatch => self.follow(aligned, text),
+            Indent::FollowMatch => with(self.map.follow(aligned, own)),
             Indent::ToTargetFirstLine if is_blank(text) => String::new(),
-            Indent::ToTargetFirstLine if self.absolute => text.to_string(),
-            Indent::ToTargetFirstLine => {
+            Indent::ToTargetFirstLine => match self.frame {
+                Frame::Absolute => text.to_string(),
                 // Prepended; the line's own indentation in the target line's characters.
-                let own = leading(text);
-                format!("{}{}", follow_indent("", &self.target_indent, own), &text[own.len()..])
-            }
+                Frame::Relative => with(follow_indent("", &self.target_indent, own, (1, 1))),
+                Frame::Patch => with(self.map.follow(aligned, own)),
+            },
             Indent::ShiftByFirstLine => {
-                let patch = self.pat.iter().find(|l| !is_blank(l)).map_or(0, |l| indent_width(l).0);
+                let patch = self.map.pat.iter().find(|l| !is_blank(l)).map_or(0, |l| indent_width(l).0);
                 let delta = indent_width(&self.target_indent).0 as isize - patch as isize;
                 shift(text, delta, self.target_indent.starts_with('\t'))
             }
         }
     }
+}
 
-    /// `text` re-indented after the old line nearest to `aligned` that was matched to a
-    /// non-blank file line.
-    fn follow(&self, aligned: usize, text: &str) -> String {
-        let matched = |i: usize| {
-            let fi = self.found.map.get(i).copied().flatten()?;
-            (!is_blank(&self.pat[i]) && !is_blank(&self.lines[fi].text)).then_some((i, fi))
+/// How the patch's indentation of the target's lines maps to the file's.
+struct IndentMap<'a> {
+    lines: &'a [Line],
+    pat: &'a [String],
+    found: &'a Found,
+    /// File columns per patch column, as a fraction: learned from old lines at two
+    /// depths (or at one, where the patch and the file use different characters).
+    ratio: (usize, usize),
+}
+
+impl<'a> IndentMap<'a> {
+    fn new(lines: &'a [Line], pat: &'a [String], found: &'a Found) -> Self {
+        let mut map = IndentMap { lines, pat, found, ratio: (1, 1) };
+        let mut widths: Vec<(usize, usize)> =
+            (0..pat.len()).filter_map(|i| map.pair(i)).map(|(p, f)| (indent_width(p).0, indent_width(f).0)).collect();
+        widths.sort_unstable();
+        widths.dedup();
+        map.ratio = match (widths.first(), widths.last()) {
+            (Some(&(p0, f0)), Some(&(p1, f1))) if p1 > p0 && f1 > f0 => (f1 - f0, p1 - p0),
+            (Some(&(p, f)), _) if widths.len() == 1 && p > 0 && f > 0 && map.styles_differ() => (f, p),
+            _ => (1, 1),
         };
+        map
+    }
+
+    /// The patch's and the file's indentation of old line `i`, when it matched a
+    /// non-blank file line.
+    fn pair(&self, i: usize) -> Option<(&'a str, &'a str)> {
+        let fi = self.found.map.get(i).copied().flatten()?;
+        let (p, f) = (&self.pat[i], &self.lines[fi].text);
+        (!is_blank(p) && !is_blank(f)).then(|| (leading(p), leading(f)))
+    }
+
+    /// Whether the patch indents with tabs where the file uses spaces, or the reverse.
+    fn styles_differ(&self) -> bool {
+        (0..self.pat.len())
+            .filter_map(|i| self.pair(i))
+            .any(|(p, f)| matches!((indent_unit(p), indent_unit(f)), (Some(a), Some(b)) if a != b))
+    }
+
+    /// The file indentation for a new line indented `new` in the patch that follows old
+    /// line `aligned`: the file's indentation of an old line the patch indents the same
+    /// way (the nearest such); else the nearest matched old line's, moved by what the new
+    /// line has beyond it, scaled by the learned ratio, in that line's characters.
+    fn follow(&self, aligned: usize, new: &str) -> String {
         let n = self.pat.len();
-        let nearest = (0..n).find_map(|d| {
-            let before = aligned.checked_sub(d).and_then(matched);
-            before.or_else(|| (d > 0).then(|| aligned.checked_add(d).filter(|&i| i < n).and_then(matched)).flatten())
-        });
-        let Some((i, fi)) = nearest else { return text.to_string() };
-        let (patch_old, file_old) = (leading(&self.pat[i]), leading(&self.lines[fi].text));
-        if patch_old == file_old {
-            return text.to_string();
+        let around = |d: usize| {
+            let before = aligned.checked_sub(d);
+            let after = (d > 0).then(|| aligned + d).filter(|&i| i < n);
+            before.into_iter().chain(after)
+        };
+        let order = || (0..n).flat_map(around);
+        if let Some((_, f)) = order().filter_map(|i| self.pair(i)).find(|(p, _)| *p == new) {
+            return f.to_string();
         }
-        let new = leading(text);
-        format!("{}{}", follow_indent(patch_old, file_old, new), &text[new.len()..])
+        match order().find_map(|i| self.pair(i)) {
+            Some((p, f)) => follow_indent(p, f, new, self.ratio),
+            None => new.to_string(),
+        }
     }
 }
 
 /// The indentation of a new line whose old line has `patch_old` in the patch and
 /// `file_old` in the file: the file's, plus (or minus) what the new line has beyond the
-/// patch's old line, in the file line's characters.
-pub(crate) fn follow_indent(patch_old: &str, file_old: &str, new: &str) -> String {
+/// patch's old line (times `ratio`, file columns per patch column), in the file line's
+/// characters.
+pub(crate) fn follow_indent(patch_old: &str, file_old: &str, new: &str, ratio: (usize, usize)) -> String {
     let (pw, fw, nw) = (indent_width(patch_old).0, indent_width(file_old).0, indent_width(new).0);
-    let target = (fw + nw).saturating_sub(pw);
+    let scaled = |d: usize| (d * ratio.0 + ratio.1 / 2) / ratio.1;
+    let target = if nw >= pw { fw + scaled(nw - pw) } else { fw.saturating_sub(scaled(pw - nw)) };
     if target < fw {
         // Less indented than its old line: the file line's indentation, cut back.
         let mut out = String::new();
@@ -119,8 +194,8 @@ pub(crate) fn follow_indent(patch_old: &str, file_old: &str, new: &str) -> Strin
     match (unit, new.strip_prefix(patch_old)) {
         // The file line has no single style (or no indentation): what the patch adds, as
         // it wrote it.
-        (None, Some(extra)) => format!("{file_old}{extra}"),
-        (None, None) => format!("{file_old}{}", " ".repeat(target - fw)),
+        (None, Some(extra)) if ratio == (1, 1) => format!("{file_old}{extra}"),
+        (None, _) => format!("{file_old}{}", " ".repeat(target - fw)),
         (Some(tabs), _) => format!("{file_old}{}", fill(fw, target, tabs)),
     }
 }
@@ -385,18 +460,21 @@ mod tests {
     #[test]
     fn follow_indent_keeps_the_file_lines_characters() {
         // The patch shifted everything by 4 spaces; the file's continuation line has a tab.
-        assert_eq!(follow_indent("    \t", "\t", "    \t"), "\t");
+        let one = (1, 1);
+        assert_eq!(follow_indent("    \t", "\t", "    \t", one), "\t");
         // Aligned with an unindented key line: what the patch adds beyond it, as written.
-        assert_eq!(follow_indent("    ", "", "    \t"), "\t");
+        assert_eq!(follow_indent("    ", "", "    \t", one), "\t");
         // The patch wrote spaces for a tab file: the added depth in tabs.
-        assert_eq!(follow_indent("    ", "\t", "        "), "\t\t");
+        assert_eq!(follow_indent("    ", "\t", "        ", one), "\t\t");
         // The patch wrote tabs for a space file.
-        assert_eq!(follow_indent("\t", "    ", "\t\t"), "        ");
+        assert_eq!(follow_indent("\t", "    ", "\t\t", one), "        ");
         // A shallower new line cuts the file's indentation back.
-        assert_eq!(follow_indent("        ", "\t\t", "    "), "\t");
-        assert_eq!(follow_indent("  ", "    ", ""), "  ");
+        assert_eq!(follow_indent("        ", "\t\t", "    ", one), "\t");
+        assert_eq!(follow_indent("  ", "    ", "", one), "  ");
         // Mixed indentation in the file line: kept, the patch's extra appended.
-        assert_eq!(follow_indent("  ", "\t  ", "    "), "\t    ");
+        assert_eq!(follow_indent("  ", "\t  ", "    ", one), "\t    ");
+        // A tab in the patch stands for a 2-space step in the file.
+        assert_eq!(follow_indent("\t", "  ", "\t\t\t", (1, 2)), "      ");
     }
 
     #[test]
