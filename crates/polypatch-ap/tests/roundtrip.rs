@@ -70,10 +70,17 @@ struct Case {
     trailing: usize,
 }
 
-/// Text for a line: unique by its `tag`, with YAML- and code-like punctuation.
+/// Text for a line: unique by its `tag`, with YAML- and code-like punctuation. It never
+/// ends by opening a block (`{`, `[`, `(`, `:`): after such a line, content at the line's
+/// own depth is read as one level deeper (see the fixtures `insert_after_opener_*`).
 fn text(tag: String) -> impl Strategy<Value = String> {
-    "[a-z0-9_().,:;\"'#{}=+*/<>!?-]{0,12}( [a-z0-9_():#=\"'-]{1,8}){0,2}"
-        .prop_map(move |tail| format!("{tag}{tail}").trim_end().to_string())
+    "[a-z0-9_().,:;\"'#{}=+*/<>!?-]{0,12}( [a-z0-9_():#=\"'-]{1,8}){0,2}".prop_map(move |tail| {
+        let mut t = format!("{tag}{tail}");
+        while t.ends_with(['{', '[', '(', ':', ' ']) {
+            t.pop();
+        }
+        t
+    })
 }
 
 fn file_lines() -> impl Strategy<Value = Vec<Line>> {

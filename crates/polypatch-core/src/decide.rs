@@ -9,8 +9,9 @@
 //! 3. Found at one place: the new side is looked for only where it could change the
 //!    answer, at the old side's tier or stricter.
 //!    - The new side standing on the old side's place with the lines it adds there as
-//!      written, and every line the edit removes gone or on one of them: already
-//!      applied (the lines the edit removes are absent where the new side stands).
+//!      written, one of them where the old side has nothing, and every line the edit
+//!      removes gone or on one of them: already applied (the lines the edit removes are
+//!      absent where the new side stands).
 //!    - Otherwise a new side standing on the same place (its kept lines on the very file
 //!      lines the old side's kept lines matched; without kept lines, inside the old
 //!      side's match) is no evidence: the edit is applied there, and the apply itself
@@ -149,7 +150,7 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     // them (the old side only matched it loosely).
     let stands = |n: &&Found| {
         (same_place(&o, n, new.kept) || removed_on_added(&o, n, new.kept))
-            && adds_present(lines, n, new)
+            && adds_present(lines, &o, n, new)
             && removed_absent(&o, n, new.kept)
     };
     if let Some(n) = places.iter().find(stands) {
@@ -233,10 +234,13 @@ fn removed_on_added(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
     (n.map.iter().zip(kept)).any(|(f, k)| k.is_none() && f.is_some_and(|f| removed_at.contains(&f)))
 }
 
-/// Whether the new side at `n` adds at least one line and every line it adds stands in
-/// the file as written (whitespace and look-alikes aside).
-fn adds_present(lines: &[Line], n: &Found, new: &NewSide<'_>) -> bool {
-    let mut any = false;
+/// Whether every line the new side at `n` adds stands in the file as written (whitespace
+/// and look-alikes aside), and at least one of them stands where the old side at `o` has
+/// nothing: a line sitting on a removed line is explained as well by a typo in the
+/// removed line as by the edit, so only a pure addition shows the edit was made.
+fn adds_present(lines: &[Line], o: &Found, n: &Found, new: &NewSide<'_>) -> bool {
+    let old_at: Vec<usize> = o.map.iter().flatten().copied().collect();
+    let mut pure = false;
     for (j, k) in new.kept.iter().enumerate() {
         if k.is_some() {
             continue;
@@ -245,9 +249,9 @@ fn adds_present(lines: &[Line], n: &Found, new: &NewSide<'_>) -> bool {
         if !key_eq(Tier::Unicode, &lines[*f].text, &PatKey::new(&new.q.pat[j])) {
             return false;
         }
-        any = true;
+        pure |= !old_at.contains(f);
     }
-    any
+    pure
 }
 
 /// Whether every line the edit removes, as matched at `o`, is gone where the new side

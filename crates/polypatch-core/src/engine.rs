@@ -63,6 +63,10 @@ pub(crate) struct Query<'a> {
     /// A one-line pattern may match the start of a line ([`Tier::Prefix`]: Codex's
     /// `@@ def name` header).
     pub prefix: bool,
+    /// Per pattern line, whether the edit changes it (a line it removes, on the old side;
+    /// one it adds, on the new side): at the fuzzy tier such a line may differ by a small
+    /// typo only, while context lines may drift. Empty: no line is marked.
+    pub changed: &'a [bool],
 }
 
 /// The file lines a query looks at, and the pattern lines it compares.
@@ -423,6 +427,7 @@ pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Qu
         base: Tier::Exact,
         positional: false,
         prefix: false,
+        changed: &[],
     }
 }
 

@@ -26,21 +26,36 @@ const NEAR_SEED_LINES: usize = 2;
 /// (anything lower cannot compete with an accepted match).
 pub(crate) fn candidates(view: &View<'_>, q: &Query<'_>) -> Vec<(usize, f64)> {
     let floor = (q.threshold - AMBIGUITY_MARGIN).max(0.0);
-    scored(view, floor, usize::MAX)
+    scored(view, floor, usize::MAX, q.changed)
 }
 
 /// The most similar window at any score (for feedback), if any window was seeded.
 pub(crate) fn closest(view: &View<'_>) -> Option<(usize, f64)> {
-    scored(view, 0.3, 4096).into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+    scored(view, 0.3, 4096, &[]).into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
 }
 
-fn scored(view: &View<'_>, floor: f64, max_windows: usize) -> Vec<(usize, f64)> {
+/// The most edits a changed line may differ by: one typo, one more per 40 characters.
+fn typo_cap(len: usize) -> usize {
+    1 + len / 40
+}
+
+fn scored(view: &View<'_>, floor: f64, max_windows: usize, changed: &[bool]) -> Vec<(usize, f64)> {
     let m = view.pat.len();
     let n = view.idx.len();
     if m == 0 || n < m {
         return Vec::new();
     }
-    let pat: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
+    let pat: Vec<Pattern> = view
+        .pat
+        .iter()
+        .map(|(i, p)| {
+            let mut pattern = Pattern::new(trim(p));
+            if changed.get(*i).copied().unwrap_or(false) {
+                pattern.cap = Some(typo_cap(pattern.chars.len()));
+            }
+            pattern
+        })
+        .collect();
     let score_all = |starts: HashSet<usize>| {
         let mut starts: Vec<usize> = starts.into_iter().collect();
         starts.sort_unstable();
@@ -96,7 +111,7 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64) -> HashSet<usize> {
     order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
     let mut buf = Vec::new();
     for &k in order.iter().take(NEAR_SEED_LINES) {
-        let Pattern { chars: needle, hist } = &pat[k];
+        let Pattern { chars: needle, hist, .. } = &pat[k];
         for p in k..(n + k + 1).saturating_sub(m) {
             let f = trim(view.file(p));
             let flen = f.chars().count();
@@ -126,7 +141,7 @@ fn window_score(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, buf: &mu
     let mut total = 0usize;
     let mut differing = Vec::new();
     let mut bound = 0usize;
-    for (k, Pattern { chars: p, hist }) in pat.iter().enumerate() {
+    for (k, Pattern { chars: p, hist, .. }) in pat.iter().enumerate() {
         let f = trim(view.file(s + k));
         // A blank line against a line with text is a misalignment, not a typo (blank lines
         // the patch dropped or added are the blank-lines tier's business).
@@ -153,7 +168,8 @@ fn window_score(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, buf: &mu
     for k in differing {
         buf.clear();
         buf.extend(trim(view.file(s + k)).chars());
-        spent += bounded_distance(&pat[k].chars, buf, budget - spent)?;
+        let limit = pat[k].cap.map_or(budget - spent, |cap| cap.min(budget - spent));
+        spent += bounded_distance(&pat[k].chars, buf, limit)?;
     }
     Some(1.0 - spent as f64 / total as f64)
 }
@@ -172,13 +188,15 @@ fn bounded_distance(a: &[char], b: &[char], limit: usize) -> Option<usize> {
 struct Pattern {
     chars: Vec<char>,
     hist: [u16; 64],
+    /// A line the edit changes may differ by this many edits at most.
+    cap: Option<usize>,
 }
 
 impl Pattern {
     fn new(line: &str) -> Pattern {
         let chars: Vec<char> = line.chars().collect();
         let hist = histogram(chars.iter().copied());
-        Pattern { chars, hist }
+        Pattern { chars, hist, cap: None }
     }
 }
 
@@ -248,6 +266,21 @@ mod tests {
         let f = TextFile::parse("a\n\n\na\na\na\na = 0\na\n");
         let p = lines(&["a", "", "a", "a", "a", "a", "a = 0", "a"]);
         assert!(locate(&f.lines, &query(&p, 8), TierSet::only(Tier::Fuzzy)).is_err());
+    }
+
+    #[test]
+    fn a_line_the_edit_changes_may_differ_by_a_typo_only() {
+        // An unrelated file: the header matches, the line to change names another module.
+        let f = TextFile::parse("# SPDX-License-Identifier: MIT\n\nfrom attr.setters import *  # noqa\n");
+        let p = lines(&["# SPDX-License-Identifier: MIT", "", "from attr.filters import *  # noqa"]);
+        let mut q = query(&p, 3);
+        assert!(locate(&f.lines, &q, TierSet::ALL).is_ok(), "as context, the line may drift");
+        q.changed = &[false, false, true];
+        assert_eq!(locate(&f.lines, &q, TierSet::ALL), Err(Miss::NotFound));
+        // One typo in it is still found.
+        let typo = lines(&["# SPDX-License-Identifier: MIT", "", "from attr.setter import *  # noqa"]);
+        let q = Query { changed: &[false, false, true], ..query(&typo, 3) };
+        assert_eq!(locate(&f.lines, &q, TierSet::ALL).unwrap()[0].tier, Tier::Fuzzy);
     }
 
     #[test]

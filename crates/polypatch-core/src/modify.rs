@@ -110,6 +110,7 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
             base,
             positional: false,
             prefix: anchor.lines.len() == 1,
+            changed: &[],
         };
         let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
             .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
@@ -199,6 +200,12 @@ fn locate_and_apply(
         _ => Vec::new(),
     });
 
+    // The lines the edit removes: at the fuzzy tier they may differ by a typo only.
+    let removed: Vec<bool> = match (&edit.action, range_end) {
+        (Action::InsertBefore { .. } | Action::InsertAfter { .. }, _) => Vec::new(),
+        (Action::Replace(_), None) => (0..pat.len()).map(|i| !kept.contains(&Some(i))).collect(),
+        _ => vec![true; pat.len()],
+    };
     let q = Query {
         pat,
         lo,
@@ -211,6 +218,7 @@ fn locate_and_apply(
         base,
         positional: anchored && policy.occurrence == Occurrence::FirstAfterAnchor,
         prefix: false,
+        changed: &removed,
     };
     // A numbered hunk that stands exactly at (or near) its line number is found by
     // looking outward from it, without scanning the file.
@@ -235,6 +243,7 @@ fn locate_and_apply(
                 base,
                 positional: true,
                 prefix: false,
+                changed: &[],
             };
             match engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy)) {
                 Ok(end) => {
@@ -251,7 +260,8 @@ fn locate_and_apply(
         }
     }
 
-    let new_side = (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, &q, &kept)).flatten();
+    let added: Vec<bool> = kept.iter().map(Option::is_none).collect();
+    let new_side = (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, &q, &kept, &added)).flatten();
     let (found, same_place) = match decide(&file.lines, &q, located, new_side.as_ref(), tiers) {
         Decision::Apply(found, same_place) => (found, same_place),
         Decision::AlreadyApplied(n) => {
@@ -266,6 +276,13 @@ fn locate_and_apply(
                 Missing::Error => Err(miss_failure(&file.lines, &q, Miss::NotFound, "lines")),
                 Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes }),
                 Missing::AlreadyApplied => {
+                    // "Already applied" is never a shortcut past a lenient match: lines
+                    // like these still in the file were not removed; they are named,
+                    // never removed by likeness.
+                    let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
+                    if let Ok(like) = engine::locate(&file.lines, &q, lenient) {
+                        return Err(similar_failure(&file.lines, &q, &like[0]));
+                    }
                     Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None, notes })
                 }
             };
@@ -456,20 +473,30 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
 
 /// The edit's new side, to look for (only for line and range replacements that change
 /// something).
-fn new_side<'a>(edit: &'a Edit, q: &Query<'a>, kept: &'a [Option<usize>]) -> Option<NewSide<'a>> {
+fn new_side<'a>(edit: &'a Edit, q: &Query<'a>, kept: &'a [Option<usize>], added: &'a [bool]) -> Option<NewSide<'a>> {
     let Action::Replace(rep) = &edit.action else { return None };
     if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_) | Target::Range { .. }) {
         return None;
     }
     let weak = NewSide::is_weak(kept, q.pat.len());
-    Some(NewSide {
-        q: Query { pat: &rep.lines, occurrence: Occurrence::First, positional: false, ..q.clone() },
-        kept,
-        weak,
-    })
+    let q = Query { pat: &rep.lines, occurrence: Occurrence::First, positional: false, changed: added, ..q.clone() };
+    Some(NewSide { q, kept, weak })
 }
 
-/// The patch removes blank lines where the file has another number of them.
+/// The target is not in the file as written, but lines like it are (at `like`).
+fn similar_failure(lines: &[Line], q: &Query<'_>, like: &Found) -> Failure {
+    let mut failure = miss_failure(lines, q, Miss::NotFound, "lines");
+    let at = LineRange::from_zero_based(like.start, like.end);
+    failure.message = format!(
+        "the lines to find are not in the file as written, but the file has lines like them at {at} ({} match): they were not removed",
+        like.tier
+    );
+    failure.next_step = format!(
+        "if {at} are the lines meant, copy them exactly into the patch; if the change was already made, drop this edit"
+    );
+    failure
+}
+/// The patch's blank lines do not say how the edit meets the file's blank lines.
 fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
     let at = LineRange::from_zero_based(start, end);
     let mut failure = Failure::new(

@@ -41,7 +41,8 @@ pub(crate) struct Shaper<'a> {
 enum Frame {
     /// Relative to the snippet's first line (§3.3): its file indentation is prepended.
     Relative,
-    /// With the file's absolute indentation: kept as written.
+    /// With the file's absolute indentation (its first line carries the snippet line's
+    /// file indentation and no line is shallower): kept as written.
     Absolute,
     /// In the patch's own absolute frame, which the snippet shows: mapped to the file's
     /// like a diff's new lines.
@@ -51,8 +52,8 @@ enum Frame {
 impl<'a> Shaper<'a> {
     /// The shaper of new lines `new` at the match `found` of pattern `pat`.
     /// `after_opener`: the new lines go after a pattern whose last line opens a block
-    /// (`ap`'s `INSERT_AFTER` a line ending with `{`, `:`, …), where content one level
-    /// deeper is expected.
+    /// (`ap`'s `INSERT_AFTER` a line ending with `{`, `:`, …): content at that line's own
+    /// depth would not be inside the block, so it is not read as absolute there.
     pub(crate) fn new(
         lines: &'a [Line],
         pat: &'a [String],
@@ -61,6 +62,8 @@ impl<'a> Shaper<'a> {
         new: &[String],
         after_opener: bool,
     ) -> Self {
+        let opener =
+            after_opener.then(|| found.map.iter().rev().flatten().next().map(|&fi| leading(&lines[fi].text))).flatten();
         let target_indent = first_line_indent(lines, found);
         let snippet = pat.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
         let content = new.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
@@ -68,7 +71,10 @@ impl<'a> Shaper<'a> {
             Frame::Relative
         } else if !snippet.is_empty() {
             Frame::Patch
-        } else if content == target_indent && !after_opener {
+        } else if content == target_indent
+            && opener != Some(content)
+            && new.iter().filter(|l| !is_blank(l)).all(|l| indent_width(l).0 >= indent_width(&target_indent).0)
+        {
             Frame::Absolute
         } else {
             Frame::Relative
@@ -95,6 +101,8 @@ impl<'a> Shaper<'a> {
                 Frame::Absolute => text.to_string(),
                 // Prepended; the line's own indentation in the target line's characters.
                 Frame::Relative => with(follow_indent("", &self.target_indent, own, (1, 1))),
+                // The snippet carries the file's indentation: the frames are one.
+                Frame::Patch if self.as_written => text.to_string(),
                 Frame::Patch => with(self.map.follow(aligned, own)),
             },
             Indent::ShiftByFirstLine => {

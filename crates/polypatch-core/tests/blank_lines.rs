@@ -164,7 +164,7 @@ fn text(lines: &[String]) -> String {
 
 proptest! {
     // About three generated cases in four have no place for the defect: 512 kept ones.
-    #![proptest_config(ProptestConfig { cases: 512, max_global_rejects: 8192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, max_global_rejects: 1_000_000, ..ProptestConfig::default() })]
 
     #[test]
     fn a_lost_or_extra_blank_context_line_never_gives_a_wrong_file(c in case()) {

@@ -4,8 +4,8 @@
 //! trailing-whitespace post-processing (the 'ap' v2.0 spec, §3).
 
 use polypatch_core::{
-    Action, Anchor, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, Indent, MemoryFileSet, Missing, Modify, Occurrence,
-    Policy, PostProcess, Replacement, Scope, Status, Target, Tier, TierSet, apply,
+    Action, Anchor, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, FileOp, Indent, MemoryFileSet, Missing,
+    Modify, Occurrence, Policy, PostProcess, Replacement, Scope, Status, Target, Tier, TierSet, apply,
 };
 
 fn lines(text: &str) -> Vec<String> {
@@ -101,10 +101,18 @@ fn absolute_indentation_is_shifted_by_the_first_lines_difference() {
 
 #[test]
 fn delete_never_matches_fuzzily() {
-    // A typo in the snippet: a similar sibling must not be deleted.
+    // A typo in the snippet: a similar sibling must not be deleted, and "already applied"
+    // would be untrue while the line is still there: refused, naming the similar line.
     let file = "fn keep_me() {}\nfn other() {}\n";
     let mut files = MemoryFileSet::new().with("a.rs", file);
     let e = edit(Target::Lines(lines("fn keep_mi() {}")), Action::Delete, None);
+    let err = apply(&plan("a.rs", vec![e]), &mut files, &ApplyOptions::default()).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(failure.message.contains("the file has lines like them at line 1 (fuzzy match)"), "{failure}");
+    assert_eq!(files.get_str("a.rs"), Some(file));
+    // A snippet nothing resembles is gone: already applied (§3.1).
+    let e = edit(Target::Lines(lines("fn removed_long_ago() {}")), Action::Delete, None);
     let report = apply(&plan("a.rs", vec![e]), &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(report.files[0].edits[0].status, Status::AlreadyApplied);
     assert_eq!(files.get_str("a.rs"), Some(file));

@@ -1,2 +1,0 @@
-fn keep_me() {}
-fn other() {}
