@@ -18,9 +18,10 @@
 //!      reports "already applied" when nothing would change.
 //!    - Otherwise a new side inside the old side's match is no evidence either (unless
 //!      the old side matched fuzzily: a similarity match may be misaligned).
-//!    - A new side elsewhere at a strictly stricter tier than a fuzzy old side: already
-//!      applied (a re-run: the first run left the new side exact, and the old side now
-//!      only resembles it). Against an old side whose every line is there, both
+//!    - A new side of two lines or more elsewhere at a strictly stricter tier than a
+//!      fuzzy old side: already applied (a re-run: the first run left the new side
+//!      exact, and the old side now only resembles it). A one-line new side is found
+//!      elsewhere by chance as often: both readings plausible. Against an old side whose every line is there, both
 //!      readings are plausible: the hint decides, else refused with both places.
 //!    - A new side that adds no line and joins no lines across a removal (its lines are
 //!      the edit's context on one side) stands wherever that context does: it is no
@@ -178,8 +179,14 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     }
     // Against a fuzzy old side, a new side matching more strictly is the better reading
     // (a re-run: the first run left the new side, the old one only resembles it).
+    // A new side of one line stands in many files by chance: both readings plausible.
+    let substantial = new.q.pat.iter().filter(|l| !l.trim().is_empty()).count() >= 2;
     if tier < o.tier && o.tier == Tier::Fuzzy {
-        return Decision::AlreadyApplied(nearest(&elsewhere, q.hint));
+        return if substantial {
+            Decision::AlreadyApplied(nearest(&elsewhere, q.hint))
+        } else {
+            unclear(&elsewhere[0])
+        };
     }
     if let Some(h) = q.hint {
         if o.start == h {

@@ -34,9 +34,10 @@ pub(crate) fn closest(view: &View<'_>) -> Option<(usize, f64)> {
     scored(view, 0.3, 4096, &[]).into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
 }
 
-/// The most edits a changed line may differ by: one typo, one more per 40 characters.
+/// The most edits a changed line may differ by: one typo, one more per 40 characters;
+/// none in a line under 5 characters (one edit there makes another line: `l0`, `l1`).
 fn typo_cap(len: usize) -> usize {
-    1 + len / 40
+    if len < 5 { 0 } else { 1 + len / 40 }
 }
 
 fn scored(view: &View<'_>, floor: f64, max_windows: usize, changed: &[bool]) -> Vec<(usize, f64)> {

@@ -279,8 +279,11 @@ fn locate_and_apply(
                     // "Already applied" is never a shortcut past a lenient match: lines
                     // like these still in the file were not removed; they are named,
                     // never removed by likeness.
+                    // The probe only refuses: every line within a typo of the file's
+                    // (the cap on changed lines) is enough, whatever the score.
                     let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
-                    if let Ok(like) = engine::locate(&file.lines, &q, lenient) {
+                    let probe = Query { threshold: 0.8, ..q.clone() };
+                    if let Ok(like) = engine::locate(&file.lines, &probe, lenient) {
                         return Err(similar_failure(&file.lines, &q, &like[0]));
                     }
                     Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None, notes })

@@ -39,7 +39,9 @@ pub(crate) struct Shaper<'a> {
 /// How `ap` content is written, read from the patch (see [`Shaper::new`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Frame {
-    /// Relative to the snippet's first line (§3.3): its file indentation is prepended.
+    /// Relative to the snippet's first line (§3.3): its file indentation is prepended,
+    /// the content's own indentation following the file's characters and step as the
+    /// snippet's lines show them.
     Relative,
     /// With the file's absolute indentation (its first line carries the snippet line's
     /// file indentation and no line is shallower): kept as written.
@@ -52,8 +54,8 @@ enum Frame {
 impl<'a> Shaper<'a> {
     /// The shaper of new lines `new` at the match `found` of pattern `pat`.
     /// `after_opener`: the new lines go after a pattern whose last line opens a block
-    /// (`ap`'s `INSERT_AFTER` a line ending with `{`, `:`, …): content at that line's own
-    /// depth would not be inside the block, so it is not read as absolute there.
+    /// (`ap`'s `INSERT_AFTER` a line ending with `{`, `:`, …): content no deeper than that
+    /// line would not be inside the block, so it is not read as absolute there.
     pub(crate) fn new(
         lines: &'a [Line],
         pat: &'a [String],
@@ -62,8 +64,9 @@ impl<'a> Shaper<'a> {
         new: &[String],
         after_opener: bool,
     ) -> Self {
-        let opener =
-            after_opener.then(|| found.map.iter().rev().flatten().next().map(|&fi| leading(&lines[fi].text))).flatten();
+        let opener = after_opener
+            .then(|| found.map.iter().rev().flatten().next().map(|&fi| indent_width(&lines[fi].text).0))
+            .flatten();
         let target_indent = first_line_indent(lines, found);
         let snippet = pat.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
         let content = new.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
@@ -72,7 +75,7 @@ impl<'a> Shaper<'a> {
         } else if !snippet.is_empty() {
             Frame::Patch
         } else if content == target_indent
-            && opener != Some(content)
+            && opener.is_none_or(|depth| indent_width(content).0 > depth)
             && new.iter().filter(|l| !is_blank(l)).all(|l| indent_width(l).0 >= indent_width(&target_indent).0)
         {
             Frame::Absolute
@@ -99,8 +102,7 @@ impl<'a> Shaper<'a> {
             Indent::ToTargetFirstLine if is_blank(text) => String::new(),
             Indent::ToTargetFirstLine => match self.frame {
                 Frame::Absolute => text.to_string(),
-                // Prepended; the line's own indentation in the target line's characters.
-                Frame::Relative => with(follow_indent("", &self.target_indent, own, (1, 1))),
+                Frame::Relative => with(self.relative(own)),
                 // The snippet carries the file's indentation: the frames are one.
                 Frame::Patch if self.as_written => text.to_string(),
                 Frame::Patch => with(self.map.follow(aligned, own)),
@@ -110,6 +112,25 @@ impl<'a> Shaper<'a> {
                 let delta = indent_width(&self.target_indent).0 as isize - patch as isize;
                 shift(text, delta, self.target_indent.starts_with('\t'))
             }
+        }
+    }
+}
+
+impl Shaper<'_> {
+    /// §3.3: the file indentation of the snippet's first line, then the content line's own
+    /// indentation in the file's characters (that line's, or where it has none, those of
+    /// the snippet's other lines in the file).
+    fn relative(&self, own: &str) -> String {
+        let base = &self.target_indent;
+        // The snippet's lines carry the file's indentation: the content's own, as written.
+        if self.as_written {
+            return format!("{base}{own}");
+        }
+        let unit = indent_unit(base).or_else(|| self.map.file_unit());
+        let (from, to) = (indent_width(base).0, indent_width(base).0 + indent_width(own).0);
+        match unit {
+            Some(tabs) if !own.is_empty() => format!("{base}{}", fill(from, to, tabs)),
+            _ => format!("{base}{own}"),
         }
     }
 }
@@ -145,6 +166,17 @@ impl<'a> IndentMap<'a> {
         let fi = self.found.map.get(i).copied().flatten()?;
         let (p, f) = (&self.pat[i], &self.lines[fi].text);
         (!is_blank(p) && !is_blank(f)).then(|| (leading(p), leading(f)))
+    }
+
+    /// The indentation character of the target's file lines, when the indented ones all
+    /// agree (tabs only, or spaces only); `None` in a file that mixes them there.
+    fn file_unit(&self) -> Option<bool> {
+        let mut units = (0..self.pat.len())
+            .filter_map(|i| self.pair(i))
+            .filter(|(_, f)| !f.is_empty())
+            .map(|(_, f)| indent_unit(f));
+        let first = units.next()??;
+        units.all(|u| u == Some(first)).then_some(first)
     }
 
     /// Whether the patch indents with tabs where the file uses spaces, or the reverse.
