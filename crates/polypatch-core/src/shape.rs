@@ -454,6 +454,16 @@ fn segment(
     added: &mut impl FnMut(usize) -> Line,
 ) -> Result<(), (usize, usize)> {
     let all = file_blanks.clone();
+    // Blank lines shown on both sides of added lines, in another number than the file
+    // has: which of them the file lacks (or has more of) decides where the lines go.
+    let add_at: Vec<usize> = (0..ops.len()).filter(|&k| matches!(ops[k], Op::Add(_))).collect();
+    if let (Some(&first), Some(&last)) = (add_at.first(), add_at.last()) {
+        let shown_before = ops[..first].iter().any(|op| !matches!(op, Op::Add(_)));
+        let shown_after = ops[first..].iter().any(|op| !matches!(op, Op::Add(_))) || last + 1 < ops.len();
+        if shown_before && shown_after && blank_ops(ops) != file_blanks.len() {
+            return Err((file_blanks.start, file_blanks.end));
+        }
+    }
     let mut blanks = file_blanks;
     let mut piece = Vec::new();
     for op in ops {

@@ -1,0 +1,5 @@
+class A:
+    def f(
+        self,
+        flag: bool = False,
+    ) -> int: ...

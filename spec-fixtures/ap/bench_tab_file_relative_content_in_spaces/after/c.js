@@ -1,0 +1,6 @@
+export const f = () => {
+	const log = start();
+	if (ok) {
+		run();
+	}
+};

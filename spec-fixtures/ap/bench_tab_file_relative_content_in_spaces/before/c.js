@@ -1,0 +1,5 @@
+export const f = () => {
+	if (ok) {
+		run();
+	}
+};
