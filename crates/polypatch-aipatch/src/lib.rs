@@ -82,7 +82,9 @@
 //! its context and removed lines are the target, its context and added lines the
 //! replacement, and the context lines are marked as kept, so a lenient match never
 //! rewrites them. Without a line hint the hunk is searched after the previous hunk of the
-//! same file, first occurrence. A hunk of added lines only (a pure addition) goes
+//! same file, first occurrence; the file's first hunk with a plain `@@` (no header, no
+//! line number, nothing before it) must match one place. A hunk of added lines only (a
+//! pure addition) goes
 //!
 //! - after the `@@ <line>` anchor line, when there is one;
 //! - before line N, for `@@ :N` (or a unified header);
@@ -116,6 +118,14 @@
 //!   Codex, it reports the tier that matched and its confidence with each edit, shifts
 //!   added lines by a matched indentation difference, and refuses a lenient match that
 //!   is not unique instead of taking the first: a wrong edit is worse than a failed one.
+//! - **A first hunk whose block occurs twice is refused.** Codex takes the first
+//!   occurrence; but a plain `@@` as a file's first hunk says nothing about which of two
+//!   identical blocks is meant ("in order from the start of the file" names no place),
+//!   and the other half of the time the first is the wrong one. Later hunks keep the
+//!   in-order search from the previous hunk, and `@@ <line>` or `@@ :N` name the place.
+//! - **"Already applied" is reported**, when the old lines are gone and the new ones stand
+//!   (a re-run changes nothing); when both readings are plausible the hunk is refused
+//!   with both places. Codex has no such notion.
 //! - An `*** Update File` with no hunk is an error (`empty_update`) even with a
 //!   `*** Move to:`, as in Codex (its scenario 008).
 //!

@@ -80,11 +80,20 @@ fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
         // Nothing says where: append, as Codex does (its scenario 016).
         (Target::EndOfFile, Action::InsertAfter { lines: new })
     };
+    // A plain `@@` with nothing before it (the file's first hunk) names no place when its
+    // block occurs twice: it must be unique. After an earlier hunk, a context header or a
+    // line number, the first occurrence from there is the spec's in-order search.
+    let locates = matches!(&target, Target::Lines(lines) if !lines.is_empty());
+    let occurrence = if number == 1 && locates && matches!(hunk.header, HunkHeader::None) {
+        Occurrence::Unique
+    } else {
+        Occurrence::First
+    };
     Edit {
         target,
         action,
         scope,
-        policy: Policy { occurrence: Occurrence::First, ..Policy::default() },
+        policy: Policy { occurrence, ..Policy::default() },
         label: format!("hunk {number}"),
         span: Some(hunk.span),
     }
@@ -123,6 +132,16 @@ mod tests {
         Policy { occurrence: Occurrence::First, ..Policy::default() }
     }
 
+    /// A file's first hunk without a header or line number must match one place; the
+    /// others take the first occurrence.
+    fn policy_of(label: &str, scope: &Scope) -> Policy {
+        if label == "hunk 1" && scope.anchor.is_none() && scope.line_hint.is_none() {
+            Policy { occurrence: Occurrence::Unique, ..Policy::default() }
+        } else {
+            first()
+        }
+    }
+
     fn after_previous() -> Scope {
         Scope { after_previous: true, ..Scope::default() }
     }
@@ -136,8 +155,8 @@ mod tests {
                 text: None,
                 line_ends: None,
             }),
+            policy: policy_of(label, &scope),
             scope,
-            policy: first(),
             label: label.to_owned(),
             span: Some(span),
         }
