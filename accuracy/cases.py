@@ -209,7 +209,20 @@ def _patch_defect(patch, row: str, rng: random.Random, edit: BaseEdit):
         return None
     if row in WHOLE_HUNK_ROWS and not all(_evidenced(a, b) for a, b in zip(original, blocks)):
         return None
+    if isinstance(patch, ApPatch) and any(_reads_relative(a, b) for a, b in zip(original, blocks)):
+        return None
     return _with_blocks(patch, blocks)
+
+
+def _reads_relative(original, shifted) -> bool:
+    """An ap modification in absolute form whose shift leaves the content's first line
+    unindented: under the spec's §3.3 that text is relative content (the snippet line's
+    indentation is prepended to it), another patch than the one the row means."""
+    def first_added(block):
+        return next((t for role, t in block if role == "added" and t.strip()), None)
+    a, b = first_added(original), first_added(shifted)
+    return a is not None and b is not None and _lead(a) != "" and _lead(b) == ""
+
 
 
 def _evidenced(original, shifted) -> bool:
@@ -464,10 +477,11 @@ def _tabify(line: str, unit: int) -> str:
 def _unrelated_case(edit: BaseEdit, dialect: str, clean, clean_text: str, others: dict[str, str]) -> Case | None:
     """The clean patch meets another real file of the project at its path: the next file
     (in path order) of the same kind in which none of the patch's blocks occurs even
-    with whitespace ignored."""
+    with whitespace ignored, neither what it looks for nor what it writes (a file that
+    holds the result already is one the patch was applied to, as far as it can tell)."""
     if edit.kind != "hunk":
         return None
-    blocks = _old_blocks(clean)
+    blocks = _old_blocks(clean) + [b for b in _new_blocks(clean) if any(x.strip() for x in b)]
     ext = PurePosixPath(edit.path).suffix
     paths = sorted(others)
     start = paths.index(edit.path) if edit.path in paths else 0
@@ -482,6 +496,13 @@ def _unrelated_case(edit: BaseEdit, dialect: str, clean, clean_text: str, others
                 continue
             return _case(edit, dialect, "unrelated_file", text, clean_text, None, expect="refuse")
     return None
+
+
+def _new_blocks(patch) -> list[list[str]]:
+    """What each hunk or modification leaves in the file (its new side)."""
+    if isinstance(patch, ApPatch):
+        return [m.content for m in patch.mods if m.content]
+    return [[t for tag, t in h.lines if tag != "-"] for h in patch.hunks]
 
 
 def _old_blocks(patch) -> list[list[str]]:

@@ -84,7 +84,7 @@
 //! | `start_snippet` + `end_snippet` | [`Target::Range`](polypatch_core::Target::Range) |
 //! | `REPLACE` / `INSERT_AFTER` / `INSERT_BEFORE` / `DELETE` | `Action::Replace` (engine-aligned lines) / `InsertAfter` / `InsertBefore` / `Delete` |
 //! | `anchor` | `Scope.anchor` with `unique: true` |
-//! | tiers | trimmed (§3.2, with `ignore_blank_lines`), then Unicode look-alikes and fuzzy; never a line prefix; `DELETE`: trimmed only |
+//! | tiers | trimmed (§3.2, with `ignore_blank_lines`), then Unicode look-alikes and fuzzy; never a line prefix; `DELETE`: trimmed and Unicode look-alikes, never fuzzy |
 //! | uniqueness | `Occurrence::FirstAfterAnchor` with an anchor (the first occurrence after it at the strictest tier that finds one, however short the snippet), else `Occurrence::Unique` |
 //! | not found | `DELETE`: `Missing::AlreadyApplied` (§3.1); others: an error |
 //! | indentation | `Indent::ToTargetFirstLine` (§3.3): the file indentation of the snippet's first line prepended to every content line, the content's own indentation written in that line's characters; content whose first line already carries exactly that indentation is kept as written. How the snippet is indented in the YAML plays no part |
@@ -100,8 +100,12 @@
 //!   `--strict` ([`ApplyOptions::strict`](polypatch_core::ApplyOptions::strict)) turns
 //!   them off. "Already applied" is a finding, not a shortcut: a `REPLACE` whose snippet
 //!   is found (at any tier) is applied there, unless the content stands in its place.
-//!   `DELETE` never uses them: its not-found means "already applied", and a fuzzy `DELETE`
-//!   could remove a similar sibling.
+//!   `DELETE` uses the look-alike tier but never the fuzzy one: a fuzzy `DELETE` could
+//!   remove a similar sibling (on a re-run, the one left). A `DELETE` whose snippet the
+//!   spec's search misses is "already applied" (§3.1), unless lines within a typo of it
+//!   remain in the file: then it is refused naming them, since "already applied" would be
+//!   untrue and deleting by likeness unsafe. This departs from §3.1's letter (which
+//!   skips it) in favour of never reporting an edit done that was not.
 //! - **Absolute indentation.** Content whose first line already carries exactly the file
 //!   indentation of the snippet's first line was written with its absolute indentation:
 //!   it is kept as written instead of being indented twice. Nothing else counts: how the

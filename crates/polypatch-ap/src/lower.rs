@@ -78,8 +78,10 @@ fn edit(change: &Change, m: &Modification) -> Edit {
         },
         policy: Policy {
             // Whole lines only (§3.2): no prefix matching, even of a one-line anchor.
+            // DELETE never fuzzily: a re-run would delete a sibling that resembles the
+            // snippet. Look-alike characters folded are exact enough.
             tiers: if delete {
-                TierSet::only(Tier::Trimmed)
+                TierSet::only(Tier::Trimmed).with(Tier::Unicode)
             } else {
                 TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
             },

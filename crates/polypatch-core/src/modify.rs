@@ -286,6 +286,11 @@ fn locate_and_apply(
                     if let Ok(like) = engine::locate(&file.lines, &probe, lenient) {
                         return Err(similar_failure(&file.lines, &q, &like[0]));
                     }
+                    let mut notes = notes;
+                    notes.push(
+                        "the lines to delete are not in the file: if an earlier run did not remove them, the patch names the wrong file"
+                            .to_string(),
+                    );
                     Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None, notes })
                 }
             };

@@ -20,7 +20,7 @@ fn edit(target: Target, action: Action, anchor: Option<&str>) -> Edit {
         scope: Scope { anchor: anchor.map(|a| Anchor { lines: lines(a), unique: true }), ..Scope::default() },
         policy: Policy {
             tiers: if delete {
-                TierSet::only(Tier::Trimmed)
+                TierSet::only(Tier::Trimmed).with(Tier::Unicode)
             } else {
                 TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
             },

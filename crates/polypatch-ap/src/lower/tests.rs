@@ -98,11 +98,12 @@ fn every_action_lowers_per_the_contract() {
     assert_eq!(e[1].policy.occurrence, Occurrence::FirstAfterAnchor);
     assert_eq!(e[1].label, "change 1 modification 2");
 
-    // DELETE of a range with blank lines: trimmed only, not found = already applied.
+    // DELETE of a range with blank lines: trimmed or look-alikes, never fuzzy; not found =
+    // already applied.
     assert_eq!(e[2].target, Target::Range { start: strings(&["def get_pi():"]), end: strings(&["return 3.14"]) });
     assert_eq!(e[2].action, Action::Delete);
     let p = &e[2].policy;
-    assert_eq!(p.tiers, TierSet::only(Tier::Trimmed));
+    assert_eq!(p.tiers, TierSet::only(Tier::Trimmed).with(Tier::Unicode));
     assert_eq!(p.if_missing, Missing::AlreadyApplied);
     assert_eq!((p.leading_blank_lines, p.trailing_blank_lines), (1, 2));
 
