@@ -143,7 +143,10 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
             None => return Decision::Apply(vec![o], None),
         }
     };
-    let Some((tier, places)) = find(lines, new, tiers.intersect(TierSet::range(Tier::Exact, o.tier)), lo, hi) else {
+    // With the old side found, a fuzzy new side adds nothing the apply does not find out
+    // (nothing would change there), and would cost a second similarity search.
+    let upto = tiers.intersect(TierSet::range(Tier::Exact, o.tier)).without(Tier::Fuzzy);
+    let Some((tier, places)) = find(lines, new, upto, lo, hi) else {
         return Decision::Apply(vec![o], None);
     };
     // The new side stands where the old side was found: the lines it adds are there, as

@@ -225,12 +225,20 @@ impl<'a> Classified<'a> {
         }
     }
 
-    /// The first of `tiers` (strictest first) with candidates, and those candidates.
+    /// The first of `tiers` (strictest first) with candidates, and those candidates. The
+    /// key scans are staged: the cheap exact and trailing-whitespace keys first, the
+    /// looser (costlier) keys only when those find nothing.
     fn first_tier(&mut self, q: &Query<'a>, tiers: TierSet) -> Option<(Tier, Vec<(usize, f64)>)> {
-        if let Some(upto) = tiers.intersect(KEY_TIERS).iter().last() {
-            self.scan(q, upto);
-        }
+        let keys = tiers.intersect(KEY_TIERS);
+        let strict = keys.intersect(TierSet::only(Tier::Exact).with(Tier::TrailingWhitespace)).iter().last();
+        let loosest = keys.iter().last();
         tiers.iter().find_map(|tier| {
+            if KEY_TIERS.contains(tier) {
+                let upto = if tier <= Tier::TrailingWhitespace { strict } else { loosest };
+                if let Some(upto) = upto {
+                    self.scan(q, upto);
+                }
+            }
             let cands = self.candidates_at(q, tier);
             (!cands.is_empty()).then_some((tier, cands))
         })
