@@ -173,12 +173,14 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     Entry::Missing => Status::Applied,
                     Entry::File { bytes: old, .. } => {
                         let identical = *old == bytes;
+                        if !identical {
+                            // Lazy text over a file is the finding that says what to do,
+                            // whether or not the create may overwrite.
+                            crate::elision::check_whole(old, &bytes)?;
+                        }
                         match if_exists {
                             IfExists::Overwrite if identical => Status::AlreadyApplied,
-                            IfExists::Overwrite => {
-                                crate::elision::check_whole(old, &bytes)?;
-                                Status::Applied
-                            }
+                            IfExists::Overwrite => Status::Applied,
                             IfExists::ErrorUnlessIdentical if identical => Status::AlreadyApplied,
                             IfExists::ErrorUnlessIdentical | IfExists::Error => {
                                 return Err(Failure::new(
