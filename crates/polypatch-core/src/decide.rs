@@ -35,6 +35,8 @@
 //!      occurrence is refused with both places when the new side stands before the old
 //!      one: a re-run would otherwise apply it again at the next occurrence.
 
+use std::collections::HashSet;
+
 use crate::engine::{Classified, Found, Miss, Query};
 use crate::fold::{PatKey, key_eq};
 use crate::ir::Occurrence;
@@ -83,7 +85,9 @@ impl NewSide<'_> {
             return true;
         };
         // No removed line between the first and the last kept one.
-        (first..=last).all(|i| kept.contains(&Some(i))) || old_len == 0
+        let mut is_kept = vec![false; last + 1];
+        kept.iter().flatten().for_each(|&i| is_kept[i] = true);
+        is_kept[first..=last].iter().all(|k| *k) || old_len == 0
     }
 }
 
@@ -234,14 +238,24 @@ fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
 /// Whether a line the edit removes, as matched at `o`, is a line the new side adds, as
 /// matched at `n`.
 fn removed_on_added(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
+    let removed_at = removed_lines(o, kept);
+    (n.map.iter().zip(kept)).any(|(f, k)| k.is_none() && f.is_some_and(|f| removed_at.contains(&f)))
+}
+
+/// The file lines the old side's removed lines matched at `o`.
+fn removed_lines(o: &Found, kept: &[Option<usize>]) -> HashSet<usize> {
     let mut removed = vec![true; o.map.len()];
-    for i in kept.iter().flatten() {
-        if let Some(r) = removed.get_mut(*i) {
+    kept.iter().flatten().for_each(|&i| {
+        if let Some(r) = removed.get_mut(i) {
             *r = false;
         }
-    }
-    let removed_at: Vec<usize> = (o.map.iter().zip(&removed)).filter_map(|(f, r)| f.filter(|_| *r)).collect();
-    (n.map.iter().zip(kept)).any(|(f, k)| k.is_none() && f.is_some_and(|f| removed_at.contains(&f)))
+    });
+    (o.map.iter().zip(&removed)).filter_map(|(f, r)| f.filter(|_| *r)).collect()
+}
+
+/// The file lines the new side's added lines matched at `n`.
+fn added_lines(n: &Found, kept: &[Option<usize>]) -> HashSet<usize> {
+    (n.map.iter().zip(kept)).filter_map(|(f, k)| f.filter(|_| k.is_none())).collect()
 }
 
 /// Whether every line the new side at `n` adds stands in the file as written (whitespace
@@ -249,7 +263,7 @@ fn removed_on_added(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
 /// nothing: a line sitting on a removed line is explained as well by a typo in the
 /// removed line as by the edit, so only a pure addition shows the edit was made.
 fn adds_present(lines: &[Line], o: &Found, n: &Found, new: &NewSide<'_>) -> bool {
-    let old_at: Vec<usize> = o.map.iter().flatten().copied().collect();
+    let old_at: HashSet<usize> = o.map.iter().flatten().copied().collect();
     let mut pure = false;
     for (j, k) in new.kept.iter().enumerate() {
         if k.is_some() {
@@ -267,11 +281,8 @@ fn adds_present(lines: &[Line], o: &Found, n: &Found, new: &NewSide<'_>) -> bool
 /// Whether every line the edit removes, as matched at `o`, is gone where the new side
 /// stands at `n`: not matched to a file line, or matched to one the new side adds.
 fn removed_absent(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
-    let added_at: Vec<usize> = (n.map.iter().zip(kept)).filter_map(|(f, k)| f.filter(|_| k.is_none())).collect();
-    let kept_old: Vec<usize> = kept.iter().flatten().copied().collect();
-    (o.map.iter().enumerate())
-        .filter(|(i, _)| !kept_old.contains(i))
-        .all(|(_, f)| f.is_none_or(|f| added_at.contains(&f)))
+    let added_at = added_lines(n, kept);
+    removed_lines(o, kept).iter().all(|f| added_at.contains(f))
 }
 
 /// Every place of the new side at the first of `tiers` that has any, in `lo..hi`.

@@ -212,7 +212,8 @@ pub(crate) fn prepare(edit: &Edit, kept: Option<&[Option<usize>]>) -> Result<Opt
         Target::Range { start, end } => start.iter().chain(end).collect(),
         _ => return Ok(None),
     };
-    let in_old = |line: &str| old.iter().any(|o| o.trim() == line.trim());
+    let old_lines: std::collections::HashSet<&str> = old.iter().map(|o| o.trim()).collect();
+    let in_old = |line: &str| old_lines.contains(line.trim());
     let added = |j: usize| kept.is_none_or(|k| k.get(j).copied().flatten().is_none());
     let marks: Vec<usize> = (0..rep.lines.len())
         .filter(|&j| added(j) && elision_in(&rep.lines, j, &added) && !in_old(&rep.lines[j]))
@@ -232,11 +233,13 @@ pub(crate) fn prepare(edit: &Edit, kept: Option<&[Option<usize>]>) -> Result<Opt
     }
     // Each elision must be the only new line between two kept lines that enclose removed
     // lines; then it stands for exactly those.
+    let mut is_mark = vec![false; rep.lines.len()];
+    marks.iter().for_each(|&j| is_mark[j] = true);
     let mut lines = Vec::with_capacity(rep.lines.len());
     let mut new_kept = Vec::with_capacity(rep.lines.len());
     let mut notes = Vec::new();
     for (j, text) in rep.lines.iter().enumerate() {
-        if !marks.contains(&j) {
+        if !is_mark[j] {
             lines.push(text.clone());
             new_kept.push(kept[j]);
             continue;
@@ -266,8 +269,10 @@ pub(crate) fn prepare(edit: &Edit, kept: Option<&[Option<usize>]>) -> Result<Opt
 pub(crate) fn check_whole(old: &[u8], new: &[u8]) -> Result<(), Failure> {
     let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else { return Ok(()) };
     let new_lines: Vec<&str> = new.lines().collect();
-    let in_old = |j: usize| old.lines().any(|o| o.trim() == new_lines[j].trim());
-    let found = (0..new_lines.len()).find(|&j| !in_old(j) && elision_in(&new_lines, j, &|k| !in_old(k)));
+    let old_lines: std::collections::HashSet<&str> = old.lines().map(str::trim).collect();
+    let in_old = |j: usize| old_lines.contains(new_lines[j].trim());
+    let found = (0..new_lines.len())
+        .find(|&j| is_elision(new_lines[j]) && !in_old(j) && elision_in(&new_lines, j, &|k| !in_old(k)));
     match found {
         Some(j) => Err(Failure::new(
             FailureKind::Elision,

@@ -203,7 +203,11 @@ fn locate_and_apply(
     // The lines the edit removes: at the fuzzy tier they may differ by a typo only.
     let removed: Vec<bool> = match (&edit.action, range_end) {
         (Action::InsertBefore { .. } | Action::InsertAfter { .. }, _) => Vec::new(),
-        (Action::Replace(_), None) => (0..pat.len()).map(|i| !kept.contains(&Some(i))).collect(),
+        (Action::Replace(_), None) => {
+            let mut removed = vec![true; pat.len()];
+            kept.iter().flatten().for_each(|&i| removed[i] = false);
+            removed
+        }
         _ => vec![true; pat.len()],
     };
     let q = Query {
