@@ -234,7 +234,9 @@ pub(crate) fn prepare(edit: &Edit, kept: Option<&[Option<usize>]>) -> Result<Opt
     // Each elision must be the only new line between two kept lines that enclose removed
     // lines; then it stands for exactly those.
     let mut is_mark = vec![false; rep.lines.len()];
-    marks.iter().for_each(|&j| is_mark[j] = true);
+    for &j in &marks {
+        is_mark[j] = true;
+    }
     let mut lines = Vec::with_capacity(rep.lines.len());
     let mut new_kept = Vec::with_capacity(rep.lines.len());
     let mut notes = Vec::new();
