@@ -156,10 +156,13 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     // The new side stands where the old side was found: the lines it adds are there, as
     // written (not just similar), and every line the edit removes is gone or is one of
     // them (the old side only matched it loosely).
+    // What the old side's match says, computed once for every candidate.
+    let removed_at = removed_lines(&o, new.kept);
+    let old_at: HashSet<usize> = o.map.iter().flatten().copied().collect();
     let stands = |n: &&Found| {
-        (same_place(&o, n, new.kept) || removed_on_added(&o, n, new.kept))
-            && adds_present(lines, &o, n, new)
-            && removed_absent(&o, n, new.kept)
+        (same_place(&o, n, new.kept) || removed_on_added(&removed_at, n, new.kept))
+            && adds_present(lines, &old_at, n, new)
+            && removed_absent(&removed_at, n, new.kept)
     };
     if let Some(n) = places.iter().find(stands) {
         return Decision::AlreadyApplied(n.clone());
@@ -235,10 +238,9 @@ fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
     compared || (n.start >= o.start && n.end <= o.end)
 }
 
-/// Whether a line the edit removes, as matched at `o`, is a line the new side adds, as
-/// matched at `n`.
-fn removed_on_added(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
-    let removed_at = removed_lines(o, kept);
+/// Whether a line the edit removes (matched at the file lines `removed_at`) is a line
+/// the new side adds, as matched at `n`.
+fn removed_on_added(removed_at: &HashSet<usize>, n: &Found, kept: &[Option<usize>]) -> bool {
     (n.map.iter().zip(kept)).any(|(f, k)| k.is_none() && f.is_some_and(|f| removed_at.contains(&f)))
 }
 
@@ -259,11 +261,11 @@ fn added_lines(n: &Found, kept: &[Option<usize>]) -> HashSet<usize> {
 }
 
 /// Whether every line the new side at `n` adds stands in the file as written (whitespace
-/// and look-alikes aside), and at least one of them stands where the old side at `o` has
-/// nothing: a line sitting on a removed line is explained as well by a typo in the
-/// removed line as by the edit, so only a pure addition shows the edit was made.
-fn adds_present(lines: &[Line], o: &Found, n: &Found, new: &NewSide<'_>) -> bool {
-    let old_at: HashSet<usize> = o.map.iter().flatten().copied().collect();
+/// and look-alikes aside), and at least one of them stands where the old side (matched
+/// at the file lines `old_at`) has nothing: a line sitting on a removed line is explained
+/// as well by a typo in the removed line as by the edit, so only a pure addition shows
+/// the edit was made.
+fn adds_present(lines: &[Line], old_at: &HashSet<usize>, n: &Found, new: &NewSide<'_>) -> bool {
     let mut pure = false;
     for (j, k) in new.kept.iter().enumerate() {
         if k.is_some() {
@@ -278,11 +280,11 @@ fn adds_present(lines: &[Line], o: &Found, n: &Found, new: &NewSide<'_>) -> bool
     pure
 }
 
-/// Whether every line the edit removes, as matched at `o`, is gone where the new side
-/// stands at `n`: not matched to a file line, or matched to one the new side adds.
-fn removed_absent(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
+/// Whether every line the edit removes (matched at the file lines `removed_at`) is gone
+/// where the new side stands at `n`: each is a line the new side adds.
+fn removed_absent(removed_at: &HashSet<usize>, n: &Found, kept: &[Option<usize>]) -> bool {
     let added_at = added_lines(n, kept);
-    removed_lines(o, kept).iter().all(|f| added_at.contains(f))
+    removed_at.iter().all(|f| added_at.contains(f))
 }
 
 /// Every place of the new side at the first of `tiers` that has any, in `lo..hi`.

@@ -212,7 +212,7 @@ impl<'a> IndentMap<'a> {
 /// `file_old` in the file: the file's, plus (or minus) what the new line has beyond the
 /// patch's old line (times `ratio`, file columns per patch column), in the file line's
 /// characters.
-pub(crate) fn follow_indent(patch_old: &str, file_old: &str, new: &str, ratio: (usize, usize)) -> String {
+fn follow_indent(patch_old: &str, file_old: &str, new: &str, ratio: (usize, usize)) -> String {
     let (pw, fw, nw) = (indent_width(patch_old).0, indent_width(file_old).0, indent_width(new).0);
     let scaled = |d: usize| (d * ratio.0 + ratio.1 / 2) / ratio.1;
     let target = if nw >= pw { fw + scaled(nw - pw) } else { fw.saturating_sub(scaled(pw - nw)) };
