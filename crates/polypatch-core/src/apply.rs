@@ -55,13 +55,16 @@ pub struct Computed {
 pub struct ApplyError {
     /// What happened to each file and edit (the failed ones carry the reason).
     pub report: ApplyReport,
-    /// Set when every edit was located but writing failed (and was rolled back).
+    /// Set when every edit was located but writing failed.
     pub commit_error: Option<String>,
+    /// After a failed write: whether every step was undone (no file changed). When it is
+    /// `false`, `commit_error` names where the originals are kept.
+    pub rolled_back: bool,
 }
 
 fn summary(report: &ApplyReport, commit: Option<&str>) -> String {
     if let Some(err) = commit {
-        return format!("could not write the changes, nothing was changed: {err}");
+        return format!("could not write the changes: {err}");
     }
     match report.first_failure() {
         Some((file, Some(edit), failure)) => {
@@ -86,7 +89,7 @@ pub fn compute<S: FileSource + ?Sized>(
         report.files.push(state.file_op(fe, ov));
     }
     if !report.is_success() {
-        return Err(ApplyError { report, commit_error: None });
+        return Err(ApplyError { report, commit_error: None, rolled_back: true });
     }
     let changes = state.changes();
     Ok(Computed { report, changes })
@@ -143,7 +146,21 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             edits: Vec::new(),
             failure: None,
         };
+        let moves_away = match &fe.op {
+            FileOp::Delete { .. } => true,
+            FileOp::Modify(m) => m.move_to.is_some() && m.copy_from.is_none(),
+            _ => false,
+        };
         let result = match self.resolve(&fe.path) {
+            Ok(path) if moves_away && self.files.is_symlink(&fe.path) => Err(Failure::new(
+                FailureKind::NotAFile,
+                format!(
+                    "cannot {operation} `{}`: it is a symbolic link (to `{path}`); polypatch changes files' contents, \
+                     not links",
+                    fe.path
+                ),
+                "delete or rename the link yourself, or name the file it points to",
+            )),
             Ok(path) => {
                 report.path = path.to_string();
                 self.run(&path, &fe.op, ov, &mut report)
@@ -524,7 +541,9 @@ pub fn apply<S: FileStore + ?Sized>(
     report.dry_run = options.dry_run;
     if !options.dry_run {
         if let Err(err) = files.commit(&changes) {
-            return Err(ApplyError { report, commit_error: Some(err.to_string()) });
+            let rolled_back =
+                err.get_ref().and_then(|e| e.downcast_ref::<crate::disk::CommitError>()).is_none_or(|c| c.rolled_back);
+            return Err(ApplyError { report, commit_error: Some(err.to_string()), rolled_back });
         }
         report.committed = true;
     }

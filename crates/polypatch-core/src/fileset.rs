@@ -102,6 +102,8 @@ pub enum PathErrorKind {
     Absolute,
     /// It goes through a symbolic link that leads out of the root.
     SymlinkOutside,
+    /// It goes through a symbolic link inside the root whose target does not exist.
+    BrokenSymlink,
     /// It is empty.
     Empty,
     /// It contains a NUL byte or is otherwise unusable.
@@ -114,6 +116,7 @@ impl PathErrorKind {
             PathErrorKind::ParentDir => "escapes the root: `..` components are not allowed",
             PathErrorKind::Absolute => "escapes the root: absolute paths must lie inside the root",
             PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
+            PathErrorKind::BrokenSymlink => "goes through a symbolic link whose target does not exist",
             PathErrorKind::Empty => "is empty",
             PathErrorKind::Invalid => "is not a valid path",
         }
@@ -146,6 +149,14 @@ pub trait FileSource {
 
     /// What is at `path`.
     fn read(&self, path: &RelPath) -> io::Result<Entry>;
+
+    /// Whether `path` as written names a symbolic link itself (its last component).
+    /// [`FileSource::resolve`] gives the link's target, which is where edits go; deleting
+    /// or moving a link is refused rather than done to the file it points to.
+    fn is_symlink(&self, path: &str) -> bool {
+        let _ = path;
+        false
+    }
 }
 
 /// A file set that can take a computed set of changes.

@@ -87,7 +87,7 @@ mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{Dialect, ParseOptions, PatchError};
-pub use disk::DiskFileSet;
+pub use disk::{CommitError, DiskFileSet, Recovery};
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,

@@ -1,0 +1,280 @@
+//! The disk as a file set: paths confined to a root and resolved to their real files,
+//! all-or-nothing commits that survive a crash.
+//!
+//! # How a commit is written
+//!
+//! 1. A journal `.polypatch-<id>.journal` is created in the root. It lists, before each
+//!    step is taken, the directories created and, for each target, its temporary file
+//!    and its backup. It is locked while the commit runs.
+//! 2. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
+//!    its target (created readable by its owner only, then given the final mode and, as
+//!    far as the process may, the original's owner). Every existing target gets a backup
+//!    `.polypatch-<id>-<n>.old`: a hard link to the original (a copy where the file
+//!    system has no hard links). Each target is checked to still be the file that was
+//!    read.
+//! 3. With durability on, the temporary files, the journal and their directories are
+//!    synced.
+//! 4. Each temporary file is renamed over its target (atomic: the path holds the old
+//!    content, then the new, never nothing), deletions unlink the target.
+//! 5. The journal is renamed to `.polypatch-<id>.done`: the commit has happened. Backups
+//!    and the journal are then removed.
+//!
+//! A failure before step 5 undoes every step in reverse: backups are renamed back over
+//! their targets, new files and created directories removed. A backup is never removed
+//! unless its target holds the original again. A crash leaves the journal behind;
+//! [`DiskFileSet::recover`] (the CLI's `polypatch recover`, and the start of every
+//! `polypatch apply`) rolls an interrupted commit back, or finishes the clean-up of one
+//! that was done, and removes every leftover.
+//!
+//! Directories are opened one component at a time from a handle on the root without
+//! following symbolic links, so a directory swapped for a link while a patch is applied
+//! cannot receive the write.
+
+mod commit;
+mod ops;
+mod recover;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::fileset::{Change, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
+use ops::{Dir, Kind, Meta, Ops, RealOps};
+
+pub use commit::CommitError;
+pub use recover::Recovery;
+
+/// The files under a root directory on disk.
+pub struct DiskFileSet {
+    root: PathBuf,
+    given: PathBuf,
+    durable: bool,
+    ops: Arc<dyn Ops>,
+    /// What each path was when it was read: the commit refuses to replace a file that
+    /// changed since (another program's edit would be lost).
+    seen: Mutex<HashMap<RelPath, Option<Meta>>>,
+}
+
+impl fmt::Debug for DiskFileSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DiskFileSet").field("root", &self.root).field("durable", &self.durable).finish_non_exhaustive()
+    }
+}
+
+impl Clone for DiskFileSet {
+    fn clone(&self) -> Self {
+        DiskFileSet {
+            root: self.root.clone(),
+            given: self.given.clone(),
+            durable: self.durable,
+            ops: Arc::clone(&self.ops),
+            seen: Mutex::new(self.seen().clone()),
+        }
+    }
+}
+
+impl DiskFileSet {
+    /// The files under `root` (which must be an existing directory).
+    pub fn new(root: impl AsRef<Path>) -> io::Result<Self> {
+        Self::with_ops(root, Arc::new(RealOps))
+    }
+
+    pub(crate) fn with_ops(root: impl AsRef<Path>, ops: Arc<dyn Ops>) -> io::Result<Self> {
+        let given = std::path::absolute(root.as_ref())?;
+        let root = root.as_ref().canonicalize()?;
+        if !root.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", root.display())));
+        }
+        Ok(DiskFileSet { root, given, durable: true, ops, seen: Mutex::new(HashMap::new()) })
+    }
+
+    /// Whether a commit syncs what it wrote (files, journal and directories) to the
+    /// device before it returns. On by default. Off, a commit is still atomic for other
+    /// processes and after a crash of polypatch; only a power loss may lose it.
+    #[must_use]
+    pub fn durable(mut self, yes: bool) -> Self {
+        self.durable = yes;
+        self
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The on-disk path of a root-relative path.
+    pub fn full_path(&self, path: &RelPath) -> PathBuf {
+        let mut full = self.root.clone();
+        full.extend(path.components());
+        full
+    }
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<RelPath, Option<Meta>>> {
+        self.seen.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Opens the directory holding `path`, one component at a time without following
+    /// links. `Ok(None)` when a component is missing.
+    fn open_parent(&self, root: &Dir, path: &RelPath) -> io::Result<Option<Dir>> {
+        let comps: Vec<&str> = path.components().collect();
+        let mut dir: Option<Dir> = None;
+        for comp in &comps[..comps.len() - 1] {
+            let parent = dir.as_ref().unwrap_or(root);
+            match self.ops.open_dir(parent, comp) {
+                Ok(d) => dir = Some(d),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        match dir {
+            Some(d) => Ok(Some(d)),
+            None => self.ops.open_dir(root, ".").map(Some),
+        }
+    }
+
+    /// Resolves the components of `rel` against the disk: a symbolic link inside the
+    /// root is replaced by its real target, one leading out (or nowhere) is refused.
+    fn real(&self, written: &str, rel: &RelPath) -> Result<RelPath, PathError> {
+        let comps: Vec<&str> = rel.components().collect();
+        let mut cur = self.root.clone();
+        for (i, comp) in comps.iter().enumerate() {
+            let next = cur.join(comp);
+            match fs::symlink_metadata(&next) {
+                Ok(md) if md.file_type().is_symlink() => match fs::canonicalize(&next) {
+                    Ok(target) if target.starts_with(&self.root) => cur = target,
+                    Ok(_) => return Err(PathError::new(written, PathErrorKind::SymlinkOutside)),
+                    Err(_) => {
+                        // A dangling link: where would it lead?
+                        let inside = fs::read_link(&next).ok().is_some_and(|t| {
+                            let t = if t.is_absolute() { t } else { cur.join(t) };
+                            lexical(&t).starts_with(&self.root)
+                        });
+                        let kind = if inside { PathErrorKind::BrokenSymlink } else { PathErrorKind::SymlinkOutside };
+                        return Err(PathError::new(written, kind));
+                    }
+                },
+                Ok(_) => cur = next,
+                Err(_) => {
+                    cur = next;
+                    cur.extend(&comps[i + 1..]);
+                    break;
+                }
+            }
+        }
+        let rest = cur.strip_prefix(&self.root).map_err(|_| PathError::new(written, PathErrorKind::SymlinkOutside))?;
+        let rest: Vec<String> = rest.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        RelPath::parse(&rest.join("/"), None).map_err(|e| PathError::new(written, e.kind))
+    }
+
+    fn written(&self, path: &str) -> Result<RelPath, PathError> {
+        let root = self.root.to_string_lossy();
+        RelPath::parse(path, Some(&root)).or_else(|e| match e.kind {
+            PathErrorKind::Absolute => RelPath::parse(path, Some(&self.given.to_string_lossy())),
+            _ => Err(e),
+        })
+    }
+}
+
+/// `path` with `.` and `..` components folded, without touching the disk.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl FileSource for DiskFileSet {
+    fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
+        let rel = self.written(path)?;
+        self.real(path, &rel)
+    }
+
+    fn is_symlink(&self, path: &str) -> bool {
+        let Ok(rel) = self.written(path) else { return false };
+        let parent = match rel.parent() {
+            Some(p) => match self.real(path, &p) {
+                Ok(p) => self.full_path(&p),
+                Err(_) => return false,
+            },
+            None => self.root.clone(),
+        };
+        let name = rel.components().last().unwrap_or_default();
+        fs::symlink_metadata(parent.join(name)).is_ok_and(|md| md.file_type().is_symlink())
+    }
+
+    fn read(&self, path: &RelPath) -> io::Result<Entry> {
+        let root = self.ops.open_root(&self.root)?;
+        let dir = match self.open_parent(&root, path) {
+            Ok(Some(dir)) => dir,
+            Ok(None) => {
+                self.seen().insert(path.clone(), None);
+                return Ok(Entry::Missing);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => return Ok(Entry::Other),
+            Err(e) => return Err(link_swapped(e, path)),
+        };
+        let name = path.components().last().unwrap_or_default();
+        let Some(md) = self.ops.stat(&dir, name)? else {
+            self.seen().insert(path.clone(), None);
+            return Ok(Entry::Missing);
+        };
+        match md.kind {
+            Kind::Dir => Ok(Entry::Directory),
+            Kind::Symlink | Kind::Other => Ok(Entry::Other),
+            Kind::File => {
+                let (bytes, md) = self.ops.read(&dir, name).map_err(|e| link_swapped(e, path))?;
+                self.seen().insert(path.clone(), Some(md));
+                Ok(Entry::File { bytes, mode: mode_of(&md) })
+            }
+        }
+    }
+}
+
+/// A walk that met a symbolic link where the resolved path had none: something changed
+/// the tree while the patch was applied.
+fn link_swapped(e: io::Error, path: &RelPath) -> io::Error {
+    #[cfg(unix)]
+    let looped = e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error());
+    #[cfg(not(unix))]
+    let looped = false;
+    if looped {
+        io::Error::new(
+            e.kind(),
+            format!("`{path}` changed while the patch was applied (a directory was replaced by a symbolic link)"),
+        )
+    } else {
+        e
+    }
+}
+
+#[cfg(unix)]
+#[allow(clippy::unnecessary_wraps, reason = "other platforms have no mode")]
+fn mode_of(md: &Meta) -> Option<u32> {
+    Some(md.mode)
+}
+
+#[cfg(not(unix))]
+fn mode_of(_md: &Meta) -> Option<u32> {
+    None
+}
+
+impl FileStore for DiskFileSet {
+    fn commit(&mut self, changes: &[Change]) -> io::Result<()> {
+        let result = self.transaction(changes);
+        // What was read belongs to this apply; the next one reads again.
+        self.seen().clear();
+        result.map_err(io::Error::other)
+    }
+}

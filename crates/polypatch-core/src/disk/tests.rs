@@ -1,0 +1,532 @@
+//! The disk transaction under injected faults and crashes, path resolution, recovery.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use super::ops::{Dir, Meta, Ops, RealOps};
+use super::*;
+use crate::fileset::{ChangeKind, FileSource, FileStore};
+
+fn rel(p: &str) -> RelPath {
+    RelPath::parse(p, None).unwrap()
+}
+
+#[test]
+fn commit_writes_and_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "old").unwrap();
+    fs::write(dir.path().join("gone.txt"), "x").unwrap();
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    set.commit(&[
+        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new".to_vec(), mode: None } },
+        Change { path: rel("d/e/f.txt"), kind: ChangeKind::Write { bytes: b"f".to_vec(), mode: None } },
+        Change { path: rel("gone.txt"), kind: ChangeKind::Delete },
+    ])
+    .unwrap();
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "new");
+    assert_eq!(fs::read_to_string(dir.path().join("d/e/f.txt")).unwrap(), "f");
+    assert!(!dir.path().join("gone.txt").exists());
+    let names: Vec<String> =
+        fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| !n.starts_with(".polypatch")), "{names:?}");
+}
+
+#[test]
+fn failed_commit_rolls_everything_back() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "old").unwrap();
+    fs::write(dir.path().join("blocker"), "i am a file").unwrap();
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    let err = set.commit(&[
+        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new".to_vec(), mode: None } },
+        Change { path: rel("new/dir/x.txt"), kind: ChangeKind::Write { bytes: b"x".to_vec(), mode: None } },
+        // A directory cannot be created under a regular file.
+        Change { path: rel("blocker/y.txt"), kind: ChangeKind::Write { bytes: b"y".to_vec(), mode: None } },
+    ]);
+    assert!(err.is_err());
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "old");
+    assert!(!dir.path().join("new").exists());
+    let mut names: Vec<String> =
+        fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["a.txt", "blocker"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_out_of_root_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+    fs::write(dir.path().join("in.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("in.txt"), dir.path().join("inside-link")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/target", dir.path().join("dangling")).unwrap();
+    let set = DiskFileSet::new(dir.path()).unwrap();
+    assert_eq!(set.resolve("out/x.txt").unwrap_err().kind, PathErrorKind::SymlinkOutside);
+    assert_eq!(set.resolve("out").unwrap_err().kind, PathErrorKind::SymlinkOutside);
+    assert!(set.resolve("inside-link").is_ok());
+    assert_eq!(set.resolve("dangling").unwrap_err().kind, PathErrorKind::SymlinkOutside);
+    let abs = dir.path().canonicalize().unwrap().join("sub/f.txt");
+    assert_eq!(set.resolve(abs.to_str().unwrap()).unwrap().as_str(), "sub/f.txt");
+    assert_eq!(set.resolve("/etc/passwd").unwrap_err().kind, PathErrorKind::Absolute);
+}
+
+#[cfg(unix)]
+#[test]
+fn mode_is_preserved_and_set() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("run.sh");
+    fs::write(&script, "echo").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o750)).unwrap();
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    set.commit(&[Change { path: rel("run.sh"), kind: ChangeKind::Write { bytes: b"echo 2".to_vec(), mode: None } }])
+        .unwrap();
+    assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
+    set.commit(&[Change {
+        path: rel("run.sh"),
+        kind: ChangeKind::Write { bytes: b"echo 3".to_vec(), mode: Some(0o700) },
+    }])
+    .unwrap();
+    assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+/// Real operations that fail at the `at`-th step once armed; after a crash every later
+/// step fails too (the process is gone).
+struct Faulty {
+    inner: RealOps,
+    step: AtomicUsize,
+    at: usize,
+    crash: bool,
+    armed: AtomicBool,
+    dead: AtomicBool,
+}
+
+impl Faulty {
+    fn new(at: usize, crash: bool) -> Arc<Faulty> {
+        Arc::new(Faulty {
+            inner: RealOps,
+            step: AtomicUsize::new(0),
+            at,
+            crash,
+            armed: AtomicBool::new(false),
+            dead: AtomicBool::new(false),
+        })
+    }
+
+    fn tick(&self, what: &str) -> io::Result<()> {
+        if self.dead.load(Ordering::SeqCst) {
+            return Err(io::Error::other(format!("crashed before {what}")));
+        }
+        if !self.armed.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let n = self.step.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == self.at {
+            if self.crash {
+                self.dead.store(true, Ordering::SeqCst);
+            }
+            return Err(io::Error::other(format!("injected fault at step {n} ({what})")));
+        }
+        Ok(())
+    }
+}
+
+impl Ops for Faulty {
+    fn open_root(&self, root: &Path) -> io::Result<Dir> {
+        self.tick("open_root")?;
+        self.inner.open_root(root)
+    }
+    fn open_dir(&self, dir: &Dir, name: &str) -> io::Result<Dir> {
+        self.tick("open_dir")?;
+        self.inner.open_dir(dir, name)
+    }
+    fn mkdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        self.tick("mkdir")?;
+        self.inner.mkdir(dir, name)
+    }
+    fn rmdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        self.tick("rmdir")?;
+        self.inner.rmdir(dir, name)
+    }
+    fn stat(&self, dir: &Dir, name: &str) -> io::Result<Option<Meta>> {
+        self.tick("stat")?;
+        self.inner.stat(dir, name)
+    }
+    fn read(&self, dir: &Dir, name: &str) -> io::Result<(Vec<u8>, Meta)> {
+        self.tick("read")?;
+        self.inner.read(dir, name)
+    }
+    fn create(&self, dir: &Dir, name: &str, private: bool) -> io::Result<File> {
+        self.tick("create")?;
+        self.inner.create(dir, name, private)
+    }
+    fn write(&self, file: &mut File, bytes: &[u8]) -> io::Result<()> {
+        self.tick("write")?;
+        self.inner.write(file, bytes)
+    }
+    fn set_mode(&self, file: &File, mode: u32) -> io::Result<()> {
+        self.tick("set_mode")?;
+        self.inner.set_mode(file, mode)
+    }
+    fn set_owner(&self, file: &File, uid: u32, gid: u32) {
+        if self.tick("set_owner").is_ok() {
+            self.inner.set_owner(file, uid, gid);
+        }
+    }
+    fn sync(&self, file: &File) -> io::Result<()> {
+        self.tick("sync")?;
+        self.inner.sync(file)
+    }
+    fn sync_dir(&self, dir: &Dir) -> io::Result<()> {
+        self.tick("sync_dir")?;
+        self.inner.sync_dir(dir)
+    }
+    fn link(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
+        self.tick("link")?;
+        self.inner.link(dir, from, to)
+    }
+    fn rename(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
+        self.tick("rename")?;
+        self.inner.rename(dir, from, to)
+    }
+    fn rename_new(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
+        self.tick("rename_new")?;
+        self.inner.rename_new(dir, from, to)
+    }
+    fn remove(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        self.tick("remove")?;
+        self.inner.remove(dir, name)
+    }
+    fn list(&self, dir: &Dir) -> io::Result<Vec<String>> {
+        self.tick("list")?;
+        self.inner.list(dir)
+    }
+    fn open_locked(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
+        self.tick("open_locked")?;
+        self.inner.open_locked(dir, name)
+    }
+}
+
+/// Every entry under `dir`: files with bytes and mode, directories, links with targets.
+type Tree = BTreeMap<String, (Vec<u8>, u32)>;
+
+fn snapshot(dir: &Path) -> Tree {
+    let mut out = Tree::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let md = fs::symlink_metadata(&path).unwrap();
+            if md.file_type().is_symlink() {
+                out.insert(name, (fs::read_link(&path).unwrap().to_string_lossy().into_owned().into_bytes(), 0));
+            } else if md.is_dir() {
+                out.insert(format!("{name}/"), (Vec::new(), 0));
+                stack.push(path);
+            } else {
+                out.insert(name, (fs::read(&path).unwrap(), mode(&md)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+fn mode(md: &fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    md.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn mode(_md: &fs::Metadata) -> u32 {
+    0
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[cfg(not(unix))]
+fn chmod(_path: &Path, _mode: u32) {}
+
+fn is_litter(name: &str) -> bool {
+    name.rsplit('/').next().is_some_and(|n| n.starts_with(".polypatch-"))
+}
+
+/// A tree and a multi-file change set: modify, create in new directories, rename
+/// (delete + create), delete, and a mode change.
+fn scenario(root: &Path) -> Vec<Change> {
+    fs::write(root.join("a.txt"), "a old\n").unwrap();
+    fs::write(root.join("c.txt"), "c secret\n").unwrap();
+    chmod(&root.join("c.txt"), 0o600);
+    fs::write(root.join("e.txt"), "e\n").unwrap();
+    fs::write(root.join("run.sh"), "echo\n").unwrap();
+    chmod(&root.join("run.sh"), 0o644);
+    fs::write(root.join("keep.txt"), "keep\n").unwrap();
+    let write = |p: &str, b: &str, mode: Option<u32>| Change {
+        path: rel(p),
+        kind: ChangeKind::Write { bytes: b.as_bytes().to_vec(), mode },
+    };
+    vec![
+        write("a.txt", "a new\n", None),
+        write("new/dir/b.txt", "b\n", None),
+        Change { path: rel("c.txt"), kind: ChangeKind::Delete },
+        write("d.txt", "c secret\n", Some(0o600)),
+        Change { path: rel("e.txt"), kind: ChangeKind::Delete },
+        write("run.sh", "echo\n", Some(0o755)),
+    ]
+}
+
+/// Reads every target (as `apply` does before it commits), arms the faults, commits.
+fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change]) -> io::Result<()> {
+    let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap();
+    for c in changes {
+        set.read(&c.path).unwrap();
+    }
+    ops.armed.store(true, Ordering::SeqCst);
+    set.commit(changes)
+}
+
+fn fault_run(crash: bool) {
+    let reference = tempfile::tempdir().unwrap();
+    let changes = scenario(reference.path());
+    let before = snapshot(reference.path());
+    let counting = Faulty::new(usize::MAX, false);
+    commit_with(reference.path(), &counting, &changes).unwrap();
+    let after = snapshot(reference.path());
+    assert!(after.keys().all(|k| !is_litter(k)), "{after:?}");
+    let steps = counting.step.load(Ordering::SeqCst);
+    assert!(steps > 20, "{steps}");
+    let mut failures = 0;
+    for k in 1..=steps + 1 {
+        let dir = tempfile::tempdir().unwrap();
+        let changes = scenario(dir.path());
+        let ops = Faulty::new(k, crash);
+        let result = commit_with(dir.path(), &ops, &changes);
+        let now = snapshot(dir.path());
+        // At every instant each target holds its old or its new content.
+        for (path, _) in before.iter().chain(after.iter()) {
+            if path.ends_with('/') {
+                continue;
+            }
+            let have = now.get(path).map(|(b, _)| b);
+            let old = before.get(path).map(|(b, _)| b);
+            let new = after.get(path).map(|(b, _)| b);
+            assert!(have == old || have == new, "step {k} (crash {crash}): `{path}` holds {have:?}");
+        }
+        if let Err(err) = &result {
+            failures += 1;
+            let commit = err.get_ref().and_then(|e| e.downcast_ref::<CommitError>()).expect("a CommitError");
+            if !crash && commit.rolled_back {
+                assert_eq!(now, before, "step {k}: rolled back but the tree differs: {err}");
+            }
+        }
+        let recovery = DiskFileSet::new(dir.path()).unwrap().recover().unwrap();
+        assert!(recovery.problems.is_empty(), "step {k}: {recovery:?}");
+        let want = if result.is_ok() { &after } else { &before };
+        assert_eq!(&snapshot(dir.path()), want, "step {k} (crash {crash}) after recovery, commit said {result:?}");
+        // A second recovery finds nothing.
+        assert!(DiskFileSet::new(dir.path()).unwrap().recover().unwrap().is_empty());
+    }
+    assert!(failures > steps / 2, "{failures} of {steps}");
+}
+
+#[test]
+fn every_failed_step_leaves_old_or_new_and_recovery_restores() {
+    fault_run(false);
+}
+
+#[test]
+fn a_crash_at_every_step_is_recovered() {
+    fault_run(true);
+}
+
+#[test]
+fn a_failed_restore_keeps_the_backup_and_says_where() {
+    // Find the step of the first rename back (the undo), by failing the last switch.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a old\n").unwrap();
+    fs::write(dir.path().join("b.txt"), "b old\n").unwrap();
+    let changes = vec![
+        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"a new\n".to_vec(), mode: None } },
+        Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"b new\n".to_vec(), mode: None } },
+    ];
+    // A crash right after a.txt was switched: every later step fails, the undo too.
+    let counting = Faulty::new(usize::MAX, false);
+    let probe = tempfile::tempdir().unwrap();
+    fs::write(probe.path().join("a.txt"), "a old\n").unwrap();
+    fs::write(probe.path().join("b.txt"), "b old\n").unwrap();
+    commit_with(probe.path(), &counting, &changes).unwrap();
+    let mut found = false;
+    for k in 1..counting.step.load(Ordering::SeqCst) {
+        let dir2 = tempfile::tempdir().unwrap();
+        fs::write(dir2.path().join("a.txt"), "a old\n").unwrap();
+        fs::write(dir2.path().join("b.txt"), "b old\n").unwrap();
+        let ops = Faulty::new(k, true);
+        let Err(err) = commit_with(dir2.path(), &ops, &changes) else { continue };
+        if fs::read_to_string(dir2.path().join("a.txt")).unwrap() != "a new\n" {
+            continue;
+        }
+        found = true;
+        let commit = err.get_ref().and_then(|e| e.downcast_ref::<CommitError>()).unwrap();
+        assert!(!commit.rolled_back);
+        let msg = err.to_string();
+        assert!(msg.contains("UNDOING IT FAILED") && msg.contains("polypatch recover"), "{msg}");
+        let kept = commit
+            .kept
+            .iter()
+            .find(|k| Path::new(k).extension().is_some_and(|e| e == "old"))
+            .expect("the backup is named");
+        assert_eq!(fs::read_to_string(dir2.path().join(kept)).unwrap(), "a old\n", "the backup is kept");
+        let recovery = DiskFileSet::new(dir2.path()).unwrap().recover().unwrap();
+        assert_eq!(recovery.restored, ["a.txt"]);
+        assert_eq!(fs::read_to_string(dir2.path().join("a.txt")).unwrap(), "a old\n");
+        break;
+    }
+    assert!(found);
+    drop(dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn temporary_files_never_expose_a_private_file() {
+    use std::os::unix::fs::PermissionsExt;
+    // Crash at every step; whatever temporary file is left is private.
+    for k in 1..12 {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret.env");
+        fs::write(&secret, "KEY=1\n").unwrap();
+        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).unwrap();
+        let changes = vec![Change {
+            path: rel("secret.env"),
+            kind: ChangeKind::Write { bytes: b"KEY=2\n".to_vec(), mode: None },
+        }];
+        let _ = commit_with(dir.path(), &Faulty::new(k, true), &changes);
+        for entry in fs::read_dir(dir.path()).unwrap() {
+            let md = entry.as_ref().unwrap().metadata().unwrap();
+            assert_eq!(md.permissions().mode() & 0o077, 0, "step {k}: {:?}", entry.unwrap().file_name());
+        }
+    }
+}
+
+#[test]
+fn a_file_changed_after_it_was_read_is_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    set.read(&rel("a.txt")).unwrap();
+    // Another program writes the file (a different size, so the change is seen even on
+    // file systems with coarse timestamps).
+    fs::write(dir.path().join("a.txt"), "their edit\n").unwrap();
+    let err = set
+        .commit(&[Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new\n".to_vec(), mode: None } }])
+        .unwrap_err();
+    assert!(err.to_string().contains("changed by another program"), "{err}");
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "their edit\n");
+    // A file that appeared where the patch creates one is not overwritten either.
+    set.read(&rel("b.txt")).unwrap();
+    fs::write(dir.path().join("b.txt"), "theirs\n").unwrap();
+    let err = set
+        .commit(&[Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"ours\n".to_vec(), mode: None } }])
+        .unwrap_err();
+    assert!(err.to_string().contains("changed by another program"), "{err}");
+    assert_eq!(fs::read_to_string(dir.path().join("b.txt")).unwrap(), "theirs\n");
+    let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn an_interrupted_commit_blocks_the_next_until_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let changes = scenario(dir.path());
+    let before = snapshot(dir.path());
+    // Crash after the first switch.
+    let mut k = 1;
+    loop {
+        let ops = Faulty::new(k, true);
+        let _ = commit_with(dir.path(), &ops, &changes);
+        if fs::read_to_string(dir.path().join("a.txt")).unwrap() == "a new\n" {
+            break;
+        }
+        DiskFileSet::new(dir.path()).unwrap().recover().unwrap();
+        k += 1;
+    }
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    let err = set.commit(&changes).unwrap_err();
+    assert!(err.to_string().contains("polypatch recover"), "{err}");
+    let recovery = set.recover().unwrap();
+    assert_eq!(recovery.restored, ["a.txt"]);
+    assert_eq!(recovery.rolled_back.len(), 1);
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn links_inside_the_root_resolve_to_their_files() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("d")).unwrap();
+    fs::write(dir.path().join("d/x"), "x\n").unwrap();
+    fs::write(dir.path().join("real.txt"), "r\n").unwrap();
+    symlink("real.txt", dir.path().join("link.txt")).unwrap();
+    symlink("d", dir.path().join("ins")).unwrap();
+    symlink("missing.txt", dir.path().join("broken")).unwrap();
+    let set = DiskFileSet::new(dir.path()).unwrap();
+    assert_eq!(set.resolve("link.txt").unwrap().as_str(), "real.txt");
+    assert_eq!(set.resolve("ins/x").unwrap().as_str(), "d/x");
+    assert_eq!(set.resolve("ins/new.txt").unwrap().as_str(), "d/new.txt");
+    assert_eq!(set.resolve("broken").unwrap_err().kind, PathErrorKind::BrokenSymlink);
+    assert!(set.is_symlink("link.txt"));
+    assert!(set.is_symlink("ins"));
+    assert!(!set.is_symlink("ins/x"));
+    assert!(!set.is_symlink("real.txt"));
+}
+
+#[cfg(unix)]
+#[test]
+fn two_names_of_one_file_are_refused_in_one_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    fs::hard_link(dir.path().join("a.txt"), dir.path().join("b.txt")).unwrap();
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    let err = set
+        .commit(&[
+            Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"A\n".to_vec(), mode: None } },
+            Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"B\n".to_vec(), mode: None } },
+        ])
+        .unwrap_err();
+    assert!(err.to_string().contains("two names of one file"), "{err}");
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_swapped_for_a_link_out_is_not_written_through() {
+    use std::os::unix::fs::symlink;
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("root");
+    let outside = outer.path().join("outside");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("sub/a.txt"), "a\n").unwrap();
+    fs::write(outside.join("a.txt"), "outside\n").unwrap();
+    let mut set = DiskFileSet::new(&root).unwrap();
+    let path = set.resolve("sub/a.txt").unwrap();
+    set.read(&path).unwrap();
+    // Between the read and the commit, `sub` becomes a link out of the root.
+    fs::rename(root.join("sub"), outer.path().join("moved")).unwrap();
+    symlink(&outside, root.join("sub")).unwrap();
+    let err =
+        set.commit(&[Change { path, kind: ChangeKind::Write { bytes: b"pwned\n".to_vec(), mode: None } }]).unwrap_err();
+    assert_eq!(fs::read_to_string(outside.join("a.txt")).unwrap(), "outside\n", "{err}");
+    assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
+}
