@@ -28,6 +28,9 @@ pub enum Command {
     Diff(ApplyArgs),
     /// Print the dialect a patch is written in
     Detect(DetectArgs),
+    /// Roll back a commit a crash interrupted and remove its leftovers (`apply` does this
+    /// first on its own)
+    Recover(RecoverArgs),
     /// List the patch dialects this build understands
     Formats,
 }
@@ -65,6 +68,17 @@ pub struct DetectArgs {
     /// The patch file, or `-` for standard input
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
+}
+
+/// Options of `recover`.
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// The directory a patch was applied under. Default: the current directory
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Print one JSON document on standard output instead of text
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Whether a PATCH argument means standard input.

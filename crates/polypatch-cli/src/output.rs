@@ -1,6 +1,8 @@
 //! Rendering outcomes for people (text) and for tools (one JSON document).
 
-use polypatch::{ApplyError, ApplyReport, PatchError, Status};
+use polypatch::{ApplyError, ApplyReport, PatchError, Recovery, Status};
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 /// How an apply ended, as named in the JSON `status` field.
@@ -109,11 +111,74 @@ pub fn success_text(report: &ApplyReport) -> String {
 
 /// Standard error of a failed apply: what failed, the closest candidate, the next step.
 pub fn failure_text(err: &ApplyError) -> String {
-    let cause = match &err.commit_error {
-        Some(cause) => format!("writing failed and was rolled back: {cause}\n"),
-        None => String::new(),
+    let Some(cause) = &err.commit_error else {
+        return format!("error: could not apply the patch, nothing was written\n{}", err.report);
     };
-    format!("error: could not apply the patch, nothing was written\n{}{cause}", err.report)
+    // Every edit was located; the disk refused. Say what was and was not written.
+    let mut out = format!("error: every edit was located, but writing the files failed: {cause}\n");
+    let word = if err.rolled_back { "not written" } else { "maybe written" };
+    for file in err.report.files.iter().filter(|f| f.status == Status::Applied) {
+        let target = match &file.moved_to {
+            Some(to) => format!("{} -> {to}", file.path),
+            None => file.path.clone(),
+        };
+        let _ = writeln!(out, "{word}: {} {target}", file.operation);
+    }
+    if err.rolled_back {
+        out.push_str("nothing was written: every file is as it was\n");
+    } else {
+        out.push_str("run `polypatch recover` in the root to give every file its content from before\n");
+    }
+    out
+}
+
+/// One line saying what the recovery of an interrupted commit did.
+pub fn recovery_line(r: &Recovery) -> String {
+    let mut parts = Vec::new();
+    if !r.rolled_back.is_empty() {
+        parts.push(format!("rolled back {} interrupted commit(s)", r.rolled_back.len()));
+    }
+    if !r.restored.is_empty() {
+        parts.push(format!("restored {}", r.restored.join(", ")));
+    }
+    if !r.removed.is_empty() {
+        parts.push(format!("removed the new file(s) {}", r.removed.join(", ")));
+    }
+    if r.leftovers > 0 {
+        parts.push(format!("removed {} leftover file(s)", r.leftovers));
+    }
+    if !r.running.is_empty() {
+        parts.push(format!("left alone {} commit(s) still running", r.running.len()));
+    }
+    for problem in &r.problems {
+        parts.push(format!("could not recover: {problem}"));
+    }
+    if parts.is_empty() {
+        return "nothing to recover".to_string();
+    }
+    parts.join("; ")
+}
+
+/// Standard output of `recover`.
+pub fn recovery_text(r: &Recovery) -> String {
+    format!("{}\n", recovery_line(r))
+}
+
+/// The JSON document of `recover`.
+pub fn recovery_json(r: &Recovery) -> String {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        status: &'static str,
+        recovery: &'a Recovery,
+    }
+    let status = if !r.problems.is_empty() {
+        "failed"
+    } else if r.is_empty() {
+        "clean"
+    } else {
+        "recovered"
+    };
+    document(&Document { status, recovery: r })
 }
 
 /// Standard error for a malformed patch: the message, line, column and a caret.
@@ -211,6 +276,27 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
+
+    #[test]
+    fn a_failed_write_says_what_was_not_written() {
+        let report = ApplyReport {
+            dialect: "ai-patch".into(),
+            dry_run: false,
+            committed: false,
+            files: vec![file("a.txt", "modify", Status::Applied, &[Status::Applied])],
+        };
+        let err = ApplyError { report, commit_error: Some("disk full".into()), rolled_back: true };
+        assert_eq!(
+            failure_text(&err),
+            "error: every edit was located, but writing the files failed: disk full\n\
+             not written: modify a.txt\n\
+             nothing was written: every file is as it was\n"
+        );
+        let err = ApplyError { rolled_back: false, ..err };
+        let text = failure_text(&err);
+        assert!(text.contains("maybe written: modify a.txt\n"), "{text}");
+        assert!(text.contains("polypatch recover"), "{text}");
+    }
 
     fn file(path: &str, operation: &str, status: Status, edits: &[Status]) -> FileReport {
         FileReport {

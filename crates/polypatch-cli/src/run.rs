@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
-use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs};
+use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
 use crate::output::{self, Outcome};
 
 /// The exit codes.
@@ -36,6 +36,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Check(args) => apply(args, Mode::Check),
         Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
+        Command::Recover(args) => recover(args),
         Command::Formats => {
             stdout(&polypatch::dialect_names().iter().flat_map(|name| [*name, "\n"]).collect::<String>());
             Exit::Success
@@ -103,8 +104,20 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         Ok(files) => files,
         Err(err) => return usage(err),
     };
+    let mut warnings = plan.warnings.clone();
+    // An interrupted commit is rolled back before anything else is read or written.
+    if mode == Mode::Apply {
+        match files.recover() {
+            Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
+            Ok(_) => {}
+            Err(err) => {
+                stderr(&format!("error: cannot recover the interrupted commit in `{}`: {err}\n", root.display()));
+                return Exit::NotApplied;
+            }
+        }
+    }
     if !args.json {
-        stderr(&output::warnings_text(&plan.warnings));
+        stderr(&output::warnings_text(&warnings));
     }
 
     let options = ApplyOptions::default().strict(args.strict).dry_run(dry_run);
@@ -114,7 +127,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     match polypatch::apply(&plan, &mut files, &options) {
         Ok(report) => {
             if args.json {
-                stdout(&output::report_json(Outcome::of(&report), &report, None, &plan.warnings));
+                stdout(&output::report_json(Outcome::of(&report), &report, None, &warnings));
             } else {
                 stdout(&output::success_text(&report));
             }
@@ -122,7 +135,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         }
         Err(err) => {
             if args.json {
-                stdout(&output::report_json(Outcome::Failed, &err.report, err.commit_error.as_deref(), &plan.warnings));
+                stdout(&output::report_json(Outcome::Failed, &err.report, err.commit_error.as_deref(), &warnings));
             } else {
                 stderr(&output::failure_text(&err));
             }
@@ -209,6 +222,31 @@ fn default_root(dialect: &str, patch: &Path) -> PathBuf {
             }
         }
         _ => PathBuf::from("."),
+    }
+}
+
+/// `recover`: roll back interrupted commits under the root and remove their leftovers.
+fn recover(args: &RecoverArgs) -> Exit {
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    let result = open_root(&root)
+        .and_then(|files| files.recover().with_context(|| format!("cannot recover in `{}`", root.display())));
+    match result {
+        Ok(recovery) => {
+            if args.json {
+                stdout(&output::recovery_json(&recovery));
+            } else {
+                stdout(&output::recovery_text(&recovery));
+            }
+            if recovery.problems.is_empty() { Exit::Success } else { Exit::NotApplied }
+        }
+        Err(err) => {
+            if args.json {
+                stdout(&output::usage_json(&err));
+            } else {
+                stderr(&output::usage_text(&err));
+            }
+            Exit::Invalid
+        }
     }
 }
 

@@ -732,3 +732,76 @@ fn ap_unquoted_version_is_a_warning() {
     let doc = sb.run("apply", &["--json"], &text).json();
     assert!(doc["warnings"][0].as_str().unwrap().contains("2.0"), "{doc}");
 }
+
+/// What a crash halfway through a two-file commit leaves: the journal, `a.txt` already
+/// switched to its new content with its backup beside it, `b.txt` not yet switched (its
+/// temporary file still there), and a new file `c.txt` already in place.
+fn interrupted_commit(sb: &Sandbox) {
+    sb.write("a.txt", b"a new\n");
+    sb.write(".polypatch-1f.journal", b"");
+    sb.write(".polypatch-1f-0.old", b"a old\n");
+    sb.write("b.txt", b"b old\n");
+    sb.write(".polypatch-1f-1.new", b"b new\n");
+    sb.write("c.txt", b"c new\n");
+    let journal = "{\"file\":{\"path\":\"a.txt\",\"temp\":\".polypatch-1f-0.new\",\"backup\":\".polypatch-1f-0.old\"}}\n\
+                   {\"file\":{\"path\":\"b.txt\",\"temp\":\".polypatch-1f-1.new\",\"backup\":\".polypatch-1f-1.old\"}}\n\
+                   {\"file\":{\"path\":\"c.txt\",\"temp\":\".polypatch-1f-2.new\",\"backup\":null}}\n\
+                   {\"file\":{\"path\":\"d.txt\",\"te";
+    sb.write(".polypatch-1f.journal", journal.as_bytes());
+}
+
+#[test]
+fn recover_rolls_an_interrupted_commit_back() {
+    let sb = Sandbox::new(&[]);
+    interrupted_commit(&sb);
+    let root = sb.root_arg();
+    let run = polypatch(sb.top(), &["recover", "--root", &root], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "rolled back 1 interrupted commit(s); restored a.txt; removed the new file(s) c.txt; removed 2 leftover file(s)\n"
+    );
+    let names: Vec<String> =
+        sb.snapshot().iter().map(|(p, _)| p.strip_prefix(sb.root()).unwrap().display().to_string()).collect();
+    assert_eq!(names, ["a.txt", "b.txt"]);
+    assert_eq!(sb.read("a.txt"), "a old\n");
+    assert_eq!(sb.read("b.txt"), "b old\n");
+    let again = polypatch(sb.top(), &["recover", "--root", &root, "--json"], None);
+    assert_eq!(again.code, 0);
+    assert_eq!(again.json()["status"], "clean");
+}
+
+#[test]
+fn apply_recovers_an_interrupted_commit_first() {
+    let sb = Sandbox::new(&[]);
+    interrupted_commit(&sb);
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a old\n+a fixed\n*** End Patch\n";
+    // A check reads the tree as it is and writes nothing, not even the recovery.
+    let check = sb.run("check", &[], patch);
+    assert_eq!(check.code, 1, "{check:?}");
+    assert!(sb.exists(".polypatch-1f.journal"));
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("warning: rolled back 1 interrupted commit(s); restored a.txt"), "{}", run.stderr);
+    assert_eq!(sb.read("a.txt"), "a fixed\n");
+    assert_eq!(sb.read("b.txt"), "b old\n");
+    assert!(!sb.exists("c.txt"));
+    assert_eq!(sb.snapshot().len(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_inside_the_root_is_edited_through_and_kept() {
+    let sb = Sandbox::new(&[("real.txt", "one\n")]);
+    std::os::unix::fs::symlink("real.txt", sb.root().join("link.txt")).unwrap();
+    let patch = "*** Begin Patch\n*** Update File: link.txt\n@@\n-one\n+two\n*** End Patch\n";
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(fs::symlink_metadata(sb.root().join("link.txt")).unwrap().file_type().is_symlink());
+    assert_eq!(sb.read("real.txt"), "two\n");
+    // Deleting the link is not done to the file it points to.
+    let run = sb.run("apply", &[], "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch\n");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert_eq!(sb.read("real.txt"), "two\n");
+}
