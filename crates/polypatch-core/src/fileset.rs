@@ -42,7 +42,9 @@ impl RelPath {
         if parts.is_empty() {
             return Err(PathError::new(original, PathErrorKind::Empty));
         }
-        if parts.iter().any(|p| p.contains('\0')) {
+        // NUL ends a path for the system; a component over 255 bytes (or a path over
+        // 4096) is refused by every common file system: say so before anything is read.
+        if parts.iter().any(|p| p.contains('\0') || p.len() > 255) || normalized.len() > 4096 {
             return Err(PathError::new(original, PathErrorKind::Invalid));
         }
         Ok(RelPath(parts.join("/")))
@@ -118,7 +120,9 @@ impl PathErrorKind {
             PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
             PathErrorKind::BrokenSymlink => "goes through a symbolic link whose target does not exist",
             PathErrorKind::Empty => "is empty",
-            PathErrorKind::Invalid => "is not a valid path",
+            PathErrorKind::Invalid => {
+                "is not a valid path (a NUL byte, a name longer than 255 bytes or a path longer than 4096)"
+            }
         }
     }
 }

@@ -1,0 +1,330 @@
+//! Hostile paths in every dialect and operation: nothing outside the root is ever read
+//! or written, escapes are refused before anything is touched, names that merely look
+//! odd stay inside the root, and two names of one file (an in-root directory link) are
+//! one file.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use std::fmt::Write as _;
+
+use polypatch::{ApplyOptions, DiskFileSet, apply, parse};
+
+/// Every entry under `dir` with its bytes (links listed with their targets, not followed).
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let md = fs::symlink_metadata(&path).unwrap();
+            if md.file_type().is_symlink() {
+                out.push((name, fs::read_link(&path).unwrap().to_string_lossy().into_owned().into_bytes()));
+            } else if md.is_dir() {
+                out.push((format!("{name}/"), Vec::new()));
+                stack.push(path);
+            } else {
+                out.push((name, fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `outer/root` (the root) and `outer/outside`, with links from the one to the other.
+struct World {
+    outer: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        let outer = tempfile::tempdir().unwrap();
+        let root = outer.path().join("root");
+        let outside = outer.path().join("outside");
+        fs::create_dir_all(root.join("d")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(root.join("inside.txt"), "secret\n").unwrap();
+        fs::write(root.join("d/x"), "secret\n").unwrap();
+        fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            symlink(&outside, root.join("link")).unwrap();
+            symlink(outside.join("secret.txt"), root.join("secret-link.txt")).unwrap();
+            symlink(outside.join("nothing.txt"), root.join("dangling.txt")).unwrap();
+            symlink("missing.txt", root.join("broken-in.txt")).unwrap();
+            symlink("d", root.join("ins")).unwrap();
+        }
+        World { outer }
+    }
+
+    /// Removes what a patch created inside the root and restores the files it changed.
+    fn reset(&self) {
+        let root = self.root();
+        for entry in fs::read_dir(&root).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let known = ["d", "inside.txt", "link", "secret-link.txt", "dangling.txt", "broken-in.txt", "ins"];
+            if !known.contains(&name.as_str()) {
+                if path.is_dir() { fs::remove_dir_all(&path).unwrap() } else { fs::remove_file(&path).unwrap() }
+            }
+        }
+        fs::write(root.join("inside.txt"), "secret\n").unwrap();
+    }
+
+    fn root(&self) -> PathBuf {
+        self.outer.path().join("root")
+    }
+
+    fn state(&self) -> Vec<(String, Vec<u8>)> {
+        snapshot(self.outer.path())
+    }
+
+    fn apply(&self, dialect: &str, patch: &str) -> Result<polypatch::ApplyReport, String> {
+        let plan = parse(patch, Some(dialect)).map_err(|e| format!("parse: {e}"))?;
+        let mut disk = DiskFileSet::new(self.root()).unwrap();
+        apply(&plan, &mut disk, &ApplyOptions::default()).map_err(|e| {
+            let kind = e.report.first_failure().map(|(_, _, f)| f.kind);
+            format!("{kind:?}: {e}")
+        })
+    }
+}
+
+/// A path as git writes it: C-quoted when it holds anything unusual.
+fn git_quote(path: &str) -> String {
+    if path.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\') {
+        return path.to_string();
+    }
+    let mut out = String::from("\"");
+    for b in path.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Every operation of every dialect on `path`, as (dialect, patch).
+fn operations(path: &str) -> Vec<(&'static str, String)> {
+    let q = git_quote(path);
+    let (a, b) = if let Some(rest) = q.strip_prefix('"') {
+        (format!("\"a/{rest}"), format!("\"b/{rest}"))
+    } else {
+        (format!("a/{q}"), format!("b/{q}"))
+    };
+    let y = serde_json::to_string(path).unwrap();
+    vec![
+        ("ai-patch", format!("*** Begin Patch\n*** Update File: {path}\n@@\n-secret\n+owned\n*** End Patch\n")),
+        ("ai-patch", format!("*** Begin Patch\n*** Add File: {path}\n+owned\n*** End Patch\n")),
+        ("ai-patch", format!("*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n")),
+        (
+            "ai-patch",
+            format!(
+                "*** Begin Patch\n*** Update File: inside.txt\n*** Move to: {path}\n@@\n-secret\n+owned\n*** End Patch\n"
+            ),
+        ),
+        ("unified", format!("--- {a}\n+++ {b}\n@@ -1 +1 @@\n-secret\n+owned\n")),
+        (
+            "unified",
+            format!("diff --git {a} {b}\nnew file mode 100644\n--- /dev/null\n+++ {b}\n@@ -0,0 +1 @@\n+owned\n"),
+        ),
+        (
+            "unified",
+            format!("diff --git {a} {b}\ndeleted file mode 100644\n--- {a}\n+++ /dev/null\n@@ -1 +0,0 @@\n-secret\n"),
+        ),
+        (
+            "unified",
+            format!(
+                "diff --git a/inside.txt {b}\nsimilarity index 100%\nrename from inside.txt\nrename to {}\n",
+                &b[2..].trim_end_matches('"')
+            ),
+        ),
+        (
+            "ap",
+            format!(
+                "version: \"2.0\"\nchanges:\n  - file_path: {y}\n    modifications:\n      - action: REPLACE\n        snippet: |\n          secret\n        content: |\n          owned\n"
+            ),
+        ),
+        (
+            "ap",
+            format!(
+                "version: \"2.0\"\nchanges:\n  - file_path: {y}\n    modifications:\n      - action: CREATE_FILE\n        content: |\n          owned\n"
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn escaping_paths_are_refused_in_every_dialect_and_operation() {
+    let w = World::new();
+    let root = w.root().canonicalize().unwrap();
+    let outside_abs = w.outer.path().join("outside/secret.txt").to_string_lossy().into_owned();
+    let long = "x".repeat(300);
+    let mut paths: Vec<String> = vec![
+        "../outside/secret.txt".into(),
+        "a/../../outside/secret.txt".into(),
+        "a/b/c/../../../../outside/secret.txt".into(),
+        "..".into(),
+        "d/..".into(),
+        "..\\outside\\secret.txt".into(),
+        "d\\..\\..\\outside\\secret.txt".into(),
+        outside_abs.clone(),
+        format!("{}/../outside/secret.txt", root.display()),
+        "/etc/passwd".into(),
+        "/".into(),
+        "C:\\Windows\\win.ini".into(),
+        "C:/Windows/win.ini".into(),
+        "\\\\server\\share\\secret.txt".into(),
+        "//server/share/secret.txt".into(),
+        "d/x\0.txt".into(),
+        ".".into(),
+        "./".into(),
+        format!("d/{long}"),
+        "~/../../outside/secret.txt".into(),
+    ];
+    if cfg!(unix) {
+        paths.extend(
+            ["link/secret.txt", "link", "secret-link.txt", "dangling.txt", "broken-in.txt", "link/../root/inside.txt"]
+                .map(String::from),
+        );
+    }
+    assert!(paths.len() >= 26);
+    let mut cases = 0;
+    for path in &paths {
+        for (dialect, patch) in operations(path) {
+            let before = w.state();
+            let outside = snapshot(&w.outer.path().join("outside"));
+            let result = w.apply(dialect, &patch);
+            assert_eq!(
+                snapshot(&w.outer.path().join("outside")),
+                outside,
+                "{dialect} `{path:?}` wrote outside:\n{patch}"
+            );
+            match result {
+                // A diff's `a/` and `b/` prefixes make `a//etc/x` the relative `etc/x`
+                // (as git reads it): a file inside the root.
+                Ok(_) if dialect == "unified" && (path.starts_with('/') || path.starts_with('\\')) => {
+                    w.reset();
+                }
+                Ok(report) => panic!("{dialect} applied a patch on `{path:?}`:\n{patch}\n{report:?}"),
+                Err(why) => {
+                    // A refusal names the path problem (or the patch is refused as malformed).
+                    assert!(
+                        why.starts_with("parse:")
+                            || why.contains("PathEscapesRoot")
+                            || why.contains("InvalidPlan")
+                            || (dialect == "unified" && why.contains("FileMissing")),
+                        "{dialect} `{path:?}`: {why}\n{patch}"
+                    );
+                    assert_eq!(w.state(), before, "{dialect} `{path:?}` changed something:\n{patch}");
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert!(cases >= 250, "{cases}");
+}
+
+#[test]
+fn odd_names_stay_inside_the_root() {
+    for (written, lands) in [
+        ("~/x.txt", "~/x.txt"),
+        ("./a/./b.txt", "a/b.txt"),
+        ("a//b.txt", "a/b.txt"),
+        ("C:x.txt", "C:x.txt"),
+        ("-rf.txt", "-rf.txt"),
+        ("sp ace/n\u{e9}.txt", "sp ace/n\u{e9}.txt"),
+    ] {
+        let w = World::new();
+        let before_outside = snapshot(&w.outer.path().join("outside"));
+        let patch = format!("*** Begin Patch\n*** Add File: {written}\n+new\n*** End Patch\n");
+        w.apply("ai-patch", &patch).unwrap_or_else(|e| panic!("{written}: {e}"));
+        assert_eq!(fs::read_to_string(w.root().join(lands)).unwrap(), "new\n", "{written}");
+        assert_eq!(snapshot(&w.outer.path().join("outside")), before_outside);
+    }
+    // An absolute path inside the root is the file it names.
+    let w = World::new();
+    let abs = w.root().canonicalize().unwrap().join("inside.txt");
+    let patch = format!("*** Begin Patch\n*** Update File: {}\n@@\n-secret\n+changed\n*** End Patch\n", abs.display());
+    w.apply("ai-patch", &patch).unwrap();
+    assert_eq!(fs::read_to_string(w.root().join("inside.txt")).unwrap(), "changed\n");
+}
+
+#[cfg(unix)]
+mod aliases {
+    //! `ins` is a link to the directory `d`: `ins/x` and `d/x` are one file.
+    use super::*;
+
+    fn x(w: &World) -> String {
+        fs::read_to_string(w.root().join("d/x")).unwrap()
+    }
+
+    #[test]
+    fn an_edit_through_a_directory_link_edits_the_file() {
+        let w = World::new();
+        let report = w.apply("unified", "--- a/ins/x\n+++ b/ins/x\n@@ -1 +1 @@\n-secret\n+public\n").unwrap();
+        assert_eq!(report.files[0].path, "d/x");
+        assert_eq!(x(&w), "public\n");
+        assert!(fs::symlink_metadata(w.root().join("ins")).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_rename_to_another_name_of_the_same_file_keeps_it() {
+        let w = World::new();
+        let patch = "*** Begin Patch\n*** Update File: d/x\n*** Move to: ins/x\n@@\n-secret\n+moved\n*** End Patch\n";
+        w.apply("ai-patch", patch).unwrap();
+        assert_eq!(x(&w), "moved\n");
+        let patch = "diff --git a/d/x b/ins/x\nsimilarity index 100%\nrename from d/x\nrename to ins/x\n";
+        w.apply("unified", patch).unwrap();
+        assert_eq!(x(&w), "moved\n");
+    }
+
+    #[test]
+    fn two_updates_through_two_names_both_land() {
+        let w = World::new();
+        fs::write(w.root().join("d/x"), "one\ntwo\n").unwrap();
+        let patch = "*** Begin Patch\n*** Update File: d/x\n@@\n-one\n+ONE\n*** Update File: ins/x\n@@\n-two\n+TWO\n*** End Patch\n";
+        w.apply("ai-patch", patch).unwrap();
+        assert_eq!(x(&w), "ONE\nTWO\n");
+    }
+
+    #[test]
+    fn a_delete_and_an_update_through_two_names_is_refused() {
+        let w = World::new();
+        let before = w.state();
+        let patch =
+            "*** Begin Patch\n*** Delete File: d/x\n*** Update File: ins/x\n@@\n-secret\n+back\n*** End Patch\n";
+        let err = w.apply("ai-patch", patch).unwrap_err();
+        assert!(err.contains("FileMissing"), "{err}");
+        assert_eq!(w.state(), before);
+    }
+
+    #[test]
+    fn a_file_link_inside_the_root_edits_its_target_and_stays_a_link() {
+        let w = World::new();
+        std::os::unix::fs::symlink("inside.txt", w.root().join("alias.txt")).unwrap();
+        w.apply("ai-patch", "*** Begin Patch\n*** Update File: alias.txt\n@@\n-secret\n+edited\n*** End Patch\n")
+            .unwrap();
+        assert_eq!(fs::read_to_string(w.root().join("inside.txt")).unwrap(), "edited\n");
+        assert!(fs::symlink_metadata(w.root().join("alias.txt")).unwrap().file_type().is_symlink());
+        for patch in [
+            "*** Begin Patch\n*** Delete File: alias.txt\n*** End Patch\n",
+            "*** Begin Patch\n*** Update File: alias.txt\n*** Move to: moved.txt\n@@\n-edited\n+x\n*** End Patch\n",
+        ] {
+            let before = w.state();
+            let err = w.apply("ai-patch", patch).unwrap_err();
+            assert!(err.contains("NotAFile") && err.contains("symbolic link"), "{err}");
+            assert_eq!(w.state(), before);
+        }
+    }
+}
