@@ -32,8 +32,9 @@
 //!   supports at the threshold.
 //!
 //! Everything is computed in memory ([`compute`]) before anything is written; a
-//! [`FileStore`] then commits all changes or none ([`DiskFileSet`]: temporary files in
-//! the targets' directories, originals moved aside, every step undone on failure).
+//! [`FileStore`] then commits all changes or none ([`DiskFileSet`]: a journal, temporary
+//! files renamed over their targets, hard-link backups, every step undone on failure and
+//! an interrupted commit rolled back by [`DiskFileSet::recover`]).
 //!
 //! ```
 //! use polypatch_core::{apply, ApplyOptions, EditPlan, FileEdit, FileOp, Modify, Edit,
