@@ -115,6 +115,13 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
                 return Exit::NotApplied;
             }
         }
+    } else if let Ok(pending) = files.interrupted()
+        && let Some(first) = pending.first()
+    {
+        warnings.push(format!(
+            "an interrupted commit is pending (`{first}`): the files may be half patched; `polypatch apply` or \
+             `polypatch recover` rolls it back first"
+        ));
     }
     if !args.json {
         stderr(&output::warnings_text(&warnings));

@@ -779,6 +779,7 @@ fn apply_recovers_an_interrupted_commit_first() {
     // A check reads the tree as it is and writes nothing, not even the recovery.
     let check = sb.run("check", &[], patch);
     assert_eq!(check.code, 1, "{check:?}");
+    assert!(check.stderr.contains("an interrupted commit is pending (`.polypatch-1f.journal`)"), "{}", check.stderr);
     assert!(sb.exists(".polypatch-1f.journal"));
     let run = sb.run("apply", &[], patch);
     assert_eq!(run.code, 0, "{run:?}");

@@ -264,7 +264,10 @@ impl<'s> Tx<'s> {
             for d in &self.dirs.handles {
                 ops.sync_dir(d)?;
             }
-            ops.sync_dir(&self.root)?;
+            // The journal's directory, unless it was among the targets' directories.
+            if !self.dirs.index.contains_key("") {
+                ops.sync_dir(&self.root)?;
+            }
         }
         // Switch: each rename replaces a target atomically.
         for i in 0..self.targets.len() {

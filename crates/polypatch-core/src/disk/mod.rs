@@ -114,6 +114,13 @@ impl DiskFileSet {
         full
     }
 
+    /// Journals of commits that were interrupted (or are running in another process)
+    /// under the root; [`DiskFileSet::recover`] rolls the interrupted ones back.
+    pub fn interrupted(&self) -> io::Result<Vec<String>> {
+        let root = self.ops.open_root(&self.root)?;
+        self.pending(&root)
+    }
+
     fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<RelPath, Option<Meta>>> {
         self.seen.lock().unwrap_or_else(PoisonError::into_inner)
     }

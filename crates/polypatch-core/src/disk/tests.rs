@@ -530,3 +530,41 @@ fn a_directory_swapped_for_a_link_out_is_not_written_through() {
     assert_eq!(fs::read_to_string(outside.join("a.txt")).unwrap(), "outside\n", "{err}");
     assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn the_owner_is_kept_where_the_process_may() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("owned.txt");
+    fs::write(&path, "old\n").unwrap();
+    if rustix::process::geteuid().is_root() {
+        rustix::fs::chown(&path, Some(rustix::fs::Uid::from_raw(65534)), Some(rustix::fs::Gid::from_raw(65534)))
+            .unwrap();
+    } else {
+        println!("not root: only checking that the owner stays the process's own");
+    }
+    let before = fs::metadata(&path).unwrap();
+    let mut set = DiskFileSet::new(dir.path()).unwrap();
+    set.read(&rel("owned.txt")).unwrap();
+    set.commit(&[Change { path: rel("owned.txt"), kind: ChangeKind::Write { bytes: b"new\n".to_vec(), mode: None } }])
+        .unwrap();
+    let after = fs::metadata(&path).unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+    assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+    assert_ne!(after.ino(), before.ino(), "replaced atomically, not rewritten in place");
+}
+
+#[test]
+fn interrupted_lists_pending_journals() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = DiskFileSet::new(dir.path()).unwrap();
+    assert!(set.interrupted().unwrap().is_empty());
+    fs::write(dir.path().join(".polypatch-7.journal"), "").unwrap();
+    fs::write(dir.path().join(".polypatch-8.done"), "").unwrap();
+    assert_eq!(set.interrupted().unwrap(), [".polypatch-7.journal"]);
+    let recovery = set.recover().unwrap();
+    assert_eq!(recovery.rolled_back, [".polypatch-7.journal"]);
+    assert_eq!(recovery.leftovers, 2);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
