@@ -123,7 +123,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
     fn resolve(&self, path: &str) -> Result<RelPath, Failure> {
         self.files.resolve(path).map_err(|e| {
             let kind = match e.kind {
-                PathErrorKind::Empty | PathErrorKind::Invalid => FailureKind::InvalidPlan,
+                PathErrorKind::Empty | PathErrorKind::Invalid | PathErrorKind::Reserved => FailureKind::InvalidPlan,
                 _ => FailureKind::PathEscapesRoot,
             };
             Failure::new(kind, e.to_string(), "use a path relative to the project root, without `..`")

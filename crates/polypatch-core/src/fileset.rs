@@ -106,6 +106,9 @@ pub enum PathErrorKind {
     SymlinkOutside,
     /// It goes through a symbolic link inside the root whose target does not exist.
     BrokenSymlink,
+    /// It names one of the files a commit keeps while it runs (`.polypatch-*.journal`,
+    /// `.new`, `.old`, `.done`).
+    Reserved,
     /// It is empty.
     Empty,
     /// It contains a NUL byte or is otherwise unusable.
@@ -119,6 +122,7 @@ impl PathErrorKind {
             PathErrorKind::Absolute => "escapes the root: absolute paths must lie inside the root",
             PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
             PathErrorKind::BrokenSymlink => "goes through a symbolic link whose target does not exist",
+            PathErrorKind::Reserved => "is reserved for polypatch's journal, temporary files and backups",
             PathErrorKind::Empty => "is empty",
             PathErrorKind::Invalid => {
                 "is not a valid path (a NUL byte, a name longer than 255 bytes or a path longer than 4096)"

@@ -56,6 +56,11 @@ pub(super) const PREFIX: &str = ".polypatch-";
 pub(super) const JOURNAL: &str = ".journal";
 pub(super) const DONE: &str = ".done";
 
+/// Names of the commit's own files: journals, temporary files and backups.
+pub(super) fn is_reserved(name: &str) -> bool {
+    name.starts_with(PREFIX) && [JOURNAL, DONE, ".new", ".old"].iter().any(|end| name.ends_with(end))
+}
+
 /// One target while the commit runs.
 struct Target<'c> {
     change: &'c Change,

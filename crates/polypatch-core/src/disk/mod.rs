@@ -205,6 +205,10 @@ fn lexical(path: &Path) -> PathBuf {
 impl FileSource for DiskFileSet {
     fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
         let rel = self.written(path)?;
+        // A patch must not plant a journal that the next recovery would act on.
+        if rel.components().any(commit::is_reserved) {
+            return Err(PathError::new(path, PathErrorKind::Reserved));
+        }
         self.real(path, &rel)
     }
 

@@ -568,3 +568,13 @@ fn interrupted_lists_pending_journals() {
     assert_eq!(recovery.leftovers, 2);
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn the_commits_own_names_are_reserved() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = DiskFileSet::new(dir.path()).unwrap();
+    for name in [".polypatch-1.journal", "sub/.polypatch-1-0.old", ".polypatch-2.done", "a/.polypatch-x-1.new"] {
+        assert_eq!(set.resolve(name).unwrap_err().kind, PathErrorKind::Reserved, "{name}");
+    }
+    assert!(set.resolve(".polypatch-notes.txt").is_ok());
+}
