@@ -48,6 +48,17 @@ struct Case {
     zero_context: bool,
     /// The oracle: `git apply`, or GNU `patch -p1` for plain `diff -u` output.
     oracle: Oracle,
+    /// An intended divergence: the oracle refuses the diff on `base`, polypatch applies it
+    /// and must leave these files.
+    lenient: Option<Lenient>,
+}
+
+/// A declared divergence from git: a diff git refuses, that polypatch applies.
+struct Lenient {
+    /// Why polypatch applies it, printed when the case runs.
+    reason: &'static str,
+    /// Path → bytes polypatch must leave.
+    want: Vec<(String, Vec<u8>)>,
 }
 
 /// What the case's diff is checked against.
@@ -171,9 +182,15 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
         let base = tree_at(repo, parent)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
-            cases.push((name, Case { base: base.clone(), diff: section, zero_context: false, oracle: Oracle::Git }));
+            cases.push((
+                name,
+                Case { base: base.clone(), diff: section, zero_context: false, oracle: Oracle::Git, lenient: None },
+            ));
         }
-        cases.push((format!("history::{short}::all"), Case { base, diff, zero_context: false, oracle: Oracle::Git }));
+        cases.push((
+            format!("history::{short}::all"),
+            Case { base, diff, zero_context: false, oracle: Oracle::Git, lenient: None },
+        ));
     }
     Ok(cases)
 }
@@ -224,6 +241,22 @@ fn run_case(case: &Case) -> Result<(), Failed> {
         case.base.iter().filter(|(path, _, _)| named.contains(&path.as_str())).cloned().collect();
     for root in [&ours, &theirs] {
         write_tree(root, &base).map_err(|e| e.to_string())?;
+    }
+    if let Some(lenient) = &case.lenient {
+        if oracle_apply(&theirs, &patch, case).is_ok() {
+            return Err("declared as a divergence, but git applies this diff: drop the divergence".into());
+        }
+        let mut files = DiskFileSet::new(&ours).map_err(|e| e.to_string())?;
+        polypatch::apply(&plan, &mut files, &ApplyOptions::default())
+            .map_err(|e| format!("polypatch refused a declared leniency:\n{}", e.report))?;
+        for (path, want) in &lenient.want {
+            let got = fs::read(ours.join(path)).map_err(|e| e.to_string())?;
+            if got != *want {
+                return Err(format!("`{path}`: polypatch left {got:?}, the divergence promises {want:?}").into());
+            }
+        }
+        eprintln!("declared divergence: {}", lenient.reason);
+        return Ok(());
     }
     oracle_apply(&theirs, &patch, case)?;
 
@@ -292,7 +325,7 @@ fn gnu_case(before: &[(&str, &[u8])], after: &[(&str, &[u8])], context: usize) -
     }
     let diff = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
     let base = before.iter().map(|(p, b)| ((*p).to_string(), b.to_vec(), false)).collect();
-    Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch })
+    Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch, lenient: None })
 }
 
 fn write_tree(root: &Path, files: &[(String, Vec<u8>, bool)]) -> std::io::Result<()> {
@@ -382,7 +415,7 @@ fn scratch_case(
     let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
     args.extend_from_slice(extra);
     let diff = git_text(repo, &args)?;
-    Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git })
+    Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git, lenient: None })
 }
 
 /// A small deterministic generator (xorshift), so generated cases are the same on every run.
@@ -588,6 +621,8 @@ fn generated_cases() -> Vec<(String, Case)> {
             &["-M"],
         ),
     );
+    bom_cases(&mut push);
+    mixed_ending_cases(&mut Rng(0x2545_f491_4f6c_dd1d), &mut push);
     let (a3, b3) = (mutate(&mut rng, &a, "\n"), mutate(&mut rng, &b, "\n"));
     push(
         "gnu-patch::tree_new_deleted_modified".into(),
@@ -598,4 +633,95 @@ fn generated_cases() -> Vec<(String, Case)> {
         ),
     );
     cases
+}
+
+/// The intended divergence of [`bom_cases`]' last case.
+const BOM_NOT_IN_DIFF: &str = "a diff written without the byte order mark, applied to a file that has one: git \
+     refuses (its line 1 holds the mark's bytes, the diff's does not); polypatch matches the lines without the mark, \
+     which is an encoding marker and not content, and keeps it once at the start of the file";
+
+/// UTF-8 files with a byte order mark: git reads the mark as bytes of line 1, so a diff
+/// that shows it keeps, removes, adds or moves exactly those bytes.
+fn bom_cases(push: &mut impl FnMut(String, Result<Case, String>)) {
+    let bom_file: &[u8] = b"\xef\xbb\xbfone\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
+    let edits: [(&str, &[u8]); 6] = [
+        ("bom_kept_line_1_edited", b"\xef\xbb\xbfONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_kept_edit_below", b"\xef\xbb\xbfone\ntwo\nTHREE\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_kept_edit_far_below", b"\xef\xbb\xbfone\ntwo\nthree\nfour\nfive\nsix\nseven\nEIGHT\n"),
+        ("bom_removed", b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_moved_by_insertion_above_line_1", b"zero\n\xef\xbb\xbfone\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_kept_insertion_after_mark", b"\xef\xbb\xbfzero\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+    ];
+    for (name, after) in edits {
+        let case = scratch_case(&[("b.txt", bom_file, false)], |r| fs::write(r.join("b.txt"), after), &[]);
+        push(format!("generated::{name}"), case);
+    }
+    let plain: &[u8] = b"one\ntwo\nthree\n";
+    push(
+        "generated::bom_added".into(),
+        scratch_case(&[("b.txt", plain, false)], |r| fs::write(r.join("b.txt"), b"\xef\xbb\xbfone\ntwo\nthree\n"), &[]),
+    );
+    // CRLF with a mark.
+    push(
+        "generated::bom_crlf_line_1_edited".into(),
+        scratch_case(
+            &[("b.txt", b"\xef\xbb\xbfone\r\ntwo\r\n", false)],
+            |r| fs::write(r.join("b.txt"), b"\xef\xbb\xbfONE\r\ntwo\r\n"),
+            &[],
+        ),
+    );
+    // The diff is made from the file without its mark and applied to the file with it.
+    for (name, after, want) in [
+        ("bom_not_in_diff_line_1_edited", &b"ONE\ntwo\nthree\n"[..], &b"\xef\xbb\xbfONE\ntwo\nthree\n"[..]),
+        ("bom_not_in_diff_insertion_above_line_1", b"zero\none\ntwo\nthree\n", b"\xef\xbb\xbfzero\none\ntwo\nthree\n"),
+    ] {
+        let case = scratch_case(&[("b.txt", plain, false)], |r| fs::write(r.join("b.txt"), after), &[]).map(|mut c| {
+            c.base = vec![("b.txt".into(), b"\xef\xbb\xbfone\ntwo\nthree\n".to_vec(), false)];
+            c.lenient = Some(Lenient { reason: BOM_NOT_IN_DIFF, want: vec![("b.txt".into(), want.to_vec())] });
+            c
+        });
+        push(format!("generated::{name}"), case);
+    }
+}
+
+/// Files that mix `\n` and `\r\n` lines: git writes each line of the diff with the ending
+/// the diff gives it, so a replaced `\n` line in a mostly-CRLF file stays `\n`.
+fn mixed_ending_cases(rng: &mut Rng, push: &mut impl FnMut(String, Result<Case, String>)) {
+    let crlf_then_lf: &[u8] = b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\ng\nh\ni\n";
+    let fixed: [(&str, &[u8], &[u8], &str); 5] = [
+        ("mixed_lf_line_replaced", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\nG\nh\ni\n", "-U1"),
+        ("mixed_lf_line_inserted", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\nnew\ng\nh\ni\n", "-U2"),
+        (
+            "mixed_crlf_line_replaced_in_lf_file",
+            b"a\nb\nc\nd\ne\nf\nX\r\ng\nh\n",
+            b"a\nb\nc\nd\ne\nf\nY\r\ng\nh\n",
+            "-U3",
+        ),
+        ("mixed_line_end_changed", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\r\nf\ng\nh\ni\n", "-U3"),
+        (
+            "mixed_hunk_across_the_border",
+            crlf_then_lf,
+            b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\nseven\r\nD\ne\nf\ng\nh\ni\n",
+            "-U1",
+        ),
+    ];
+    for (name, before, after, context) in fixed {
+        let case = scratch_case(&[("m.txt", before, false)], |r| fs::write(r.join("m.txt"), after), &[context]);
+        push(format!("generated::{name}"), case);
+    }
+    // Random edits of random mixed files; new lines get a random ending too.
+    for i in 0..12 {
+        let n = 8 + rng.below(30);
+        let mut before = Vec::new();
+        for k in 0..n {
+            let eol: &[u8] = if rng.below(3) == 0 { b"\r\n" } else { b"\n" };
+            before.extend_from_slice(format!("{} {k}", WORDS[rng.below(WORDS.len())]).as_bytes());
+            before.extend_from_slice(eol);
+        }
+        let eol = if i % 2 == 0 { "\n" } else { "\r\n" };
+        let after = mutate(rng, &before, eol);
+        let context = ["-U3", "-U1", "-U2"][i % 3];
+        let case = scratch_case(&[("m.txt", &before, false)], |r| fs::write(r.join("m.txt"), &after), &[context]);
+        push(format!("generated::mixed_endings_{i:02}{context}"), case);
+    }
 }

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
 use crate::ir::{
-    BinaryData, BinaryEdit, Content, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks, Modify,
-    Newline,
+    BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks, Modify,
+    Newline, Target,
 };
 use crate::modify::{Overrides, modify};
 use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
@@ -297,7 +297,17 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     "edit binary files with a whole-file replacement or a binary patch",
                 ));
             };
+            // git reads a byte order mark as bytes of the first line: a diff that shows it
+            // on its old side is applied to those bytes (so it can keep, drop or move it).
+            let bom_is_text = m.line_breaks == LineBreaks::LfOrCrLf && text.bom && shows_bom(&m.edits);
+            if bom_is_text {
+                text.bom = false;
+                if let Some(first) = text.lines.first_mut() {
+                    first.text.insert(0, BOM);
+                }
+            }
             let ended_with_newline = text.ends_with_newline();
+            let marked_twice = text.bom && text.lines.first().is_some_and(|l| l.text.starts_with(BOM));
             let ov = Overrides {
                 fresh: m.preimage.as_deref().is_some_and(names),
                 adds_final_newline: m.final_newline == Some(true),
@@ -307,6 +317,12 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             if report.edits.iter().any(|e| e.status == Status::Failed) {
                 // The failed edits carry the reasons; the file is failed with them.
                 return Ok(Status::Failed);
+            }
+            // The file's byte order mark stays the file's, once: a new first line that
+            // brings its own (a patch that copied the mark) does not add a second one.
+            if let Some(first) = text.lines.first_mut().filter(|_| text.bom && !marked_twice) {
+                let keep = first.text.trim_start_matches(BOM).len();
+                first.text.replace_range(..first.text.len() - keep, "");
             }
             // Post-processing belongs to a file the edits changed: a re-run touches nothing.
             let edited = m.edits.is_empty() || report.edits.iter().any(|e| e.status == Status::Applied);
@@ -430,6 +446,18 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         }
         out
     }
+}
+
+/// A byte order mark, as text.
+const BOM: char = '\u{feff}';
+
+/// Whether some edit's lines to find start with a byte order mark: a diff made from the
+/// file's bytes, mark included.
+fn shows_bom(edits: &[Edit]) -> bool {
+    edits.iter().any(|e| match &e.target {
+        Target::Lines(lines) | Target::Range { start: lines, .. } => lines.first().is_some_and(|l| l.starts_with(BOM)),
+        _ => false,
+    })
 }
 
 /// Every line but the last ends with a terminator; the last one ends as the original

@@ -349,8 +349,13 @@ fn apply_at(
             let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines, false);
             let ends = rep.line_ends.as_ref();
             let aligned = shape::aligned_old(kept, pat.len());
-            let added =
-                |j: usize| Line { text: shaper.line(aligned[j], &rep.lines[j]), eol: shape::line_end(ends, j, eol) };
+            // Without the patch's terminators, a new line ends like the line it replaces
+            // or, for an insertion, the kept line next to it.
+            let near = |j: usize| shape::neighbour_eol(&file.lines, f.map.get(aligned[j]).copied().flatten(), eol);
+            let added = |j: usize| Line {
+                text: shaper.line(aligned[j], &rep.lines[j]),
+                eol: shape::line_end(ends, j, near(j)),
+            };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
                 shape::blank_lines_replacement(&file.lines, pat, f, kept, added).map_err(unclear_blank_lines)?
             } else {
@@ -392,6 +397,7 @@ fn apply_at(
             let opener = after && pat.iter().rev().find(|l| !is_blank(l)).is_some_and(|l| opens_block(l));
             let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines, opener);
             let near = if after { pat.len().saturating_sub(1) } else { 0 };
+            let eol = shape::neighbour_eol(&file.lines, f.map.get(near).copied().flatten(), eol);
             let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect();
             let at = if after { f.end } else { f.start };
             let present = if after {
@@ -464,9 +470,11 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
         Action::Replace(Replacement { line_ends: Some(ends), .. }) => Some(ends),
         _ => None,
     };
-    let new: Vec<Line> =
-        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, eol) }).collect();
     let at = at.min(file.lines.len());
+    // New lines end like the line before them (at the start of the file, the first line).
+    let near = shape::neighbour_eol(&file.lines, Some(at.saturating_sub(1)), eol);
+    let new: Vec<Line> =
+        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
     // Already there, right after or (at the end of the file) right before the position.
     let after_ok = block_eq(&file.lines[at..], &new);
