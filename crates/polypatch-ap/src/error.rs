@@ -5,7 +5,7 @@
 //! change and modification, 1-based, and the YAML line, and says what to write instead),
 //! and the byte span of the offending key or item.
 
-use polypatch_core::{PatchError, Span};
+use polypatch_core::{LineBreaks, PatchError, Span};
 
 /// The dialect name carried by every error and plan.
 pub(crate) const DIALECT: &str = "ap";
@@ -72,7 +72,8 @@ pub mod kind {
 
 /// An error of this dialect.
 pub(crate) fn error(kind: &'static str, message: impl Into<String>, span: Option<Span>) -> PatchError {
-    PatchError::new(DIALECT, kind, message, span)
+    // YAML ends a line at a lone `\r` too: the line numbers must count it.
+    PatchError::new(DIALECT, kind, message, span).with_line_breaks(LineBreaks::Any)
 }
 
 /// `text` in backticks for a message, on one line and shortened when long.

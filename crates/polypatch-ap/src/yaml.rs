@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use polypatch_core::{PatchError, Span};
+use polypatch_core::{LineBreaks, PatchError, Span};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
@@ -89,29 +89,35 @@ fn syntax_error(text: &str, e: &serde_saphyr::Error) -> PatchError {
 }
 
 /// The byte offset of a 1-based line and 1-based column (in characters) in `text`,
-/// clamped to the text.
+/// clamped to the text. Lines end as YAML ends them: `\n`, `\r\n` or a lone `\r`.
 pub(crate) fn offset_of(text: &str, line: u64, column: u64) -> usize {
     let mut start = 0usize;
     for _ in 1..line {
-        match text[start..].find('\n') {
-            Some(n) => start += n + 1,
+        match next_line(text, start) {
+            Some(next) => start = next,
             None => return text.len(),
         }
     }
     let rest = &text[start..];
-    let line_end = rest.find('\n').unwrap_or(rest.len());
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
     let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
     let within = rest[..line_end].char_indices().nth(skip).map_or(line_end, |(i, _)| i);
     start + within
 }
 
-/// The 1-based line of byte `offset` in `text`.
+/// The start of the line after the one starting at `start`, if there is one.
+fn next_line(text: &str, start: usize) -> Option<usize> {
+    let at = start + text[start..].find(['\n', '\r'])?;
+    Some(if text[at..].starts_with("\r\n") { at + 2 } else { at + 1 })
+}
+
+/// The 1-based line of byte `offset` in `text` (a lone `\r` ends a line, as in YAML).
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
-    text[..offset].matches('\n').count() + 1
+    polypatch_core::locate_line(text, offset, LineBreaks::Any).0
 }
 
 /// The tree with byte spans; lists' and mappings' spans run to the end of their last
@@ -304,6 +310,20 @@ mod tests {
         assert_eq!(err.kind, kind::INVALID_YAML);
         assert!(err.message.contains("at line 4"), "{}", err.message);
         assert_eq!(line_of(text, err.span.unwrap().start), 4);
+    }
+
+    #[test]
+    fn lines_of_a_text_split_by_lone_carriage_returns() {
+        // Old Mac line ends: YAML reads each `\r` as a line break, so must the line numbers.
+        let text = "a:\r  - k: |\r      x\r     c: |\r      y\r";
+        let err = read(text).unwrap_err();
+        assert_eq!(err.kind, kind::INVALID_YAML);
+        let at = err.span.unwrap().start;
+        assert_eq!(line_of(text, at), 4);
+        assert_eq!(err.line_col(text).map(|(l, _)| l), Some(4));
+        assert!(err.render(text).contains("line 4, column"), "{}", err.render(text));
+        assert_eq!(offset_of("ab\rcd\r\nef", 3, 2), 8);
+        assert_eq!(offset_of("ab\rcd\r\nef", 2, 9), 5);
     }
 
     #[test]

@@ -175,7 +175,7 @@ pub fn malformed_json(err: &PatchError, source: &str) -> String {
         line: Option<usize>,
         column: Option<usize>,
     }
-    let (line, column) = err.span.map(|span| span.line_col(source)).unzip();
+    let (line, column) = err.line_col(source).unzip();
     let error = Malformed { dialect: err.dialect, kind: err.kind, message: &err.message, line, column };
     document(&Document { status: "malformed", error })
 }

@@ -95,6 +95,6 @@ pub use ir::{
     PostProcess, Replacement, Scope, Target,
 };
 pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-pub use span::Span;
+pub use span::{Span, locate_line};
 pub use text::{Eol, Line, TextFile};
 pub use tier::{Tier, TierSet};
