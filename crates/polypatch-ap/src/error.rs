@@ -15,6 +15,9 @@ pub mod kind {
     /// The text is not valid YAML (the parser's message, at the line it names: a
     /// misindented key is the common case), or holds several YAML documents.
     pub const INVALID_YAML: &str = "invalid_yaml";
+    /// The text breaches one of the YAML reader's safety limits: anchors and aliases that
+    /// expand too far, too many nodes or bytes, or lists and mappings nested too deeply.
+    pub const YAML_LIMIT: &str = "yaml_limit";
     /// The document is not a mapping with `version` and `changes` (an empty text, a list,
     /// a plain string).
     pub const INVALID_ROOT: &str = "invalid_root";

@@ -3,6 +3,8 @@
 use polypatch::{ApplyError, ApplyReport, PatchError, Status};
 use serde::Serialize;
 
+use crate::escape;
+
 /// How an apply ended, as named in the JSON `status` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -102,28 +104,29 @@ pub fn summary(report: &ApplyReport) -> String {
     line
 }
 
-/// Standard output of a successful apply: the report, then the summary line.
+/// Standard output of a successful apply: the report, then the summary line. Names and
+/// messages from the patch are escaped for the terminal, here and in every text below.
 pub fn success_text(report: &ApplyReport) -> String {
-    format!("{report}{}\n", summary(report))
+    format!("{}{}\n", escape::report(report), summary(report))
 }
 
 /// Standard error of a failed apply: what failed, the closest candidate, the next step.
 pub fn failure_text(err: &ApplyError) -> String {
     let cause = match &err.commit_error {
-        Some(cause) => format!("writing failed and was rolled back: {cause}\n"),
+        Some(cause) => format!("writing failed and was rolled back: {}\n", escape::one_line(cause)),
         None => String::new(),
     };
-    format!("error: could not apply the patch, nothing was written\n{}{cause}", err.report)
+    format!("error: could not apply the patch, nothing was written\n{}{cause}", escape::report(&err.report))
 }
 
 /// Standard error for a malformed patch: the message, line, column and a caret.
 pub fn malformed_text(err: &PatchError, source: &str) -> String {
-    format!("error: {}\n", err.render(source))
+    format!("error: {}\n", escape::terminal(&err.render(source)))
 }
 
 /// Standard error for a usage error.
 pub fn usage_text(err: &anyhow::Error) -> String {
-    format!("error: {err:#}\n")
+    format!("error: {}\n", escape::terminal(&format!("{err:#}")))
 }
 
 /// The JSON document of an apply that got as far as locating edits. `commit_error` is set
@@ -157,7 +160,7 @@ pub fn diff_json(outcome: Outcome, report: &ApplyReport, diff: &str, warnings: &
 
 /// The parser's warnings, one `warning:` line each.
 pub fn warnings_text(warnings: &[String]) -> String {
-    warnings.iter().flat_map(|w| ["warning: ", w.as_str(), "\n"]).collect()
+    warnings.iter().flat_map(|w| ["warning: ".into(), escape::one_line(w), "\n".into()]).collect()
 }
 
 /// The JSON document of a malformed patch.
@@ -202,7 +205,9 @@ fn document(value: &impl Serialize) -> String {
         let message = serde_json::Value::String(err.to_string());
         format!(r#"{{"status":"internal_error","error":{{"message":{message}}}}}"#)
     });
-    format!("{text}\n")
+    // serde_json escapes C0 controls only; C1 controls and bidirectional overrides
+    // would reach a terminal as they are.
+    format!("{}\n", escape::json(&text))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What each verb does, ending in an exit code.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -10,6 +10,7 @@ use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs};
+use crate::escape;
 use crate::output::{self, Outcome};
 
 /// The exit codes.
@@ -159,7 +160,11 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
     };
     if args.json {
         stdout(&output::diff_json(Outcome::of(&computed.report), &computed.report, &diff, &plan.warnings));
+    } else if io::stdout().is_terminal() {
+        // Shown, not piped: the file's bytes may hold escape sequences.
+        stdout(&escape::terminal(&diff));
     } else {
+        // Piped or redirected, the diff is data and keeps its bytes.
         stdout(&diff);
     }
     Exit::Success

@@ -110,9 +110,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         if let Some(i) = self.slots.iter().position(|s| s.path == *path) {
             return Ok(i);
         }
-        let entry = self.files.read(path).map_err(|e| {
-            Failure::new(FailureKind::Io, format!("cannot read `{path}`: {e}"), "check the file's permissions")
-        })?;
+        let entry = self.files.read(path).map_err(|e| read_failure(path, &e))?;
         self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry });
         Ok(self.slots.len() - 1)
     }
@@ -446,6 +444,44 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         }
         out
     }
+}
+
+/// The longest file name (one path component) most file systems take, in bytes.
+const NAME_MAX: usize = 255;
+
+/// A file that could not be read, with the reason in words and what to do about it.
+fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
+    use std::io::ErrorKind as K;
+    let (why, todo) = match e.kind() {
+        K::PermissionDenied => (
+            "permission denied: the file, or a folder on its path, may not be read".to_string(),
+            "make the file readable (and its folders searchable) for this user, or apply as a user that may read it",
+        ),
+        K::InvalidFilename => {
+            let long = path.components().find(|c| c.len() > NAME_MAX);
+            let why = match long {
+                Some(c) => format!(
+                    "the name is too long: a path component is {} bytes, over the {NAME_MAX}-byte limit of a file name",
+                    c.len()
+                ),
+                None => {
+                    "the path is too long, or holds a character this file system does not allow in a name".to_string()
+                }
+            };
+            (why, "use a shorter name: each component of a path at most 255 bytes")
+        }
+        K::IsADirectory => ("it is a directory".to_string(), "name a regular file"),
+        K::NotADirectory => (
+            "a component of the path is a file, not a folder".to_string(),
+            "check the path's folders against the project",
+        ),
+        K::NotFound => ("the file vanished while it was read".to_string(), "run the command again"),
+        K::Interrupted | K::WouldBlock | K::TimedOut => {
+            (format!("the read was interrupted ({e})"), "run the command again")
+        }
+        _ => (e.to_string(), "check that the file exists, is a regular file and can be read"),
+    };
+    Failure::new(FailureKind::Io, format!("cannot read `{path}`: {why}"), todo)
 }
 
 /// A byte order mark, as text.

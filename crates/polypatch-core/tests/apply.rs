@@ -561,3 +561,53 @@ fn a_whole_file_write_with_an_elision_is_refused() {
     run(&mut files, &plan(vec![FileEdit { path: "new.py".into(), op: create, span: None }])).unwrap();
     assert_eq!(files.get_str("new.py"), Some("# ...\n"));
 }
+
+/// A file set whose every read fails with one kind of I/O error.
+struct Unreadable(std::io::ErrorKind);
+
+impl polypatch_core::FileSource for Unreadable {
+    fn resolve(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        polypatch_core::RelPath::parse(path, None)
+    }
+
+    fn read(&self, _: &polypatch_core::RelPath) -> std::io::Result<polypatch_core::Entry> {
+        Err(std::io::Error::from(self.0))
+    }
+}
+
+#[test]
+fn a_file_that_cannot_be_read_says_why_and_not_always_permissions() {
+    use std::io::ErrorKind as K;
+    let p = plan(vec![modify("src/a.txt", vec![hunk(&["-one", "+ONE"])])]);
+    let cases = [
+        (K::PermissionDenied, "permission denied", "readable"),
+        (K::InvalidFilename, "too long", "shorter name"),
+        (K::IsADirectory, "it is a directory", "regular file"),
+        (K::NotADirectory, "is a file, not a folder", "folders"),
+    ];
+    for (kind, why, todo) in cases {
+        let Err(err) = compute(&p, &Unreadable(kind), &ApplyOptions::default()) else { panic!("a failure") };
+        let failure = err.report.files[0].failure.as_ref().expect("the file's failure");
+        assert_eq!(failure.kind, FailureKind::Io);
+        assert!(failure.message.starts_with("cannot read `src/a.txt`: "), "{kind:?}: {}", failure.message);
+        assert!(failure.message.contains(why), "{kind:?}: {}", failure.message);
+        assert!(failure.next_step.contains(todo), "{kind:?}: {}", failure.next_step);
+        if kind != K::PermissionDenied {
+            assert!(!failure.next_step.contains("permission"), "{kind:?}: {}", failure.next_step);
+        }
+    }
+}
+
+#[test]
+fn a_name_over_255_bytes_is_reported_as_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("{}.txt", "x".repeat(300));
+    let p = plan(vec![modify(&name, vec![hunk(&["-one", "+ONE"])])]);
+    let mut files = polypatch_core::DiskFileSet::new(dir.path()).unwrap();
+    let Err(err) = apply(&p, &mut files, &ApplyOptions::default()) else { panic!("a failure") };
+    let failure = err.report.files[0].failure.as_ref().expect("the file's failure");
+    assert_eq!(failure.kind, FailureKind::Io);
+    assert!(failure.message.contains("the name is too long: a path component is 304 bytes"), "{}", failure.message);
+    assert!(failure.next_step.contains("at most 255 bytes"), "{}", failure.next_step);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
+}
