@@ -173,12 +173,8 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
         let (parent, commit) = (pair[0], pair[1]);
         let short = &commit[..10];
         let diff = git(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
-        // A patch is UTF-8 text; a commit whose diff is not (a non-UTF-8 text file) has no
-        // case to give.
-        let Ok(diff) = String::from_utf8(diff) else {
-            eprintln!("git_apply: the diff of {short} is not UTF-8: skipped");
-            continue;
-        };
+        // A diff of a file that is not UTF-8 is read without loss, as the CLI reads it.
+        let diff = polypatch::decode_lossless(&diff).into_owned();
         let base = tree_at(repo, parent)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
@@ -212,7 +208,8 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     let scratch = scratch.path().canonicalize().map_err(|e| e.to_string())?;
     let (ours, theirs) = (scratch.join("ours"), scratch.join("theirs"));
     let patch = scratch.join("patch.diff");
-    fs::write(&patch, &case.diff).map_err(|e| e.to_string())?;
+    // The diff's bytes: a diff of a file that is not UTF-8 is held without loss.
+    fs::write(&patch, polypatch::encode_lossless(&case.diff)).map_err(|e| e.to_string())?;
     let plan = match polypatch::parse(&case.diff, Some("unified")) {
         Ok(plan) => plan,
         Err(e) if case.zero_context && e.kind == polypatch::unified::kind::NO_CONTEXT => {
@@ -323,7 +320,7 @@ fn gnu_case(before: &[(&str, &[u8])], after: &[(&str, &[u8])], context: usize) -
     if out.status.code() != Some(1) {
         return Err(format!("diff failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
-    let diff = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+    let diff = polypatch::decode_lossless(&out.stdout).into_owned();
     let base = before.iter().map(|(p, b)| ((*p).to_string(), b.to_vec(), false)).collect();
     Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch, lenient: None })
 }
@@ -414,7 +411,7 @@ fn scratch_case(
     git(repo, &["add", "-A"])?;
     let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
     args.extend_from_slice(extra);
-    let diff = git_text(repo, &args)?;
+    let diff = polypatch::decode_lossless(&git(repo, &args)?).into_owned();
     Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git, lenient: None })
 }
 
@@ -622,6 +619,7 @@ fn generated_cases() -> Vec<(String, Case)> {
         ),
     );
     bom_cases(&mut push);
+    latin1_cases(&mut push);
     mixed_ending_cases(&mut Rng(0x2545_f491_4f6c_dd1d), &mut push);
     let (a3, b3) = (mutate(&mut rng, &a, "\n"), mutate(&mut rng, &b, "\n"));
     push(
@@ -724,4 +722,72 @@ fn mixed_ending_cases(rng: &mut Rng, push: &mut impl FnMut(String, Result<Case, 
         let case = scratch_case(&[("m.txt", &before, false)], |r| fs::write(r.join("m.txt"), &after), &[context]);
         push(format!("generated::mixed_endings_{i:02}{context}"), case);
     }
+}
+
+/// Files that are not UTF-8 (Latin-1), and diffs that carry their bytes: git applies them
+/// byte for byte, and so must polypatch, exact matching on bytes, line numbers free to drift.
+fn latin1_cases(push: &mut impl FnMut(String, Result<Case, String>)) {
+    let latin1: &[u8] = b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nplain 7\nend \xff\n";
+    let fixed: [(&str, &[u8], &[u8]); 5] = [
+        (
+            "latin1_line_replaced",
+            latin1,
+            b"caf\xe9\nNA\xcfVE\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nplain 7\nend \xff\n",
+        ),
+        (
+            "latin1_insertion_among_high_bytes",
+            latin1,
+            b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nplain 7\n\xbfqu\xe9?\nend \xff\n",
+        ),
+        (
+            "latin1_ascii_hunk_in_a_latin1_file",
+            latin1,
+            b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nPLAIN 4\nplain 5\nplain 6\nplain 7\nend \xff\n",
+        ),
+        ("latin1_crlf", b"caf\xe9\r\nb\r\nc\r\n", b"caf\xe9\r\nB\xe0\r\nc\r\n"),
+        ("latin1_no_final_newline", b"a\nb\xe9", b"a\nB\xe9"),
+    ];
+    for (name, before, after) in fixed {
+        let case = scratch_case(&[("l.txt", before, false)], |r| fs::write(r.join("l.txt"), after), &["-U1"]);
+        push(format!("generated::{name}"), case);
+    }
+    push(
+        "generated::latin1_new_and_deleted_files".into(),
+        scratch_case(
+            &[("old.txt", latin1, false)],
+            |r| {
+                fs::remove_file(r.join("old.txt"))?;
+                fs::write(r.join("new.txt"), b"\xe0 la carte\n")
+            },
+            &[],
+        ),
+    );
+    // The diff is made from the file as it was before lines were added above: git applies
+    // it with an offset, and so does polypatch (the line numbers only say where to start).
+    let case = scratch_case(
+        &[("l.txt", latin1, false)],
+        |r| {
+            fs::write(
+                r.join("l.txt"),
+                b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nPLAIN 7\nend \xff\n",
+            )
+        },
+        &["-U1"],
+    )
+    .map(|mut c| {
+        let mut shifted = b"\xe9t\xe9 1\n\xe9t\xe9 2\n\xe9t\xe9 3\n".to_vec();
+        shifted.extend_from_slice(latin1);
+        c.base = vec![("l.txt".into(), shifted, false)];
+        c
+    });
+    push("generated::latin1_offset".into(), case);
+    // A UTF-8 file with a BOM edited by a diff that is otherwise Latin-1 is bytes too.
+    push(
+        "generated::latin1_and_utf8_in_one_file".into(),
+        scratch_case(
+            &[("m.txt", b"caf\xc3\xa9\ncaf\xe9\nx\n", false)],
+            |r| fs::write(r.join("m.txt"), b"caf\xc3\xa9\nCAF\xc9\nx\n"),
+            &[],
+        ),
+    );
 }

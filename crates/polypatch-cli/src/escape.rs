@@ -19,9 +19,19 @@ fn steers(c: char) -> bool {
         )
 }
 
+/// A character of a diff read without loss that stands for a byte that is not UTF-8
+/// (`polypatch::decode_lossless`): shown as that byte, `\xe9`.
+fn stands_for_a_byte(c: char) -> bool {
+    ('\u{10ff80}'..='\u{10ffff}').contains(&c)
+}
+
 fn push_escape(out: &mut String, c: char) {
     use std::fmt::Write as _;
     match c {
+        c if stands_for_a_byte(c) => {
+            let bytes = polypatch::encode_lossless(&c.to_string()).into_owned();
+            let _ = write!(out, "\\x{:02x}", bytes[0]);
+        }
         '\r' => out.push_str("\\r"),
         '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),
@@ -52,19 +62,20 @@ fn escape_where(text: &str, escape: impl Fn(char) -> bool) -> Cow<'_, str> {
 
 /// `text` with every character that steers a terminal escaped; line feeds and tabs stay.
 pub fn terminal(text: &str) -> Cow<'_, str> {
-    escape_where(text, steers)
+    escape_where(text, |c| steers(c) || stands_for_a_byte(c))
 }
 
 /// One line of text (a path, a label, a message): also its line feeds and tabs escaped,
 /// so a name cannot start a line of the report that looks like one of ours.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    escape_where(text, |c| c == '\n' || c == '\t' || steers(c))
+    escape_where(text, |c| c == '\n' || c == '\t' || steers(c) || stands_for_a_byte(c))
 }
 
 /// A JSON document with the characters `serde_json` leaves as they are (C1 controls,
 /// bidirectional overrides, line and paragraph separators) written as `\uXXXX` escapes:
 /// the same JSON value, safe to print. They can only stand inside strings, where the
-/// escape means the same character.
+/// escape means the same character. (Characters that stand for bytes stay: they do not
+/// steer a terminal, and the value keeps them.)
 pub fn json(doc: &str) -> Cow<'_, str> {
     use std::fmt::Write as _;
     if !doc.chars().any(steers) {
@@ -134,6 +145,7 @@ mod tests {
         assert_eq!(terminal("tab\tand\nline"), "tab\tand\nline");
         assert!(matches!(terminal("caf\u{e9} \u{1f600}"), Cow::Borrowed(_)));
         assert_eq!(one_line("a\nb\tc"), "a\\nb\\tc");
+        assert_eq!(terminal(&polypatch::decode_lossless(b"caf\xe9")), "caf\\xe9");
     }
 
     #[test]

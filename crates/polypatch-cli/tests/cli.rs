@@ -839,3 +839,72 @@ fn yaml_alias_bombs_are_reported_as_a_limit() {
     assert!(message.starts_with("the patch exceeds the YAML alias limit"), "{message}");
     assert!(!message.contains("indentation"), "{message}");
 }
+
+/// Runs `polypatch apply --root <root> [extra…] <patch>` with a patch given as bytes.
+fn apply_bytes(sb: &Sandbox, extra: &[&str], patch: &[u8]) -> Run {
+    let path = sb.top().join("bytes.patch");
+    fs::write(&path, patch).unwrap();
+    let root = sb.root_arg();
+    let mut args = vec!["apply", "--root", &root];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    polypatch(sb.top(), &args, None)
+}
+
+const LATIN1_FILE: &[u8] = b"caf\xe9\nna\xefve\nplain\n";
+
+#[test]
+fn a_latin1_diff_applies_byte_for_byte_to_a_latin1_file() {
+    let sb = Sandbox::new(&[]);
+    sb.write("l.txt", LATIN1_FILE);
+    let patch = b"--- a/l.txt\n+++ b/l.txt\n@@ -1,3 +1,3 @@\n caf\xe9\n-na\xefve\n+NA\xcfVE\n plain\n";
+    let run = apply_bytes(&sb, &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read(sb.root().join("l.txt")).unwrap(), b"caf\xe9\nNA\xcfVE\nplain\n");
+    // Again: already applied, nothing written.
+    let run = apply_bytes(&sb, &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("already applied"), "{}", run.stdout);
+    assert_eq!(fs::read(sb.root().join("l.txt")).unwrap(), b"caf\xe9\nNA\xcfVE\nplain\n");
+}
+
+#[test]
+fn a_latin1_file_needing_a_lenient_match_is_refused_saying_why() {
+    let sb = Sandbox::new(&[]);
+    sb.write("l.txt", LATIN1_FILE);
+    let before = sb.snapshot();
+    // The context's indentation differs: the text tiers would take it, bytes cannot.
+    let patch = b"--- a/l.txt\n+++ b/l.txt\n@@ -1,3 +1,3 @@\n   caf\xe9\n-na\xefve\n+NA\xcfVE\n plain\n";
+    let run = apply_bytes(&sb, &[], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    assert!(
+        run.stderr.contains("the file is not UTF-8 text, so only exact byte matching was possible"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("caf\\xe9"), "bytes shown escaped: {}", run.stderr);
+    let run = apply_bytes(&sb, &["--json"], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    let failure = &run.json()["report"]["files"][0]["edits"][0]["failure"];
+    assert_eq!(failure["kind"], "not_found");
+    assert!(failure["message"].as_str().unwrap().contains("only exact byte matching"), "{failure}");
+}
+
+#[test]
+fn other_dialects_refuse_a_latin1_file_naming_the_encoding() {
+    let sb = Sandbox::new(&[]);
+    sb.write("l.txt", LATIN1_FILE);
+    let before = sb.snapshot();
+    let run = sb.run("apply", &[], "*** Begin Patch\n*** Update File: l.txt\n@@\n-plain\n+PLAIN\n*** End Patch\n");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    assert!(run.stderr.contains("not text: cannot edit `l.txt`: it is not UTF-8 text (Latin-1"), "{}", run.stderr);
+    assert!(run.stderr.contains("unified diff"), "{}", run.stderr);
+    // An AI-PATCH that is itself Latin-1 is malformed: only a diff may hold such bytes.
+    let run =
+        apply_bytes(&sb, &[], b"*** Begin Patch\n*** Update File: l.txt\n@@\n-caf\xe9\n+CAF\xc9\n*** End Patch\n");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("only a unified diff may hold other bytes"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+}

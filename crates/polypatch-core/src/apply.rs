@@ -5,12 +5,12 @@ use serde::{Deserialize, Serialize};
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
 use crate::ir::{
-    BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks, Modify,
-    Newline, Target,
+    Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
+    Modify, Newline, Target,
 };
 use crate::modify::{Overrides, modify};
 use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-use crate::text::{Eol, TextFile};
+use crate::text::{Eol, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -118,7 +118,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
     fn resolve(&self, path: &str) -> Result<RelPath, Failure> {
         self.files.resolve(path).map_err(|e| {
             let kind = match e.kind {
-                PathErrorKind::Empty | PathErrorKind::Invalid => FailureKind::InvalidPlan,
+                PathErrorKind::Empty | PathErrorKind::Invalid | PathErrorKind::NotUtf8 => FailureKind::InvalidPlan,
                 _ => FailureKind::PathEscapesRoot,
             };
             Failure::new(kind, e.to_string(), "use a path relative to the project root, without `..`")
@@ -162,7 +162,9 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         match op {
             FileOp::Create { content, newline, if_exists, mode } => {
                 let bytes = match (content, newline) {
-                    (Content::Text(t), Some(nl)) if *nl != Newline::Lf => t.replace('\n', nl.as_str()).into_bytes(),
+                    (Content::Text(t), Some(nl)) if *nl != Newline::Lf => {
+                        encode_lossless(&t.replace('\n', nl.as_str())).into_owned()
+                    }
                     _ => content.as_bytes().to_vec(),
                 };
                 let i = self.slot(path)?;
@@ -221,16 +223,16 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
                 let mode = match &slot.current {
-                    Entry::File { bytes, .. } if bytes == content.as_bytes() => return Ok(Status::AlreadyApplied),
+                    Entry::File { bytes, .. } if *bytes == *content.as_bytes() => return Ok(Status::AlreadyApplied),
                     Entry::File { bytes, mode } => {
-                        crate::elision::check_whole(bytes, content.as_bytes())?;
+                        crate::elision::check_whole(bytes, &content.as_bytes())?;
                         *mode
                     }
                     Entry::Missing if *create_if_missing => None,
                     Entry::Missing => return Err(missing(path, "replace")),
                     Entry::Directory | Entry::Other => return Err(not_a_file(path, "replace")),
                 };
-                slot.current = Entry::File { bytes: content.as_bytes().to_vec(), mode };
+                slot.current = Entry::File { bytes: content.as_bytes().into_owned(), mode };
                 Ok(Status::Applied)
             }
             FileOp::Modify(m) => self.modify(path, m, ov, report),
@@ -288,16 +290,35 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         } else if m.edits.is_empty() && !m.post.strip_trailing_whitespace && m.final_newline.is_none() {
             bytes.clone()
         } else {
-            let Some(mut text) = TextFile::decode_with(&bytes, m.line_breaks) else {
-                return Err(Failure::new(
-                    FailureKind::NotText,
-                    format!("cannot edit `{source}`: it is not UTF-8 text"),
-                    "edit binary files with a whole-file replacement or a binary patch",
-                ));
+            // A diff is applied as git applies it, byte for byte, also to a file that is not
+            // UTF-8 (Latin-1, say) or with a patch that is not: exact matching on bytes,
+            // line numbers free to drift. The lenient tiers compare text, so they are off.
+            let git = m.line_breaks == LineBreaks::LfOrCrLf;
+            let utf8 = std::str::from_utf8(&bytes).is_ok();
+            let raw_patch = m.edits.iter().any(holds_raw);
+            let byte_exact = git && (!utf8 || raw_patch);
+            let mut text = if byte_exact {
+                TextFile::parse_with(&decode_lossless(&bytes), m.line_breaks)
+            } else if utf8 && !raw_patch {
+                TextFile::decode_with(&bytes, m.line_breaks).unwrap_or_default()
+            } else {
+                let (what, todo) = if utf8 {
+                    (
+                        "the patch's text is not UTF-8",
+                        "write the patch in UTF-8, or as a unified diff (applied byte for byte, as git does)",
+                    )
+                } else {
+                    (
+                        "it is not UTF-8 text (Latin-1 or another encoding), and this dialect matches text",
+                        "write the change as a unified diff (applied byte for byte, as git does), or convert the file to UTF-8; for a binary file, use a whole-file replacement or a binary patch",
+                    )
+                };
+                return Err(Failure::new(FailureKind::NotText, format!("cannot edit `{source}`: {what}"), todo));
             };
             // git reads a byte order mark as bytes of the first line: a diff that shows it
-            // on its old side is applied to those bytes (so it can keep, drop or move it).
-            let bom_is_text = m.line_breaks == LineBreaks::LfOrCrLf && text.bom && shows_bom(&m.edits);
+            // on its old side is applied to those bytes (so it can keep, drop or move it);
+            // bytes that are not UTF-8 are all taken as they are.
+            let bom_is_text = git && text.bom && (byte_exact || shows_bom(&m.edits));
             if bom_is_text {
                 text.bom = false;
                 if let Some(first) = text.lines.first_mut() {
@@ -309,10 +330,17 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             let ov = Overrides {
                 fresh: m.preimage.as_deref().is_some_and(names),
                 adds_final_newline: m.final_newline == Some(true),
+                strict: ov.strict || byte_exact,
                 ..ov
             };
             report.edits = modify(&mut text, &m.edits, ov);
             if report.edits.iter().any(|e| e.status == Status::Failed) {
+                if byte_exact {
+                    let why = if utf8 { "the patch" } else { "the file" };
+                    for failure in report.edits.iter_mut().filter_map(|e| e.failure.as_mut()) {
+                        only_bytes_matched(failure, why);
+                    }
+                }
                 // The failed edits carry the reasons; the file is failed with them.
                 return Ok(Status::Failed);
             }
@@ -331,7 +359,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 }
             }
             fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
-            text.render().into_bytes()
+            if byte_exact { encode_lossless(&text.render()).into_owned() } else { text.render().into_bytes() }
         };
         let changed = new_bytes != bytes || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
         let new_entry = Entry::File { bytes: new_bytes, mode: m.mode.or(mode) };
@@ -484,6 +512,39 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
     Failure::new(FailureKind::Io, format!("cannot read `{path}`: {why}"), todo)
 }
 
+/// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
+/// [`decode_lossless`]).
+fn holds_raw(edit: &Edit) -> bool {
+    let lines = |l: &[String]| l.iter().any(|l| holds_raw_bytes(l));
+    let target = match &edit.target {
+        Target::Lines(l) => lines(l),
+        Target::Range { start, end } => lines(start) || lines(end),
+        Target::Text(t) => holds_raw_bytes(t),
+        Target::StartOfFile | Target::EndOfFile => false,
+    };
+    target
+        || match &edit.action {
+            Action::Replace(r) => lines(&r.lines) || r.text.as_deref().is_some_and(holds_raw_bytes),
+            Action::InsertBefore { lines: l } | Action::InsertAfter { lines: l } => lines(l),
+            _ => false,
+        }
+}
+
+/// A failure of a byte-for-byte match: says that only exact bytes could be matched, and
+/// shows bytes that are not UTF-8 as `\xNN`.
+fn only_bytes_matched(failure: &mut Failure, not_utf8: &str) {
+    failure.message = format!(
+        "{}; {not_utf8} is not UTF-8 text, so only exact byte matching was possible (no whitespace, \
+         indentation or typo tolerance)",
+        show_raw_bytes(&failure.message)
+    );
+    failure.next_step =
+        format!("{}; the lines must match the file byte for byte, in its own encoding", failure.next_step);
+    if let Some(closest) = &mut failure.closest {
+        closest.diff = show_raw_bytes(&closest.diff).into_owned();
+    }
+}
+
 /// A byte order mark, as text.
 const BOM: char = '\u{feff}';
 
@@ -529,9 +590,11 @@ fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Fai
             }
         }
         Expect::Lines(want) => {
-            let Some(text) = TextFile::decode_with(bytes, LineBreaks::LfOrCrLf) else {
-                return Err(differs("it is not UTF-8 text, the patch deletes text lines".to_string()));
-            };
+            // Compared as bytes, as git compares them (also for a file that is not UTF-8).
+            let mut text = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+            if let Some(first) = text.lines.first_mut().filter(|_| text.bom) {
+                first.text.insert(0, BOM); // git's line 1 holds the mark
+            }
             let have: Vec<&str> = text.lines.iter().map(|l| l.text.as_str()).collect();
             if have == *want {
                 return Ok(());

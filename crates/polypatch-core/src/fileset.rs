@@ -45,6 +45,9 @@ impl RelPath {
         if parts.iter().any(|p| p.contains('\0')) {
             return Err(PathError::new(original, PathErrorKind::Invalid));
         }
+        if parts.iter().any(|p| crate::text::holds_raw_bytes(p)) {
+            return Err(PathError::new(original, PathErrorKind::NotUtf8));
+        }
         Ok(RelPath(parts.join("/")))
     }
 
@@ -106,6 +109,8 @@ pub enum PathErrorKind {
     Empty,
     /// It contains a NUL byte or is otherwise unusable.
     Invalid,
+    /// It holds bytes that are not UTF-8 (a patch read with [`crate::decode_lossless`]).
+    NotUtf8,
 }
 
 impl PathErrorKind {
@@ -116,6 +121,7 @@ impl PathErrorKind {
             PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
             PathErrorKind::Empty => "is empty",
             PathErrorKind::Invalid => "is not a valid path",
+            PathErrorKind::NotUtf8 => "is not UTF-8: file names must be UTF-8 text",
         }
     }
 }

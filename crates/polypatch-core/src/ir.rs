@@ -189,11 +189,12 @@ pub enum Content {
 }
 
 impl Content {
-    /// The content as bytes.
-    pub fn as_bytes(&self) -> &[u8] {
+    /// The content as bytes. Text is UTF-8, except that characters standing for bytes
+    /// that are not UTF-8 (a diff read with [`crate::decode_lossless`]) are those bytes.
+    pub fn as_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            Content::Text(s) => s.as_bytes(),
-            Content::Bytes(b) => b,
+            Content::Text(s) => crate::text::encode_lossless(s),
+            Content::Bytes(b) => std::borrow::Cow::Borrowed(b),
         }
     }
 }

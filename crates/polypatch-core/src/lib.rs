@@ -96,5 +96,5 @@ pub use ir::{
 };
 pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
 pub use span::{Span, locate_line};
-pub use text::{Eol, Line, TextFile};
+pub use text::{Eol, Line, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 pub use tier::{Tier, TierSet};

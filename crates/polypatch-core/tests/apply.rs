@@ -611,3 +611,51 @@ fn a_name_over_255_bytes_is_reported_as_too_long() {
     assert!(failure.next_step.contains("at most 255 bytes"), "{}", failure.next_step);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
 }
+
+/// A diff-style modify (git's line breaks) of `path` with one hunk whose lines are read
+/// from bytes without loss.
+fn diff_modify(path: &str, lines: &[&[u8]]) -> FileEdit {
+    let texts: Vec<String> = lines.iter().map(|l| polypatch_core::decode_lossless(l).into_owned()).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut edit = hunk(&refs);
+    edit.policy = Policy::default();
+    let m = Modify { edits: vec![edit], line_breaks: polypatch_core::LineBreaks::LfOrCrLf, ..Modify::default() };
+    FileEdit { path: path.into(), op: FileOp::Modify(m), span: None }
+}
+
+#[test]
+fn a_latin1_hunk_never_matches_utf8_text_by_likeness() {
+    // The file is UTF-8 (é is C3 A9); the diff is Latin-1 (é is E9). The texts look alike,
+    // the bytes differ: git refuses, and so does polypatch, saying why, with nothing written.
+    let mut files = MemoryFileSet::new().with("u.txt", "caf\u{e9}\nsecond line\n");
+    let p = plan(vec![diff_modify("u.txt", &[b" caf\xe9", b"-second line", b"+SECOND LINE"])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("a failure");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(
+        failure.message.contains("the patch is not UTF-8 text, so only exact byte matching"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(files.get("u.txt"), Some("caf\u{e9}\nsecond line\n".as_bytes()));
+}
+
+#[test]
+fn a_latin1_file_gets_exactly_the_diffs_bytes_and_keeps_its_bom_bytes() {
+    let mut files = MemoryFileSet::new().with("l.txt", &b"\xef\xbb\xbfcaf\xe9\r\nb\xe0\n"[..]);
+    let p = plan(vec![diff_modify("l.txt", &[b" \xef\xbb\xbfcaf\xe9", b"-b\xe0", b"+B\xc0"])]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Exact));
+    assert_eq!(files.get("l.txt"), Some(&b"\xef\xbb\xbfcaf\xe9\r\nB\xc0\n"[..]));
+}
+
+#[test]
+fn other_dialects_refuse_a_file_that_is_not_utf8() {
+    let mut files = MemoryFileSet::new().with("l.txt", &b"caf\xe9\nx\n"[..]);
+    let p = plan(vec![modify("l.txt", vec![hunk(&["-x", "+y"])])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].failure.as_ref().expect("a failure");
+    assert_eq!(failure.kind, FailureKind::NotText);
+    assert!(failure.message.contains("it is not UTF-8 text (Latin-1 or another encoding)"), "{}", failure.message);
+    assert_eq!(files.get("l.txt"), Some(&b"caf\xe9\nx\n"[..]));
+}
