@@ -116,7 +116,10 @@ struct Case {
 impl Case {
     fn load(dir: &Path, patch_file: &str) -> Result<Case, String> {
         let read = |name: &str| fs::read_to_string(dir.join(name)).map_err(|e| format!("cannot read `{name}`: {e}"));
-        let patch = read(patch_file)?;
+        // A diff may hold bytes that are not UTF-8 (a Latin-1 file's lines): read without
+        // loss, as the CLI reads it.
+        let bytes = fs::read(dir.join(patch_file)).map_err(|e| format!("cannot read `{patch_file}`: {e}"))?;
+        let patch = polypatch::decode_lossless(&bytes).into_owned();
         let has_after = dir.join("after").is_dir();
         let has_error = dir.join("error.txt").is_file();
         let outcome = match (has_after, has_error) {

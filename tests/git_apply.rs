@@ -48,6 +48,17 @@ struct Case {
     zero_context: bool,
     /// The oracle: `git apply`, or GNU `patch -p1` for plain `diff -u` output.
     oracle: Oracle,
+    /// An intended divergence: the oracle refuses the diff on `base`, polypatch applies it
+    /// and must leave these files.
+    lenient: Option<Lenient>,
+}
+
+/// A declared divergence from git: a diff git refuses, that polypatch applies.
+struct Lenient {
+    /// Why polypatch applies it, printed when the case runs.
+    reason: &'static str,
+    /// Path → bytes polypatch must leave.
+    want: Vec<(String, Vec<u8>)>,
 }
 
 /// What the case's diff is checked against.
@@ -162,18 +173,20 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
         let (parent, commit) = (pair[0], pair[1]);
         let short = &commit[..10];
         let diff = git(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
-        // A patch is UTF-8 text; a commit whose diff is not (a non-UTF-8 text file) has no
-        // case to give.
-        let Ok(diff) = String::from_utf8(diff) else {
-            eprintln!("git_apply: the diff of {short} is not UTF-8: skipped");
-            continue;
-        };
+        // A diff of a file that is not UTF-8 is read without loss, as the CLI reads it.
+        let diff = polypatch::decode_lossless(&diff).into_owned();
         let base = tree_at(repo, parent)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
-            cases.push((name, Case { base: base.clone(), diff: section, zero_context: false, oracle: Oracle::Git }));
+            cases.push((
+                name,
+                Case { base: base.clone(), diff: section, zero_context: false, oracle: Oracle::Git, lenient: None },
+            ));
         }
-        cases.push((format!("history::{short}::all"), Case { base, diff, zero_context: false, oracle: Oracle::Git }));
+        cases.push((
+            format!("history::{short}::all"),
+            Case { base, diff, zero_context: false, oracle: Oracle::Git, lenient: None },
+        ));
     }
     Ok(cases)
 }
@@ -195,7 +208,8 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     let scratch = scratch.path().canonicalize().map_err(|e| e.to_string())?;
     let (ours, theirs) = (scratch.join("ours"), scratch.join("theirs"));
     let patch = scratch.join("patch.diff");
-    fs::write(&patch, &case.diff).map_err(|e| e.to_string())?;
+    // The diff's bytes: a diff of a file that is not UTF-8 is held without loss.
+    fs::write(&patch, polypatch::encode_lossless(&case.diff)).map_err(|e| e.to_string())?;
     let plan = match polypatch::parse(&case.diff, Some("unified")) {
         Ok(plan) => plan,
         Err(e) if case.zero_context && e.kind == polypatch::unified::kind::NO_CONTEXT => {
@@ -224,6 +238,22 @@ fn run_case(case: &Case) -> Result<(), Failed> {
         case.base.iter().filter(|(path, _, _)| named.contains(&path.as_str())).cloned().collect();
     for root in [&ours, &theirs] {
         write_tree(root, &base).map_err(|e| e.to_string())?;
+    }
+    if let Some(lenient) = &case.lenient {
+        if oracle_apply(&theirs, &patch, case).is_ok() {
+            return Err("declared as a divergence, but git applies this diff: drop the divergence".into());
+        }
+        let mut files = DiskFileSet::new(&ours).map_err(|e| e.to_string())?;
+        polypatch::apply(&plan, &mut files, &ApplyOptions::default())
+            .map_err(|e| format!("polypatch refused a declared leniency:\n{}", e.report))?;
+        for (path, want) in &lenient.want {
+            let got = fs::read(ours.join(path)).map_err(|e| e.to_string())?;
+            if got != *want {
+                return Err(format!("`{path}`: polypatch left {got:?}, the divergence promises {want:?}").into());
+            }
+        }
+        eprintln!("declared divergence: {}", lenient.reason);
+        return Ok(());
     }
     oracle_apply(&theirs, &patch, case)?;
 
@@ -290,9 +320,9 @@ fn gnu_case(before: &[(&str, &[u8])], after: &[(&str, &[u8])], context: usize) -
     if out.status.code() != Some(1) {
         return Err(format!("diff failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
-    let diff = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+    let diff = polypatch::decode_lossless(&out.stdout).into_owned();
     let base = before.iter().map(|(p, b)| ((*p).to_string(), b.to_vec(), false)).collect();
-    Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch })
+    Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch, lenient: None })
 }
 
 fn write_tree(root: &Path, files: &[(String, Vec<u8>, bool)]) -> std::io::Result<()> {
@@ -381,8 +411,8 @@ fn scratch_case(
     git(repo, &["add", "-A"])?;
     let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
     args.extend_from_slice(extra);
-    let diff = git_text(repo, &args)?;
-    Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git })
+    let diff = polypatch::decode_lossless(&git(repo, &args)?).into_owned();
+    Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git, lenient: None })
 }
 
 /// A small deterministic generator (xorshift), so generated cases are the same on every run.
@@ -588,6 +618,9 @@ fn generated_cases() -> Vec<(String, Case)> {
             &["-M"],
         ),
     );
+    bom_cases(&mut push);
+    latin1_cases(&mut push);
+    mixed_ending_cases(&mut Rng(0x2545_f491_4f6c_dd1d), &mut push);
     let (a3, b3) = (mutate(&mut rng, &a, "\n"), mutate(&mut rng, &b, "\n"));
     push(
         "gnu-patch::tree_new_deleted_modified".into(),
@@ -598,4 +631,163 @@ fn generated_cases() -> Vec<(String, Case)> {
         ),
     );
     cases
+}
+
+/// The intended divergence of [`bom_cases`]' last case.
+const BOM_NOT_IN_DIFF: &str = "a diff written without the byte order mark, applied to a file that has one: git \
+     refuses (its line 1 holds the mark's bytes, the diff's does not); polypatch matches the lines without the mark, \
+     which is an encoding marker and not content, and keeps it once at the start of the file";
+
+/// UTF-8 files with a byte order mark: git reads the mark as bytes of line 1, so a diff
+/// that shows it keeps, removes, adds or moves exactly those bytes.
+fn bom_cases(push: &mut impl FnMut(String, Result<Case, String>)) {
+    let bom_file: &[u8] = b"\xef\xbb\xbfone\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
+    let edits: [(&str, &[u8]); 6] = [
+        ("bom_kept_line_1_edited", b"\xef\xbb\xbfONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_kept_edit_below", b"\xef\xbb\xbfone\ntwo\nTHREE\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_kept_edit_far_below", b"\xef\xbb\xbfone\ntwo\nthree\nfour\nfive\nsix\nseven\nEIGHT\n"),
+        ("bom_removed", b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_moved_by_insertion_above_line_1", b"zero\n\xef\xbb\xbfone\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+        ("bom_kept_insertion_after_mark", b"\xef\xbb\xbfzero\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"),
+    ];
+    for (name, after) in edits {
+        let case = scratch_case(&[("b.txt", bom_file, false)], |r| fs::write(r.join("b.txt"), after), &[]);
+        push(format!("generated::{name}"), case);
+    }
+    let plain: &[u8] = b"one\ntwo\nthree\n";
+    push(
+        "generated::bom_added".into(),
+        scratch_case(&[("b.txt", plain, false)], |r| fs::write(r.join("b.txt"), b"\xef\xbb\xbfone\ntwo\nthree\n"), &[]),
+    );
+    // CRLF with a mark.
+    push(
+        "generated::bom_crlf_line_1_edited".into(),
+        scratch_case(
+            &[("b.txt", b"\xef\xbb\xbfone\r\ntwo\r\n", false)],
+            |r| fs::write(r.join("b.txt"), b"\xef\xbb\xbfONE\r\ntwo\r\n"),
+            &[],
+        ),
+    );
+    // The diff is made from the file without its mark and applied to the file with it.
+    for (name, after, want) in [
+        ("bom_not_in_diff_line_1_edited", &b"ONE\ntwo\nthree\n"[..], &b"\xef\xbb\xbfONE\ntwo\nthree\n"[..]),
+        ("bom_not_in_diff_insertion_above_line_1", b"zero\none\ntwo\nthree\n", b"\xef\xbb\xbfzero\none\ntwo\nthree\n"),
+    ] {
+        let case = scratch_case(&[("b.txt", plain, false)], |r| fs::write(r.join("b.txt"), after), &[]).map(|mut c| {
+            c.base = vec![("b.txt".into(), b"\xef\xbb\xbfone\ntwo\nthree\n".to_vec(), false)];
+            c.lenient = Some(Lenient { reason: BOM_NOT_IN_DIFF, want: vec![("b.txt".into(), want.to_vec())] });
+            c
+        });
+        push(format!("generated::{name}"), case);
+    }
+}
+
+/// Files that mix `\n` and `\r\n` lines: git writes each line of the diff with the ending
+/// the diff gives it, so a replaced `\n` line in a mostly-CRLF file stays `\n`.
+fn mixed_ending_cases(rng: &mut Rng, push: &mut impl FnMut(String, Result<Case, String>)) {
+    let crlf_then_lf: &[u8] = b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\ng\nh\ni\n";
+    let fixed: [(&str, &[u8], &[u8], &str); 5] = [
+        ("mixed_lf_line_replaced", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\nG\nh\ni\n", "-U1"),
+        ("mixed_lf_line_inserted", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\nnew\ng\nh\ni\n", "-U2"),
+        (
+            "mixed_crlf_line_replaced_in_lf_file",
+            b"a\nb\nc\nd\ne\nf\nX\r\ng\nh\n",
+            b"a\nb\nc\nd\ne\nf\nY\r\ng\nh\n",
+            "-U3",
+        ),
+        ("mixed_line_end_changed", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\r\nf\ng\nh\ni\n", "-U3"),
+        (
+            "mixed_hunk_across_the_border",
+            crlf_then_lf,
+            b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\nseven\r\nD\ne\nf\ng\nh\ni\n",
+            "-U1",
+        ),
+    ];
+    for (name, before, after, context) in fixed {
+        let case = scratch_case(&[("m.txt", before, false)], |r| fs::write(r.join("m.txt"), after), &[context]);
+        push(format!("generated::{name}"), case);
+    }
+    // Random edits of random mixed files; new lines get a random ending too.
+    for i in 0..12 {
+        let n = 8 + rng.below(30);
+        let mut before = Vec::new();
+        for k in 0..n {
+            let eol: &[u8] = if rng.below(3) == 0 { b"\r\n" } else { b"\n" };
+            before.extend_from_slice(format!("{} {k}", WORDS[rng.below(WORDS.len())]).as_bytes());
+            before.extend_from_slice(eol);
+        }
+        let eol = if i % 2 == 0 { "\n" } else { "\r\n" };
+        let after = mutate(rng, &before, eol);
+        let context = ["-U3", "-U1", "-U2"][i % 3];
+        let case = scratch_case(&[("m.txt", &before, false)], |r| fs::write(r.join("m.txt"), &after), &[context]);
+        push(format!("generated::mixed_endings_{i:02}{context}"), case);
+    }
+}
+
+/// Files that are not UTF-8 (Latin-1), and diffs that carry their bytes: git applies them
+/// byte for byte, and so must polypatch, exact matching on bytes, line numbers free to drift.
+fn latin1_cases(push: &mut impl FnMut(String, Result<Case, String>)) {
+    let latin1: &[u8] = b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nplain 7\nend \xff\n";
+    let fixed: [(&str, &[u8], &[u8]); 5] = [
+        (
+            "latin1_line_replaced",
+            latin1,
+            b"caf\xe9\nNA\xcfVE\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nplain 7\nend \xff\n",
+        ),
+        (
+            "latin1_insertion_among_high_bytes",
+            latin1,
+            b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nplain 7\n\xbfqu\xe9?\nend \xff\n",
+        ),
+        (
+            "latin1_ascii_hunk_in_a_latin1_file",
+            latin1,
+            b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nPLAIN 4\nplain 5\nplain 6\nplain 7\nend \xff\n",
+        ),
+        ("latin1_crlf", b"caf\xe9\r\nb\r\nc\r\n", b"caf\xe9\r\nB\xe0\r\nc\r\n"),
+        ("latin1_no_final_newline", b"a\nb\xe9", b"a\nB\xe9"),
+    ];
+    for (name, before, after) in fixed {
+        let case = scratch_case(&[("l.txt", before, false)], |r| fs::write(r.join("l.txt"), after), &["-U1"]);
+        push(format!("generated::{name}"), case);
+    }
+    push(
+        "generated::latin1_new_and_deleted_files".into(),
+        scratch_case(
+            &[("old.txt", latin1, false)],
+            |r| {
+                fs::remove_file(r.join("old.txt"))?;
+                fs::write(r.join("new.txt"), b"\xe0 la carte\n")
+            },
+            &[],
+        ),
+    );
+    // The diff is made from the file as it was before lines were added above: git applies
+    // it with an offset, and so does polypatch (the line numbers only say where to start).
+    let case = scratch_case(
+        &[("l.txt", latin1, false)],
+        |r| {
+            fs::write(
+                r.join("l.txt"),
+                b"caf\xe9\nna\xefve\nplain 1\nplain 2\nplain 3\nplain 4\nplain 5\nplain 6\nPLAIN 7\nend \xff\n",
+            )
+        },
+        &["-U1"],
+    )
+    .map(|mut c| {
+        let mut shifted = b"\xe9t\xe9 1\n\xe9t\xe9 2\n\xe9t\xe9 3\n".to_vec();
+        shifted.extend_from_slice(latin1);
+        c.base = vec![("l.txt".into(), shifted, false)];
+        c
+    });
+    push("generated::latin1_offset".into(), case);
+    // A UTF-8 file with a BOM edited by a diff that is otherwise Latin-1 is bytes too.
+    push(
+        "generated::latin1_and_utf8_in_one_file".into(),
+        scratch_case(
+            &[("m.txt", b"caf\xc3\xa9\ncaf\xe9\nx\n", false)],
+            |r| fs::write(r.join("m.txt"), b"caf\xc3\xa9\nCAF\xc9\nx\n"),
+            &[],
+        ),
+    );
 }

@@ -1,8 +1,8 @@
 //! Lower the AI-PATCH syntax tree into an [`EditPlan`].
 
 use polypatch_core::{
-    Action, Anchor, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Occurrence, Policy,
-    Replacement, Scope, Target,
+    Action, Anchor, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, NewLineEnds, Occurrence,
+    Policy, Replacement, Scope, Target,
 };
 
 use crate::error::DIALECT;
@@ -28,6 +28,9 @@ fn lower_op(op: &Op<'_>) -> FileEdit {
             move_to: move_to.map(str::to_owned),
             // Codex's moves overwrite an existing destination.
             if_dest_exists: IfExists::Overwrite,
+            // Codex ends a new line with the file's most frequent terminator (its scenario
+            // 024): the dialect's reference wins over our neighbour rule.
+            new_line_ends: NewLineEnds::Usual,
             ..Modify::default()
         }),
     };
@@ -252,6 +255,7 @@ mod tests {
                     ],
                     move_to: Some("src/b.rs".into()),
                     if_dest_exists: IfExists::Overwrite,
+                    new_line_ends: NewLineEnds::Usual,
                     ..Modify::default()
                 }),
                 span: Some(at(text, "*** Update File: src/a.rs\n*** Move to: src/b.rs")),

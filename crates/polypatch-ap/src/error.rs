@@ -5,7 +5,7 @@
 //! change and modification, 1-based, and the YAML line, and says what to write instead),
 //! and the byte span of the offending key or item.
 
-use polypatch_core::{PatchError, Span};
+use polypatch_core::{LineBreaks, PatchError, Span};
 
 /// The dialect name carried by every error and plan.
 pub(crate) const DIALECT: &str = "ap";
@@ -15,6 +15,9 @@ pub mod kind {
     /// The text is not valid YAML (the parser's message, at the line it names: a
     /// misindented key is the common case), or holds several YAML documents.
     pub const INVALID_YAML: &str = "invalid_yaml";
+    /// The text breaches one of the YAML reader's safety limits: anchors and aliases that
+    /// expand too far, too many nodes or bytes, or lists and mappings nested too deeply.
+    pub const YAML_LIMIT: &str = "yaml_limit";
     /// The document is not a mapping with `version` and `changes` (an empty text, a list,
     /// a plain string).
     pub const INVALID_ROOT: &str = "invalid_root";
@@ -72,7 +75,8 @@ pub mod kind {
 
 /// An error of this dialect.
 pub(crate) fn error(kind: &'static str, message: impl Into<String>, span: Option<Span>) -> PatchError {
-    PatchError::new(DIALECT, kind, message, span)
+    // YAML ends a line at a lone `\r` too: the line numbers must count it.
+    PatchError::new(DIALECT, kind, message, span).with_line_breaks(LineBreaks::Any)
 }
 
 /// `text` in backticks for a message, on one line and shortened when long.

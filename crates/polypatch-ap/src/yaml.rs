@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use polypatch_core::{PatchError, Span};
+use polypatch_core::{LineBreaks, PatchError, Span};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
@@ -58,8 +58,77 @@ pub(crate) fn read(text: &str) -> Result<Node, PatchError> {
     }
 }
 
+/// Which of the reader's safety limits a parser error reports, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    /// Anchors and aliases expand too far (a "billion laughs" document).
+    Alias,
+    /// Too many nodes, events, bytes or documents.
+    Size,
+    /// Lists and mappings nested too deeply.
+    Nesting,
+}
+
+fn limit_breached(e: &serde_saphyr::Error) -> Option<Limit> {
+    use serde_saphyr::Error;
+    use serde_saphyr::budget::BudgetBreach;
+    let mut e = e;
+    // A limit reached while an alias was being expanded is the alias's doing.
+    let mut in_alias = false;
+    while let Error::WithSnippet { error, .. } | Error::AliasError { error, .. } = e {
+        in_alias |= matches!(e, Error::AliasError { .. });
+        e = error;
+    }
+    match e {
+        Error::Budget { breach, .. } => Some(match breach {
+            BudgetBreach::Aliases { .. } | BudgetBreach::Anchors { .. } | BudgetBreach::MergeKeys { .. } => {
+                Limit::Alias
+            }
+            _ if in_alias => Limit::Alias,
+            BudgetBreach::Depth { .. } => Limit::Nesting,
+            _ => Limit::Size,
+        }),
+        Error::AliasReplayCounterOverflow { .. }
+        | Error::AliasReplayLimitExceeded { .. }
+        | Error::AliasExpansionLimitExceeded { .. }
+        | Error::AliasReplayStackDepthExceeded { .. } => Some(Limit::Alias),
+        // The scanner's own depth guard has no variant of its own, only this message.
+        other if other.to_string().contains("recursion limit exceeded") => Some(Limit::Nesting),
+        _ => None,
+    }
+}
+
+/// A breached safety limit as ours: which limit, and what to write instead. No
+/// indentation advice: the text may be well-formed, it is too big or too nested to read.
+fn limit_error(text: &str, e: &serde_saphyr::Error, limit: Limit) -> PatchError {
+    let (what, todo) = match limit {
+        Limit::Alias => (
+            "the patch exceeds the YAML alias limit: its anchors and aliases (`&name`, `*name`) expand to too much text",
+            "write each snippet and content out in full, without anchors and aliases",
+        ),
+        Limit::Size => (
+            "the patch exceeds the YAML size limit: it has too many nodes or too much text to read safely",
+            "split it into several smaller patches, each changing fewer files",
+        ),
+        Limit::Nesting => (
+            "the patch exceeds the YAML nesting limit: its lists or mappings are nested too deeply",
+            "an ap patch needs only `changes`, each with `modifications`, each a mapping of strings; remove the \
+             extra brackets or levels",
+        ),
+    };
+    let span = e.location().map(|loc| {
+        let start = offset_of(text, loc.line(), loc.column());
+        Span::new(start, start)
+    });
+    let at = e.location().map_or(String::new(), |loc| format!(" (at line {})", loc.line()));
+    error(kind::YAML_LIMIT, format!("{what}{at}; {todo}"), span)
+}
+
 /// The parser's error as ours: its message without the location suffix, at its line.
 fn syntax_error(text: &str, e: &serde_saphyr::Error) -> PatchError {
+    if let Some(limit) = limit_breached(e) {
+        return limit_error(text, e, limit);
+    }
     let mut message = e.without_snippet().to_string();
     if let Some(at) = message.rfind(" at line ") {
         message.truncate(at);
@@ -89,29 +158,35 @@ fn syntax_error(text: &str, e: &serde_saphyr::Error) -> PatchError {
 }
 
 /// The byte offset of a 1-based line and 1-based column (in characters) in `text`,
-/// clamped to the text.
+/// clamped to the text. Lines end as YAML ends them: `\n`, `\r\n` or a lone `\r`.
 pub(crate) fn offset_of(text: &str, line: u64, column: u64) -> usize {
     let mut start = 0usize;
     for _ in 1..line {
-        match text[start..].find('\n') {
-            Some(n) => start += n + 1,
+        match next_line(text, start) {
+            Some(next) => start = next,
             None => return text.len(),
         }
     }
     let rest = &text[start..];
-    let line_end = rest.find('\n').unwrap_or(rest.len());
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
     let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
     let within = rest[..line_end].char_indices().nth(skip).map_or(line_end, |(i, _)| i);
     start + within
 }
 
-/// The 1-based line of byte `offset` in `text`.
+/// The start of the line after the one starting at `start`, if there is one.
+fn next_line(text: &str, start: usize) -> Option<usize> {
+    let at = start + text[start..].find(['\n', '\r'])?;
+    Some(if text[at..].starts_with("\r\n") { at + 2 } else { at + 1 })
+}
+
+/// The 1-based line of byte `offset` in `text` (a lone `\r` ends a line, as in YAML).
 pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
-    text[..offset].matches('\n').count() + 1
+    polypatch_core::locate_line(text, offset, LineBreaks::Any).0
 }
 
 /// The tree with byte spans; lists' and mappings' spans run to the end of their last
@@ -304,6 +379,41 @@ mod tests {
         assert_eq!(err.kind, kind::INVALID_YAML);
         assert!(err.message.contains("at line 4"), "{}", err.message);
         assert_eq!(line_of(text, err.span.unwrap().start), 4);
+    }
+
+    #[test]
+    fn lines_of_a_text_split_by_lone_carriage_returns() {
+        // Old Mac line ends: YAML reads each `\r` as a line break, so must the line numbers.
+        let text = "a:\r  - k: |\r      x\r     c: |\r      y\r";
+        let err = read(text).unwrap_err();
+        assert_eq!(err.kind, kind::INVALID_YAML);
+        let at = err.span.unwrap().start;
+        assert_eq!(line_of(text, at), 4);
+        assert_eq!(err.line_col(text).map(|(l, _)| l), Some(4));
+        assert!(err.render(text).contains("line 4, column"), "{}", err.render(text));
+        assert_eq!(offset_of("ab\rcd\r\nef", 3, 2), 8);
+        assert_eq!(offset_of("ab\rcd\r\nef", 2, 9), 5);
+    }
+
+    #[test]
+    fn a_breached_alias_or_nesting_limit_says_so_not_indentation() {
+        let mut bomb = String::from("version: \"2.0\"\nx0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for i in 1..12 {
+            let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+            std::fmt::Write::write_fmt(&mut bomb, format_args!("x{i}: &a{i} [{refs}]\n")).unwrap();
+        }
+        bomb.push_str("changes: []\n");
+        let err = read(&bomb).unwrap_err();
+        assert_eq!(err.kind, kind::YAML_LIMIT, "{}", err.message);
+        assert!(err.message.starts_with("the patch exceeds the YAML alias limit"), "{}", err.message);
+        assert!(err.message.contains("without anchors and aliases"), "{}", err.message);
+        assert!(!err.message.contains("indentation"), "{}", err.message);
+
+        let deep = format!("version: \"2.0\"\nchanges: {}{}\n", "[".repeat(3000), "]".repeat(3000));
+        let err = read(&deep).unwrap_err();
+        assert_eq!(err.kind, kind::YAML_LIMIT, "{}", err.message);
+        assert!(err.message.contains("the patch exceeds the YAML nesting limit"), "{}", err.message);
+        assert!(!err.message.contains("indentation"), "{}", err.message);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! the human and JSON rendering.
 
 mod cli;
+mod escape;
 mod output;
 mod run;
 

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::escape;
+
 /// How an apply ended, as named in the JSON `status` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -104,25 +106,26 @@ pub fn summary(report: &ApplyReport) -> String {
     line
 }
 
-/// Standard output of a successful apply: the report, then the summary line.
+/// Standard output of a successful apply: the report, then the summary line. Names and
+/// messages from the patch are escaped for the terminal, here and in every text below.
 pub fn success_text(report: &ApplyReport) -> String {
-    format!("{report}{}\n", summary(report))
+    format!("{}{}\n", escape::report(report), summary(report))
 }
 
 /// Standard error of a failed apply: what failed, the closest candidate, the next step.
 pub fn failure_text(err: &ApplyError) -> String {
     let Some(cause) = &err.commit_error else {
-        return format!("error: could not apply the patch, nothing was written\n{}", err.report);
+        return format!("error: could not apply the patch, nothing was written\n{}", escape::report(&err.report));
     };
     // Every edit was located; the disk refused. Say what was and was not written.
-    let mut out = format!("error: every edit was located, but writing the files failed: {cause}\n");
+    let mut out = format!("error: every edit was located, but writing the files failed: {}\n", escape::one_line(cause));
     let word = if err.rolled_back { "not written" } else { "maybe written" };
     for file in err.report.files.iter().filter(|f| f.status == Status::Applied) {
         let target = match &file.moved_to {
             Some(to) => format!("{} -> {to}", file.path),
             None => file.path.clone(),
         };
-        let _ = writeln!(out, "{word}: {} {target}", file.operation);
+        let _ = writeln!(out, "{word}: {} {}", file.operation, escape::one_line(&target));
     }
     if err.rolled_back {
         out.push_str("nothing was written: every file is as it was\n");
@@ -139,10 +142,10 @@ pub fn recovery_line(r: &Recovery) -> String {
         parts.push(format!("rolled back {} interrupted commit(s)", r.rolled_back.len()));
     }
     if !r.restored.is_empty() {
-        parts.push(format!("restored {}", r.restored.join(", ")));
+        parts.push(format!("restored {}", escape::one_line(&r.restored.join(", "))));
     }
     if !r.removed.is_empty() {
-        parts.push(format!("removed the new file(s) {}", r.removed.join(", ")));
+        parts.push(format!("removed the new file(s) {}", escape::one_line(&r.removed.join(", "))));
     }
     if r.leftovers > 0 {
         parts.push(format!("removed {} leftover file(s)", r.leftovers));
@@ -151,7 +154,7 @@ pub fn recovery_line(r: &Recovery) -> String {
         parts.push(format!("left alone {} commit(s) still running", r.running.len()));
     }
     for problem in &r.problems {
-        parts.push(format!("could not recover: {problem}"));
+        parts.push(format!("could not recover: {}", escape::one_line(problem)));
     }
     if parts.is_empty() {
         return "nothing to recover".to_string();
@@ -183,12 +186,12 @@ pub fn recovery_json(r: &Recovery) -> String {
 
 /// Standard error for a malformed patch: the message, line, column and a caret.
 pub fn malformed_text(err: &PatchError, source: &str) -> String {
-    format!("error: {}\n", err.render(source))
+    format!("error: {}\n", escape::terminal(&err.render(source)))
 }
 
 /// Standard error for a usage error.
 pub fn usage_text(err: &anyhow::Error) -> String {
-    format!("error: {err:#}\n")
+    format!("error: {}\n", escape::terminal(&format!("{err:#}")))
 }
 
 /// The JSON document of an apply that got as far as locating edits. `commit_error` is set
@@ -222,7 +225,7 @@ pub fn diff_json(outcome: Outcome, report: &ApplyReport, diff: &str, warnings: &
 
 /// The parser's warnings, one `warning:` line each.
 pub fn warnings_text(warnings: &[String]) -> String {
-    warnings.iter().flat_map(|w| ["warning: ", w.as_str(), "\n"]).collect()
+    warnings.iter().flat_map(|w| ["warning: ".into(), escape::one_line(w), "\n".into()]).collect()
 }
 
 /// The JSON document of a malformed patch.
@@ -240,7 +243,7 @@ pub fn malformed_json(err: &PatchError, source: &str) -> String {
         line: Option<usize>,
         column: Option<usize>,
     }
-    let (line, column) = err.span.map(|span| span.line_col(source)).unzip();
+    let (line, column) = err.line_col(source).unzip();
     let error = Malformed { dialect: err.dialect, kind: err.kind, message: &err.message, line, column };
     document(&Document { status: "malformed", error })
 }
@@ -267,7 +270,9 @@ fn document(value: &impl Serialize) -> String {
         let message = serde_json::Value::String(err.to_string());
         format!(r#"{{"status":"internal_error","error":{{"message":{message}}}}}"#)
     });
-    format!("{text}\n")
+    // serde_json escapes C0 controls only; C1 controls and bidirectional overrides
+    // would reach a terminal as they are.
+    format!("{}\n", escape::json(&text))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What each verb does, ending in an exit code.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -10,6 +10,7 @@ use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
+use crate::escape;
 use crate::output::{self, Outcome};
 
 /// The exit codes.
@@ -48,7 +49,8 @@ pub fn run(cli: &Cli) -> Exit {
 enum Input {
     /// Unreadable file, stdin failure: a usage error.
     Unreadable(anyhow::Error),
-    /// Not UTF-8: a malformed patch, reported against the lossily decoded text.
+    /// Not UTF-8 and not a unified diff: a malformed patch, reported against the lossily
+    /// decoded text.
     NotText(PatchError, String),
 }
 
@@ -86,7 +88,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         Ok(format) => format,
         Err(err) => return usage(err),
     };
-    let text = match read_patch(&args.patch) {
+    let text = match read_patch(&args.patch, format) {
         Ok(text) => text,
         Err(Input::Unreadable(err)) => return usage(err),
         Err(Input::NotText(err, lossy)) => return malformed(&err, &lossy),
@@ -179,14 +181,18 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
     };
     if args.json {
         stdout(&output::diff_json(Outcome::of(&computed.report), &computed.report, &diff, &plan.warnings));
+    } else if io::stdout().is_terminal() {
+        // Shown, not piped: the file's bytes may hold escape sequences.
+        stdout(&escape::terminal(&diff));
     } else {
+        // Piped or redirected, the diff is data and keeps its bytes.
         stdout(&diff);
     }
     Exit::Success
 }
 
 fn detect(args: &DetectArgs) -> Exit {
-    let text = match read_patch(&args.patch) {
+    let text = match read_patch(&args.patch, None) {
         Ok(text) => text,
         Err(Input::Unreadable(err)) => {
             stderr(&output::usage_text(&err));
@@ -265,7 +271,10 @@ fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
     DiskFileSet::new(root).with_context(|| format!("cannot use root directory `{}`", root.display()))
 }
 
-fn read_patch(patch: &Path) -> Result<String, Input> {
+/// The patch's text. A unified diff may hold bytes that are not UTF-8 (a Latin-1 file's
+/// lines): it is read without loss and applied byte for byte, as git applies it. Any other
+/// patch must be UTF-8 text.
+fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
     let bytes = if cli::is_stdin(patch) {
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).context("cannot read the patch from standard input")
@@ -273,14 +282,22 @@ fn read_patch(patch: &Path) -> Result<String, Input> {
         fs::read(patch).with_context(|| format!("cannot read patch file `{}`", patch.display()))
     }
     .map_err(Input::Unreadable)?;
-    String::from_utf8(bytes).map_err(|err| {
+    String::from_utf8(bytes).or_else(|err| {
+        let text = polypatch::decode_lossless(err.as_bytes()).into_owned();
+        let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name));
+        if dialect == Some("unified") {
+            return Ok(text);
+        }
         let at = err.utf8_error().valid_up_to();
         let byte = err.as_bytes()[at];
         let lossy = String::from_utf8_lossy(err.as_bytes()).into_owned();
-        let message = format!("invalid UTF-8 (byte 0x{byte:02x}); a patch must be UTF-8 text");
+        let message = format!(
+            "invalid UTF-8 (byte 0x{byte:02x}); a patch must be UTF-8 text (only a unified diff may hold other \
+             bytes: it is applied byte for byte, as git applies it)"
+        );
         // The lossy text equals the original up to `at`, so the span points at the
         // replacement character standing for the bad byte.
-        Input::NotText(PatchError::new("polypatch", "not_utf8", message, Some(Span::new(at, at + 1))), lossy)
+        Err(Input::NotText(PatchError::new("polypatch", "not_utf8", message, Some(Span::new(at, at + 1))), lossy))
     })
 }
 
@@ -335,7 +352,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.patch");
         fs::write(&path, b"*** Begin Patch\n*** Add File: a\n+caf\xe9\n").unwrap();
-        let Err(Input::NotText(err, lossy)) = read_patch(&path) else { panic!("expected a UTF-8 error") };
+        let Err(Input::NotText(err, lossy)) = read_patch(&path, None) else { panic!("expected a UTF-8 error") };
         assert_eq!(err.kind, "not_utf8");
         assert!(err.message.contains("0xe9"), "{}", err.message);
         let rendered = err.render(&lossy);

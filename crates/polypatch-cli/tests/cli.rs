@@ -806,3 +806,179 @@ fn a_link_inside_the_root_is_edited_through_and_kept() {
     assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
     assert_eq!(sb.read("real.txt"), "two\n");
 }
+
+/// What a patch's author could use to take over a terminal: a title change, a screen
+/// clear, a carriage return that overwrites the line, NUL, a C1 CSI, a bidi override.
+const HOSTILE: &str = "\x1b]0;owned\x07\x1b[2J\rfake\0\u{9b}31m\u{202e}txt.exe";
+
+/// No character that steers a terminal; line feeds and tabs are layout.
+fn assert_inert(text: &str) {
+    let bad = text.chars().find(|&c| {
+        (c.is_control() && c != '\n' && c != '\t') || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    });
+    assert_eq!(bad, None, "a raw steering character reached the output:\n{text:?}");
+}
+
+#[test]
+fn names_and_lines_from_the_patch_are_escaped_on_the_terminal() {
+    let sb = Sandbox::new(&[("a.txt", "one\ntwo\n")]);
+    let before = sb.snapshot();
+    // A path and a hunk line that hold the hostile text; the hunk is not found, so the
+    // report quotes both, and the closest region's diff too.
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-one{HOSTILE}\n+x\n*** Update File: b{HOSTILE}.txt\n@@\n-a\n+b\n*** End Patch\n"
+    );
+    let run = sb.run("apply", &[], &patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    assert_inert(&run.stderr);
+    assert!(
+        run.stderr.contains("b\\x1b]0;owned\\x07\\x1b[2J\\rfake\\0\\u{9b}31m\\u{202e}txt.exe.txt"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("`one\\x1b]0;owned\\x07\\x1b[2J\\rfake\\0"), "{}", run.stderr);
+
+    // The same patch as JSON: one document, every such character a JSON escape, and the
+    // values unchanged.
+    let run = sb.run("apply", &["--json"], &patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_inert(&run.stdout);
+    let doc = run.json();
+    assert_eq!(doc["report"]["files"][1]["path"], format!("b{HOSTILE}.txt"));
+
+    // A malformed patch quoting the text, and a successful apply naming the path.
+    let run = sb.run("apply", &[], &format!("*** Begin Patch\n*** Frob{HOSTILE}\n*** End Patch\n"));
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_inert(&run.stderr);
+    // A file name may hold all of them but NUL.
+    let name = format!("n{}", HOSTILE.replace('\0', ""));
+    let sb = Sandbox::new(&[]);
+    let run = sb.run("apply", &[], &format!("*** Begin Patch\n*** Add File: {name}\n+x\n*** End Patch\n"));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_inert(&run.stdout);
+    assert!(run.stdout.contains("create n\\x1b]0;owned"), "{}", run.stdout);
+    assert_eq!(fs::read(sb.root().join(&name)).unwrap(), b"x\n");
+}
+
+#[test]
+fn a_newline_in_a_path_cannot_forge_a_report_line() {
+    let sb = Sandbox::new(&[]);
+    let patch = "diff --git \"a/x\\nFAILED: fake\" \"b/x\\nFAILED: fake\"\nnew file mode 100644\n--- /dev/null\n+++ \"b/x\\nFAILED: fake\"\n@@ -0,0 +1 @@\n+x\n";
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("applied: create x\\nFAILED: fake\n"), "{}", run.stdout);
+    assert!(!run.stdout.lines().any(|l| l.starts_with("FAILED")), "{}", run.stdout);
+}
+
+#[test]
+fn a_name_too_long_is_reported_as_such_not_as_permissions() {
+    let name = format!("{}.txt", "n".repeat(300));
+    let sb = Sandbox::new(&[]);
+    let run = sb.run("apply", &[], &format!("*** Begin Patch\n*** Update File: {name}\n@@\n-a\n+b\n*** End Patch\n"));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("is too long: a name is over 255 bytes"), "{}", run.stderr);
+    assert!(run.stderr.contains("next step: use a shorter name"), "{}", run.stderr);
+    assert!(!run.stderr.contains("permissions"), "{}", run.stderr);
+}
+
+#[test]
+fn ap_errors_in_a_patch_with_lone_cr_line_ends_name_the_right_line() {
+    let sb = Sandbox::new(&[("f.txt", "f\n")]);
+    let patch = "version: \"2.0\"\rchanges:\r  - file_path: f.txt\r    modifications:\r      - action: REPLACE\r        snipet: \"f\"\r        content: \"F\"\r";
+    let run = sb.run("apply", &["--format", "ap", "--json"], patch);
+    assert_eq!(run.code, 2, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["error"]["line"], 6, "{doc}");
+    assert_eq!(doc["error"]["column"], 9, "{doc}");
+    let run = sb.run("apply", &["--format", "ap"], patch);
+    assert!(run.stderr.contains("--> line 6, column 9"), "{}", run.stderr);
+    assert_inert(&run.stderr);
+}
+
+#[test]
+fn yaml_alias_bombs_are_reported_as_a_limit() {
+    let sb = Sandbox::new(&[("f.txt", "f\n")]);
+    let mut bomb = String::from("version: \"2.0\"\nx0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..12 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+        std::fmt::Write::write_fmt(&mut bomb, format_args!("x{i}: &a{i} [{refs}]\n")).unwrap();
+    }
+    bomb.push_str("changes: []\n");
+    let run = sb.run("apply", &["--format", "ap", "--json"], &bomb);
+    assert_eq!(run.code, 2, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["error"]["kind"], "yaml_limit", "{doc}");
+    let message = doc["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("the patch exceeds the YAML alias limit"), "{message}");
+    assert!(!message.contains("indentation"), "{message}");
+}
+
+/// Runs `polypatch apply --root <root> [extra…] <patch>` with a patch given as bytes.
+fn apply_bytes(sb: &Sandbox, extra: &[&str], patch: &[u8]) -> Run {
+    let path = sb.top().join("bytes.patch");
+    fs::write(&path, patch).unwrap();
+    let root = sb.root_arg();
+    let mut args = vec!["apply", "--root", &root];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    polypatch(sb.top(), &args, None)
+}
+
+const LATIN1_FILE: &[u8] = b"caf\xe9\nna\xefve\nplain\n";
+
+#[test]
+fn a_latin1_diff_applies_byte_for_byte_to_a_latin1_file() {
+    let sb = Sandbox::new(&[]);
+    sb.write("l.txt", LATIN1_FILE);
+    let patch = b"--- a/l.txt\n+++ b/l.txt\n@@ -1,3 +1,3 @@\n caf\xe9\n-na\xefve\n+NA\xcfVE\n plain\n";
+    let run = apply_bytes(&sb, &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read(sb.root().join("l.txt")).unwrap(), b"caf\xe9\nNA\xcfVE\nplain\n");
+    // Again: already applied, nothing written.
+    let run = apply_bytes(&sb, &[], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("already applied"), "{}", run.stdout);
+    assert_eq!(fs::read(sb.root().join("l.txt")).unwrap(), b"caf\xe9\nNA\xcfVE\nplain\n");
+}
+
+#[test]
+fn a_latin1_file_needing_a_lenient_match_is_refused_saying_why() {
+    let sb = Sandbox::new(&[]);
+    sb.write("l.txt", LATIN1_FILE);
+    let before = sb.snapshot();
+    // The context's indentation differs: the text tiers would take it, bytes cannot.
+    let patch = b"--- a/l.txt\n+++ b/l.txt\n@@ -1,3 +1,3 @@\n   caf\xe9\n-na\xefve\n+NA\xcfVE\n plain\n";
+    let run = apply_bytes(&sb, &[], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    assert!(
+        run.stderr.contains("the file is not UTF-8 text, so only exact byte matching was possible"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("caf\\xe9"), "bytes shown escaped: {}", run.stderr);
+    let run = apply_bytes(&sb, &["--json"], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    let failure = &run.json()["report"]["files"][0]["edits"][0]["failure"];
+    assert_eq!(failure["kind"], "not_found");
+    assert!(failure["message"].as_str().unwrap().contains("only exact byte matching"), "{failure}");
+}
+
+#[test]
+fn other_dialects_refuse_a_latin1_file_naming_the_encoding() {
+    let sb = Sandbox::new(&[]);
+    sb.write("l.txt", LATIN1_FILE);
+    let before = sb.snapshot();
+    let run = sb.run("apply", &[], "*** Begin Patch\n*** Update File: l.txt\n@@\n-plain\n+PLAIN\n*** End Patch\n");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    assert!(run.stderr.contains("not text: cannot edit `l.txt`: it is not UTF-8 text (Latin-1"), "{}", run.stderr);
+    assert!(run.stderr.contains("unified diff"), "{}", run.stderr);
+    // An AI-PATCH that is itself Latin-1 is malformed: only a diff may hold such bytes.
+    let run =
+        apply_bytes(&sb, &[], b"*** Begin Patch\n*** Update File: l.txt\n@@\n-caf\xe9\n+CAF\xc9\n*** End Patch\n");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("only a unified diff may hold other bytes"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+}

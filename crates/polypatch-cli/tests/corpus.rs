@@ -82,11 +82,13 @@ fn run_case(case: &Case) -> Result<(), String> {
     fs::create_dir(&root).map_err(|e| e.to_string())?;
     let before = read_tree(&case.dir.join("before"));
     write_tree(&root, &before);
-    let text = fs::read_to_string(&case.patch).map_err(|e| format!("{}: {e}", case.patch.display()))?;
-    let text =
-        text.replace("@ROOT@", &root.to_string_lossy()).replace("@OUTSIDE@", &base.join("outside").to_string_lossy());
+    // A diff may hold bytes that are not UTF-8: the binary gets the fixture's bytes.
+    let bytes = fs::read(&case.patch).map_err(|e| format!("{}: {e}", case.patch.display()))?;
+    let text = polypatch::decode_lossless(&bytes)
+        .replace("@ROOT@", &root.to_string_lossy())
+        .replace("@OUTSIDE@", &base.join("outside").to_string_lossy());
     let patch = base.join("case.patch");
-    fs::write(&patch, text).map_err(|e| e.to_string())?;
+    fs::write(&patch, polypatch::encode_lossless(&text)).map_err(|e| e.to_string())?;
     let expect = fs::read_to_string(case.dir.join("expect")).unwrap_or_default();
     let strict = expect.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == "options=strict");
 

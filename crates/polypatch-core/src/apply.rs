@@ -5,12 +5,12 @@ use serde::{Deserialize, Serialize};
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
 use crate::ir::{
-    BinaryData, BinaryEdit, Content, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks, Modify,
-    Newline,
+    Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
+    Modify, NewLineEnds, Newline, Target,
 };
 use crate::modify::{Overrides, modify};
 use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-use crate::text::{Eol, TextFile};
+use crate::text::{Eol, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -113,20 +113,27 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         if let Some(i) = self.slots.iter().position(|s| s.path == *path) {
             return Ok(i);
         }
-        let entry = self.files.read(path).map_err(|e| {
-            Failure::new(FailureKind::Io, format!("cannot read `{path}`: {e}"), "check the file's permissions")
-        })?;
+        let entry = self.files.read(path).map_err(|e| read_failure(path, &e))?;
         self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry });
         Ok(self.slots.len() - 1)
     }
 
     fn resolve(&self, path: &str) -> Result<RelPath, Failure> {
         self.files.resolve(path).map_err(|e| {
-            let kind = match e.kind {
-                PathErrorKind::Empty | PathErrorKind::Invalid | PathErrorKind::Reserved => FailureKind::InvalidPlan,
-                _ => FailureKind::PathEscapesRoot,
+            let (kind, next) = match e.kind {
+                PathErrorKind::TooLong => (FailureKind::InvalidPlan, "use a shorter name"),
+                PathErrorKind::Reserved => {
+                    (FailureKind::InvalidPlan, "choose another name: `.polypatch-*` files are polypatch's own")
+                }
+                PathErrorKind::BrokenSymlink => {
+                    (FailureKind::PathEscapesRoot, "name the file itself, or fix the link so that its target exists")
+                }
+                PathErrorKind::Empty | PathErrorKind::Invalid | PathErrorKind::NotUtf8 => {
+                    (FailureKind::InvalidPlan, "use a path relative to the project root, without `..`")
+                }
+                _ => (FailureKind::PathEscapesRoot, "use a path relative to the project root, without `..`"),
             };
-            Failure::new(kind, e.to_string(), "use a path relative to the project root, without `..`")
+            Failure::new(kind, e.to_string(), next)
         })
     }
 
@@ -181,7 +188,9 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         match op {
             FileOp::Create { content, newline, if_exists, mode } => {
                 let bytes = match (content, newline) {
-                    (Content::Text(t), Some(nl)) if *nl != Newline::Lf => t.replace('\n', nl.as_str()).into_bytes(),
+                    (Content::Text(t), Some(nl)) if *nl != Newline::Lf => {
+                        encode_lossless(&t.replace('\n', nl.as_str())).into_owned()
+                    }
                     _ => content.as_bytes().to_vec(),
                 };
                 let i = self.slot(path)?;
@@ -240,16 +249,16 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
                 let mode = match &slot.current {
-                    Entry::File { bytes, .. } if bytes == content.as_bytes() => return Ok(Status::AlreadyApplied),
+                    Entry::File { bytes, .. } if *bytes == *content.as_bytes() => return Ok(Status::AlreadyApplied),
                     Entry::File { bytes, mode } => {
-                        crate::elision::check_whole(bytes, content.as_bytes())?;
+                        crate::elision::check_whole(bytes, &content.as_bytes())?;
                         *mode
                     }
                     Entry::Missing if *create_if_missing => None,
                     Entry::Missing => return Err(missing(path, "replace")),
                     Entry::Directory | Entry::Other => return Err(not_a_file(path, "replace")),
                 };
-                slot.current = Entry::File { bytes: content.as_bytes().to_vec(), mode };
+                slot.current = Entry::File { bytes: content.as_bytes().into_owned(), mode };
                 Ok(Status::Applied)
             }
             FileOp::Modify(m) => self.modify(path, m, ov, report),
@@ -307,23 +316,66 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         } else if m.edits.is_empty() && !m.post.strip_trailing_whitespace && m.final_newline.is_none() {
             bytes.clone()
         } else {
-            let Some(mut text) = TextFile::decode_with(&bytes, m.line_breaks) else {
-                return Err(Failure::new(
-                    FailureKind::NotText,
-                    format!("cannot edit `{source}`: it is not UTF-8 text"),
-                    "edit binary files with a whole-file replacement or a binary patch",
-                ));
+            // A diff is applied as git applies it, byte for byte, also to a file that is not
+            // UTF-8 (Latin-1, say) or with a patch that is not: exact matching on bytes,
+            // line numbers free to drift. The lenient tiers compare text, so they are off.
+            let git = m.line_breaks == LineBreaks::LfOrCrLf;
+            let utf8 = std::str::from_utf8(&bytes).is_ok();
+            let raw_patch = m.edits.iter().any(holds_raw);
+            let byte_exact = git && (!utf8 || raw_patch);
+            let mut text = if byte_exact {
+                TextFile::parse_with(&decode_lossless(&bytes), m.line_breaks)
+            } else if utf8 && !raw_patch {
+                TextFile::decode_with(&bytes, m.line_breaks).unwrap_or_default()
+            } else {
+                let (what, todo) = if utf8 {
+                    (
+                        "the patch's text is not UTF-8",
+                        "write the patch in UTF-8, or as a unified diff (applied byte for byte, as git does)",
+                    )
+                } else {
+                    (
+                        "it is not UTF-8 text (Latin-1 or another encoding), and this dialect matches text",
+                        "write the change as a unified diff (applied byte for byte, as git does), or convert the file to UTF-8; for a binary file, use a whole-file replacement or a binary patch",
+                    )
+                };
+                return Err(Failure::new(FailureKind::NotText, format!("cannot edit `{source}`: {what}"), todo));
             };
+            // git reads a byte order mark as bytes of the first line: a diff that shows it
+            // on its old side is applied to those bytes (so it can keep, drop or move it);
+            // bytes that are not UTF-8 are all taken as they are.
+            let bom_is_text = git && text.bom && (byte_exact || shows_bom(&m.edits));
+            if bom_is_text {
+                text.bom = false;
+                if let Some(first) = text.lines.first_mut() {
+                    first.text.insert(0, BOM);
+                }
+            }
             let ended_with_newline = text.ends_with_newline();
+            let marked_twice = text.bom && text.lines.first().is_some_and(|l| l.text.starts_with(BOM));
             let ov = Overrides {
                 fresh: m.preimage.as_deref().is_some_and(names),
                 adds_final_newline: m.final_newline == Some(true),
+                strict: ov.strict || byte_exact,
+                neighbour_ends: m.new_line_ends == NewLineEnds::Neighbour,
                 ..ov
             };
             report.edits = modify(&mut text, &m.edits, ov);
             if report.edits.iter().any(|e| e.status == Status::Failed) {
+                if byte_exact {
+                    let why = if utf8 { "the patch" } else { "the file" };
+                    for failure in report.edits.iter_mut().filter_map(|e| e.failure.as_mut()) {
+                        only_bytes_matched(failure, why);
+                    }
+                }
                 // The failed edits carry the reasons; the file is failed with them.
                 return Ok(Status::Failed);
+            }
+            // The file's byte order mark stays the file's, once: a new first line that
+            // brings its own (a patch that copied the mark) does not add a second one.
+            if let Some(first) = text.lines.first_mut().filter(|_| text.bom && !marked_twice) {
+                let keep = first.text.trim_start_matches(BOM).len();
+                first.text.replace_range(..first.text.len() - keep, "");
             }
             // Post-processing belongs to a file the edits changed: a re-run touches nothing.
             let edited = m.edits.is_empty() || report.edits.iter().any(|e| e.status == Status::Applied);
@@ -334,7 +386,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 }
             }
             fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
-            text.render().into_bytes()
+            if byte_exact { encode_lossless(&text.render()).into_owned() } else { text.render().into_bytes() }
         };
         let changed = new_bytes != bytes || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
         let new_entry = Entry::File { bytes: new_bytes, mode: m.mode.or(mode) };
@@ -449,6 +501,89 @@ impl<S: FileSource + ?Sized> State<'_, S> {
     }
 }
 
+/// The longest file name (one path component) most file systems take, in bytes.
+const NAME_MAX: usize = 255;
+
+/// A file that could not be read, with the reason in words and what to do about it.
+fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
+    use std::io::ErrorKind as K;
+    let (why, todo) = match e.kind() {
+        K::PermissionDenied => (
+            "permission denied: the file, or a folder on its path, may not be read".to_string(),
+            "make the file readable (and its folders searchable) for this user, or apply as a user that may read it",
+        ),
+        K::InvalidFilename => {
+            let long = path.components().find(|c| c.len() > NAME_MAX);
+            let why = match long {
+                Some(c) => format!(
+                    "the name is too long: a path component is {} bytes, over the {NAME_MAX}-byte limit of a file name",
+                    c.len()
+                ),
+                None => {
+                    "the path is too long, or holds a character this file system does not allow in a name".to_string()
+                }
+            };
+            (why, "use a shorter name: each component of a path at most 255 bytes")
+        }
+        K::IsADirectory => ("it is a directory".to_string(), "name a regular file"),
+        K::NotADirectory => (
+            "a component of the path is a file, not a folder".to_string(),
+            "check the path's folders against the project",
+        ),
+        K::NotFound => ("the file vanished while it was read".to_string(), "run the command again"),
+        K::Interrupted | K::WouldBlock | K::TimedOut => {
+            (format!("the read was interrupted ({e})"), "run the command again")
+        }
+        _ => (e.to_string(), "check that the file exists, is a regular file and can be read"),
+    };
+    Failure::new(FailureKind::Io, format!("cannot read `{path}`: {why}"), todo)
+}
+
+/// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
+/// [`decode_lossless`]).
+fn holds_raw(edit: &Edit) -> bool {
+    let lines = |l: &[String]| l.iter().any(|l| holds_raw_bytes(l));
+    let target = match &edit.target {
+        Target::Lines(l) => lines(l),
+        Target::Range { start, end } => lines(start) || lines(end),
+        Target::Text(t) => holds_raw_bytes(t),
+        Target::StartOfFile | Target::EndOfFile => false,
+    };
+    target
+        || match &edit.action {
+            Action::Replace(r) => lines(&r.lines) || r.text.as_deref().is_some_and(holds_raw_bytes),
+            Action::InsertBefore { lines: l } | Action::InsertAfter { lines: l } => lines(l),
+            _ => false,
+        }
+}
+
+/// A failure of a byte-for-byte match: says that only exact bytes could be matched, and
+/// shows bytes that are not UTF-8 as `\xNN`.
+fn only_bytes_matched(failure: &mut Failure, not_utf8: &str) {
+    failure.message = format!(
+        "{}; {not_utf8} is not UTF-8 text, so only exact byte matching was possible (no whitespace, \
+         indentation or typo tolerance)",
+        show_raw_bytes(&failure.message)
+    );
+    failure.next_step =
+        format!("{}; the lines must match the file byte for byte, in its own encoding", failure.next_step);
+    if let Some(closest) = &mut failure.closest {
+        closest.diff = show_raw_bytes(&closest.diff).into_owned();
+    }
+}
+
+/// A byte order mark, as text.
+const BOM: char = '\u{feff}';
+
+/// Whether some edit's lines to find start with a byte order mark: a diff made from the
+/// file's bytes, mark included.
+fn shows_bom(edits: &[Edit]) -> bool {
+    edits.iter().any(|e| match &e.target {
+        Target::Lines(lines) | Target::Range { start: lines, .. } => lines.first().is_some_and(|l| l.starts_with(BOM)),
+        _ => false,
+    })
+}
+
 /// Every line but the last ends with a terminator; the last one ends as the original
 /// file's last line did (a missing final newline stays missing, a present one stays).
 fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
@@ -482,9 +617,11 @@ fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Fai
             }
         }
         Expect::Lines(want) => {
-            let Some(text) = TextFile::decode_with(bytes, LineBreaks::LfOrCrLf) else {
-                return Err(differs("it is not UTF-8 text, the patch deletes text lines".to_string()));
-            };
+            // Compared as bytes, as git compares them (also for a file that is not UTF-8).
+            let mut text = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+            if let Some(first) = text.lines.first_mut().filter(|_| text.bom) {
+                first.text.insert(0, BOM); // git's line 1 holds the mark
+            }
             let have: Vec<&str> = text.lines.iter().map(|l| l.text.as_str()).collect();
             if have == *want {
                 return Ok(());

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::ir::EditPlan;
+use crate::ir::{EditPlan, LineBreaks};
 use crate::span::Span;
 
 /// A patch format that lowers into an [`EditPlan`].
@@ -58,19 +58,35 @@ pub struct PatchError {
     pub message: String,
     /// Where in the patch text.
     pub span: Option<Span>,
+    /// How the patch text is split into lines, for the line numbers of `span`: `\n` (the
+    /// default), or also a lone `\r` for a dialect that reads it so (YAML).
+    #[serde(skip)]
+    pub line_breaks: LineBreaks,
 }
 
 impl PatchError {
     /// A new error.
     pub fn new(dialect: &'static str, kind: &'static str, message: impl Into<String>, span: Option<Span>) -> Self {
-        PatchError { dialect, kind, message: message.into(), span }
+        PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf }
+    }
+
+    /// Builder: the patch text's lines end as `breaks` says.
+    #[must_use]
+    pub fn with_line_breaks(mut self, breaks: LineBreaks) -> Self {
+        self.line_breaks = breaks;
+        self
+    }
+
+    /// The 1-based line and column of the span's start in `source`.
+    pub fn line_col(&self, source: &str) -> Option<(usize, usize)> {
+        self.span.map(|span| span.line_col_with(source, self.line_breaks))
     }
 
     /// The error with the offending line of `source` and a caret under the span.
     pub fn render(&self, source: &str) -> String {
         let head = format!("malformed {} patch: {}", self.dialect, self.message);
         match self.span {
-            Some(span) => span.render(source, &head),
+            Some(span) => span.render_with(source, &head, self.line_breaks),
             None => head,
         }
     }

@@ -44,8 +44,14 @@ impl RelPath {
         }
         // NUL ends a path for the system; a component over 255 bytes (or a path over
         // 4096) is refused by every common file system: say so before anything is read.
-        if parts.iter().any(|p| p.contains('\0') || p.len() > 255) || normalized.len() > 4096 {
+        if parts.iter().any(|p| p.contains('\0')) {
             return Err(PathError::new(original, PathErrorKind::Invalid));
+        }
+        if parts.iter().any(|p| p.len() > 255) || normalized.len() > 4096 {
+            return Err(PathError::new(original, PathErrorKind::TooLong));
+        }
+        if parts.iter().any(|p| crate::text::holds_raw_bytes(p)) {
+            return Err(PathError::new(original, PathErrorKind::NotUtf8));
         }
         Ok(RelPath(parts.join("/")))
     }
@@ -109,10 +115,14 @@ pub enum PathErrorKind {
     /// It names one of the files a commit keeps while it runs (`.polypatch-*.journal`,
     /// `.new`, `.old`, `.done`).
     Reserved,
+    /// A component is over 255 bytes, or the whole path over 4096.
+    TooLong,
     /// It is empty.
     Empty,
     /// It contains a NUL byte or is otherwise unusable.
     Invalid,
+    /// It holds bytes that are not UTF-8 (a patch read with [`crate::decode_lossless`]).
+    NotUtf8,
 }
 
 impl PathErrorKind {
@@ -124,9 +134,9 @@ impl PathErrorKind {
             PathErrorKind::BrokenSymlink => "goes through a symbolic link whose target does not exist",
             PathErrorKind::Reserved => "is reserved for polypatch's journal, temporary files and backups",
             PathErrorKind::Empty => "is empty",
-            PathErrorKind::Invalid => {
-                "is not a valid path (a NUL byte, a name longer than 255 bytes or a path longer than 4096)"
-            }
+            PathErrorKind::Invalid => "is not a valid path (it holds a NUL byte)",
+            PathErrorKind::TooLong => "is too long: a name is over 255 bytes or the whole path over 4096",
+            PathErrorKind::NotUtf8 => "is not UTF-8: file names must be UTF-8 text",
         }
     }
 }

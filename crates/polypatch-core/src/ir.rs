@@ -156,6 +156,9 @@ pub struct Modify {
     /// What ends a line of the file while it is edited.
     #[serde(default)]
     pub line_breaks: LineBreaks,
+    /// Which terminator a new line gets when the patch does not say.
+    #[serde(default)]
+    pub new_line_ends: NewLineEnds,
     /// The git blob id (hex, at least 7 digits) of the content the edits were made for (a
     /// git diff's `index` line). A file that has it gets every edit as written: no guess
     /// that an edit is already applied, which repetitive text can fool.
@@ -178,6 +181,19 @@ pub enum LineBreaks {
     LfOrCrLf,
 }
 
+/// Which terminator a new line gets when the patch does not give one, in a file that
+/// mixes `\n` and `\r\n`. (In a file with one kind throughout, both give that kind.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewLineEnds {
+    /// The terminator of the line it replaces or, for an insertion, of the line next to it:
+    /// each region of the file keeps its ending.
+    #[default]
+    Neighbour,
+    /// The file's most frequent terminator (what Codex's `apply_patch` does).
+    Usual,
+}
+
 /// File content carried by a patch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "encoding", content = "data", rename_all = "snake_case")]
@@ -189,11 +205,12 @@ pub enum Content {
 }
 
 impl Content {
-    /// The content as bytes.
-    pub fn as_bytes(&self) -> &[u8] {
+    /// The content as bytes. Text is UTF-8, except that characters standing for bytes
+    /// that are not UTF-8 (a diff read with [`crate::decode_lossless`]) are those bytes.
+    pub fn as_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            Content::Text(s) => s.as_bytes(),
-            Content::Bytes(b) => b,
+            Content::Text(s) => crate::text::encode_lossless(s),
+            Content::Bytes(b) => std::borrow::Cow::Borrowed(b),
         }
     }
 }

@@ -92,10 +92,10 @@ pub use disk::{CommitError, DiskFileSet, Recovery};
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
-    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, Newline, Occurrence, Policy,
-    PostProcess, Replacement, Scope, Target,
+    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
+    Policy, PostProcess, Replacement, Scope, Target,
 };
 pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-pub use span::Span;
-pub use text::{Eol, Line, TextFile};
+pub use span::{Span, locate_line};
+pub use text::{Eol, Line, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 pub use tier::{Tier, TierSet};

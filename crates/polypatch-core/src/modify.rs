@@ -14,6 +14,7 @@ use crate::tier::{Tier, TierSet};
 
 /// Options that override the edits' policies.
 #[derive(Debug, Clone, Copy, Default)]
+#[allow(clippy::struct_excessive_bools, reason = "independent switches, each read in one place")]
 pub(crate) struct Overrides {
     pub strict: bool,
     pub fuzzy_threshold: Option<f64>,
@@ -25,6 +26,15 @@ pub(crate) struct Overrides {
     /// The terminator added lines get: the file's most frequent one, found once before its
     /// edits.
     pub eol: Eol,
+    /// Added lines end like the line they replace or stand next to (else always `eol`).
+    pub neighbour_ends: bool,
+}
+
+impl Overrides {
+    /// The terminator of a new line written in place of, or next to, file line `near`.
+    fn eol_near(self, lines: &[Line], near: Option<usize>) -> Eol {
+        if self.neighbour_ends { shape::neighbour_eol(lines, near, self.eol) } else { self.eol }
+    }
 }
 
 /// Applies `edits` to `file` in order. Returns one report per edit; the file holds the
@@ -147,8 +157,8 @@ fn locate_and_apply(
             let tier = lines.map(|_| Tier::Exact);
             return Ok(Done { status, tier, confidence: 1.0, lines, notes: Vec::new() });
         }
-        Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor, ov.eol),
-        Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor, ov.eol),
+        Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor, ov),
+        Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor, ov),
         Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
             let at = if anchored {
                 lo
@@ -161,7 +171,7 @@ fn locate_and_apply(
                     "give context lines around the change",
                 ));
             };
-            return insert_at(file, at, &edit.action, cursor, ov.eol);
+            return insert_at(file, at, &edit.action, cursor, ov);
         }
         _ => {}
     }
@@ -343,14 +353,18 @@ fn apply_at(
     ov: Overrides,
 ) -> Result<Done, Failure> {
     let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
-    let eol = ov.eol;
     match &edit.action {
         Action::Replace(rep) => {
             let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines, false);
             let ends = rep.line_ends.as_ref();
             let aligned = shape::aligned_old(kept, pat.len());
-            let added =
-                |j: usize| Line { text: shaper.line(aligned[j], &rep.lines[j]), eol: shape::line_end(ends, j, eol) };
+            // Without the patch's terminators, a new line ends like the line it replaces
+            // or, for an insertion, the kept line next to it.
+            let near = |j: usize| ov.eol_near(&file.lines, f.map.get(aligned[j]).copied().flatten());
+            let added = |j: usize| Line {
+                text: shaper.line(aligned[j], &rep.lines[j]),
+                eol: shape::line_end(ends, j, near(j)),
+            };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
                 shape::blank_lines_replacement(&file.lines, pat, f, kept, added).map_err(unclear_blank_lines)?
             } else {
@@ -392,6 +406,7 @@ fn apply_at(
             let opener = after && pat.iter().rev().find(|l| !is_blank(l)).is_some_and(|l| opens_block(l));
             let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines, opener);
             let near = if after { pat.len().saturating_sub(1) } else { 0 };
+            let eol = ov.eol_near(&file.lines, f.map.get(near).copied().flatten());
             let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect();
             let at = if after { f.end } else { f.start };
             let present = if after {
@@ -448,7 +463,13 @@ fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: 
 }
 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
-fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize, eol: Eol) -> Result<Done, Failure> {
+fn insert_at(
+    file: &mut TextFile,
+    at: usize,
+    action: &Action,
+    cursor: &mut usize,
+    ov: Overrides,
+) -> Result<Done, Failure> {
     let lines = match action {
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => lines,
         Action::Replace(Replacement { lines, .. }) => lines,
@@ -464,9 +485,11 @@ fn insert_at(file: &mut TextFile, at: usize, action: &Action, cursor: &mut usize
         Action::Replace(Replacement { line_ends: Some(ends), .. }) => Some(ends),
         _ => None,
     };
-    let new: Vec<Line> =
-        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, eol) }).collect();
     let at = at.min(file.lines.len());
+    // New lines end like the line before them (at the start of the file, the first line).
+    let near = ov.eol_near(&file.lines, Some(at.saturating_sub(1)));
+    let new: Vec<Line> =
+        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
     // Already there, right after or (at the end of the file) right before the position.
     let after_ok = block_eq(&file.lines[at..], &new);

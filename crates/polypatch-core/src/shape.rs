@@ -498,9 +498,20 @@ fn segment(
     Ok(())
 }
 
-/// The terminator of new line `j`: the patch's, when it says, else the file's usual one.
-pub(crate) fn line_end(ends: Option<&Vec<Newline>>, j: usize, eol: Eol) -> Eol {
-    ends.and_then(|e| e.get(j)).map_or(eol, |&n| Eol::from(n))
+/// The terminator of new line `j`: the patch's, when it says, else `near`'s.
+pub(crate) fn line_end(ends: Option<&Vec<Newline>>, j: usize, near: Eol) -> Eol {
+    ends.and_then(|e| e.get(j)).map_or(near, |&n| Eol::from(n))
+}
+
+/// The terminator for a new line written in place of, or next to, file line `near`: that
+/// line's own, so each region of a file that mixes `\n` and `\r\n` keeps its ending;
+/// `usual` (the file's most frequent) when there is no such line or it is the last line
+/// and has none.
+pub(crate) fn neighbour_eol(lines: &[Line], near: Option<usize>, usual: Eol) -> Eol {
+    match near.and_then(|i| lines.get(i)).map(|l| l.eol) {
+        None | Some(Eol::None) => usual,
+        Some(eol) => eol,
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ir::LineBreaks;
+
 /// A byte range `start..end` in the patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Span {
@@ -17,13 +19,17 @@ impl Span {
         Span { start, end }
     }
 
-    /// The 1-based line and column (in characters) of the span's start in `source`.
+    /// The 1-based line and column (in characters) of the span's start in `source`, whose
+    /// lines end with `\n` (a `\r` before it is part of the line break).
     pub fn line_col(&self, source: &str) -> (usize, usize) {
-        let start = self.start.min(source.len());
-        let start = floor_char_boundary(source, start);
-        let before = &source[..start];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        self.line_col_with(source, LineBreaks::LfOrCrLf)
+    }
+
+    /// The 1-based line and column of the span's start in `source`, its lines split as
+    /// `breaks` says (YAML, like [`LineBreaks::Any`], also ends a line at a lone `\r`).
+    pub fn line_col_with(&self, source: &str, breaks: LineBreaks) -> (usize, usize) {
+        let start = floor_char_boundary(source, self.start.min(source.len()));
+        let (line, line_start) = locate_line(source, start, breaks);
         let col = source[line_start..start].chars().count() + 1;
         (line, col)
     }
@@ -31,10 +37,16 @@ impl Span {
     /// Renders `message` with the span's line, the source line and a caret under it,
     /// like `toml_edit`: `at line 3, column 1` + the line + `^^^`.
     pub fn render(&self, source: &str, message: &str) -> String {
-        let (line, col) = self.line_col(source);
+        self.render_with(source, message, LineBreaks::LfOrCrLf)
+    }
+
+    /// [`Span::render`] with `source`'s lines split as `breaks` says.
+    pub fn render_with(&self, source: &str, message: &str, breaks: LineBreaks) -> String {
+        let (line, col) = self.line_col_with(source, breaks);
         let start = floor_char_boundary(source, self.start.min(source.len()));
-        let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = source[line_start..].find('\n').map_or(source.len(), |i| line_start + i);
+        let (_, line_start) = locate_line(source, start, breaks);
+        let ends: &[char] = if breaks == LineBreaks::Any { &['\n', '\r'] } else { &['\n'] };
+        let line_end = source[line_start..].find(ends).map_or(source.len(), |i| line_start + i);
         let text = source[line_start..line_end].trim_end_matches('\r');
         let end = floor_char_boundary(source, self.end.clamp(start, line_end));
         let width = source[start..end].chars().count().max(1);
@@ -46,6 +58,23 @@ impl Span {
             carets = "^".repeat(width),
         )
     }
+}
+
+/// The 1-based number of the line that holds byte `at` of `source`, and the byte where
+/// that line starts: `\n` and `\r\n` end a line, and with [`LineBreaks::Any`] a lone `\r`
+/// too (the split [`crate::TextFile`] makes of a file).
+pub fn locate_line(source: &str, at: usize, breaks: LineBreaks) -> (usize, usize) {
+    let bytes = source.as_bytes();
+    let at = at.min(bytes.len());
+    let (mut line, mut start) = (1, 0);
+    for i in memchr::memchr2_iter(b'\n', b'\r', &bytes[..at]) {
+        let lone_cr = bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+        if bytes[i] == b'\n' || (lone_cr && breaks == LineBreaks::Any) {
+            line += 1;
+            start = i + 1;
+        }
+    }
+    (line, start)
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -64,6 +93,22 @@ mod tests {
         let src = "ab\ncdé f\n";
         let at = src.find('f').unwrap();
         assert_eq!(Span::new(at, at + 1).line_col(src), (2, 5));
+    }
+
+    #[test]
+    fn lone_cr_ends_a_line_only_where_the_text_is_split_so() {
+        let src = "one\rtwo\r\nthree\nfour\rfive";
+        let at = src.find("five").unwrap();
+        assert_eq!(Span::new(at, at + 4).line_col_with(src, LineBreaks::Any), (5, 1));
+        assert_eq!(Span::new(at, at + 4).line_col(src), (3, 6));
+        let two = src.find("two").unwrap();
+        assert_eq!(Span::new(two, two + 3).line_col_with(src, LineBreaks::Any), (2, 1));
+        let out = Span::new(at, at + 4).render_with(src, "here", LineBreaks::Any);
+        assert!(out.contains("line 5, column 1\n"), "{out}");
+        assert!(out.contains("5 | five\n"), "{out}");
+        // The line of a `\r\n`'s `\r` is the line it ends.
+        let cr = src.find("\r\n").unwrap();
+        assert_eq!(Span::new(cr, cr + 1).line_col_with(src, LineBreaks::Any), (2, 4));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! changes another line's ending, a missing final newline stays missing, and a UTF-8 BOM
 //! survives.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{LineBreaks, Newline};
@@ -159,9 +161,117 @@ impl TextFile {
     }
 }
 
+/// The character standing for byte `0x80 + k` of text that is not UTF-8 is
+/// `RAW_BASE + 0x80 + k`: the last 128 code points of plane 16's private use area.
+const RAW_BASE: u32 = 0x10_FF00;
+
+/// The character that stands for a byte that is not part of UTF-8 text.
+fn raw_char(byte: u8) -> char {
+    char::from_u32(RAW_BASE + u32::from(byte)).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// The byte a character stands for, when it stands for one.
+pub(crate) fn raw_byte(c: char) -> Option<u8> {
+    let n = u32::from(c);
+    (n >= RAW_BASE + 0x80).then(|| u8::try_from(n - RAW_BASE).unwrap_or(0))
+}
+
+/// Bytes as text, without loss: UTF-8 sequences are their characters, and every other byte
+/// (a Latin-1 `é`, `0xE9`) is one character of U+10FF80..=U+10FFFF standing for it. A
+/// character of that range that the bytes hold as UTF-8 is written as its four bytes'
+/// characters, so [`encode_lossless`] always gives the bytes back and two texts are equal
+/// exactly when their bytes are. Valid UTF-8 without such characters comes back borrowed.
+///
+/// ```
+/// use polypatch_core::{decode_lossless, encode_lossless};
+/// let bytes = b"caf\xe9 \xc3\xa9\n";
+/// let text = decode_lossless(bytes);
+/// assert_eq!(text.chars().count(), 7);
+/// assert_eq!(encode_lossless(&text), &bytes[..]);
+/// ```
+pub fn decode_lossless(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && !text.chars().any(|c| raw_byte(c).is_some())
+    {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if raw_byte(c).is_some() {
+                out.extend(c.to_string().bytes().map(raw_char));
+            } else {
+                out.push(c);
+            }
+        }
+        out.extend(chunk.invalid().iter().copied().map(raw_char));
+    }
+    Cow::Owned(out)
+}
+
+/// The bytes of text from [`decode_lossless`] (or of any text: without characters that
+/// stand for bytes, its UTF-8).
+pub fn encode_lossless(text: &str) -> Cow<'_, [u8]> {
+    if !text.chars().any(|c| raw_byte(c).is_some()) {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        match raw_byte(c) {
+            Some(b) => out.push(b),
+            None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether text holds characters that stand for bytes that are not UTF-8.
+pub fn holds_raw_bytes(text: &str) -> bool {
+    text.chars().any(|c| raw_byte(c).is_some())
+}
+
+/// Text for a message: every character that stands for a byte shown as `\xNN`.
+pub fn show_raw_bytes(text: &str) -> Cow<'_, str> {
+    if !holds_raw_bytes(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match raw_byte(c) {
+            Some(b) => {
+                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("\\x{b:02x}"));
+            }
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lossless_text_gives_the_bytes_back_and_compares_as_bytes() {
+        let samples: [&[u8]; 6] = [
+            b"plain\n",
+            b"caf\xe9\r\n",
+            b"\xef\xbb\xbfbom and caf\xc3\xa9",
+            b"\xff\xfe\x80\xc3",
+            "stands for a byte: \u{10ffe9}".as_bytes(),
+            b"\xf4\x8f\xbf",
+        ];
+        for bytes in samples {
+            let text = decode_lossless(bytes);
+            assert_eq!(&*encode_lossless(&text), bytes, "{bytes:?}");
+        }
+        // Latin-1 é and UTF-8 é are different text; a real U+10FFE9 is not the byte 0xE9.
+        assert_ne!(decode_lossless(b"\xe9"), decode_lossless("\u{e9}".as_bytes()));
+        assert_ne!(decode_lossless(b"\xe9"), decode_lossless("\u{10ffe9}".as_bytes()));
+        assert!(matches!(decode_lossless("caf\u{e9}".as_bytes()), Cow::Borrowed(_)));
+        assert_eq!(show_raw_bytes(&decode_lossless(b"caf\xe9")), "caf\\xe9");
+    }
 
     #[test]
     fn round_trips_every_ending() {

@@ -561,3 +561,102 @@ fn a_whole_file_write_with_an_elision_is_refused() {
     run(&mut files, &plan(vec![FileEdit { path: "new.py".into(), op: create, span: None }])).unwrap();
     assert_eq!(files.get_str("new.py"), Some("# ...\n"));
 }
+
+/// A file set whose every read fails with one kind of I/O error.
+struct Unreadable(std::io::ErrorKind);
+
+impl polypatch_core::FileSource for Unreadable {
+    fn resolve(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        polypatch_core::RelPath::parse(path, None)
+    }
+
+    fn read(&self, _: &polypatch_core::RelPath) -> std::io::Result<polypatch_core::Entry> {
+        Err(std::io::Error::from(self.0))
+    }
+}
+
+#[test]
+fn a_file_that_cannot_be_read_says_why_and_not_always_permissions() {
+    use std::io::ErrorKind as K;
+    let p = plan(vec![modify("src/a.txt", vec![hunk(&["-one", "+ONE"])])]);
+    let cases = [
+        (K::PermissionDenied, "permission denied", "readable"),
+        (K::InvalidFilename, "too long", "shorter name"),
+        (K::IsADirectory, "it is a directory", "regular file"),
+        (K::NotADirectory, "is a file, not a folder", "folders"),
+    ];
+    for (kind, why, todo) in cases {
+        let Err(err) = compute(&p, &Unreadable(kind), &ApplyOptions::default()) else { panic!("a failure") };
+        let failure = err.report.files[0].failure.as_ref().expect("the file's failure");
+        assert_eq!(failure.kind, FailureKind::Io);
+        assert!(failure.message.starts_with("cannot read `src/a.txt`: "), "{kind:?}: {}", failure.message);
+        assert!(failure.message.contains(why), "{kind:?}: {}", failure.message);
+        assert!(failure.next_step.contains(todo), "{kind:?}: {}", failure.next_step);
+        if kind != K::PermissionDenied {
+            assert!(!failure.next_step.contains("permission"), "{kind:?}: {}", failure.next_step);
+        }
+    }
+}
+
+#[test]
+fn a_name_over_255_bytes_is_reported_as_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("{}.txt", "x".repeat(300));
+    let p = plan(vec![modify(&name, vec![hunk(&["-one", "+ONE"])])]);
+    let mut files = polypatch_core::DiskFileSet::new(dir.path()).unwrap();
+    let Err(err) = apply(&p, &mut files, &ApplyOptions::default()) else { panic!("a failure") };
+    let failure = err.report.files[0].failure.as_ref().expect("the file's failure");
+    // Refused from the path alone, before anything is read.
+    assert_eq!(failure.kind, FailureKind::InvalidPlan);
+    assert!(failure.message.contains("is too long: a name is over 255 bytes"), "{}", failure.message);
+    assert!(failure.next_step.contains("shorter name"), "{}", failure.next_step);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written");
+}
+
+/// A diff-style modify (git's line breaks) of `path` with one hunk whose lines are read
+/// from bytes without loss.
+fn diff_modify(path: &str, lines: &[&[u8]]) -> FileEdit {
+    let texts: Vec<String> = lines.iter().map(|l| polypatch_core::decode_lossless(l).into_owned()).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut edit = hunk(&refs);
+    edit.policy = Policy::default();
+    let m = Modify { edits: vec![edit], line_breaks: polypatch_core::LineBreaks::LfOrCrLf, ..Modify::default() };
+    FileEdit { path: path.into(), op: FileOp::Modify(m), span: None }
+}
+
+#[test]
+fn a_latin1_hunk_never_matches_utf8_text_by_likeness() {
+    // The file is UTF-8 (é is C3 A9); the diff is Latin-1 (é is E9). The texts look alike,
+    // the bytes differ: git refuses, and so does polypatch, saying why, with nothing written.
+    let mut files = MemoryFileSet::new().with("u.txt", "caf\u{e9}\nsecond line\n");
+    let p = plan(vec![diff_modify("u.txt", &[b" caf\xe9", b"-second line", b"+SECOND LINE"])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("a failure");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(
+        failure.message.contains("the patch is not UTF-8 text, so only exact byte matching"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(files.get("u.txt"), Some("caf\u{e9}\nsecond line\n".as_bytes()));
+}
+
+#[test]
+fn a_latin1_file_gets_exactly_the_diffs_bytes_and_keeps_its_bom_bytes() {
+    let mut files = MemoryFileSet::new().with("l.txt", &b"\xef\xbb\xbfcaf\xe9\r\nb\xe0\n"[..]);
+    let p = plan(vec![diff_modify("l.txt", &[b" \xef\xbb\xbfcaf\xe9", b"-b\xe0", b"+B\xc0"])]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Exact));
+    assert_eq!(files.get("l.txt"), Some(&b"\xef\xbb\xbfcaf\xe9\r\nB\xc0\n"[..]));
+}
+
+#[test]
+fn other_dialects_refuse_a_file_that_is_not_utf8() {
+    let mut files = MemoryFileSet::new().with("l.txt", &b"caf\xe9\nx\n"[..]);
+    let p = plan(vec![modify("l.txt", vec![hunk(&["-x", "+y"])])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].failure.as_ref().expect("a failure");
+    assert_eq!(failure.kind, FailureKind::NotText);
+    assert!(failure.message.contains("it is not UTF-8 text (Latin-1 or another encoding)"), "{}", failure.message);
+    assert_eq!(files.get("l.txt"), Some(&b"caf\xe9\nx\n"[..]));
+}

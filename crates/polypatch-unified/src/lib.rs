@@ -89,14 +89,20 @@
 //! `\ No newline` marker must end at the end of the file; the marker after the new side's
 //! last line makes the result end without a newline, a marker only on the old side makes
 //! it end with one. When any line of a section ends with `\r\n` in the patch, every added
-//! line gets the terminator its patch line had; otherwise added lines get the file's
-//! dominant one, so an LF diff applied to a CRLF file keeps the file CRLF. A lone `\r` is
-//! text, as in git.
+//! line gets the terminator its patch line had; otherwise each added line ends like the
+//! file line it replaces or stands next to, so an LF diff applied to a CRLF file keeps the
+//! file CRLF, and one applied to the LF part of a mixed file writes LF, as git does. A
+//! lone `\r` is text, as in git. A byte order mark the diff shows on line 1 is bytes of
+//! that line, as in git. A file (or a diff) that is not UTF-8 is edited byte for byte:
+//! the diff is read with [`polypatch_core::decode_lossless`], only the exact tier is
+//! used, and the result is git's bytes.
 //!
 //! # Where polypatch differs from git apply
 //!
 //! - Counts are recounted and line numbers are hints (above); git rejects such diffs.
 //! - A diff with LF lines applied to a CRLF file keeps the file's CRLF; git fails.
+//! - A diff without the byte order mark its file has applies, the mark kept once at the
+//!   start; git fails (its line 1 holds the mark).
 //! - A pure addition away from the start of the file (`@@ -5,0 +6,2 @@`) is refused
 //!   (`no_context`): without context, only the line number says where, and line numbers
 //!   are hints here. Regenerate such diffs with context.

@@ -431,6 +431,19 @@ fn crlf_patch_text_and_a_bom() {
 }
 
 #[test]
+fn line_numbers_count_lone_carriage_returns() {
+    // The key is on line 6 of a patch whose lines end with a lone `\r` (old Mac): the
+    // message, the JSON line and the rendered caret all say line 6, not line 1.
+    let text = one("action: REPLACE\n        snipet: \"f\"\n        content: \"F\"\n").replace('\n', "\r");
+    let e = failed(&text);
+    assert_eq!(spanned(&text, &e), "snipet");
+    assert_eq!(line(&text, &e), 6);
+    assert!(e.message.contains("(line 6)"), "{}", e.message);
+    assert_eq!(e.line_col(&text), Some((6, 9)));
+    assert!(e.render(&text).contains("--> line 6, column 9"), "{}", e.render(&text));
+}
+
+#[test]
 fn absolute_indentation_is_kept_in_the_snippet() {
     let patch = parsed(&one(
         "action: REPLACE\n        snippet: |2\n              return 1\n        content: |2\n              return 2\n",

@@ -1,4 +1,4 @@
-use polypatch_core::Span;
+use polypatch_core::{NewLineEnds, Span};
 
 use super::*;
 use crate::syntax::{BinaryPatch, parse};
@@ -81,6 +81,7 @@ fn git_modify_lowers_exactly() {
                 post: polypatch_core::PostProcess::default(),
                 final_newline: None,
                 line_breaks: LineBreaks::LfOrCrLf,
+                new_line_ends: NewLineEnds::Neighbour,
                 preimage: Some("1234567".into()),
                 postimage: Some("89abcde".into()),
             }),
