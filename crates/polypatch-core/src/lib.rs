@@ -86,7 +86,7 @@ mod text;
 mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{Dialect, ParseOptions, PatchError};
+pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
 pub use disk::DiskFileSet;
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
@@ -94,7 +94,9 @@ pub use ir::{
     FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, Newline, Occurrence, Policy,
     PostProcess, Replacement, Scope, Target,
 };
-pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
+pub use report::{
+    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES, Status,
+};
 pub use span::Span;
 pub use text::{Eol, Line, TextFile};
 pub use tier::{Tier, TierSet};
