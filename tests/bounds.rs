@@ -65,6 +65,9 @@ fn a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
     // The 60,000-character lines are clipped in the diff, and the cut is said.
     assert!(closest.diff.len() < 4_000, "{} bytes", closest.diff.len());
     assert!(closest.diff.contains("more characters)"), "{}", closest.diff);
+    // The cut is taken around the difference, so the typo is in view.
+    assert!(closest.diff.lines().any(|l| l.starts_with('-') && l.contains('Q')), "{}", closest.diff);
+    assert!(closest.diff.lines().any(|l| l.starts_with("+(") && !l.contains('Q')), "{}", closest.diff);
     let text = err.to_string() + &err.report.to_string();
     assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
 }
@@ -110,9 +113,10 @@ fn a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_report() {
     assert_eq!(failure.kind, FailureKind::NotFound);
     let text = err.report.to_string();
     assert!(text.len() < 16_000, "{} bytes", text.len());
-    if let Some(closest) = &failure.closest {
-        assert!(closest.diff.lines().count() <= 41, "{}", closest.diff);
-    }
+    // Lines of the same shape are still offered as the closest place, with a clipped diff.
+    let closest = failure.closest.as_ref().expect("a closest region");
+    assert_eq!(closest.lines.end - closest.lines.start + 1, 300);
+    assert!(closest.diff.lines().count() <= 41 && closest.diff.trim_end().ends_with("more lines)"), "{}", closest.diff);
 }
 
 /// A `GIT binary patch` creating `name` from `data`.

@@ -76,7 +76,8 @@ pub(crate) fn candidates(view: &View<'_>, q: &Query<'_>) -> Vec<(usize, f64)> {
 ///
 /// Windows are ranked by how many of the pattern's (rare) lines they hold exactly, a
 /// line-hash count over the file, and only the best few are scored. When no window shares
-/// a line, file lines near the pattern's longest line seed the windows instead.
+/// a line, the file lines nearest to the pattern's longest lines by length and character
+/// histogram seed the windows instead.
 pub(crate) fn closest(view: &View<'_>) -> (Option<(usize, f64)>, bool) {
     const FLOOR: f64 = 0.3;
     let m = view.pat.len();
@@ -102,11 +103,38 @@ pub(crate) fn closest(view: &View<'_>) -> (Option<(usize, f64)>, bool) {
     if found.is_some() {
         return (found, budget.exhausted);
     }
-    let mut near: Vec<usize> = near_seeds(view, &pat, FLOOR, &mut budget).into_iter().collect();
-    near.sort_unstable();
-    near.truncate(FEEDBACK_WINDOWS);
-    let found = best(near, &mut budget);
+    let found = best(near_ranked(view, &pat, m, n), &mut budget);
     (found, budget.exhausted)
+}
+
+/// For feedback when no window shares a line with the pattern: the window starts whose
+/// file line is nearest to one of the longest pattern lines by the cheap lower bounds
+/// alone (length difference, character histograms), best first, at most
+/// [`FEEDBACK_WINDOWS`]. Linear in the file's size; no edit distance is computed.
+fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
+    let mut ranked: Vec<(f64, usize)> = Vec::new();
+    for &k in order.iter().take(NEAR_SEED_LINES) {
+        let Pattern { chars: needle, hist, .. } = &pat[k];
+        for p in k..(n + k + 1).saturating_sub(m) {
+            let f = trim(view.file(p));
+            let flen = f.chars().count();
+            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
+            ranked.push((lower as f64 / flen.max(needle.len()).max(1) as f64, p - k));
+        }
+    }
+    ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut starts: Vec<usize> = Vec::new();
+    for (_, s) in ranked {
+        if !starts.contains(&s) {
+            starts.push(s);
+            if starts.len() == FEEDBACK_WINDOWS {
+                break;
+            }
+        }
+    }
+    starts
 }
 
 /// The window starts that hold the most pattern lines exactly (trimmed), best first, at

@@ -9,7 +9,7 @@ use crate::fuzzy;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
 use crate::report::{
     Closest, EditReport, Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_excerpt,
-    clip_line, list_places,
+    clip_line, focus_pair, list_places,
 };
 use crate::shape::{self, Shaper};
 use crate::text::{Eol, Line, TextFile};
@@ -589,19 +589,22 @@ fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failur
             let whole = Query { lo: 0, hi: lines.len(), ..q.clone() };
             let view = View::new(lines, &whole);
             let (closest, stopped) = fuzzy::closest(&view);
-            let stopped_note = if stopped {
-                " (polypatch stopped looking after its search budget for similar lines ran out: a closer place may exist)"
-            } else {
-                ""
+            let stopped_note = match (stopped, closest.is_some()) {
+                (false, _) => "",
+                (true, true) => {
+                    " (polypatch stopped comparing when its search budget for similar lines ran out: a closer place may exist)"
+                }
+                (true, false) => " (polypatch stopped looking for similar lines when its search budget ran out)",
             };
             if let Some((s, score)) = closest {
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
                 let expected = q.pat.join("\n") + "\n";
                 let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
+                let (shown_expected, shown_have) = focus_lines(q.pat, &have, &found);
                 let have = have.join("\n") + "\n";
                 let diff = similar::TextDiff::configure()
                     .timeout(DIFF_TIMEOUT)
-                    .diff_lines(&expected, &have)
+                    .diff_lines(&shown_expected, &shown_have)
                     .unified_diff()
                     .context_radius(2)
                     .header("patch expects", "file has")
@@ -619,4 +622,21 @@ fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failur
             failure
         }
     }
+}
+
+/// The pattern's lines and the file's lines at `found` as texts for the diff shown with a
+/// closest region: each pattern line longer than an excerpt shows, and the file line it
+/// was compared with, cut to the stretch around their first difference.
+fn focus_lines(pat: &[String], have: &[&str], found: &Found) -> (String, String) {
+    let mut expected: Vec<String> = pat.to_vec();
+    let mut file: Vec<String> = have.iter().map(ToString::to_string).collect();
+    for (k, at) in found.map.iter().enumerate() {
+        if let Some(at) = at
+            && let Some(line) = file.get_mut(at - found.start)
+        {
+            let (a, b) = focus_pair(&expected[k], line);
+            (expected[k], *line) = (a, b);
+        }
+    }
+    (expected.join("\n") + "\n", file.join("\n") + "\n")
 }

@@ -295,6 +295,33 @@ pub(crate) fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Two lines of which one is longer than an excerpt shows, each cut to the same stretch
+/// around their first difference (equal lines: their start), so that an excerpt shows the
+/// change and not two equal beginnings. Shorter lines are returned as they are.
+pub(crate) fn focus_pair(a: &str, b: &str) -> (String, String) {
+    const WIDTH: usize = MAX_EXCERPT_CHARS - 80;
+    let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if ac.len() <= MAX_EXCERPT_CHARS && bc.len() <= MAX_EXCERPT_CHARS {
+        return (a.to_string(), b.to_string());
+    }
+    let first = ac.iter().zip(&bc).take_while(|(x, y)| x == y).count();
+    let start = if ac == bc { 0 } else { first.saturating_sub(WIDTH / 4) };
+    let cut = |c: &[char]| {
+        let from = start.min(c.len());
+        let to = (from + WIDTH).min(c.len());
+        let mut out = String::new();
+        if from > 0 {
+            let _ = write!(out, "({from} characters) …");
+        }
+        out.extend(&c[from..to]);
+        if to < c.len() {
+            let _ = write!(out, "… ({} more characters)", c.len() - to);
+        }
+        out
+    };
+    (cut(&ac), cut(&bc))
+}
+
 /// `text` cut to [`MAX_EXCERPT_LINES`] lines of at most [`MAX_EXCERPT_CHARS`] characters,
 /// saying how much was left out.
 pub(crate) fn clip_excerpt(text: &str) -> String {
