@@ -19,15 +19,20 @@ use crate::ir::AMBIGUITY_MARGIN;
 /// like would seed thousands of windows that the other lines rule out anyway).
 const MAX_SEEDS_PER_LINE: usize = 64;
 
+/// Up to this many distinct pattern lines, file lines are compared with each directly
+/// rather than looked up by hash.
+const FEW_LINES: usize = 8;
+
 /// How many of the longest pattern lines are also seeded by near (not equal) lines.
 const NEAR_SEED_LINES: usize = 2;
 
-/// How much character-comparison work (cells of the edit-distance band) one fuzzy search
-/// may do: far more than any real hunk needs (a 300-line hunk against its typo'd copy
-/// takes a few thousand cells), small enough that a hostile input costs well under a
-/// second. When it runs out, the fuzzy tier finds nothing (it never guesses from a partial
-/// search).
-const MATCH_CELLS: u64 = 200_000_000;
+/// How much character-comparison work (cells of the edit-distance band, and characters of
+/// the lines read) one fuzzy search may do: a 300-line hunk with a typo, in a file of
+/// ordinary code, reads a few hundred thousand characters; a file built so that every
+/// pattern line seeds 64 windows and none is close reads more than this in about a
+/// quarter of a second. When it runs out, the fuzzy tier finds nothing: a partial search
+/// could miss the rival that makes a match ambiguous, so it never decides on one.
+const MATCH_CELLS: u64 = 64_000_000;
 
 /// The work the closest-region search (failure feedback only) may do.
 const FEEDBACK_CELLS: u64 = 20_000_000;
@@ -91,7 +96,7 @@ pub(crate) fn closest(view: &View<'_>) -> (Option<(usize, f64)>, bool) {
         let mut buf = Vec::new();
         let mut best: Option<(usize, f64)> = None;
         for s in starts {
-            if let Some(score) = window_score(view, &pat, s, FLOOR, &mut buf, budget)
+            if let Some(score) = window_score(view, &pat, s, FLOOR, usize::MAX, &mut buf, budget)
                 && best.is_none_or(|(b, sb)| score.total_cmp(&sb).then(b.cmp(&s)).is_gt())
             {
                 best = Some((s, score));
@@ -173,13 +178,24 @@ fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget) ->
             pattern
         })
         .collect();
-    let score_all = |starts: HashSet<usize>, budget: &mut Budget| {
+    // Bytes bound characters from above: with prefix sums of the file lines' byte lengths,
+    // a window's total length is bounded in O(1) (built only when many windows are seeded).
+    let pat_len: usize = pat.iter().map(|p| p.chars.len()).sum();
+    let mut prefix: Vec<usize> = Vec::new();
+    let mut score_all = |starts: HashSet<usize>, budget: &mut Budget| {
         let mut starts: Vec<usize> = starts.into_iter().collect();
         starts.sort_unstable();
+        if starts.len() > 64 && prefix.is_empty() {
+            prefix.push(0);
+            for p in 0..n {
+                prefix.push(prefix[p] + view.file(p).len());
+            }
+        }
+        let upper = |s: usize| prefix.get(s + m).map_or(usize::MAX, |end| pat_len + end - prefix[s]);
         let mut buf = Vec::new();
         starts
             .into_iter()
-            .filter_map(|s| Some((s, window_score(view, &pat, s, floor, &mut buf, budget)?)))
+            .filter_map(|s| Some((s, window_score(view, &pat, s, floor, upper(s), &mut buf, budget)?)))
             .collect::<Vec<_>>()
     };
     // Windows sharing an exact line with the pattern first; only when none of them is
@@ -212,8 +228,17 @@ fn rare_hits(view: &View<'_>, m: usize, n: usize) -> Vec<(usize, usize)> {
         }
     }
     let mut occurrences: HashMap<&str, Vec<usize>> = HashMap::new();
+    // A few distinct lines are compared directly (cheaper than hashing every file line,
+    // and still linear in the file); more through the hash map.
+    let few: Vec<&str> = if lines.len() <= FEW_LINES { lines.keys().copied().collect() } else { Vec::new() };
     for p in 0..n {
-        if let Some((key, _)) = lines.get_key_value(trim(view.file(p))) {
+        let f = trim(view.file(p));
+        let key = if few.is_empty() {
+            lines.get_key_value(f).map(|(key, _)| *key)
+        } else {
+            few.iter().copied().find(|&t| t == f)
+        };
+        if let Some(key) = key {
             let list = occurrences.entry(key).or_default();
             if list.len() <= MAX_SEEDS_PER_LINE {
                 list.push(p);
@@ -274,14 +299,22 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget)
 /// Similarity of the window at `s`: 1 - total distance / total length, over trimmed
 /// lines; `None` when below `floor`. Cheap lower bounds (length difference, character
 /// histograms) reject most windows before any edit distance is computed.
+///
+/// `upper` bounds the window's total length from above (`usize::MAX`: unknown): with it,
+/// a window is given up as soon as its lower bounds alone exceed what even that length
+/// would allow, so many seeded windows that differ everywhere cost a few lines each.
+// The arguments are one scoring pass's settings; a struct for them would be used once.
+#[allow(clippy::too_many_arguments)]
 fn window_score(
     view: &View<'_>,
     pat: &[Pattern],
     s: usize,
     floor: f64,
+    upper: usize,
     buf: &mut Vec<char>,
     budget: &mut Budget,
 ) -> Option<f64> {
+    let give_up = ((1.0 - floor) * upper as f64).floor() as usize;
     let mut total = 0usize;
     let mut differing = Vec::new();
     let mut bound = 0usize;
@@ -294,11 +327,19 @@ fn window_score(
         }
         let flen = f.chars().count();
         total += flen.max(p.len());
+        // Reading the lines is work too: many seeded windows of a long pattern, each
+        // read line by line, would cost the pattern's length squared.
+        if !budget.spend(flen.max(p.len()) as u64 + 1) {
+            return None;
+        }
         if flen == p.len() && f.chars().eq(p.iter().copied()) {
             continue;
         }
         let lower = flen.abs_diff(p.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
         bound += lower;
+        if bound > give_up {
+            return None;
+        }
         differing.push(k);
     }
     if total == 0 {
