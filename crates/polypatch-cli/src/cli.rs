@@ -57,6 +57,10 @@ pub struct ApplyArgs {
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
+    /// The most bytes a binary patch (git `literal` or `delta`) may expand to; a patch that
+    /// announces more is refused. Default: 67108864 (64 MiB)
+    #[arg(long, value_name = "BYTES")]
+    pub max_binary_size: Option<u64>,
     /// The patch file, or `-` for standard input
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
@@ -122,6 +126,7 @@ mod tests {
         assert!(is_stdin(&args.patch));
         assert!(!args.dry_run && !args.json && !args.strict);
         assert_eq!(args.strip, None);
+        assert_eq!(args.max_binary_size, None);
         let Command::Check(args) = parse(["polypatch", "check", "-p0", "x.diff"]).command else { panic!("check") };
         assert_eq!(args.strip, Some(0));
     }

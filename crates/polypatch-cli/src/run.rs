@@ -97,6 +97,9 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(n) = args.strip {
         parse_options = parse_options.strip(n);
     }
+    if let Some(bytes) = args.max_binary_size {
+        parse_options = parse_options.max_binary_size(bytes);
+    }
     let plan = match polypatch::parse_with(&text, format, &parse_options) {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text),

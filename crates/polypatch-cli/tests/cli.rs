@@ -982,3 +982,42 @@ fn other_dialects_refuse_a_latin1_file_naming_the_encoding() {
     assert!(run.stderr.contains("only a unified diff may hold other bytes"), "{}", run.stderr);
     assert_eq!(sb.snapshot(), before);
 }
+
+/// A git binary patch creating `name` from `data`.
+fn binary_patch(name: &str, data: &[u8]) -> String {
+    format!(
+        "diff --git a/{name} b/{name}\nnew file mode 100644\nindex 0000000..{}\nGIT binary patch\n{}literal 0\nHcmV?d00001\n\n",
+        polypatch::binary::git_blob_id(data),
+        polypatch::unified::binary::encode_block(data)
+    )
+}
+
+#[test]
+fn binary_patch_over_the_size_limit_is_refused_and_the_flag_raises_it() {
+    let sandbox = Sandbox::new(&[]);
+    let data = vec![7u8; 2_000];
+    let patch = binary_patch("blob.bin", &data);
+    let run = sandbox.run("apply", &["--max-binary-size", "1000"], &patch);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("`blob.bin`") && run.stderr.contains("--max-binary-size"), "{}", run.stderr);
+    assert!(!sandbox.exists("blob.bin"), "nothing written");
+    let run = sandbox.run("apply", &["--json", "--max-binary-size", "1000"], &patch);
+    let json = run.json();
+    assert_eq!(
+        (json["status"].as_str(), json["error"]["kind"].as_str()),
+        (Some("malformed"), Some("binary_too_large"))
+    );
+    let run = sandbox.run("apply", &["--max-binary-size", "2000"], &patch);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(fs::read(sandbox.root().join("blob.bin")).unwrap(), data);
+}
+
+#[test]
+fn binary_literal_announcing_a_gigabyte_is_refused_by_default() {
+    let sandbox = Sandbox::new(&[]);
+    let patch = "diff --git a/big.bin b/big.bin\nnew file mode 100644\nindex 0000000..1234567\nGIT binary patch\nliteral 1000000000\nzcmeIuF#!q%0RR91\n\nliteral 0\nHcmV?d00001\n\n";
+    let run = sandbox.run("apply", &[], patch);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("1000000000 bytes") && run.stderr.contains("67108864"), "{}", run.stderr);
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+}

@@ -635,12 +635,16 @@ fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Fai
             ));
             let old = want.join("\n") + "\n";
             let new = have.join("\n") + "\n";
-            let diff = similar::TextDiff::from_lines(&old, &new);
+            // A deadline keeps the line diff of two large, very different files bounded
+            // (past it, `similar` gives a coarser diff, still a correct one).
+            let diff =
+                similar::TextDiff::configure().timeout(std::time::Duration::from_millis(200)).diff_lines(&old, &new);
             let shown = diff.unified_diff().context_radius(1).header("patch", "file").to_string();
+            let shown = shown.lines().take(20).collect::<Vec<_>>().join("\n");
             failure.closest = Some(Closest {
                 lines: LineRange::from_zero_based(0, have.len()),
                 similarity: f64::from(diff.ratio()),
-                diff: shown.lines().take(20).collect::<Vec<_>>().join("\n"),
+                diff: crate::report::clip_excerpt(&shown),
             });
             Err(failure)
         }

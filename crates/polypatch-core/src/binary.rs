@@ -38,8 +38,40 @@ pub fn id_names(id: &str, blob: &str, empty: bool) -> bool {
 #[error("{0}")]
 pub struct DeltaError(pub String);
 
+/// The two sizes a git delta's header announces: the base's and the result's.
+///
+/// ```
+/// assert_eq!(polypatch_core::binary::delta_sizes(&[5, 8, 0x90, 5]).unwrap(), (5, 8));
+/// ```
+pub fn delta_sizes(delta: &[u8]) -> Result<(usize, usize), DeltaError> {
+    let mut pos = 0;
+    let base = varint(delta, &mut pos)?;
+    let result = varint(delta, &mut pos)?;
+    Ok((base, result))
+}
+
+/// The little-endian base-128 number at `pos` (a delta header's size), advancing `pos`.
+fn varint(delta: &[u8], pos: &mut usize) -> Result<usize, DeltaError> {
+    let err = |m: &str| DeltaError(m.to_string());
+    let mut value = 0usize;
+    let mut shift = 0u32;
+    loop {
+        let byte = *delta.get(*pos).ok_or_else(|| err("the delta ends inside its header"))?;
+        *pos += 1;
+        if shift > 56 {
+            return Err(err("the delta's header holds a size too large"));
+        }
+        value |= usize::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return Ok(value);
+        }
+    }
+}
+
 /// Applies a git delta (base size, result size, then copy and insert instructions) to
-/// `base`.
+/// `base`. The result never grows past the size the header announces (callers that take
+/// deltas from untrusted patches check that size first: [`delta_sizes`]).
 ///
 /// ```
 /// use polypatch_core::binary::apply_git_delta;
@@ -50,31 +82,17 @@ pub struct DeltaError(pub String);
 pub fn apply_git_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, DeltaError> {
     let err = |m: &str| DeltaError(m.to_string());
     let mut pos = 0usize;
-    let varint = |pos: &mut usize| -> Result<usize, DeltaError> {
-        let mut value = 0usize;
-        let mut shift = 0u32;
-        loop {
-            let byte = *delta.get(*pos).ok_or_else(|| err("the delta ends inside its header"))?;
-            *pos += 1;
-            if shift > 56 {
-                return Err(err("the delta's header holds a size too large"));
-            }
-            value |= usize::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-    };
-    let base_size = varint(&mut pos)?;
-    let result_size = varint(&mut pos)?;
+    let base_size = varint(delta, &mut pos)?;
+    let result_size = varint(delta, &mut pos)?;
     if base_size != base.len() {
         return Err(DeltaError(format!(
             "the delta was made for a file of {base_size} bytes, the file has {} bytes",
             base.len()
         )));
     }
-    let mut out = Vec::with_capacity(result_size.min(1 << 30));
+    // The header's size is a claim: reserve at most 64 MiB for it up front, grow by what
+    // the instructions really produce.
+    let mut out = Vec::with_capacity(result_size.min(64 << 20));
     while pos < delta.len() {
         let cmd = delta[pos];
         pos += 1;

@@ -29,16 +29,37 @@ pub trait Dialect: Send + Sync {
     }
 }
 
+/// The most bytes a binary patch may expand to unless [`ParseOptions::max_binary_size`]
+/// says otherwise: 64 MiB.
+pub const DEFAULT_MAX_BINARY_SIZE: u64 = 64 << 20;
+
 /// Options of a parse that some dialects take.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ParseOptions {
     /// Leading path components to strip from the paths of a diff (`patch -p N`); `None`:
     /// the dialect's default (for unified diffs, `a/` and `b/` when present).
     pub strip: Option<usize>,
+    /// The most bytes a binary patch (a git `literal` or the result of a `delta`) may
+    /// expand to; a patch that announces more, or inflates to more, is refused before
+    /// anything is allocated for it. Default [`DEFAULT_MAX_BINARY_SIZE`] (64 MiB).
+    pub max_binary_size: u64,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions { strip: None, max_binary_size: DEFAULT_MAX_BINARY_SIZE }
+    }
 }
 
 impl ParseOptions {
+    /// Builder: binary patches may expand to at most `bytes`.
+    #[must_use]
+    pub fn max_binary_size(mut self, bytes: u64) -> Self {
+        self.max_binary_size = bytes;
+        self
+    }
+
     /// Builder: strip `n` leading path components.
     #[must_use]
     pub fn strip(mut self, n: usize) -> Self {

@@ -9,7 +9,7 @@
 //! early exit once the distance budget is spent. A window that pairs a blank line with a
 //! line of text is not scored at all: that is a misalignment, never a typo.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::engine::{Query, View};
 use crate::fold::trim;
@@ -19,19 +19,140 @@ use crate::ir::AMBIGUITY_MARGIN;
 /// like would seed thousands of windows that the other lines rule out anyway).
 const MAX_SEEDS_PER_LINE: usize = 64;
 
+/// Up to this many distinct pattern lines, file lines are compared with each directly
+/// rather than looked up by hash.
+const FEW_LINES: usize = 8;
+
 /// How many of the longest pattern lines are also seeded by near (not equal) lines.
 const NEAR_SEED_LINES: usize = 2;
 
-/// Scores every seeded window; returns those scoring at least `threshold - margin`
-/// (anything lower cannot compete with an accepted match).
-pub(crate) fn candidates(view: &View<'_>, q: &Query<'_>) -> Vec<(usize, f64)> {
-    let floor = (q.threshold - AMBIGUITY_MARGIN).max(0.0);
-    scored(view, floor, usize::MAX, q.changed)
+/// How much character-comparison work (cells of the edit-distance band, and characters of
+/// the lines read) one fuzzy search may do: a 300-line hunk with a typo, in a file of
+/// ordinary code, reads a few hundred thousand characters; a file built so that every
+/// pattern line seeds 64 windows and none is close reads more than this in about a
+/// quarter of a second. When it runs out, the fuzzy tier finds nothing: a partial search
+/// could miss the rival that makes a match ambiguous, so it never decides on one.
+const MATCH_CELLS: u64 = 64_000_000;
+
+/// The work the closest-region search (failure feedback only) may do.
+const FEEDBACK_CELLS: u64 = 20_000_000;
+
+/// How many windows the closest-region search scores, best first by lines shared.
+const FEEDBACK_WINDOWS: usize = 32;
+
+/// A budget of edit-distance work, in band cells.
+#[derive(Debug, Clone)]
+pub(crate) struct Budget {
+    left: u64,
+    /// Set when some comparison was cut short because the budget ran out.
+    pub exhausted: bool,
 }
 
-/// The most similar window at any score (for feedback), if any window was seeded.
-pub(crate) fn closest(view: &View<'_>) -> Option<(usize, f64)> {
-    scored(view, 0.3, 4096, &[]).into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+impl Budget {
+    pub(crate) fn new(cells: u64) -> Budget {
+        Budget { left: cells, exhausted: false }
+    }
+
+    /// Takes `cells` from the budget; `false` (and marks it exhausted) when they are not left.
+    fn spend(&mut self, cells: u64) -> bool {
+        if cells > self.left {
+            self.left = 0;
+            self.exhausted = true;
+            return false;
+        }
+        self.left -= cells;
+        true
+    }
+}
+
+/// Scores every seeded window; returns those scoring at least `threshold - margin`
+/// (anything lower cannot compete with an accepted match). A search that runs out of
+/// its work budget returns nothing: a partial search could miss the rival that makes
+/// a match ambiguous.
+pub(crate) fn candidates(view: &View<'_>, q: &Query<'_>) -> Vec<(usize, f64)> {
+    let floor = (q.threshold - AMBIGUITY_MARGIN).max(0.0);
+    let mut budget = Budget::new(MATCH_CELLS);
+    let found = scored(view, floor, q.changed, &mut budget);
+    if budget.exhausted { Vec::new() } else { found }
+}
+
+/// The region most similar to the pattern (for feedback): its view position and score,
+/// and whether the search stopped early because its budget ran out.
+///
+/// Windows are ranked by how many of the pattern's (rare) lines they hold exactly, a
+/// line-hash count over the file, and only the best few are scored. When no window shares
+/// a line, the file lines nearest to the pattern's longest lines by length and character
+/// histogram seed the windows instead.
+pub(crate) fn closest(view: &View<'_>) -> (Option<(usize, f64)>, bool) {
+    const FLOOR: f64 = 0.3;
+    let m = view.pat.len();
+    let n = view.idx.len();
+    if m == 0 || n < m {
+        return (None, false);
+    }
+    let pat: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
+    let mut budget = Budget::new(FEEDBACK_CELLS);
+    let best = |starts: Vec<usize>, budget: &mut Budget| {
+        let mut buf = Vec::new();
+        let mut best: Option<(usize, f64)> = None;
+        for s in starts {
+            if let Some(score) = window_score(view, &pat, s, FLOOR, usize::MAX, &mut buf, budget)
+                && best.is_none_or(|(b, sb)| score.total_cmp(&sb).then(b.cmp(&s)).is_gt())
+            {
+                best = Some((s, score));
+            }
+        }
+        best
+    };
+    let found = best(voted_windows(view, m, n), &mut budget);
+    if found.is_some() {
+        return (found, budget.exhausted);
+    }
+    let found = best(near_ranked(view, &pat, m, n), &mut budget);
+    (found, budget.exhausted)
+}
+
+/// For feedback when no window shares a line with the pattern: the window starts whose
+/// file line is nearest to one of the longest pattern lines by the cheap lower bounds
+/// alone (length difference, character histograms), best first, at most
+/// [`FEEDBACK_WINDOWS`]. Linear in the file's size; no edit distance is computed.
+fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
+    let mut ranked: Vec<(f64, usize)> = Vec::new();
+    for &k in order.iter().take(NEAR_SEED_LINES) {
+        let Pattern { chars: needle, hist, .. } = &pat[k];
+        for p in k..(n + k + 1).saturating_sub(m) {
+            let f = trim(view.file(p));
+            let flen = f.chars().count();
+            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
+            ranked.push((lower as f64 / flen.max(needle.len()).max(1) as f64, p - k));
+        }
+    }
+    ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut starts: Vec<usize> = Vec::new();
+    for (_, s) in ranked {
+        if !starts.contains(&s) {
+            starts.push(s);
+            if starts.len() == FEEDBACK_WINDOWS {
+                break;
+            }
+        }
+    }
+    starts
+}
+
+/// The window starts that hold the most pattern lines exactly (trimmed), best first, at
+/// most [`FEEDBACK_WINDOWS`] of them. Lines that occur more than [`MAX_SEEDS_PER_LINE`]
+/// times in the file do not count. Linear in the file's size.
+fn voted_windows(view: &View<'_>, m: usize, n: usize) -> Vec<usize> {
+    let mut votes: HashMap<usize, u32> = HashMap::new();
+    for (k, p) in rare_hits(view, m, n) {
+        *votes.entry(p - k).or_default() += 1;
+    }
+    let mut ranked: Vec<(usize, u32)> = votes.into_iter().collect();
+    ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.into_iter().take(FEEDBACK_WINDOWS).map(|(s, _)| s).collect()
 }
 
 /// The most edits a changed line may differ by: one typo, one more per 40 characters;
@@ -40,7 +161,7 @@ fn typo_cap(len: usize) -> usize {
     if len < 5 { 0 } else { 1 + len / 40 }
 }
 
-fn scored(view: &View<'_>, floor: f64, max_windows: usize, changed: &[bool]) -> Vec<(usize, f64)> {
+fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget) -> Vec<(usize, f64)> {
     let m = view.pat.len();
     let n = view.idx.len();
     if m == 0 || n < m {
@@ -57,54 +178,91 @@ fn scored(view: &View<'_>, floor: f64, max_windows: usize, changed: &[bool]) -> 
             pattern
         })
         .collect();
-    let score_all = |starts: HashSet<usize>| {
+    // Bytes bound characters from above: with prefix sums of the file lines' byte lengths,
+    // a window's total length is bounded in O(1) (built only when many windows are seeded).
+    let pat_len: usize = pat.iter().map(|p| p.chars.len()).sum();
+    let mut prefix: Vec<usize> = Vec::new();
+    let mut score_all = |starts: HashSet<usize>, budget: &mut Budget| {
         let mut starts: Vec<usize> = starts.into_iter().collect();
         starts.sort_unstable();
-        starts.truncate(max_windows);
+        if starts.len() > 64 && prefix.is_empty() {
+            prefix.push(0);
+            for p in 0..n {
+                prefix.push(prefix[p] + view.file(p).len());
+            }
+        }
+        let upper = |s: usize| prefix.get(s + m).map_or(usize::MAX, |end| pat_len + end - prefix[s]);
         let mut buf = Vec::new();
-        starts.into_iter().filter_map(|s| Some((s, window_score(view, &pat, s, floor, &mut buf)?))).collect::<Vec<_>>()
+        starts
+            .into_iter()
+            .filter_map(|s| Some((s, window_score(view, &pat, s, floor, upper(s), &mut buf, budget)?)))
+            .collect::<Vec<_>>()
     };
     // Windows sharing an exact line with the pattern first; only when none of them is
     // close enough, windows seeded by near lines (a costlier scan). A window that shares
     // no line with the pattern and still ties with the best one would need an error in
     // every line; such a tie goes unseen, and the match is still one the content supports.
-    let found = score_all(exact_seeds(view, m, n));
+    let found = score_all(exact_seeds(view, m, n), budget);
     if !found.is_empty() {
         return found;
     }
-    score_all(near_seeds(view, &pat, floor))
+    let near = near_seeds(view, &pat, floor, budget);
+    score_all(near, budget)
 }
 
 /// Window starts where some rare pattern line occurs exactly (trimmed).
 fn exact_seeds(view: &View<'_>, m: usize, n: usize) -> HashSet<usize> {
-    let trimmed: Vec<&str> = view.pat.iter().map(|(_, p)| trim(p)).collect();
-    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); m];
+    rare_hits(view, m, n).into_iter().map(|(k, p)| p - k).collect()
+}
+
+/// Every (pattern line, file line) pair of equal trimmed text that can start a window,
+/// for the pattern lines (not blank) that occur at most [`MAX_SEEDS_PER_LINE`] times in
+/// the file. One pass over the file with a hash lookup per line: at most
+/// `MAX_SEEDS_PER_LINE + 1` positions are kept per distinct pattern line.
+fn rare_hits(view: &View<'_>, m: usize, n: usize) -> Vec<(usize, usize)> {
+    let mut lines: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, (_, p)) in view.pat.iter().enumerate() {
+        let t = trim(p);
+        if !t.is_empty() {
+            lines.entry(t).or_default().push(k);
+        }
+    }
+    let mut occurrences: HashMap<&str, Vec<usize>> = HashMap::new();
+    // A few distinct lines are compared directly (cheaper than hashing every file line,
+    // and still linear in the file); more through the hash map.
+    let few: Vec<&str> = if lines.len() <= FEW_LINES { lines.keys().copied().collect() } else { Vec::new() };
     for p in 0..n {
         let f = trim(view.file(p));
-        if f.is_empty() {
-            continue;
-        }
-        for (k, t) in trimmed.iter().enumerate() {
-            if *t == f && hits[k].len() <= MAX_SEEDS_PER_LINE {
-                hits[k].push(p);
+        let key = if few.is_empty() {
+            lines.get_key_value(f).map(|(key, _)| *key)
+        } else {
+            few.iter().copied().find(|&t| t == f)
+        };
+        if let Some(key) = key {
+            let list = occurrences.entry(key).or_default();
+            if list.len() <= MAX_SEEDS_PER_LINE {
+                list.push(p);
             }
         }
     }
-    let mut starts = HashSet::new();
-    for (k, list) in hits.iter().enumerate() {
-        if list.len() <= MAX_SEEDS_PER_LINE {
-            for &p in list {
+    let mut hits = Vec::new();
+    for (line, at) in &occurrences {
+        if at.len() > MAX_SEEDS_PER_LINE {
+            continue;
+        }
+        for &p in at {
+            for &k in &lines[line] {
                 if p >= k && p - k + m <= n {
-                    starts.insert(p - k);
+                    hits.push((k, p));
                 }
             }
         }
     }
-    starts
+    hits
 }
 
 /// Window starts where one of the longest pattern lines is nearly equal to a file line.
-fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64) -> HashSet<usize> {
+fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget) -> HashSet<usize> {
     let m = pat.len();
     let n = view.idx.len();
     let mut starts = HashSet::new();
@@ -117,18 +275,21 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64) -> HashSet<usize> {
             let f = trim(view.file(p));
             let flen = f.chars().count();
             let longest = flen.max(needle.len());
-            let budget = ((1.0 - floor) * longest as f64).floor() as usize;
-            if flen.abs_diff(needle.len()) > budget {
+            let limit = ((1.0 - floor) * longest as f64).floor() as usize;
+            if flen.abs_diff(needle.len()) > limit {
                 continue;
             }
             // Each edit changes the histograms' L1 distance by at most 2.
-            if histogram_distance(hist, &histogram(f.chars())) / 2 > budget {
+            if histogram_distance(hist, &histogram(f.chars())) / 2 > limit {
                 continue;
             }
             buf.clear();
             buf.extend(f.chars());
-            if bounded_distance(needle, &buf, budget).is_some() {
+            if bounded_distance(needle, &buf, limit, budget).is_some() {
                 starts.insert(p - k);
+            }
+            if budget.exhausted {
+                return starts;
             }
         }
     }
@@ -138,7 +299,22 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64) -> HashSet<usize> {
 /// Similarity of the window at `s`: 1 - total distance / total length, over trimmed
 /// lines; `None` when below `floor`. Cheap lower bounds (length difference, character
 /// histograms) reject most windows before any edit distance is computed.
-fn window_score(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, buf: &mut Vec<char>) -> Option<f64> {
+///
+/// `upper` bounds the window's total length from above (`usize::MAX`: unknown): with it,
+/// a window is given up as soon as its lower bounds alone exceed what even that length
+/// would allow, so many seeded windows that differ everywhere cost a few lines each.
+// The arguments are one scoring pass's settings; a struct for them would be used once.
+#[allow(clippy::too_many_arguments)]
+fn window_score(
+    view: &View<'_>,
+    pat: &[Pattern],
+    s: usize,
+    floor: f64,
+    upper: usize,
+    buf: &mut Vec<char>,
+    budget: &mut Budget,
+) -> Option<f64> {
+    let give_up = ((1.0 - floor) * upper as f64).floor() as usize;
     let mut total = 0usize;
     let mut differing = Vec::new();
     let mut bound = 0usize;
@@ -151,37 +327,131 @@ fn window_score(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, buf: &mu
         }
         let flen = f.chars().count();
         total += flen.max(p.len());
+        // Reading the lines is work too: many seeded windows of a long pattern, each
+        // read line by line, would cost the pattern's length squared.
+        if !budget.spend(flen.max(p.len()) as u64 + 1) {
+            return None;
+        }
         if flen == p.len() && f.chars().eq(p.iter().copied()) {
             continue;
         }
         let lower = flen.abs_diff(p.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
         bound += lower;
+        if bound > give_up {
+            return None;
+        }
         differing.push(k);
     }
     if total == 0 {
         return Some(1.0);
     }
-    let budget = ((1.0 - floor) * total as f64).floor() as usize;
-    if bound > budget {
+    let allowed = ((1.0 - floor) * total as f64).floor() as usize;
+    if bound > allowed {
         return None;
     }
     let mut spent = 0usize;
     for k in differing {
         buf.clear();
         buf.extend(trim(view.file(s + k)).chars());
-        let limit = pat[k].cap.map_or(budget - spent, |cap| cap.min(budget - spent));
-        spent += bounded_distance(&pat[k].chars, buf, limit)?;
+        let limit = pat[k].cap.map_or(allowed - spent, |cap| cap.min(allowed - spent));
+        spent += bounded_distance(&pat[k].chars, buf, limit, budget)?;
     }
     Some(1.0 - spent as f64 / total as f64)
 }
 
-/// The Damerau–Levenshtein distance of `a` and `b` when it is at most `limit`.
-fn bounded_distance(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+/// The optimal-string-alignment distance of `a` and `b` (Damerau–Levenshtein where no
+/// substring is edited twice: insertions, deletions, substitutions and transpositions of
+/// two adjacent characters) when it is at most `limit`; `None` when it is larger or when
+/// `budget` runs out first.
+///
+/// Never builds the full table: the common prefix and suffix are dropped, then the
+/// distance is computed in a band of diagonals around the main one (a cell off the band
+/// costs more than the band's width), widening the band from 1 to `limit` by doubling.
+/// Time is O(n·d) for a distance d, memory O(n) — a one-character change in a
+/// 60,000-character line costs a few microseconds, where the full table took 28 GB.
+pub(crate) fn bounded_distance(a: &[char], b: &[char], limit: usize, budget: &mut Budget) -> Option<usize> {
     if a.len().abs_diff(b.len()) > limit {
         return None;
     }
-    let d = strsim::generic_damerau_levenshtein(a, b);
-    (d <= limit).then_some(d)
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[..a.len() - suffix], &b[..b.len() - suffix]);
+    if a.is_empty() || b.is_empty() {
+        return Some(a.len().max(b.len()));
+    }
+    let mut rows = Rows::default();
+    let mut band = a.len().abs_diff(b.len()).max(1);
+    loop {
+        let band_now = band.min(limit);
+        let cells = (a.len() as u64 + 1).saturating_mul(2 * band_now as u64 + 1);
+        if !budget.spend(cells) {
+            return None;
+        }
+        if let Some(d) = banded(a, b, band_now, &mut rows) {
+            return Some(d);
+        }
+        if band_now >= limit {
+            return None;
+        }
+        band = band_now.saturating_mul(2);
+    }
+}
+
+/// Three rows of the distance table, reused across band widths.
+#[derive(Default)]
+struct Rows {
+    before: Vec<usize>,
+    prev: Vec<usize>,
+    cur: Vec<usize>,
+}
+
+/// The optimal-string-alignment distance of `a` and `b` if it is at most `k`, computing
+/// only the cells within `k` diagonals of the main one (every other cell is more than `k`).
+fn banded(a: &[char], b: &[char], k: usize, rows: &mut Rows) -> Option<usize> {
+    // `a` indexes rows, `b` columns.
+    let (height, width) = (a.len(), b.len());
+    if height.abs_diff(width) > k {
+        return None;
+    }
+    let over = k + 1;
+    for row in [&mut rows.before, &mut rows.prev, &mut rows.cur] {
+        row.clear();
+        row.resize(width + 1, over);
+    }
+    for (j, cell) in rows.prev.iter_mut().enumerate().take(k.min(width) + 1) {
+        *cell = j;
+    }
+    for i in 1..=height {
+        let lo = i.saturating_sub(k).max(1);
+        let hi = (i + k).min(width);
+        rows.cur[lo - 1] = if lo == 1 && i <= k { i } else { over };
+        let mut row_min = rows.cur[lo - 1];
+        for j in lo..=hi {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut cell = (rows.prev[j - 1] + cost).min(rows.prev[j] + 1).min(rows.cur[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cell = cell.min(rows.before[j - 2] + 1);
+            }
+            let cell = cell.min(over);
+            rows.cur[j] = cell;
+            row_min = row_min.min(cell);
+        }
+        if hi < width {
+            rows.cur[hi + 1] = over;
+        }
+        // Every alignment passes through each row (a transposition skips one, but the
+        // cell it skips costs no more), so a row all over `k` ends the search.
+        if row_min > k {
+            return None;
+        }
+        // The oldest row becomes the next current one; its cells left of the next band
+        // are never read, and the ones in it are all written.
+        std::mem::swap(&mut rows.before, &mut rows.prev);
+        std::mem::swap(&mut rows.prev, &mut rows.cur);
+    }
+    let dist = rows.prev[width];
+    (dist <= k).then_some(dist)
 }
 
 /// A trimmed pattern line as characters, with its character histogram (computed once per
@@ -214,14 +484,16 @@ fn histogram_distance(a: &[u16; 64], b: &[u16; 64]) -> usize {
     a.iter().zip(b).map(|(x, y)| usize::from(x.abs_diff(*y))).sum()
 }
 
-/// Similarity of two texts (for feedback): 1 - distance / longer length.
-pub(crate) fn similarity(a: &str, b: &str) -> f64 {
+/// Similarity of two texts (for feedback): 1 - distance / longer length, when the
+/// distance can be had within the feedback budget.
+pub(crate) fn similarity(a: &str, b: &str) -> Option<f64> {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let longest = a.len().max(b.len());
     if longest == 0 {
-        return 1.0;
+        return Some(1.0);
     }
-    1.0 - strsim::generic_damerau_levenshtein(&a, &b) as f64 / longest as f64
+    let d = bounded_distance(&a, &b, longest, &mut Budget::new(FEEDBACK_CELLS))?;
+    Some(1.0 - d as f64 / longest as f64)
 }
 
 #[cfg(test)]
@@ -234,6 +506,121 @@ mod tests {
 
     fn query(pat: &[String], n: usize) -> Query<'_> {
         test_query(pat, n, Occurrence::First)
+    }
+
+    /// The optimal-string-alignment distance by the full table: the reference the banded
+    /// computation is checked against.
+    fn full_table(a: &[char], b: &[char]) -> usize {
+        let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for (i, row) in table.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for (j, cell) in table[0].iter_mut().enumerate() {
+            *cell = j;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut best = (table[i - 1][j - 1] + cost).min(table[i - 1][j] + 1).min(table[i][j - 1] + 1);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    best = best.min(table[i - 2][j - 2] + 1);
+                }
+                table[i][j] = best;
+            }
+        }
+        table[a.len()][b.len()]
+    }
+
+    fn chars(s: &str) -> Vec<char> {
+        s.chars().collect()
+    }
+
+    fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
+        bounded_distance(&chars(a), &chars(b), limit, &mut Budget::new(u64::MAX))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Over a small alphabet (many repeats, transpositions and shared affixes), the
+        /// banded distance is the full table's whenever that is within the limit, and
+        /// `None` exactly when it is not.
+        #[test]
+        fn banded_distance_is_the_full_tables_cut_off_at_the_limit(
+            a in "[abc ]{0,12}",
+            b in "[abc ]{0,12}",
+            limit in 0usize..14,
+        ) {
+            let want = full_table(&chars(&a), &chars(&b));
+            proptest::prop_assert_eq!(distance(&a, &b, limit), (want <= limit).then_some(want), "{:?} {:?}", a, b);
+            proptest::prop_assert_eq!(want, strsim::osa_distance(&a, &b));
+        }
+
+        /// Longer strings with a few edits: the same, through the widening band.
+        #[test]
+        fn banded_distance_on_edited_copies(
+            base in "[a-e]{20,60}",
+            edits in proptest::collection::vec((0usize..60, 0u8..3, "[a-f]"), 0..6),
+            limit in 0usize..20,
+        ) {
+            let mut b = chars(&base);
+            for (at, op, c) in edits {
+                let at = at % (b.len() + 1);
+                let c = c.chars().next().unwrap();
+                match op {
+                    0 => b.insert(at, c),
+                    1 if at < b.len() => { b.remove(at); }
+                    _ if at + 1 < b.len() => b.swap(at, at + 1),
+                    _ => {}
+                }
+            }
+            let want = full_table(&chars(&base), &b);
+            let got = bounded_distance(&chars(&base), &b, limit, &mut Budget::new(u64::MAX));
+            proptest::prop_assert_eq!(got, (want <= limit).then_some(want));
+        }
+    }
+
+    #[test]
+    fn distance_cut_off_semantics() {
+        assert_eq!(distance("kitten", "sitting", 3), Some(3));
+        assert_eq!(distance("kitten", "sitting", 2), None, "over the limit");
+        assert_eq!(distance("abcd", "abdc", 1), Some(1), "a transposition is one edit");
+        assert_eq!(distance("", "abc", 3), Some(3));
+        assert_eq!(distance("abc", "", 2), None);
+        assert_eq!(distance("same", "same", 0), Some(0));
+        assert_eq!(distance("same", "sane", 0), None);
+    }
+
+    #[test]
+    fn a_long_line_with_one_change_costs_next_to_nothing() {
+        let line: Vec<char> = (0..60_000).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect();
+        let mut typo = line.clone();
+        typo[30_000] = 'Z';
+        let mut budget = Budget::new(1_000);
+        assert_eq!(bounded_distance(&line, &typo, 1_501, &mut budget), Some(1));
+        assert!(!budget.exhausted);
+        // Two changes far apart: the band stays narrow, the work linear in the length.
+        typo[100] = 'Y';
+        let mut budget = Budget::new(1_000_000);
+        assert_eq!(bounded_distance(&line, &typo, 1_501, &mut budget), Some(2));
+    }
+
+    #[test]
+    fn a_spent_budget_gives_no_answer_and_says_so() {
+        let a: Vec<char> = "abcdefghij".repeat(100).chars().collect();
+        let b: Vec<char> = "jihgfedcba".repeat(100).chars().collect();
+        let mut budget = Budget::new(5_000);
+        assert_eq!(bounded_distance(&a, &b, 1_000, &mut budget), None);
+        assert!(budget.exhausted);
+    }
+
+    #[test]
+    fn similarity_of_long_texts_is_bounded() {
+        assert_eq!(similarity("abcd", "abcd"), Some(1.0));
+        assert_eq!(similarity("", ""), Some(1.0));
+        let a = "x".repeat(100_000);
+        let b = "y".repeat(100_000);
+        assert_eq!(similarity(&a, &b), None, "too much work for feedback: no answer rather than a slow one");
     }
 
     #[test]

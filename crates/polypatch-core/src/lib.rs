@@ -87,7 +87,7 @@ mod text;
 mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{Dialect, ParseOptions, PatchError};
+pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
 pub use disk::{CommitError, DiskFileSet, Recovery};
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
@@ -95,7 +95,9 @@ pub use ir::{
     FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
     Policy, PostProcess, Replacement, Scope, Target,
 };
-pub use report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
+pub use report::{
+    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES, Status,
+};
 pub use span::{Span, locate_line};
 pub use text::{Eol, Line, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 pub use tier::{Tier, TierSet};

@@ -7,10 +7,17 @@ use crate::engine::{self, Found, Miss, Query, View};
 use crate::fold::{PatKey, is_blank, key_eq};
 use crate::fuzzy;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
-use crate::report::{Closest, EditReport, Failure, FailureKind, LineRange, Status};
+use crate::report::{
+    Closest, EditReport, Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_excerpt,
+    clip_line, focus_pair, list_places,
+};
 use crate::shape::{self, Shaper};
 use crate::text::{Eol, Line, TextFile};
 use crate::tier::{Tier, TierSet};
+
+/// How long the line diff shown with a closest region may take; past it, `similar` gives
+/// a coarser (still correct) diff.
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Options that override the edits' policies.
 #[derive(Debug, Clone, Copy, Default)]
@@ -541,7 +548,7 @@ fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
         ),
         "copy the blank lines around the change exactly as the file has them",
     );
-    failure.candidates = vec![at];
+    failure.set_candidates(vec![at]);
     failure
 }
 
@@ -555,7 +562,7 @@ fn unclear_failure(old: &Found, new: &Found) -> Failure {
         ),
         "if the change is already made, drop this edit; otherwise add context lines (or an anchor) that only the place to change has",
     );
-    failure.candidates = vec![o, n];
+    failure.set_candidates(vec![o, n]);
     failure
 }
 
@@ -574,46 +581,85 @@ pub(crate) fn align(old: &[String], new: &[String]) -> Vec<Option<usize>> {
 }
 
 /// A failure for a block that was not located, with candidates or the closest region.
+/// Every part of it is bounded: at most [`crate::MAX_CANDIDATES`] places are listed (and
+/// the rest counted), excerpts are clipped, and the closest region is searched within a
+/// work budget.
 fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
     match miss {
         Miss::Ambiguous(tier, places) => {
-            let ranges: Vec<LineRange> = places.iter().map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
-            let list: Vec<String> = ranges.iter().map(ToString::to_string).collect();
+            let total = places.len();
+            let ranges: Vec<LineRange> =
+                places.iter().take(MAX_CANDIDATES).map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
             let mut failure = Failure::new(
                 FailureKind::Ambiguous,
-                format!("the {what} match {} places equally well ({} match): {}", ranges.len(), tier, list.join(", ")),
+                format!("the {what} match {total} places equally well ({tier} match): {}", list_places(&ranges, total)),
                 "add lines around the change (5 or more), or an anchor before it, so that it matches exactly one place",
             );
-            failure.candidates = ranges;
+            failure.set_candidates(ranges);
+            failure.candidates_total = total;
             failure
         }
         Miss::NotFound => {
-            let expected = q.pat.join("\n") + "\n";
-            let short = expected.lines().next().unwrap_or("").trim();
+            let first = q.pat.first().map_or("", |l| l.trim());
             let mut failure = Failure::new(
                 FailureKind::NotFound,
-                format!("the {what} to find are not in the file (first line: `{short}`)"),
+                format!(
+                    "the {what} to find are not in the file (first line: `{}`)",
+                    clip_line(first, MAX_EXCERPT_CHARS)
+                ),
                 "re-read the file and copy the context and removed lines exactly as they are now; if the change was already made, drop this edit",
             );
             let whole = Query { lo: 0, hi: lines.len(), ..q.clone() };
             let view = View::new(lines, &whole);
-            if let Some((s, score)) = fuzzy::closest(&view) {
+            let (closest, stopped) = fuzzy::closest(&view);
+            let stopped_note = match (stopped, closest.is_some()) {
+                (false, _) => "",
+                (true, true) => {
+                    " (polypatch stopped comparing when its search budget for similar lines ran out: a closer place may exist)"
+                }
+                (true, false) => " (polypatch stopped looking for similar lines when its search budget ran out)",
+            };
+            if let Some((s, score)) = closest {
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
+                let expected = q.pat.join("\n") + "\n";
                 let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
+                let (shown_expected, shown_have) = focus_lines(q.pat, &have, &found);
                 let have = have.join("\n") + "\n";
-                let diff = similar::TextDiff::from_lines(&expected, &have)
+                let diff = similar::TextDiff::configure()
+                    .timeout(DIFF_TIMEOUT)
+                    .diff_lines(&shown_expected, &shown_have)
                     .unified_diff()
                     .context_radius(2)
                     .header("patch expects", "file has")
                     .to_string();
-                let similarity = (fuzzy::similarity(expected.trim_end(), have.trim_end()) * 100.0).round() / 100.0;
+                let similarity = fuzzy::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
+                let similarity = (similarity * 100.0).round() / 100.0;
                 let range = LineRange::from_zero_based(found.start, found.end);
                 failure.next_step = format!(
-                    "the closest place is {range} (similarity {similarity:.2}); re-read those lines and copy them exactly into the patch"
+                    "the closest place is {range} (similarity {similarity:.2}){stopped_note}; re-read those lines and copy them exactly into the patch"
                 );
-                failure.closest = Some(Closest { lines: range, similarity, diff });
+                failure.closest = Some(Closest { lines: range, similarity, diff: clip_excerpt(&diff) });
+            } else if stopped {
+                failure.next_step.push_str(stopped_note);
             }
             failure
         }
     }
+}
+
+/// The pattern's lines and the file's lines at `found` as texts for the diff shown with a
+/// closest region: each pattern line longer than an excerpt shows, and the file line it
+/// was compared with, cut to the stretch around their first difference.
+fn focus_lines(pat: &[String], have: &[&str], found: &Found) -> (String, String) {
+    let mut expected: Vec<String> = pat.to_vec();
+    let mut file: Vec<String> = have.iter().map(ToString::to_string).collect();
+    for (k, at) in found.map.iter().enumerate() {
+        if let Some(at) = at
+            && let Some(line) = file.get_mut(at - found.start)
+        {
+            let (a, b) = focus_pair(&expected[k], line);
+            (expected[k], *line) = (a, b);
+        }
+    }
+    (expected.join("\n") + "\n", file.join("\n") + "\n")
 }

@@ -1,6 +1,6 @@
 //! What an apply did, file by file and edit by edit, and why anything failed.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
 
@@ -164,9 +164,14 @@ pub struct Failure {
     pub kind: FailureKind,
     /// What went wrong.
     pub message: String,
-    /// For ambiguity: every place the target matched.
+    /// For ambiguity: the places the target matched, the first [`MAX_CANDIDATES`] of them
+    /// (set with [`Failure::set_candidates`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<LineRange>,
+    /// How many places the target matched in all, listed or not (0 when there are no
+    /// candidates).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub candidates_total: usize,
     /// For not-found: the most similar region of the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closest: Option<Closest>,
@@ -235,16 +240,113 @@ impl FailureKind {
 impl Failure {
     /// A failure without candidates.
     pub fn new(kind: FailureKind, message: impl Into<String>, next_step: impl Into<String>) -> Self {
-        Failure { kind, message: message.into(), candidates: Vec::new(), closest: None, next_step: next_step.into() }
+        Failure {
+            kind,
+            message: message.into(),
+            candidates: Vec::new(),
+            candidates_total: 0,
+            closest: None,
+            next_step: next_step.into(),
+        }
     }
+
+    /// Sets the candidates: the first [`MAX_CANDIDATES`] are kept, and the total is
+    /// recorded, so that a block matching 100,000 places makes a short report.
+    pub fn set_candidates(&mut self, mut places: Vec<LineRange>) {
+        self.candidates_total = places.len();
+        places.truncate(MAX_CANDIDATES);
+        self.candidates = places;
+    }
+}
+
+/// The most candidate places a failure lists; the rest are counted.
+pub const MAX_CANDIDATES: usize = 10;
+
+/// The most lines of an excerpt (a diff, a line of the file) a failure shows.
+pub(crate) const MAX_EXCERPT_LINES: usize = 40;
+
+/// The most characters of one excerpt line a failure shows.
+pub(crate) const MAX_EXCERPT_CHARS: usize = 200;
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// `places` as a list for a message: the first [`MAX_CANDIDATES`], then how many more.
+pub(crate) fn list_places(places: &[LineRange], total: usize) -> String {
+    let mut list: Vec<String> = places.iter().take(MAX_CANDIDATES).map(ToString::to_string).collect();
+    let shown = list.len();
+    if total > shown {
+        list.push(format!("and {} more", total - shown));
+    }
+    list.join(", ")
+}
+
+/// `line` cut to at most `max` characters, saying how many were left out.
+pub(crate) fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match line.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(line),
+        Some((cut, _)) => {
+            let left = line[cut..].chars().count();
+            std::borrow::Cow::Owned(format!("{}… ({left} more characters)", &line[..cut]))
+        }
+    }
+}
+
+/// Two lines of which one is longer than an excerpt shows, each cut to the same stretch
+/// around their first difference (equal lines: their start), so that an excerpt shows the
+/// change and not two equal beginnings. Shorter lines are returned as they are.
+pub(crate) fn focus_pair(a: &str, b: &str) -> (String, String) {
+    const WIDTH: usize = MAX_EXCERPT_CHARS - 80;
+    let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if ac.len() <= MAX_EXCERPT_CHARS && bc.len() <= MAX_EXCERPT_CHARS {
+        return (a.to_string(), b.to_string());
+    }
+    let first = ac.iter().zip(&bc).take_while(|(x, y)| x == y).count();
+    let start = if ac == bc { 0 } else { first.saturating_sub(WIDTH / 4) };
+    let cut = |c: &[char]| {
+        let from = start.min(c.len());
+        let to = (from + WIDTH).min(c.len());
+        let mut out = String::new();
+        if from > 0 {
+            let _ = write!(out, "({from} characters) …");
+        }
+        out.extend(&c[from..to]);
+        if to < c.len() {
+            let _ = write!(out, "… ({} more characters)", c.len() - to);
+        }
+        out
+    };
+    (cut(&ac), cut(&bc))
+}
+
+/// `text` cut to [`MAX_EXCERPT_LINES`] lines of at most [`MAX_EXCERPT_CHARS`] characters,
+/// saying how much was left out.
+pub(crate) fn clip_excerpt(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines();
+    for line in lines.by_ref().take(MAX_EXCERPT_LINES) {
+        out.push_str(&clip_line(line, MAX_EXCERPT_CHARS));
+        out.push('\n');
+    }
+    let left = lines.count();
+    if left > 0 {
+        let _ = writeln!(out, "… ({left} more lines)");
+    }
+    if !text.ends_with('\n') && out.ends_with('\n') {
+        out.pop();
+    }
+    out
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind.name(), self.message)?;
         if !self.candidates.is_empty() {
-            let list: Vec<String> = self.candidates.iter().map(ToString::to_string).collect();
-            write!(f, "\n  candidates: {}", list.join(", "))?;
+            let total = self.candidates_total.max(self.candidates.len());
+            write!(f, "\n  candidates: {}", list_places(&self.candidates, total))?;
         }
         if let Some(closest) = &self.closest {
             write!(

@@ -3,7 +3,7 @@
 //! substrings belongs to the dialect that needs it.
 
 use crate::ir::{Action, Missing, Occurrence, Policy};
-use crate::report::{Failure, FailureKind, LineRange, Status};
+use crate::report::{Failure, FailureKind, LineRange, MAX_EXCERPT_CHARS, Status, clip_line};
 use crate::text::{Eol, Line, TextFile};
 
 /// Applies a substring edit. Returns the status and the lines of the first match.
@@ -43,7 +43,10 @@ pub(crate) fn apply_text(
         return match policy.if_missing {
             Missing::Error => Err(Failure::new(
                 FailureKind::NotFound,
-                format!("the text to find is not in the file: `{}`", find.lines().next().unwrap_or("")),
+                format!(
+                    "the text to find is not in the file: `{}`",
+                    clip_line(find.lines().next().unwrap_or(""), MAX_EXCERPT_CHARS)
+                ),
                 "re-read the file and copy the text to find exactly, including whitespace",
             )),
             Missing::Skip => Ok((Status::Skipped, None)),
@@ -56,6 +59,7 @@ pub(crate) fn apply_text(
         Occurrence::Unique if matches.len() > 1 => {
             let ranges: Vec<LineRange> = matches
                 .iter()
+                .take(crate::MAX_CANDIDATES)
                 .map(|&m| LineRange::from_zero_based(line_of(m), line_of(m + find.len().saturating_sub(1)) + 1))
                 .collect();
             let mut failure = Failure::new(
@@ -63,7 +67,8 @@ pub(crate) fn apply_text(
                 format!("the text to find occurs {} times", matches.len()),
                 "make the text to find longer so it occurs once",
             );
-            failure.candidates = ranges;
+            failure.set_candidates(ranges);
+            failure.candidates_total = matches.len();
             return Err(failure);
         }
         Occurrence::Unique => {}

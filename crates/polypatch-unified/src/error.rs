@@ -51,6 +51,9 @@ pub mod kind {
     pub const BINARY_WITHOUT_DATA: &str = "binary_without_data";
     /// A `GIT binary patch` whose blocks cannot be read or decoded.
     pub const INVALID_BINARY: &str = "invalid_binary";
+    /// A `GIT binary patch` block that expands to more bytes than the limit
+    /// ([`ParseOptions::max_binary_size`](polypatch_core::ParseOptions::max_binary_size)).
+    pub const BINARY_TOO_LARGE: &str = "binary_too_large";
     /// A symbolic link (mode `120000`): polypatch writes regular files only.
     pub const UNSUPPORTED_SYMLINK: &str = "unsupported_symlink";
     /// A submodule (mode `160000`): it is not a file.

@@ -132,7 +132,7 @@ pub use lower::lower;
 pub use path::PathName;
 pub use syntax::{
     BinaryHunk, BinaryPatch, ExtendedHeader, FileName, FilePatch, GitLine, Header, Hunk, HunkLine, HunkRange,
-    HunkRanges, LineKind, Patch, parse,
+    HunkRanges, LineKind, Patch, parse, parse_with_limit,
 };
 
 /// The unified diff dialect (`"unified"`).
@@ -155,7 +155,7 @@ impl Dialect for Unified {
     }
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-        lower(&parse(text)?, options)
+        lower(&syntax::parse_with_limit(text, options.max_binary_size)?, options)
     }
 }
 

@@ -13,7 +13,7 @@ use nom::bytes::complete::tag;
 use nom::character::complete::{char, digit1, hex_digit1, space0, space1};
 use nom::combinator::{map_res, opt};
 use nom::sequence::preceded;
-use polypatch_core::{PatchError, Span};
+use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, PatchError, Span};
 
 use crate::error::{error, kind, quote};
 use crate::path::{self, PathName};
@@ -216,8 +216,19 @@ pub enum BinaryHunk {
 }
 
 /// Parses a unified diff: every file section in `text`, skipping any text around them.
+///
+/// `GIT binary patch` data may expand to at most [`DEFAULT_MAX_BINARY_SIZE`] bytes; see
+/// [`parse_with_limit`] for another limit.
 pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
-    let mut parser = LineParser { lines: split_lines(text), pos: 0 };
+    parse_with_limit(text, DEFAULT_MAX_BINARY_SIZE)
+}
+
+/// [`parse`], with the most bytes one `GIT binary patch` block may expand to: the size a
+/// `literal` block announces, the result size in a `delta`'s header, and the inflated
+/// data itself (inflating stops at the limit, so a lying header costs no more). A block
+/// over it is an error of kind `binary_too_large`.
+pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, PatchError> {
+    let mut parser = LineParser { lines: split_lines(text), pos: 0, max_binary_size };
     let mut files = Vec::new();
     while let Some(line) = parser.line() {
         let t = line.text;
@@ -344,6 +355,8 @@ fn split_lines(text: &str) -> Vec<Line<'_>> {
 struct LineParser<'a> {
     lines: Vec<Line<'a>>,
     pos: usize,
+    /// The most bytes a binary block may expand to.
+    max_binary_size: u64,
 }
 
 impl<'a> LineParser<'a> {
@@ -389,7 +402,13 @@ impl<'a> LineParser<'a> {
                 }
                 self.file_names(&mut section)?;
             } else if line.text == BINARY_PATCH {
-                section.binary = Some(self.binary()?);
+                // For messages only: the new name as git writes it, without its `b/`.
+                let name = section
+                    .git
+                    .as_ref()
+                    .and_then(|g| g.names.as_ref())
+                    .map(|(_, new)| new.strip_prefix("b/").unwrap_or(new).to_string());
+                section.binary = Some(self.binary(name.as_deref())?);
                 section.span.end = section.binary.as_ref().map_or(section.span.end, |b| b.span.end);
             } else if let Some(names) = binary_files_differ(line.text) {
                 return Err(binary_without_data(names, line.span()));
@@ -589,10 +608,10 @@ impl<'a> LineParser<'a> {
         end
     }
 
-    fn binary(&mut self) -> Result<BinaryPatch, PatchError> {
+    fn binary(&mut self, name: Option<&str>) -> Result<BinaryPatch, PatchError> {
         let start = self.lines[self.pos].start;
         self.pos += 1;
-        let forward = self.binary_block()?.ok_or_else(|| {
+        let forward = self.binary_block(name)?.ok_or_else(|| {
             let at = self.line().map_or(Span::new(start, start + BINARY_PATCH.len()), |l| l.span());
             error(
                 kind::INVALID_BINARY,
@@ -600,14 +619,14 @@ impl<'a> LineParser<'a> {
                 Some(at),
             )
         })?;
-        let reverse = self.binary_block()?;
+        let reverse = self.binary_block(name)?;
         let end = self.lines[self.pos - 1].end();
         Ok(BinaryPatch { forward, reverse, span: Span::new(start, end) })
     }
 
     /// A `literal <size>` / `delta <size>` block at the current position and the empty
     /// line after it.
-    fn binary_block(&mut self) -> Result<Option<BinaryHunk>, PatchError> {
+    fn binary_block(&mut self, name: Option<&str>) -> Result<Option<BinaryHunk>, PatchError> {
         let Some(head) = self.line() else { return Ok(None) };
         let (is_literal, size) = if let Some(size) = head.text.strip_prefix("literal ") {
             (true, size)
@@ -620,6 +639,20 @@ impl<'a> LineParser<'a> {
             .trim()
             .parse()
             .map_err(|_| error(kind::INVALID_BINARY, format!("bad size in {}", quote(head.text)), Some(head.span())))?;
+        let too_large = |what: &str, size: u64| {
+            let file = name.map_or(String::new(), |n| format!(" for `{n}`"));
+            error(
+                kind::BINARY_TOO_LARGE,
+                format!(
+                    "the binary patch{file} {what} {size} bytes, more than the limit of {} bytes; if the file is meant to be that large, raise the limit (command line: --max-binary-size BYTES)",
+                    self.max_binary_size
+                ),
+                Some(head.span()),
+            )
+        };
+        if size as u64 > self.max_binary_size {
+            return Err(too_large(if is_literal { "announces" } else { "announces a delta of" }, size as u64));
+        }
         self.pos += 1;
         let first = self.pos;
         while self.text_at(self.pos).is_some_and(|t| !t.is_empty()) {
@@ -631,6 +664,14 @@ impl<'a> LineParser<'a> {
                 self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), Line::span);
             error(kind::INVALID_BINARY, format!("bad binary data: {}", e.message), Some(at))
         })?;
+        if !is_literal {
+            // The delta's own header announces the size of its result: the file written.
+            let (_, result) = polypatch_core::binary::delta_sizes(&data)
+                .map_err(|e| error(kind::INVALID_BINARY, format!("bad binary delta: {e}"), Some(head.span())))?;
+            if result as u64 > self.max_binary_size {
+                return Err(too_large("makes a file of", result as u64));
+            }
+        }
         if self.pos < self.lines.len() {
             // The empty line that ends the block.
             self.pos += 1;

@@ -1,0 +1,179 @@
+//! Hostile inputs (issue 10, "trust under faults"): a 60,000-character line, a block that
+//! matches 5,000 places, binary patches that announce more than the limit. Each must end
+//! in the expected result or a clean, short failure; none may abort or allocate by the
+//! input's size. (`scripts/bounds.py` measures the same cases on the release binary.)
+
+use std::fmt::Write as _;
+
+use polypatch::{ApplyOptions, FailureKind, MAX_CANDIDATES, MemoryFileSet, ParseOptions, apply, parse, parse_with};
+
+/// One line of minified JavaScript, `len` characters long.
+fn minified(len: usize) -> String {
+    let mut out = String::new();
+    let mut i = 0u64;
+    while out.len() < len {
+        i += 1;
+        let (a, b) = (i.wrapping_mul(2_654_435_761) % 10_000, i % 97);
+        let _ = write!(out, "var v{a}=function(x){{return x*{b}+k{i}}};");
+    }
+    out.truncate(len);
+    out
+}
+
+/// `line` with its middle character replaced.
+fn one_typo(line: &str) -> String {
+    let mut chars: Vec<char> = line.chars().collect();
+    let mid = chars.len() / 2;
+    chars[mid] = if chars[mid] == 'Q' { 'W' } else { 'Q' };
+    chars.into_iter().collect()
+}
+
+const HEAD: &str = "/* bundle v1 */";
+const FOOT: &str = "//# sourceMappingURL=app.js.map";
+
+fn long_line_patch(typo: &str) -> String {
+    format!(
+        "*** Begin Patch\n*** Update File: app.min.js\n@@\n {HEAD}\n-{typo}\n+console.log(1);\n {FOOT}\n*** End Patch\n"
+    )
+}
+
+#[test]
+fn a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
+    let line = minified(60_000);
+    let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
+    let plan = parse(&long_line_patch(&one_typo(&line)), None).unwrap();
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+    assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
+    let edit = &report.files[0].edits[0];
+    assert_eq!(edit.tier, Some(polypatch::Tier::Fuzzy));
+    assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
+}
+
+#[test]
+fn a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
+    let line = minified(60_000);
+    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
+    let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
+    let plan = parse(&long_line_patch(&one_typo(&line)), None).unwrap();
+    let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).expect_err("exact only: not found");
+    assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let closest = failure.closest.as_ref().expect("the closest region is found");
+    assert_eq!((closest.lines.start, closest.lines.end), (1, 3));
+    assert!(closest.similarity > 0.99, "{}", closest.similarity);
+    // The 60,000-character lines are clipped in the diff, and the cut is said.
+    assert!(closest.diff.len() < 4_000, "{} bytes", closest.diff.len());
+    assert!(closest.diff.contains("more characters)"), "{}", closest.diff);
+    // The cut is taken around the difference, so the typo is in view.
+    assert!(closest.diff.lines().any(|l| l.starts_with('-') && l.contains('Q')), "{}", closest.diff);
+    assert!(closest.diff.lines().any(|l| l.starts_with("+(") && !l.contains('Q')), "{}", closest.diff);
+    let text = err.to_string() + &err.report.to_string();
+    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+}
+
+#[test]
+fn a_block_that_matches_thousands_of_places_lists_ten_and_counts_the_rest() {
+    let places = 5_000;
+    let mut files = MemoryFileSet::new().with("calls.c", "    call_something();\n".repeat(places));
+    let patch = "*** Begin Patch\n*** Update File: calls.c\n@@\n-call_something();\n+call_other();\n*** End Patch\n";
+    let err = apply(&parse(patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("ambiguous");
+    let failure = err.report.files[0].edits[0].failure.clone().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert_eq!(failure.candidates.len(), MAX_CANDIDATES);
+    assert_eq!(failure.candidates_total, places);
+    assert!(failure.message.contains("match 5000 places"), "{}", failure.message);
+    assert!(failure.message.contains("and 4990 more"), "{}", failure.message);
+    assert!(failure.message.len() < 400, "{}", failure.message);
+    let shown = failure.to_string();
+    assert!(shown.contains("candidates: line 1, line 2,") && shown.contains("and 4990 more"), "{shown}");
+    let json = serde_json::to_value(&failure).unwrap();
+    assert_eq!(json["candidates"].as_array().unwrap().len(), MAX_CANDIDATES);
+    assert_eq!(json["candidates_total"], places);
+}
+
+#[test]
+fn a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_report() {
+    let mut file = String::new();
+    for i in 0..20_000 {
+        let _ = writeln!(file, "    let value_{i} = compute_{}(alpha_{i});", i % 97);
+    }
+    let hunk: Vec<String> =
+        (0..300).map(|i| format!("    let value_{} = compute_{}(beta_{i});", i + 30_000, i % 89)).collect();
+    let mut patch = String::from("*** Begin Patch\n*** Update File: big.rs\n@@\n");
+    for (k, line) in hunk.iter().enumerate() {
+        patch.push_str(if k == 150 { "-" } else { " " });
+        patch.push_str(line);
+        patch.push('\n');
+    }
+    patch.push_str("+    changed();\n*** End Patch\n");
+    let mut files = MemoryFileSet::new().with("big.rs", file.as_str());
+    let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("not found");
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let text = err.report.to_string();
+    assert!(text.len() < 16_000, "{} bytes", text.len());
+    // Lines of the same shape are still offered as the closest place, with a clipped diff.
+    let closest = failure.closest.as_ref().expect("a closest region");
+    assert_eq!(closest.lines.end - closest.lines.start + 1, 300);
+    assert!(closest.diff.lines().count() <= 41 && closest.diff.trim_end().ends_with("more lines)"), "{}", closest.diff);
+}
+
+/// A `GIT binary patch` creating `name` from `data`.
+fn binary_patch(name: &str, data: &[u8]) -> String {
+    let block = polypatch::unified::binary::encode_block(data);
+    format!(
+        "diff --git a/{name} b/{name}\nnew file mode 100644\nindex 0000000..{}\nGIT binary patch\n{block}literal 0\nHcmV?d00001\n\n",
+        polypatch::binary::git_blob_id(data)
+    )
+}
+
+#[test]
+fn a_binary_literal_over_the_limit_is_refused_naming_the_file_the_size_and_the_flag() {
+    let data = vec![0u8; 4_096];
+    let patch = binary_patch("zeros.bin", &data);
+    let err = parse_with(&patch, None, &ParseOptions::default().max_binary_size(1_000)).expect_err("over the limit");
+    assert_eq!(err.kind, "binary_too_large");
+    assert!(err.message.contains("`zeros.bin`") && err.message.contains("4096 bytes"), "{}", err.message);
+    assert!(err.message.contains("1000 bytes") && err.message.contains("--max-binary-size"), "{}", err.message);
+    // The option raises the limit.
+    let plan = parse_with(&patch, None, &ParseOptions::default().max_binary_size(4_096)).expect("within the limit");
+    let mut files = MemoryFileSet::new();
+    apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get("zeros.bin").map(<[u8]>::len), Some(4_096));
+}
+
+#[test]
+fn a_binary_literal_announcing_a_gigabyte_is_refused_before_inflating() {
+    // The default limit (64 MiB); the data is never decoded.
+    let patch = "diff --git a/big.bin b/big.bin\nnew file mode 100644\nindex 0000000..1234567\nGIT binary patch\nliteral 1000000000\nzcmeIuF#!q%0RR91\n\nliteral 0\nHcmV?d00001\n\n";
+    let err = parse(patch, None).expect_err("over the default limit");
+    assert_eq!(err.kind, "binary_too_large");
+    assert!(err.message.contains("1000000000 bytes"), "{}", err.message);
+    assert!(err.message.contains(&polypatch::DEFAULT_MAX_BINARY_SIZE.to_string()), "{}", err.message);
+}
+
+#[test]
+fn a_binary_delta_whose_result_is_over_the_limit_is_refused() {
+    // A delta against a 5-byte file announcing a 100,000-byte result: copy the 5 bytes
+    // 20,000 times (each instruction 2 bytes, so the delta deflates to almost nothing).
+    let mut delta = vec![5u8, 0xa0, 0x8d, 0x06];
+    for _ in 0..20_000 {
+        delta.extend_from_slice(&[0x90, 5]);
+    }
+    let data = polypatch::unified::binary::encode(&delta);
+    let result = b"hello".repeat(20_000);
+    let patch = format!(
+        "diff --git a/f.bin b/f.bin\nindex {}..{} 100644\nGIT binary patch\ndelta {}\n{data}\n",
+        polypatch::binary::git_blob_id(b"hello"),
+        polypatch::binary::git_blob_id(&result),
+        delta.len()
+    );
+    let err = parse_with(&patch, None, &ParseOptions::default().max_binary_size(50_000)).expect_err("over");
+    assert_eq!(err.kind, "binary_too_large");
+    assert!(err.message.contains("100000 bytes"), "{}", err.message);
+    let plan = parse_with(&patch, None, &ParseOptions::default().max_binary_size(100_000)).expect("raised");
+    let mut files = MemoryFileSet::new().with("f.bin", "hello");
+    apply(&plan, &mut files, &ApplyOptions::default()).expect("applies within the raised limit");
+    assert_eq!(files.get("f.bin"), Some(result.as_slice()));
+}
