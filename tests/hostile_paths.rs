@@ -3,35 +3,15 @@
 //! odd stay inside the root, and two names of one file (an in-root directory link) are
 //! one file.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+#[allow(dead_code, reason = "this suite uses only the snapshot of the shared helpers")]
+mod common;
 
 use std::fmt::Write as _;
+use std::fs;
+use std::path::PathBuf;
 
+use common::snapshot;
 use polypatch::{ApplyOptions, DiskFileSet, apply, parse};
-
-/// Every entry under `dir` with its bytes (links listed with their targets, not followed).
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            let md = fs::symlink_metadata(&path).unwrap();
-            if md.file_type().is_symlink() {
-                out.push((name, fs::read_link(&path).unwrap().to_string_lossy().into_owned().into_bytes()));
-            } else if md.is_dir() {
-                out.push((format!("{name}/"), Vec::new()));
-                stack.push(path);
-            } else {
-                out.push((name, fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// `outer/root` (the root) and `outer/outside`, with links from the one to the other.
 struct World {

@@ -1,33 +1,13 @@
 //! All-or-nothing and path confinement, on the real disk, through AI-PATCH patches.
 
+#[allow(dead_code, reason = "this suite uses only the snapshot of the shared helpers")]
+mod common;
+
 use std::fs;
 use std::path::Path;
 
+use common::snapshot;
 use polypatch::{ApplyOptions, DiskFileSet, FailureKind, apply, parse};
-
-/// Every file under `dir` with its bytes, sorted (symlinks listed, not followed).
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            let ft = entry.file_type().unwrap();
-            if ft.is_symlink() {
-                out.push((name, fs::read_link(&path).unwrap().to_string_lossy().into_owned().into_bytes()));
-            } else if ft.is_dir() {
-                out.push((format!("{name}/"), Vec::new()));
-                stack.push(path);
-            } else {
-                out.push((name, fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn apply_patch(root: &Path, patch: &str) -> Result<polypatch::ApplyReport, polypatch::ApplyError> {
     let plan = parse(patch, Some("ai-patch")).expect("the patch parses");
