@@ -92,3 +92,7 @@ pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> R
     };
     dialect.parse_with(text, options)
 }
+
+#[cfg(all(feature = "ai-patch", feature = "unified", feature = "ap"))]
+#[doc(hidden)]
+pub mod fuzzing;

@@ -1,0 +1,161 @@
+//! The checks the `fuzz/` targets run, one function per target, shared with the
+//! regression test (`tests/fuzz_regressions.rs`) that replays every minimized finding.
+//!
+//! Each function takes the fuzzer's raw bytes and panics when an invariant breaks; it
+//! must never panic otherwise. Not part of the public API.
+
+use crate::aipatch::AiPatch;
+use crate::ap::Ap;
+use crate::unified::Unified;
+use crate::{
+    ApplyOptions, Dialect, EditPlan, FileStore, MemoryFileSet, PatchError, RelPath, apply, compute, detect, dialects,
+};
+
+/// The patch text of fuzz input: UTF-8 as is, anything else lossily (patches are text).
+fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(data)
+}
+
+/// A parse error must point into the text it came from and render without panicking.
+fn check_error(err: &PatchError, text: &str) {
+    if let Some(span) = err.span {
+        assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside the {}-byte text", text.len());
+    }
+    let _ = err.to_string();
+    let _ = err.render(text);
+}
+
+fn check_parse(dialect: &dyn Dialect, data: &[u8]) -> Option<EditPlan> {
+    let text = text(data);
+    match dialect.parse(&text) {
+        Ok(plan) => {
+            assert_eq!(plan.dialect, dialect.name());
+            Some(plan)
+        }
+        Err(err) => {
+            assert_eq!(err.dialect, dialect.name());
+            check_error(&err, &text);
+            None
+        }
+    }
+}
+
+/// Target `unified`: parse and lower a unified diff (default strip, and `-p0`..`-p2`).
+pub fn unified(data: &[u8]) {
+    if check_parse(&Unified, data).is_some() {
+        let text = text(data);
+        for strip in 0..3 {
+            if let Err(err) = Unified.parse_with(&text, &crate::ParseOptions::default().strip(strip)) {
+                check_error(&err, &text);
+            }
+        }
+    }
+}
+
+/// Target `aipatch`: parse and lower an AI-PATCH.
+pub fn aipatch(data: &[u8]) {
+    check_parse(&AiPatch, data);
+}
+
+/// Target `ap`: parse and lower an `ap` YAML patch.
+pub fn ap(data: &[u8]) {
+    check_parse(&Ap, data);
+}
+
+/// Target `detect`: format detection picks a dialect that claims the text, with the
+/// highest score, and parsing without a format goes to that dialect.
+pub fn detect_format(data: &[u8]) {
+    let text = text(data);
+    let scores: Vec<u8> = dialects().iter().map(|d| d.sniff(&text)).collect();
+    let best = scores.iter().copied().max().unwrap_or(0);
+    if let Some(d) = detect(&text) {
+        let score = d.sniff(&text);
+        assert!(score > 0 && score == best, "detect chose {} ({score}) over a score of {best}", d.name());
+        match crate::parse(&text, None) {
+            Ok(plan) => assert_eq!(plan.dialect, d.name()),
+            Err(err) => {
+                assert_eq!(err.dialect, d.name());
+                check_error(&err, &text);
+            }
+        }
+    } else {
+        assert_eq!(best, 0, "detect chose nothing though a dialect scored {best}");
+        let err = crate::parse(&text, None).unwrap_err();
+        check_error(&err, &text);
+    }
+}
+
+/// Target `apply`: arbitrary patch text applied to up to three arbitrary in-memory files.
+///
+/// Input: one flags byte, then the patch text, then up to three files, each introduced by
+/// a NUL byte and made of a path line and the content (`flags patch \0 path \n content \0
+/// path \n content …`). Flags: bits 0–1 the format (detect, `ai-patch`, `unified`,
+/// `ap`), bit 2 strict, bit 3 a low fuzzy threshold (0.5).
+///
+/// Checks: no panic; a dry run writes nothing and agrees with [`compute`]; a failed apply
+/// leaves the files as they were; a successful one writes exactly what `compute`
+/// computed.
+pub fn apply_patch(data: &[u8]) {
+    let Some((&flags, rest)) = data.split_first() else { return };
+    let mut parts = rest.split(|&b| b == 0);
+    let patch = text(parts.next().unwrap_or_default());
+    let mut files = MemoryFileSet::new();
+    let mut paths: Vec<String> = Vec::new();
+    for part in parts.take(3) {
+        let (path, content) = match part.iter().position(|&b| b == b'\n') {
+            Some(i) => (&part[..i], &part[i + 1..]),
+            None => (part, &[][..]),
+        };
+        let Ok(path) = RelPath::parse(&String::from_utf8_lossy(path), None) else { continue };
+        let path = path.as_str().to_string();
+        // A file set with both `a` and `a/b` cannot exist on disk; skip such a path.
+        let clash = |p: &String| p == &path || p.starts_with(&format!("{path}/")) || path.starts_with(&format!("{p}/"));
+        if paths.iter().any(clash) {
+            continue;
+        }
+        files.insert(path.clone(), content.to_vec());
+        paths.push(path);
+    }
+    let format = [None, Some("ai-patch"), Some("unified"), Some("ap")][usize::from(flags & 3)];
+    let Ok(plan) = crate::parse(&patch, format) else { return };
+    let mut options = ApplyOptions::default().strict(flags & 4 != 0);
+    if flags & 8 != 0 {
+        options.fuzzy_threshold = Some(0.5);
+    }
+
+    let before = files.clone();
+    let computed = compute(&plan, &files, &options);
+    if let Err(err) = &computed {
+        assert!(err.commit_error.is_none(), "compute reported a commit error");
+        assert!(!err.report.is_success());
+        let _ = err.to_string();
+    }
+
+    let mut dry = files.clone();
+    let dry_result = apply(&plan, &mut dry, &options.clone().dry_run(true));
+    assert_eq!(dry, before, "a dry run changed the files");
+    assert_eq!(dry_result.is_ok(), computed.is_ok(), "a dry run and compute disagree");
+    if let Ok(report) = &dry_result {
+        assert!(report.dry_run && !report.committed);
+    }
+
+    match (apply(&plan, &mut files, &options), computed) {
+        (Ok(report), Ok(computed)) => {
+            assert!(report.is_success() && report.committed);
+            let _ = report.to_string();
+            let mut expected = before;
+            expected.commit(&computed.changes).expect("a memory commit cannot fail");
+            assert_eq!(files, expected, "apply wrote something other than what compute computed");
+            // Applying again must not panic; what it reports depends on the dialect.
+            let again = files.clone();
+            let _ = compute(&plan, &again, &options);
+        }
+        (Err(err), Err(_)) => {
+            assert_eq!(files, before, "a failed apply changed the files");
+            let _ = err.to_string();
+        }
+        (result, computed) => {
+            panic!("apply and compute disagree: apply ok {}, compute ok {}", result.is_ok(), computed.is_ok())
+        }
+    }
+}
