@@ -337,6 +337,7 @@ fn fault_run(crash: bool) {
         assert!(DiskFileSet::new(dir.path()).unwrap().recover().unwrap().is_empty());
     }
     assert!(failures > steps / 2, "{failures} of {steps}");
+    println!("crash {crash}: {steps} steps, a fault at each: {failures} commits failed, every one recovered");
 }
 
 #[test]
