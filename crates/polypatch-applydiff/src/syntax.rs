@@ -1,0 +1,328 @@
+//! Text → blocks, with byte spans into the patch text.
+
+use polypatch_core::{PatchError, Span};
+
+use crate::error::{error, kind};
+
+/// What a block does to its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The `--- from` lines are located and replaced by the `--- to` lines.
+    #[default]
+    Patch,
+    /// The `--- to` lines are the whole new file.
+    Replace,
+}
+
+/// One `>>> file:` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block<'a> {
+    /// The path as written.
+    pub path: &'a str,
+    /// `mode=`.
+    pub mode: Mode,
+    /// `fuzz=`: the least fuzzy confidence accepted, when given.
+    pub fuzz: Option<f64>,
+    /// The lines between `--- from` and `--- to` (without line ends).
+    pub from: Vec<&'a str>,
+    /// The lines between `--- to` and the closing `<`.
+    pub to: Vec<&'a str>,
+    /// From the header to the closing line, inclusive.
+    pub span: Span,
+    /// The header line.
+    pub header: Span,
+}
+
+/// A parsed patch: its blocks in order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Patch<'a> {
+    /// The blocks, in the order written.
+    pub blocks: Vec<Block<'a>>,
+}
+
+/// One line of the patch: its text without the line end (nor a `\r` before it), and the
+/// span of that text.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    text: &'a str,
+    span: Span,
+}
+
+fn lines(text: &str) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    let mut start = usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8();
+    while start < text.len() {
+        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let body = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
+        out.push(Line { text: body, span: Span::new(start, start + body.len()) });
+        start = end + 1;
+    }
+    out
+}
+
+const HEADER: &str = ">>> file:";
+
+fn is_header(line: &str) -> bool {
+    line.trim_start().starts_with(HEADER)
+}
+
+fn is_from(line: &str) -> bool {
+    line.trim_end() == "--- from"
+}
+
+fn is_to(line: &str) -> bool {
+    line.trim_end() == "--- to"
+}
+
+fn is_close(line: &str) -> bool {
+    matches!(line.trim_end(), "<" | "<<<")
+}
+
+/// Parses every block of `text`. Prose between blocks is ignored.
+pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
+    let lines = lines(text);
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if is_header(line.text) {
+            let (block, next) = block(&lines, i, text.len())?;
+            blocks.push(block);
+            i = next;
+            continue;
+        }
+        if is_from(line.text) || is_to(line.text) {
+            return Err(error(
+                kind::STRAY_MARKER,
+                format!(
+                    "`{}` outside a block: a block starts with `>>> file: <path>` on the line before `--- from`",
+                    line.text.trim_end()
+                ),
+                Some(line.span),
+            ));
+        }
+        i += 1;
+    }
+    if blocks.is_empty() {
+        let span = (!text.is_empty()).then(|| Span::new(0, text.len().min(text.find('\n').unwrap_or(text.len()))));
+        return Err(error(
+            kind::NO_BLOCKS,
+            "no `>>> file: <path>` block: write each change as `>>> file: <path>`, `--- from`, the old lines, \
+             `--- to`, the new lines and a closing `<`",
+            span,
+        ));
+    }
+    Ok(Patch { blocks })
+}
+
+/// The block whose header is line `at`, and the index of the line after it.
+fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block<'a>, usize), PatchError> {
+    let head = lines[at];
+    let (path, mode, fuzz) = header(head)?;
+    let end = Span::new(end_of_text, end_of_text);
+    if !lines.get(at + 1).is_some_and(|l| is_from(l.text)) {
+        let span = lines.get(at + 1).map_or(end, |l| l.span);
+        return Err(error(
+            kind::MISSING_FROM,
+            format!("the block for `{path}` needs `--- from` on the line after its header"),
+            Some(span),
+        ));
+    }
+    let mut i = at + 2;
+    let mut old = Vec::new();
+    loop {
+        let Some(line) = lines.get(i) else {
+            return Err(error(
+                kind::MISSING_TO,
+                format!("the block for `{path}` ends before its `--- to` line"),
+                Some(end),
+            ));
+        };
+        if is_to(line.text) {
+            break;
+        }
+        if is_header(line.text) || is_close(line.text) {
+            return Err(error(
+                kind::MISSING_TO,
+                format!("the block for `{path}` has no `--- to` line before this one"),
+                Some(line.span),
+            ));
+        }
+        old.push(line.text);
+        i += 1;
+    }
+    i += 1;
+    let mut new = Vec::new();
+    loop {
+        let Some(line) = lines.get(i) else {
+            return Err(error(
+                kind::UNCLOSED_BLOCK,
+                format!("the block for `{path}` is not closed: end it with a line holding only `<`"),
+                Some(head.span),
+            ));
+        };
+        if is_close(line.text) {
+            let span = Span::new(head.span.start, line.span.end);
+            let block = Block { path, mode, fuzz, from: old, to: new, span, header: head.span };
+            return Ok((block, i + 1));
+        }
+        if is_header(line.text) {
+            return Err(error(
+                kind::UNCLOSED_BLOCK,
+                format!(
+                    "the block for `{path}` is not closed before the next block: end it with a line holding only `<`"
+                ),
+                Some(head.span),
+            ));
+        }
+        new.push(line.text);
+        i += 1;
+    }
+}
+
+/// `>>> file: <path> [| key=value]…`
+fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
+    let lead = line.text.len() - line.text.trim_start().len();
+    let rest_start = lead + HEADER.len();
+    let rest = &line.text[rest_start..];
+    let at = |s: &str| {
+        // The span of `s`, a slice of `rest`.
+        let offset = line.span.start + rest_start + (s.as_ptr() as usize - rest.as_ptr() as usize);
+        Span::new(offset, offset + s.len())
+    };
+    let mut parts = rest.split('|');
+    let path = parts.next().unwrap_or_default().trim();
+    if path.is_empty() {
+        return Err(error(kind::MISSING_PATH, "`>>> file:` needs a path: `>>> file: src/main.rs`", Some(line.span)));
+    }
+    let (mut mode, mut fuzz) = (None, None);
+    for part in parts {
+        let option = part.trim();
+        let span = at(option);
+        let Some((key, value)) = option.split_once('=') else {
+            return Err(error(
+                kind::UNKNOWN_OPTION,
+                format!("`{option}` is not an option: write `mode=patch`, `mode=replace` or `fuzz=0.85`"),
+                Some(span),
+            ));
+        };
+        match key.trim() {
+            "mode" => {
+                if mode.is_some() {
+                    return Err(error(kind::REPEATED_OPTION, "`mode` is given twice", Some(span)));
+                }
+                mode = Some(match value.trim() {
+                    "patch" => Mode::Patch,
+                    "replace" => Mode::Replace,
+                    other => {
+                        return Err(error(
+                            kind::INVALID_MODE,
+                            format!("`mode={other}` is not a mode: write `mode=patch` or `mode=replace`"),
+                            Some(span),
+                        ));
+                    }
+                });
+            }
+            "fuzz" => {
+                if fuzz.is_some() {
+                    return Err(error(kind::REPEATED_OPTION, "`fuzz` is given twice", Some(span)));
+                }
+                let value = value.trim();
+                match value.parse::<f64>() {
+                    Ok(f) if (0.0..=1.0).contains(&f) => fuzz = Some(f),
+                    _ => {
+                        return Err(error(
+                            kind::INVALID_FUZZ,
+                            format!("`fuzz={value}` must be a number from 0 to 1, such as `fuzz=0.85`"),
+                            Some(span),
+                        ));
+                    }
+                }
+            }
+            other => {
+                return Err(error(
+                    kind::UNKNOWN_OPTION,
+                    format!("`{other}` is not an option: the options are `mode` and `fuzz`"),
+                    Some(span),
+                ));
+            }
+        }
+    }
+    Ok((path, mode.unwrap_or_default(), fuzz))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> (String, String) {
+        let e = parse(text).unwrap_err();
+        let shown = e.span.map(|s| text[s.start..s.end].to_string()).unwrap_or_default();
+        (e.kind.to_string(), shown)
+    }
+
+    #[test]
+    fn blocks_with_prose_around_them() {
+        let text = "Here is the fix:\n\n>>> file: src/a.py | fuzz=0.9\n--- from\ndef f():\n    return 1\n--- to\ndef f():\n    return 2\n<\nAnd a new file:\r\n>>> file: b.txt|mode=replace\r\n--- from\r\n--- to\r\nall\r\n<<<\r\nDone.\n";
+        let patch = parse(text).unwrap();
+        assert_eq!(patch.blocks.len(), 2);
+        let a = &patch.blocks[0];
+        assert_eq!((a.path, a.mode, a.fuzz), ("src/a.py", Mode::Patch, Some(0.9)));
+        assert_eq!(a.from, ["def f():", "    return 1"]);
+        assert_eq!(a.to, ["def f():", "    return 2"]);
+        assert_eq!(&text[a.span.start..a.span.end], &text[text.find(">>>").unwrap()..=text.find("<\n").unwrap()]);
+        assert_eq!(&text[a.header.start..a.header.end], ">>> file: src/a.py | fuzz=0.9");
+        let b = &patch.blocks[1];
+        assert_eq!((b.path, b.mode, b.fuzz), ("b.txt", Mode::Replace, None));
+        assert!(b.from.is_empty());
+        assert_eq!(b.to, ["all"]);
+    }
+
+    #[test]
+    fn options_in_any_order_and_empty_sections() {
+        let patch = parse(">>> file: x | fuzz=1 | mode=patch\n--- from\n--- to\nnew\n<\n").unwrap();
+        let x = &patch.blocks[0];
+        assert_eq!((x.mode, x.fuzz), (Mode::Patch, Some(1.0)));
+        assert!(x.from.is_empty());
+        assert_eq!(x.to, ["new"]);
+        let patch = parse("\u{feff}>>> file: y\n--- from\nold\n--- to\n<\n").unwrap();
+        assert_eq!(patch.blocks[0].from, ["old"]);
+        assert!(patch.blocks[0].to.is_empty());
+    }
+
+    #[test]
+    fn format_errors_name_the_line() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("just prose\n", kind::NO_BLOCKS, "just prose"),
+            ("", kind::NO_BLOCKS, ""),
+            (">>> file:   \n--- from\n--- to\n<\n", kind::MISSING_PATH, ">>> file:   "),
+            (">>> file: a | color=red\n--- from\n--- to\n<\n", kind::UNKNOWN_OPTION, "color=red"),
+            (">>> file: a | strict\n--- from\n--- to\n<\n", kind::UNKNOWN_OPTION, "strict"),
+            (">>> file: a | mode=patch | mode=replace\n--- from\n--- to\n<\n", kind::REPEATED_OPTION, "mode=replace"),
+            (">>> file: a | mode=merge\n--- from\n--- to\n<\n", kind::INVALID_MODE, "mode=merge"),
+            (">>> file: a | fuzz=1.5\n--- from\n--- to\n<\n", kind::INVALID_FUZZ, "fuzz=1.5"),
+            (">>> file: a | fuzz=high\n--- from\n--- to\n<\n", kind::INVALID_FUZZ, "fuzz=high"),
+            (">>> file: a\nold\n--- to\n<\n", kind::MISSING_FROM, "old"),
+            (">>> file: a\n--- from\nold\n<\n", kind::MISSING_TO, "<"),
+            (">>> file: a\n--- from\nold\n", kind::MISSING_TO, ""),
+            (">>> file: a\n--- from\nold\n--- to\nnew\n", kind::UNCLOSED_BLOCK, ">>> file: a"),
+            (
+                ">>> file: a\n--- from\nold\n--- to\nnew\n>>> file: b\n--- from\n--- to\n<\n",
+                kind::UNCLOSED_BLOCK,
+                ">>> file: a",
+            ),
+            ("text\n--- from\nold\n--- to\nnew\n<\n", kind::STRAY_MARKER, "--- from"),
+        ];
+        for (text, want_kind, want_span) in cases {
+            let (got_kind, got_span) = err(text);
+            assert_eq!((got_kind.as_str(), got_span.as_str()), (*want_kind, *want_span), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_error_reports_line_and_column() {
+        let text = "intro\n>>> file: a | fuzz=2\n--- from\n--- to\n<\n";
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.span.unwrap().line_col(text), (2, 15));
+    }
+}
