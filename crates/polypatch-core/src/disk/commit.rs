@@ -212,15 +212,10 @@ impl<'s> Tx<'s> {
             };
             let name = change.path.components().last().unwrap_or_default().to_string();
             let original = ops.stat(self.dir(dir), &name)?;
-            if let Some(seen) = self.set.seen().get(&change.path) {
-                let same = match (seen, &original) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) => a.same_file(b),
-                    _ => false,
-                };
-                if !same {
-                    return Err(changed_meanwhile(&change.path));
-                }
+            if let Some(seen) = self.set.seen().get(&change.path)
+                && !Meta::unchanged(seen.as_ref(), original.as_ref())
+            {
+                return Err(changed_meanwhile(&change.path));
             }
             if let Some(md) = &original {
                 if md.kind != Kind::File {
@@ -279,12 +274,7 @@ impl<'s> Tx<'s> {
             let t = &self.targets[i];
             let dir = self.dir(t.dir);
             let now = ops.stat(dir, &t.name)?;
-            let same = match (&t.original, &now) {
-                (None, None) => true,
-                (Some(a), Some(b)) => a.same_file(b),
-                _ => false,
-            };
-            if !same {
+            if !Meta::unchanged(t.original.as_ref(), now.as_ref()) {
                 return Err(changed_meanwhile(&t.change.path));
             }
             match (&t.temp, &t.original) {

@@ -50,6 +50,16 @@ impl Meta {
             && self.mtime == other.mtime
     }
 
+    /// Whether what is at a name now (`now`) is what was there before (`then`): the same
+    /// file, or still nothing.
+    pub fn unchanged(then: Option<&Meta>, now: Option<&Meta>) -> bool {
+        match (then, now) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same_file(b),
+            _ => false,
+        }
+    }
+
     /// The same file (inode), whatever its content.
     pub fn same_inode(&self, other: &Meta) -> bool {
         self.dev == other.dev && self.ino == other.ino && self.ino != 0

@@ -130,8 +130,10 @@ impl DiskFileSet {
         };
         for line in lines.iter().rev() {
             let Line::File { path, temp, backup } = line else { continue };
+            let known = out.problems.len();
             let Some((dir, name)) = self.target_dir(root, path, out) else {
-                ok &= out.problems.is_empty();
+                // A missing directory holds nothing of the commit; an unreadable one might.
+                ok &= out.problems.len() == known;
                 continue;
             };
             let target = ops.stat(&dir, &name).ok().flatten();
@@ -188,7 +190,11 @@ impl DiskFileSet {
         let mut ok = true;
         for line in lines {
             let Line::File { path, temp, backup } = line else { continue };
-            let Some((dir, _)) = self.target_dir(root, path, out) else { continue };
+            let known = out.problems.len();
+            let Some((dir, _)) = self.target_dir(root, path, out) else {
+                ok &= out.problems.len() == known;
+                continue;
+            };
             for litter in [temp, backup].into_iter().flatten() {
                 if let Ok(Some(_)) = ops.stat(&dir, litter) {
                     match ops.remove(&dir, litter) {
