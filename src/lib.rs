@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
-//! `unified`, `ap`.
+//! `unified`, `ap`, `applydiff`.
 
 pub use polypatch_core as core;
 pub use polypatch_core::*;
@@ -25,6 +25,8 @@ pub use polypatch_core::*;
 pub use polypatch_aipatch as aipatch;
 #[cfg(feature = "ap")]
 pub use polypatch_ap as ap;
+#[cfg(feature = "applydiff")]
+pub use polypatch_applydiff as applydiff;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
@@ -37,6 +39,8 @@ pub fn dialects() -> Vec<&'static dyn Dialect> {
         &polypatch_unified::Unified,
         #[cfg(feature = "ap")]
         &polypatch_ap::Ap,
+        #[cfg(feature = "applydiff")]
+        &polypatch_applydiff::ApplyDiff,
     ]
 }
 

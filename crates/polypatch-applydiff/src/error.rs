@@ -27,8 +27,11 @@ pub mod kind {
     pub const MISSING_TO: &str = "missing_to";
     /// The block has no closing `<` line before the next block or the end of the text.
     pub const UNCLOSED_BLOCK: &str = "unclosed_block";
-    /// A `--- from`, `--- to` or `<` line outside any block.
+    /// A `--- from` or `--- to` line outside any block.
     pub const STRAY_MARKER: &str = "stray_marker";
+    /// A `mode=replace` block with `--- from` lines: the whole new file goes after
+    /// `--- to`, and `--- from` stays empty.
+    pub const REPLACE_WITH_FROM: &str = "replace_with_from";
 }
 
 /// An error of this dialect.

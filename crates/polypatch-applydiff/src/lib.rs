@@ -1,8 +1,31 @@
-//! The `ApplyDiff` v3.0 dialect: `>>> file:` blocks with `--- from` and `--- to` sections.
+//! The `ApplyDiff` v3.0 dialect: `>>> file:` blocks with `--- from` and `--- to` sections,
+//! lowered into polypatch's [`EditPlan`].
 //!
-//! Work in progress (issue 11): the syntax (blocks, options, spans and the "Patch Format
-//! Invalid" errors) is here; lowering into an `EditPlan`, the session-health block and
-//! the CLI format come next.
+//! ```
+//! use polypatch_applydiff::ApplyDiff;
+//! use polypatch_core::{apply, ApplyOptions, Dialect, MemoryFileSet, Tier};
+//!
+//! let patch = "\
+//! The fix:
+//!
+//! >>> file: src/app.py
+//! --- from
+//! def main():
+//!     print('hi')
+//! --- to
+//! def main():
+//!     print('hello')
+//! <
+//! ";
+//! let plan = ApplyDiff.parse(patch).unwrap();
+//! let mut files = MemoryFileSet::new().with("src/app.py", "def main():\n    print('hi')\n");
+//! let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+//! assert_eq!(files.get_str("src/app.py"), Some("def main():\n    print('hello')\n"));
+//! let block = &report.files[0].edits[0];
+//! assert_eq!((block.label.as_str(), block.tier), ("block 1", Some(Tier::Exact)));
+//! ```
+//!
+//! # The format
 //!
 //! ```text
 //! >>> file: <path> [| mode=patch|replace] [| fuzz=0.NN]
@@ -13,8 +36,48 @@
 //! <
 //! ```
 //!
-//! Text between blocks (a model's prose) is ignored. The closing line is `<` (or `<<<`,
-//! which the format's origin used).
+//! A patch holds any number of blocks. Text between blocks (a model's prose) is ignored.
+//! The closing line is `<` (or `<<<`, which the format's origin used). The options come
+//! in any order; an unknown option, a repeated one, a `mode` other than `patch` and
+//! `replace`, or a `fuzz` outside 0..=1 is refused. CRLF patch text and a leading BOM are
+//! accepted. Paths are resolved by the core against the root, like every dialect's: a
+//! path that leaves the root (`..`, an absolute path elsewhere) is refused.
+//!
+//! # How blocks apply
+//!
+//! See [`lower`] for the mapping onto the core's plan. In short:
+//!
+//! - **`mode=patch`** (the default): the from lines are located anywhere in the file,
+//!   stopping at the first tier that finds them. The spec's four tiers map onto the
+//!   core's: *exact*; *whitespace-normalized* is `trailing_whitespace` and `trimmed`;
+//!   *relative-indentation-preserving* is `indentation` (the from block matched at another
+//!   indentation; each new line is shifted like the old line it aligns with, in that
+//!   file line's own tabs or spaces); then the core's `blank_lines` and `unicode` tiers
+//!   (a blank line dropped or added, curly quotes and dashes); last *Damerau–Levenshtein
+//!   fuzzy*, accepted at a confidence of at least the block's `fuzz` (0.85 by default).
+//!   Every report names the tier and confidence of each block.
+//! - **The ambiguity guard** (§4): a from block must match one place. Two fuzzy
+//!   candidates whose scores differ by less than 0.02 are an ambiguous match, and so is a
+//!   from block that occurs twice exactly (or at any stricter tier): nothing is applied.
+//! - **Empty `--- from`** creates the file from the `--- to` lines when it is missing;
+//!   an existing file with other content is refused (one with the same content is
+//!   already applied).
+//! - **`mode=replace`**: `--- to` is the whole new file, created when missing. An existing
+//!   file keeps its line terminator (CRLF stays CRLF) and its missing final newline. The
+//!   elision guard refuses a replacement that would drop code behind a
+//!   `// ... existing code ...` line. `--- from` must be empty in this mode.
+//! - Several blocks for one file apply in order, each on the result of the one before;
+//!   several files apply all or nothing, like every dialect.
+//! - A block whose to lines already stand where its from lines would is reported
+//!   already applied, and a re-run changes nothing.
+//!
+//! # Errors
+//!
+//! A malformed patch is the spec's "Patch Format Invalid": a [`PatchError`] whose `kind`
+//! is one of [`kind`]'s constants (`no_blocks`, `missing_path`, `unknown_option`,
+//! `repeated_option`, `invalid_mode`, `invalid_fuzz`, `missing_from`, `missing_to`,
+//! `unclosed_block`, `stray_marker`, `replace_with_from`) and whose span points at the
+//! offending text (its line and column: [`PatchError::line_col`]).
 //!
 //! # Talking back to the model
 //!
@@ -45,13 +108,76 @@
 
 pub mod error;
 pub mod feedback;
+mod lower;
 pub mod session;
 pub mod syntax;
 
+use polypatch_core::{Dialect, EditPlan, PatchError};
+
 pub use error::kind;
 pub use feedback::{FeedbackStatus, feedback, format_invalid};
+pub use lower::{DEFAULT_FUZZ, lower};
 pub use session::{
     DEFAULT_MAX_EXCHANGES, FileContents, FileHealth, FormatChoice, Recommendation, SESSION_VERSION, Session,
     SessionError,
 };
 pub use syntax::{Block, Mode, Patch, parse};
+
+/// The `ApplyDiff` dialect (`"applydiff"`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApplyDiff;
+
+impl Dialect for ApplyDiff {
+    fn name(&self) -> &'static str {
+        error::DIALECT
+    }
+
+    /// 92 for a `>>> file:` line followed by `--- from`, 40 for a `>>> file:` line alone,
+    /// else 0.
+    fn sniff(&self, text: &str) -> u8 {
+        let mut score = 0;
+        let mut after_header = false;
+        for line in text.lines() {
+            if after_header && line.trim_end() == "--- from" {
+                return 92;
+            }
+            after_header = line.trim_start().starts_with(">>> file:");
+            if after_header {
+                score = 40;
+            }
+        }
+        score
+    }
+
+    fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
+        Ok(lower(&parse(text)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_is_applydiff() {
+        assert_eq!(ApplyDiff.name(), "applydiff");
+    }
+
+    #[test]
+    fn sniff_scores_markers() {
+        assert_eq!(ApplyDiff.sniff("prose\n>>> file: a.rs\n--- from\nx\n--- to\ny\n<\n"), 92);
+        assert_eq!(ApplyDiff.sniff("  >>> file: a.rs | mode=replace\r\n--- from\r\n"), 92);
+        assert_eq!(ApplyDiff.sniff(">>> file: a.rs\nx\n"), 40);
+        assert_eq!(ApplyDiff.sniff("--- from\n+++ b\n"), 0);
+        assert_eq!(ApplyDiff.sniff("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"), 0);
+        assert_eq!(ApplyDiff.sniff(""), 0);
+    }
+
+    #[test]
+    fn parse_lowers_and_reports_errors() {
+        let plan = ApplyDiff.parse(">>> file: a\n--- from\nx\n--- to\ny\n<\n").unwrap();
+        assert_eq!(plan.dialect, "applydiff");
+        let err = ApplyDiff.parse(">>> file: a\n--- from\nx\n").unwrap_err();
+        assert_eq!((err.dialect, err.kind), ("applydiff", kind::MISSING_TO));
+    }
+}

@@ -162,6 +162,17 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
             ));
         };
         if is_close(line.text) {
+            if mode == Mode::Replace && !old.is_empty() {
+                return Err(error(
+                    kind::REPLACE_WITH_FROM,
+                    format!(
+                        "the `mode=replace` block for `{path}` has `--- from` lines: a replace block gives the whole \
+                         new file after `--- to` and leaves `--- from` empty; to change only some lines, drop \
+                         `mode=replace`"
+                    ),
+                    Some(head.span),
+                ));
+            }
             let span = Span::new(head.span.start, line.span.end);
             let block = Block { path, mode, fuzz, from: old, to: new, span, header: head.span };
             return Ok((block, i + 1));
@@ -312,6 +323,11 @@ mod tests {
                 ">>> file: a",
             ),
             ("text\n--- from\nold\n--- to\nnew\n<\n", kind::STRAY_MARKER, "--- from"),
+            (
+                ">>> file: a | mode=replace\n--- from\nold\n--- to\nnew\n<\n",
+                kind::REPLACE_WITH_FROM,
+                ">>> file: a | mode=replace",
+            ),
         ];
         for (text, want_kind, want_span) in cases {
             let (got_kind, got_span) = err(text);

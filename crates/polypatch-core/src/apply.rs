@@ -245,9 +245,15 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     Entry::Directory | Entry::Other => Err(not_a_file(path, "delete")),
                 }
             }
-            FileOp::Replace { content, create_if_missing } => {
+            FileOp::Replace { content, create_if_missing, follow_file } => {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
+                let content = match (&slot.current, content) {
+                    (Entry::File { bytes, .. }, Content::Text(text)) if *follow_file => {
+                        Content::Bytes(in_conventions_of(bytes, text))
+                    }
+                    _ => content.clone(),
+                };
                 let mode = match &slot.current {
                     Entry::File { bytes, .. } if *bytes == *content.as_bytes() => return Ok(Status::AlreadyApplied),
                     Entry::File { bytes, mode } => {
@@ -653,6 +659,21 @@ fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Fai
 
 fn short_id(id: &str) -> &str {
     &id[..id.len().min(12)]
+}
+
+/// `text` (lines ended by `\n`) in the conventions of the file `bytes`: its usual line
+/// terminator, and no final terminator when the file had none.
+fn in_conventions_of(bytes: &[u8], text: &str) -> Vec<u8> {
+    let file = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+    let text = match text.strip_suffix('\n') {
+        Some(body) if !file.ends_with_newline() => body,
+        _ => text,
+    };
+    let eol = file.dominant_eol();
+    if eol == Eol::Lf {
+        return encode_lossless(text).into_owned();
+    }
+    encode_lossless(&text.replace('\n', eol.as_str())).into_owned()
 }
 
 fn missing(path: &RelPath, what: &str) -> Failure {

@@ -72,6 +72,11 @@ pub enum FileOp {
         /// Whether a missing file is created instead of being an error.
         #[serde(default)]
         create_if_missing: bool,
+        /// Write the text content in the existing file's conventions: its usual line
+        /// terminator for each `\n`, and no final terminator when the file had none
+        /// (`ApplyDiff`'s `--- to` lines, which say neither). `false`: the content as it is.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        follow_file: bool,
     },
     /// Change the file with a sequence of located edits, optionally moving it and changing
     /// its mode.

@@ -540,6 +540,7 @@ fn a_whole_file_write_with_an_elision_is_refused() {
         FileOp::Replace {
             content: Content::Text("# ... existing code ...\n\ndef b():\n    return 3\n".into()),
             create_if_missing: false,
+            follow_file: false,
         },
     ] {
         let mut files = MemoryFileSet::new().with("m.py", file);
@@ -659,4 +660,27 @@ fn other_dialects_refuse_a_file_that_is_not_utf8() {
     assert_eq!(failure.kind, FailureKind::NotText);
     assert!(failure.message.contains("it is not UTF-8 text (Latin-1 or another encoding)"), "{}", failure.message);
     assert_eq!(files.get("l.txt"), Some(&b"caf\xe9\nx\n"[..]));
+}
+
+#[test]
+fn a_replace_that_follows_the_file_keeps_its_line_ends_and_missing_final_newline() {
+    let cases = [
+        ("a\r\nb\r\n", "x\ny\n", "x\r\ny\r\n"),
+        ("a\r\nb", "x\ny\n", "x\r\ny"),
+        ("a\nb", "x\ny\n", "x\ny"),
+        ("a\nb\n", "x\ny\n", "x\ny\n"),
+        ("", "x\n", "x\n"),
+    ];
+    for (before, content, after) in cases {
+        let mut files = MemoryFileSet::new().with("f", before);
+        let op =
+            FileOp::Replace { content: Content::Text(content.into()), create_if_missing: false, follow_file: true };
+        let p = plan(vec![FileEdit { path: "f".into(), op, span: None }]);
+        let report = run(&mut files, &p).unwrap();
+        assert_eq!(files.get_str("f"), Some(after), "{before:?}");
+        assert_eq!(report.files[0].status, Status::Applied, "{before:?}");
+        // The same content again is already applied, in the file's conventions.
+        let report = run(&mut files, &p).unwrap();
+        assert_eq!(report.files[0].status, Status::AlreadyApplied, "{before:?}");
+    }
 }

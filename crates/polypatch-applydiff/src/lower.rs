@@ -1,0 +1,221 @@
+//! Lower the blocks into an [`EditPlan`].
+
+use polypatch_core::{
+    Action, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, Modify, Occurrence, Policy, Replacement, Scope,
+    Target, Tier, TierSet,
+};
+
+use crate::error::DIALECT;
+use crate::syntax::{Block, Mode, Patch};
+
+/// The least fuzzy confidence a block accepts when its header gives no `fuzz=` (spec §2).
+pub const DEFAULT_FUZZ: f64 = 0.85;
+
+/// Below this `fuzz=`, the plan carries a warning: such a block may match text that
+/// differs from it in a quarter of its characters.
+const LOW_FUZZ: f64 = 0.75;
+
+/// Lowers a parsed patch into an [`EditPlan`]; every well-formed patch lowers.
+///
+/// - A `mode=patch` block with `--- from` lines is an [`Edit`] labelled `block N` (N is
+///   the block's position in the patch, counting every file) whose target is the from
+///   lines, located anywhere in the file at the first tier that finds them: exact,
+///   trailing whitespace, indentation (the new lines follow the matched indentation, line
+///   by line), trimmed, blank lines, Unicode look-alikes, then fuzzy at the block's
+///   `fuzz` (0.85 by default). The from lines must match one place; two places within
+///   0.02 of each other are an ambiguous match. Consecutive blocks for one file become
+///   the edits of one [`FileOp::Modify`], applied in order, each on the result of the
+///   one before.
+/// - A `mode=patch` block with an empty `--- from` creates the file from its `--- to`
+///   lines; an existing file with other content is refused.
+/// - A `mode=replace` block is a [`FileOp::Replace`] with the `--- to` lines as the
+///   whole file, created when missing, written in the existing file's line terminator.
+pub fn lower(patch: &Patch<'_>) -> EditPlan {
+    let mut files: Vec<FileEdit> = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, block) in patch.blocks.iter().enumerate() {
+        let number = i + 1;
+        if let Some(fuzz) = block.fuzz
+            && fuzz < LOW_FUZZ
+        {
+            warnings.push(format!(
+                "block {number} ({}) accepts fuzzy matches down to fuzz={fuzz}: a place that differs in a quarter \
+                 of its characters or more may be taken; 0.85 (the default) or higher is safer",
+                block.path
+            ));
+        }
+        match (block.mode, block.from.is_empty()) {
+            (Mode::Patch, false) => {
+                let edit = lower_edit(number, block);
+                // Blocks for the file written last (with no create or replace between)
+                // extend its modify.
+                let last = files.iter_mut().rev().find(|f| f.path == block.path);
+                if let Some(FileEdit { op: FileOp::Modify(modify), span: Some(span), .. }) = last {
+                    modify.edits.push(edit);
+                    span.end = span.end.max(block.span.end);
+                } else {
+                    let op = FileOp::Modify(Modify { edits: vec![edit], ..Modify::default() });
+                    files.push(FileEdit { path: block.path.to_owned(), op, span: Some(block.span) });
+                }
+            }
+            (Mode::Patch, true) => files.push(FileEdit {
+                path: block.path.to_owned(),
+                op: FileOp::Create {
+                    content: Content::Text(file_content(&block.to)),
+                    newline: None,
+                    if_exists: IfExists::ErrorUnlessIdentical,
+                    mode: None,
+                },
+                span: Some(block.span),
+            }),
+            (Mode::Replace, _) => files.push(FileEdit {
+                path: block.path.to_owned(),
+                op: FileOp::Replace {
+                    content: Content::Text(file_content(&block.to)),
+                    create_if_missing: true,
+                    follow_file: true,
+                },
+                span: Some(block.span),
+            }),
+        }
+    }
+    EditPlan { dialect: DIALECT.to_owned(), files, warnings }
+}
+
+fn lower_edit(number: usize, block: &Block<'_>) -> Edit {
+    let lines = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    Edit {
+        target: Target::Lines(lines(&block.from)),
+        // The engine aligns the from and to lines itself: the lines both sides share are
+        // kept as the file has them when the match was lenient.
+        action: Action::Replace(Replacement::lines(lines(&block.to))),
+        scope: Scope::default(),
+        policy: Policy {
+            // `Prefix` is for one-line anchors; a from block is located whole.
+            tiers: TierSet::ALL.without(Tier::Prefix),
+            fuzzy_threshold: block.fuzz.unwrap_or(DEFAULT_FUZZ),
+            occurrence: Occurrence::Unique,
+            ..Policy::default()
+        },
+        label: format!("block {number}"),
+        span: Some(block.span),
+    }
+}
+
+/// The lines joined with `\n`, plus a final `\n`; no lines is an empty file.
+fn file_content(lines: &[&str]) -> String {
+    let mut content = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        content.push_str(line);
+        content.push('\n');
+    }
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch_core::{ApplyOptions, FailureKind, MemoryFileSet, Status, apply};
+
+    use super::*;
+    use crate::syntax::parse;
+
+    fn plan(text: &str) -> EditPlan {
+        lower(&parse(text).unwrap_or_else(|e| panic!("{}", e.render(text))))
+    }
+
+    fn run(files: &mut MemoryFileSet, text: &str) -> Result<polypatch_core::ApplyReport, polypatch_core::ApplyError> {
+        apply(&plan(text), files, &ApplyOptions::default())
+    }
+
+    #[test]
+    fn a_patch_block_lowers_to_one_unique_edit() {
+        let text = ">>> file: a.py | fuzz=0.9\n--- from\nx = 1\n--- to\nx = 2\n<\n";
+        let p = plan(text);
+        assert_eq!(p.dialect, "applydiff");
+        let [FileEdit { path, op: FileOp::Modify(m), span }] = p.files.as_slice() else { panic!("{p:?}") };
+        assert_eq!(path, "a.py");
+        assert_eq!(span.map(|s| &text[s.start..s.end]), Some(text.trim_end()));
+        let [edit] = m.edits.as_slice() else { panic!() };
+        assert_eq!(edit.label, "block 1");
+        assert_eq!(edit.target, Target::Lines(vec!["x = 1".into()]));
+        assert_eq!(edit.action, Action::Replace(Replacement::lines(vec!["x = 2".into()])));
+        assert_eq!(edit.policy.occurrence, Occurrence::Unique);
+        assert!((edit.policy.fuzzy_threshold - 0.9).abs() < 1e-9);
+        assert!(!edit.policy.tiers.contains(Tier::Prefix));
+        assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn blocks_of_one_file_share_a_modify_until_another_operation_on_it() {
+        let text = "\
+>>> file: a\n--- from\n1\n--- to\n2\n<\n\
+>>> file: b\n--- from\nx\n--- to\ny\n<\n\
+>>> file: a\n--- from\n3\n--- to\n4\n<\n\
+>>> file: a | mode=replace\n--- from\n--- to\nall\n<\n\
+>>> file: a\n--- from\nall\n--- to\nmost\n<\n";
+        let p = plan(text);
+        let shape: Vec<(&str, Vec<&str>)> = p
+            .files
+            .iter()
+            .map(|f| {
+                let labels = match &f.op {
+                    FileOp::Modify(m) => m.edits.iter().map(|e| e.label.as_str()).collect(),
+                    FileOp::Replace { .. } => vec!["replace"],
+                    other => panic!("{other:?}"),
+                };
+                (f.path.as_str(), labels)
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [("a", vec!["block 1", "block 3"]), ("b", vec!["block 2"]), ("a", vec!["replace"]), ("a", vec!["block 5"]),]
+        );
+        let mut files = MemoryFileSet::new().with("a", "1\n3\n").with("b", "x\n");
+        run(&mut files, text).unwrap();
+        assert_eq!((files.get_str("a"), files.get_str("b")), (Some("most\n"), Some("y\n")));
+    }
+
+    #[test]
+    fn an_empty_from_creates_a_missing_file_and_refuses_an_existing_one() {
+        let text = ">>> file: new/n.txt\n--- from\n--- to\nhello\n<\n";
+        let mut files = MemoryFileSet::new();
+        run(&mut files, text).unwrap();
+        assert_eq!(files.get_str("new/n.txt"), Some("hello\n"));
+        // The same again: already there.
+        let report = run(&mut files, text).unwrap();
+        assert_eq!(report.files[0].status, Status::AlreadyApplied);
+        let mut files = MemoryFileSet::new().with("new/n.txt", "other\n");
+        let err = run(&mut files, text).unwrap_err();
+        assert_eq!(err.report.files[0].failure.as_ref().unwrap().kind, FailureKind::FileExists);
+        assert_eq!(files.get_str("new/n.txt"), Some("other\n"));
+    }
+
+    #[test]
+    fn replace_mode_writes_the_whole_file_and_creates_a_missing_one() {
+        let text = ">>> file: r.txt | mode=replace\n--- from\n--- to\none\ntwo\n<\n";
+        let mut files = MemoryFileSet::new().with("r.txt", "old\r\nlines\r\n");
+        run(&mut files, text).unwrap();
+        assert_eq!(files.get_str("r.txt"), Some("one\r\ntwo\r\n"));
+        let mut files = MemoryFileSet::new();
+        run(&mut files, text).unwrap();
+        assert_eq!(files.get_str("r.txt"), Some("one\ntwo\n"));
+    }
+
+    #[test]
+    fn an_exact_from_that_occurs_twice_is_ambiguous() {
+        let text = ">>> file: a\n--- from\nx\n--- to\ny\n<\n";
+        let mut files = MemoryFileSet::new().with("a", "x\nz\nx\n");
+        let err = run(&mut files, text).unwrap_err();
+        let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
+        assert_eq!(failure.kind, FailureKind::Ambiguous);
+        assert_eq!(failure.candidates.len(), 2);
+        assert_eq!(files.get_str("a"), Some("x\nz\nx\n"));
+    }
+
+    #[test]
+    fn a_low_fuzz_is_warned_about() {
+        let p = plan(">>> file: a | fuzz=0.5\n--- from\nx\n--- to\ny\n<\n");
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(p.warnings[0].starts_with("block 1 (a) accepts fuzzy matches down to fuzz=0.5"));
+    }
+}
