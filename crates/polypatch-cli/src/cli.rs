@@ -61,6 +61,19 @@ pub struct ApplyArgs {
     /// announces more is refused. Default: 67108864 (64 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_binary_size: Option<u64>,
+    /// Keep session health (`ApplyDiff` spec §1, §3) in FILE, a JSON state file created on
+    /// first use: every apply adds an exchange, its errors and ambiguous matches, and the
+    /// patches and % changed of each file; the `[SESSION CONTEXT]` block and any `Recommend:`
+    /// lines are printed after the report. A dry run records nothing. Not for `diff`
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
+    /// The `Guidance:` line of the session block (the planner's goals). Default: `none`
+    #[arg(long, value_name = "TEXT", requires = "session")]
+    pub guidance: Option<String>,
+    /// The exchange budget of the session (`exchange 3/20`), saved in the state file.
+    /// Default: 20 for a new session, then the saved value
+    #[arg(long, value_name = "N", requires = "session", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_exchanges: Option<u64>,
     /// The patch file, or `-` for standard input
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
@@ -127,8 +140,22 @@ mod tests {
         assert!(!args.dry_run && !args.json && !args.strict);
         assert_eq!(args.strip, None);
         assert_eq!(args.max_binary_size, None);
+        assert_eq!((args.session, args.guidance, args.max_exchanges), (None, None, None));
         let Command::Check(args) = parse(["polypatch", "check", "-p0", "x.diff"]).command else { panic!("check") };
         assert_eq!(args.strip, Some(0));
+    }
+
+    #[test]
+    fn session_options() {
+        let cli = parse(["polypatch", "apply", "--session", "s.json", "--guidance", "g", "--max-exchanges", "9"]);
+        let Command::Apply(args) = cli.command else { panic!("expected apply") };
+        assert_eq!(args.session, Some(PathBuf::from("s.json")));
+        assert_eq!((args.guidance.as_deref(), args.max_exchanges), (Some("g"), Some(9)));
+        let without = Cli::command().try_get_matches_from(["polypatch", "apply", "--guidance", "g"]);
+        assert_eq!(without.unwrap_err().kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        let zero =
+            Cli::command().try_get_matches_from(["polypatch", "apply", "--session", "s", "--max-exchanges", "0"]);
+        assert_eq!(zero.unwrap_err().kind(), clap::error::ErrorKind::ValueValidation);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Rendering outcomes for people (text) and for tools (one JSON document).
 
+use polypatch::applydiff::{self, Session};
 use polypatch::{ApplyError, ApplyReport, PatchError, Recovery, Status};
 use std::fmt::Write as _;
 
@@ -112,6 +113,91 @@ pub fn success_text(report: &ApplyReport) -> String {
     format!("{}{}\n", escape::report(report), summary(report))
 }
 
+/// What the `ApplyDiff` feedback and `--session` add to the output of an apply.
+#[derive(Debug, Default)]
+pub struct Extra<'a> {
+    /// The spec's §5 feedback (`ApplyDiff` patches only), unescaped.
+    pub feedback: Option<String>,
+    /// The session after this apply, and the `Guidance:` line.
+    pub session: Option<(&'a Session, &'a str)>,
+}
+
+impl Extra<'_> {
+    /// The session block and its `Recommend:` lines, after a blank line; empty without
+    /// `--session`.
+    fn session_text(&self) -> String {
+        match self.session {
+            Some((session, guidance)) => {
+                format!("\n{}", escape::terminal(&format!("{}{}", session.render(guidance), session.recommendations())))
+            }
+            None => String::new(),
+        }
+    }
+
+    fn json(&self) -> ExtraJson<'_> {
+        ExtraJson {
+            feedback: self.feedback.as_deref(),
+            session: self.session.map(|(session, guidance)| SessionJson {
+                context: session.render(guidance),
+                recommendations: session.recommendations().lines().map(str::to_string).collect(),
+                state: session,
+            }),
+        }
+    }
+}
+
+/// The fields [`Extra`] adds to a JSON document.
+#[derive(Serialize)]
+struct ExtraJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    feedback: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<SessionJson<'a>>,
+}
+
+/// `"session"` in a JSON document: the block as printed, the `Recommend:` lines, the state.
+#[derive(Serialize)]
+struct SessionJson<'a> {
+    context: String,
+    recommendations: Vec<String>,
+    state: &'a Session,
+}
+
+/// [`success_text`] with the extras: for an `ApplyDiff` patch the §5 feedback in place of
+/// the report (the summary line stays), then the session block.
+pub fn success_text_with(report: &ApplyReport, extra: &Extra) -> String {
+    let body = if extra.feedback.is_some() {
+        format!("{}{}\n", applydiff::feedback(&escape::report(report)), summary(report))
+    } else {
+        success_text(report)
+    };
+    body + &extra.session_text()
+}
+
+/// [`failure_text`] with the extras: for an `ApplyDiff` patch whose edits failed, the §5
+/// feedback in place of the report; then the session block.
+pub fn failure_text_with(err: &ApplyError, extra: &Extra) -> String {
+    let body = if extra.feedback.is_some() && err.commit_error.is_none() {
+        format!(
+            "error: could not apply the patch, nothing was written\n{}",
+            applydiff::feedback(&escape::report(&err.report))
+        )
+    } else {
+        failure_text(err)
+    };
+    body + &extra.session_text()
+}
+
+/// [`malformed_text`] with the extras: the §5 "Patch Format Invalid" feedback for an
+/// `ApplyDiff` patch, then the session block.
+pub fn malformed_text_with(err: &PatchError, source: &str, extra: &Extra) -> String {
+    let mut out = malformed_text(err, source);
+    if let Some(feedback) = &extra.feedback {
+        out.push_str(&escape::terminal(feedback));
+    }
+    out + &extra.session_text()
+}
+
 /// Standard error of a failed apply: what failed, the closest candidate, the next step.
 pub fn failure_text(err: &ApplyError) -> String {
     let Some(cause) = &err.commit_error else {
@@ -198,6 +284,19 @@ pub fn usage_text(err: &anyhow::Error) -> String {
 /// when every edit was located but writing failed (and was rolled back); `warnings` are the
 /// parser's (omitted when there are none).
 pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<&str>, warnings: &[String]) -> String {
+    report_json_with(outcome, report, commit_error, warnings, &Extra::default())
+}
+
+/// [`report_json`] with the extras: `feedback` (the §5 text) and `session` (`context`, the
+/// block as printed; `recommendations`, the `Recommend:` lines; `state`, the saved state),
+/// each when there is one.
+pub fn report_json_with(
+    outcome: Outcome,
+    report: &ApplyReport,
+    commit_error: Option<&str>,
+    warnings: &[String],
+    extra: &Extra,
+) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         status: &'static str,
@@ -206,8 +305,10 @@ pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<
         commit_error: Option<&'a str>,
         #[serde(skip_serializing_if = "<[String]>::is_empty")]
         warnings: &'a [String],
+        #[serde(flatten)]
+        extra: ExtraJson<'a>,
     }
-    document(&Document { status: outcome.name(), report, commit_error, warnings })
+    document(&Document { status: outcome.name(), report, commit_error, warnings, extra: extra.json() })
 }
 
 /// The JSON document of `diff`: the report and the git diff of what applying would change.
@@ -228,12 +329,14 @@ pub fn warnings_text(warnings: &[String]) -> String {
     warnings.iter().flat_map(|w| ["warning: ".into(), escape::one_line(w), "\n".into()]).collect()
 }
 
-/// The JSON document of a malformed patch.
-pub fn malformed_json(err: &PatchError, source: &str) -> String {
+/// The JSON document of a malformed patch, with the extras of [`report_json_with`].
+pub fn malformed_json(err: &PatchError, source: &str, extra: &Extra) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         status: &'static str,
         error: Malformed<'a>,
+        #[serde(flatten)]
+        extra: ExtraJson<'a>,
     }
     #[derive(Serialize)]
     struct Malformed<'a> {
@@ -245,7 +348,7 @@ pub fn malformed_json(err: &PatchError, source: &str) -> String {
     }
     let (line, column) = err.line_col(source).unzip();
     let error = Malformed { dialect: err.dialect, kind: err.kind, message: &err.message, line, column };
-    document(&Document { status: "malformed", error })
+    document(&Document { status: "malformed", error, extra: extra.json() })
 }
 
 /// The JSON document of a usage error found after the arguments were parsed.
@@ -375,7 +478,7 @@ mod tests {
         let source = "*** Begin Patch\n*** Frob File: x\n";
         let at = source.find("Frob").unwrap();
         let err = PatchError::new("ai-patch", "unknown_header", "unknown header", Some(Span::new(at, at + 4)));
-        let value: Value = serde_json::from_str(&malformed_json(&err, source)).unwrap();
+        let value: Value = serde_json::from_str(&malformed_json(&err, source, &Extra::default())).unwrap();
         assert_eq!(value["status"], "malformed");
         assert_eq!(value["error"]["kind"], "unknown_header");
         assert_eq!(value["error"]["line"], 2);
@@ -385,7 +488,7 @@ mod tests {
     #[test]
     fn malformed_json_without_span_has_null_position() {
         let err = PatchError::new("polypatch", "unknown_format", "no format matched", None);
-        let value: Value = serde_json::from_str(&malformed_json(&err, "")).unwrap();
+        let value: Value = serde_json::from_str(&malformed_json(&err, "", &Extra::default())).unwrap();
         assert_eq!(value["error"]["line"], Value::Null);
         assert_eq!(value["error"]["dialect"], "polypatch");
     }

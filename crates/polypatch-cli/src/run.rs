@@ -5,13 +5,14 @@ use std::io::{self, IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
 use crate::escape;
 use crate::output::{self, Outcome};
+use crate::session::{self, Kept};
 
 /// The exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,23 +76,53 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         }
         Exit::Invalid
     };
-    let malformed = |err: &PatchError, source: &str| {
-        if args.json {
-            stdout(&output::malformed_json(err, source));
-        } else {
-            stderr(&output::malformed_text(err, source));
-        }
-        Exit::Invalid
-    };
 
     let format = match resolve_format(&args.format) {
         Ok(format) => format,
         Err(err) => return usage(err),
     };
+    // The session comes first: a state file that cannot be used stops the run before
+    // anything is applied, and is left as it is.
+    let mut kept = match &args.session {
+        None => None,
+        Some(_) if mode == Mode::Diff => return usage(anyhow!("`--session` is for `apply` and `check`, not `diff`")),
+        Some(path) => match Kept::load(path, args.max_exchanges.map(|n| usize::try_from(n).unwrap_or(usize::MAX))) {
+            Ok(kept) => Some(kept),
+            Err(err) => return usage(err),
+        },
+    };
+    let guidance = args.guidance.as_deref().unwrap_or(session::DEFAULT_GUIDANCE);
+    // A dry run records nothing in the session; it still shows the block.
+    let recording = mode == Mode::Apply;
+    let malformed = |err: &PatchError, source: &str, kept: Option<&mut Kept>| {
+        let applydiff = format == Some("applydiff") || err.dialect == "applydiff";
+        let mut kept = kept;
+        let mut save_error = None;
+        if let Some(kept) = kept.as_deref_mut()
+            && recording
+        {
+            kept.session.record_format_invalid();
+            save_error = kept.save().err();
+        }
+        let extra = output::Extra {
+            feedback: applydiff.then(|| polypatch::applydiff::format_invalid(err, source)),
+            session: kept_view(kept.as_deref(), guidance),
+        };
+        if args.json {
+            stdout(&output::malformed_json(err, source, &extra));
+        } else {
+            stderr(&output::malformed_text_with(err, source, &extra));
+        }
+        if let Some(err) = save_error {
+            stderr(&output::usage_text(&err.context("the patch was malformed; nothing was written")));
+        }
+        Exit::Invalid
+    };
+
     let text = match read_patch(&args.patch, format) {
         Ok(text) => text,
         Err(Input::Unreadable(err)) => return usage(err),
-        Err(Input::NotText(err, lossy)) => return malformed(&err, &lossy),
+        Err(Input::NotText(err, lossy)) => return malformed(&err, &lossy, kept.as_mut()),
     };
     let mut parse_options = ParseOptions::default();
     if let Some(n) = args.strip {
@@ -102,7 +133,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
     let plan = match polypatch::parse_with(&text, format, &parse_options) {
         Ok(plan) => plan,
-        Err(err) => return malformed(&err, &text),
+        Err(err) => return malformed(&err, &text, kept.as_mut()),
     };
     let root = args.root.clone().unwrap_or_else(|| default_root(&plan.dialect, &args.patch));
     let mut files = match open_root(&root) {
@@ -136,24 +167,64 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if mode == Mode::Diff {
         return show_diff(args, &plan, &files, &options);
     }
-    match polypatch::apply(&plan, &mut files, &options) {
+    let before = match &kept {
+        Some(_) if recording => session::read_before(&plan, &files),
+        _ => session::Before::new(),
+    };
+    let result = polypatch::apply(&plan, &mut files, &options);
+    let report = match &result {
+        Ok(report) => report,
+        Err(err) => &err.report,
+    };
+    let mut save_error = None;
+    if let Some(kept) = kept.as_mut()
+        && recording
+    {
+        session::record(&mut kept.session, report, &before, &files);
+        save_error = kept.save().err();
+    }
+    let applydiff = plan.dialect == "applydiff";
+    let extra = output::Extra {
+        feedback: applydiff.then(|| polypatch::applydiff::feedback(report)),
+        session: kept_view(kept.as_ref(), guidance),
+    };
+    let exit = match &result {
         Ok(report) => {
             if args.json {
-                stdout(&output::report_json(Outcome::of(&report), &report, None, &warnings));
+                stdout(&output::report_json_with(Outcome::of(report), report, None, &warnings, &extra));
             } else {
-                stdout(&output::success_text(&report));
+                stdout(&output::success_text_with(report, &extra));
             }
             Exit::Success
         }
         Err(err) => {
             if args.json {
-                stdout(&output::report_json(Outcome::Failed, &err.report, err.commit_error.as_deref(), &warnings));
+                stdout(&output::report_json_with(
+                    Outcome::Failed,
+                    &err.report,
+                    err.commit_error.as_deref(),
+                    &warnings,
+                    &extra,
+                ));
             } else {
-                stderr(&output::failure_text(&err));
+                stderr(&output::failure_text_with(err, &extra));
             }
             Exit::NotApplied
         }
+    };
+    match save_error {
+        Some(err) => {
+            let what = if report.committed { "the patch was applied" } else { "nothing was written" };
+            stderr(&output::usage_text(&err.context(what)));
+            Exit::Invalid
+        }
+        None => exit,
     }
+}
+
+/// The session and guidance to show, when `--session` is given.
+fn kept_view<'a>(kept: Option<&'a Kept>, guidance: &'a str) -> Option<(&'a polypatch::applydiff::Session, &'a str)> {
+    kept.map(|kept| (&kept.session, guidance))
 }
 
 /// `diff`: locate everything, write nothing, print the effect as a git diff (or, with
