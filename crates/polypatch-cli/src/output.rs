@@ -505,6 +505,27 @@ mod tests {
     }
 
     #[test]
+    fn the_session_block_is_escaped_for_the_terminal_and_raw_in_json() {
+        let mut session = Session::new(4);
+        let mut r = report(vec![file("a\u{1b}[2J.py", "modify", Status::Applied, &[Status::Applied])], false);
+        r.committed = true;
+        session.record(&r, &[]);
+        let extra = Extra { feedback: None, session: Some((&session, "say \u{202e}hi")) };
+        let text = success_text_with(&r, &extra);
+        assert!(
+            text.ends_with(
+                "\n\n[SESSION CONTEXT]\nModified: a\\x1b[2J.py (1 patch, 0% changed)\nGuidance: say \\u{202e}hi\n\
+                 Health: 0 errors, 0 ambiguous matches, exchange 1/4\n[/SESSION CONTEXT]\n"
+            ),
+            "{text}"
+        );
+        let value: Value = serde_json::from_str(&report_json_with(Outcome::Applied, &r, None, &[], &extra)).unwrap();
+        assert!(value["session"]["context"].as_str().unwrap().contains("Modified: a\u{1b}[2J.py (1 patch"));
+        assert_eq!(value["session"]["state"]["exchange"], 1);
+        assert!(value.get("feedback").is_none());
+    }
+
+    #[test]
     fn report_json_is_one_document() {
         let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], false);
         let text = report_json(Outcome::Applied, &r, None, &[]);
