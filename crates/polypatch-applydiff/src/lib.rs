@@ -83,7 +83,7 @@
 //!
 //! The spec closes the loop with two texts, both built here from what the core reports:
 //!
-//! - [`feedback`] (§5): after each apply, the status (`✅ Patch Applied`,
+//! - [`feedback`](mod@feedback) (§5): after each apply, the status (`✅ Patch Applied`,
 //!   `❌ Ambiguous match detected`, `❌ No match found`, `❌ Patch Format Invalid`) with the
 //!   spec's message and `Action:` word for word, then what we know: the block, the
 //!   candidates' line ranges, the closest region with its similarity and a diff, the tier
