@@ -108,7 +108,7 @@ pub(crate) fn decide(
             Some((_, places)) => Decision::AlreadyApplied(nearest(&places, q.hint)),
             None => Decision::Miss(Miss::NotFound),
         },
-        Err(Miss::Ambiguous(tier, places)) => {
+        Err(Miss::Ambiguous(tier, places, scores)) => {
             // A new side inside one of the old side's places (an edit that keeps part of
             // its block) is no evidence.
             let inside = |n: &Found| places.iter().any(|&(s, e)| n.start >= s && n.end <= e);
@@ -116,7 +116,7 @@ pub(crate) fn decide(
                 Some((_, found)) if !new.weak && !found.iter().any(inside) => {
                     Decision::AlreadyApplied(nearest(&found, q.hint))
                 }
-                _ => Decision::Miss(Miss::Ambiguous(tier, places)),
+                _ => Decision::Miss(Miss::Ambiguous(tier, places, scores)),
             }
         }
         Ok(found) if found.len() != 1 || q.occurrence == Occurrence::All => Decision::Apply(found, None),
@@ -465,7 +465,7 @@ mod tests {
     fn a_new_side_inside_an_ambiguous_old_side_is_no_evidence() {
         let file = "one:\n    alpha\n  beta\ntwo:\n  alpha\n      beta\n";
         let got = run(file, &["alpha", "beta"], &["alpha"], &[Some(0)], Occurrence::First);
-        assert!(matches!(got, Decision::Miss(Miss::Ambiguous(Tier::Trimmed, _))), "{got:?}");
+        assert!(matches!(got, Decision::Miss(Miss::Ambiguous(Tier::Trimmed, ..))), "{got:?}");
     }
 
     #[test]
