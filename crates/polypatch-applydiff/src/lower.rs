@@ -213,6 +213,23 @@ mod tests {
     }
 
     #[test]
+    fn a_fuzzy_tie_lists_both_places_with_their_scores() {
+        let file = "def first():\n    value = compute(1)\n    log(value)\n    return value\n\n\n\
+                    def second():\n    value = compute(2)\n    log(value)\n    return value\n";
+        let text = ">>> file: two.py\n--- from\n    value = compute(3)\n    log(value)\n    return value\n--- to\n    \
+                    value = compute(3)\n    log(value, level=2)\n    return value\n<\n";
+        let mut files = MemoryFileSet::new().with("two.py", file);
+        let err = run(&mut files, text).unwrap_err();
+        let failure = err.report.files[0].edits[0].failure.clone().unwrap();
+        assert_eq!(failure.kind, FailureKind::Ambiguous);
+        let places: Vec<(usize, usize)> = failure.candidates.iter().map(|r| (r.start, r.end)).collect();
+        assert_eq!(places, [(2, 4), (8, 10)]);
+        assert_eq!(failure.candidate_scores, [0.98, 0.98]);
+        assert!(failure.message.contains("lines 2-4 (similarity 0.98), lines 8-10 (similarity 0.98)"), "{failure}");
+        assert_eq!(files.get_str("two.py"), Some(file));
+    }
+
+    #[test]
     fn a_low_fuzz_is_warned_about() {
         let p = plan(">>> file: a | fuzz=0.5\n--- from\nx\n--- to\ny\n<\n");
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);

@@ -584,6 +584,28 @@ fn demo_patch_rerun_is_already_applied() {
     assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
 }
 
+#[test]
+fn demo_applydiff_gives_the_same_calc_py_and_reruns_as_already_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    copy_tree(&examples_dir().join("demo"), &root);
+    let patch = examples_dir().join("demo.applydiff");
+    let args = ["apply", "--root", root.to_str().unwrap(), patch.to_str().unwrap()];
+
+    let run = polypatch(dir.path(), &args, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
+    assert!(
+        run.stdout.contains("block 2: applied at lines 20-22 (indentation match, confidence 0.98)"),
+        "{}",
+        run.stdout
+    );
+    let run = polypatch(dir.path(), &args, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.ends_with("already applied: nothing to do\n"), "{}", run.stdout);
+    assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
+}
+
 const GIT_DIFF: &str = "\
 Subject: [PATCH] greet the world
 

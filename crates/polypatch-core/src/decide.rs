@@ -108,7 +108,7 @@ pub(crate) fn decide(
             Some((_, places)) => Decision::AlreadyApplied(nearest(&places, q.hint)),
             None => Decision::Miss(Miss::NotFound),
         },
-        Err(Miss::Ambiguous(tier, places)) => {
+        Err(Miss::Ambiguous(tier, places, scores)) => {
             // A new side inside one of the old side's places (an edit that keeps part of
             // its block) is no evidence.
             let inside = |n: &Found| places.iter().any(|&(s, e)| n.start >= s && n.end <= e);
@@ -116,7 +116,7 @@ pub(crate) fn decide(
                 Some((_, found)) if !new.weak && !found.iter().any(inside) => {
                     Decision::AlreadyApplied(nearest(&found, q.hint))
                 }
-                _ => Decision::Miss(Miss::Ambiguous(tier, places)),
+                _ => Decision::Miss(Miss::Ambiguous(tier, places, scores)),
             }
         }
         Ok(found) if found.len() != 1 || q.occurrence == Occurrence::All => Decision::Apply(found, None),
@@ -151,7 +151,7 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     // (nothing would change there), and would cost a second similarity search.
     let upto = tiers.intersect(TierSet::range(Tier::Exact, o.tier)).without(Tier::Fuzzy);
     let Some((tier, places)) = find(lines, new, upto, lo, hi) else {
-        return Decision::Apply(vec![o], None);
+        return fuzzy_rival(lines, q, &o, new, tiers, (lo, hi)).unwrap_or(Decision::Apply(vec![o], None));
     };
     // The new side stands where the old side was found: the lines it adds are there, as
     // written (not just similar), and every line the edit removes is gone or is one of
@@ -221,6 +221,35 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
         Some(n) => unclear(n),
         None => apply,
     }
+}
+
+/// Against an old side found only fuzzily, a new side found fuzzily elsewhere (not
+/// overlapping it) at least as similar: a re-run of a patch with a typo, whose first run
+/// left the new side where the old side then stood, reads the same as a first run. Both
+/// places are plausible, so the edit is refused with both (`None`: no such rival). A new
+/// side of one line resembles some line of a file by chance as often (`version = "1.0.66"`
+/// for `version = "1.0.86"`): it must be more similar than the old side by the ambiguity
+/// margin.
+fn fuzzy_rival(
+    lines: &[Line],
+    q: &Query<'_>,
+    o: &Found,
+    new: &NewSide<'_>,
+    tiers: TierSet,
+    (lo, hi): (usize, usize),
+) -> Option<Decision> {
+    if o.tier != Tier::Fuzzy || new.weak || !tiers.contains(Tier::Fuzzy) || q.occurrence == Occurrence::All {
+        return None;
+    }
+    let substantial = new.q.pat.iter().filter(|l| !l.trim().is_empty()).count() >= 2;
+    let least = if substantial { o.confidence } else { o.confidence + crate::ir::AMBIGUITY_MARGIN };
+    let (_, places) = find(lines, new, TierSet::only(Tier::Fuzzy), lo, hi)?;
+    let rival = places
+        .into_iter()
+        .filter(|n| n.end <= o.start || n.start >= o.end)
+        .filter(|n| n.confidence >= least)
+        .max_by(|a, b| a.confidence.total_cmp(&b.confidence))?;
+    Some(Decision::Unclear { old: o.clone(), new: rival })
 }
 
 /// Whether the new side found at `n` stands on the place the old side was found at `o`.
@@ -314,9 +343,20 @@ mod tests {
     use crate::text::TextFile;
 
     fn run(file: &str, old: &[&str], new: &[&str], kept: &[Option<usize>], occurrence: Occurrence) -> Decision {
+        run_at(crate::ir::DEFAULT_FUZZY_THRESHOLD, file, old, new, kept, occurrence)
+    }
+
+    fn run_at(
+        threshold: f64,
+        file: &str,
+        old: &[&str],
+        new: &[&str],
+        kept: &[Option<usize>],
+        occurrence: Occurrence,
+    ) -> Decision {
         let f = TextFile::parse(file);
         let (old, new) = (test_lines(old), test_lines(new));
-        let q = test_query(&old, f.lines.len(), occurrence);
+        let q = Query { threshold, ..test_query(&old, f.lines.len(), occurrence) };
         let located = locate(&f.lines, &q, TierSet::ALL);
         let side = NewSide { q: Query { pat: &new, ..q.clone() }, kept, weak: NewSide::is_weak(kept, old.len()) };
         decide(&f.lines, &q, located, Some(&side), TierSet::ALL)
@@ -337,6 +377,37 @@ mod tests {
             matches!(&got, Decision::Apply(f, _) if f[0].tier == Tier::Fuzzy && (f[0].start, f[0].end) == (0, 3)),
             "{got:?}"
         );
+    }
+
+    #[test]
+    fn a_fuzzy_new_side_elsewhere_as_similar_as_the_fuzzy_old_side_is_unclear() {
+        // A patch with a typo (`secnd`) was applied to `second`; run again, its old side
+        // resembles `first` (0.9, above ApplyDiff's 0.85) and its new side resembles
+        // `second` more: both readings.
+        let file = "def first():\n    value = compute(1)\n    log(value)\n    return value\n\n\n\
+                    def second():\n    value = compute(2)\n    log(value, level=2)\n    return value\n";
+        let old = ["def secnd():", "    value = compute(2)", "    log(value)", "    return value"];
+        let new = ["def secnd():", "    value = compute(2)", "    log(value, level=2)", "    return value"];
+        let kept = [Some(0), Some(1), None, Some(3)];
+        let got = run_at(0.85, file, &old, &new, &kept, Occurrence::Unique);
+        assert!(
+            matches!(&got, Decision::Unclear { old, new } if (old.start, new.start) == (0, 6) && old.tier == Tier::Fuzzy),
+            "{got:?}"
+        );
+        // The first run: the new side's best place elsewhere (`first`) is less similar
+        // than the old side's match (`second`): applied.
+        let file = file.replace("log(value, level=2)", "log(value)");
+        let got = run_at(0.85, &file, &old, &new, &kept, Occurrence::Unique);
+        assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 6 && f[0].tier == Tier::Fuzzy), "{got:?}");
+    }
+
+    #[test]
+    fn a_one_line_fuzzy_new_side_elsewhere_must_be_clearly_more_similar() {
+        // `version = "1.0.66"` resembles the new line as much as line 1 resembles the old
+        // one: chance, not a re-run (an accuracy-harness case of anyhow's Cargo.toml).
+        let file = "[package]\nversion = \"1.0.80\"\n\n[dev-dependencies.trybuild]\nversion = \"1.0.66\"\n";
+        let got = run_at(0.85, file, &["versjon = \"1.0.80\""], &["version = \"1.0.86\""], &[None], Occurrence::Unique);
+        assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 1 && f[0].tier == Tier::Fuzzy), "{got:?}");
     }
 
     #[test]
@@ -394,7 +465,7 @@ mod tests {
     fn a_new_side_inside_an_ambiguous_old_side_is_no_evidence() {
         let file = "one:\n    alpha\n  beta\ntwo:\n  alpha\n      beta\n";
         let got = run(file, &["alpha", "beta"], &["alpha"], &[Some(0)], Occurrence::First);
-        assert!(matches!(got, Decision::Miss(Miss::Ambiguous(Tier::Trimmed, _))), "{got:?}");
+        assert!(matches!(got, Decision::Miss(Miss::Ambiguous(Tier::Trimmed, ..))), "{got:?}");
     }
 
     #[test]

@@ -28,8 +28,10 @@ pub(crate) struct Found {
 pub(crate) enum Miss {
     /// Nowhere.
     NotFound,
-    /// At several places, at this tier, none preferred: the places (0-based, exclusive end).
-    Ambiguous(Tier, Vec<(usize, usize)>),
+    /// At several places, at this tier, none preferred: the places (0-based, exclusive end),
+    /// and for the fuzzy tier each place's similarity (empty for the other tiers, where
+    /// every place matches equally).
+    Ambiguous(Tier, Vec<(usize, usize)>, Vec<f64>),
 }
 
 /// What to look for and where.
@@ -316,7 +318,10 @@ fn window_eq(view: &View<'_>, s: usize, tier: Tier) -> bool {
 fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) -> Result<Vec<(usize, f64)>, Miss> {
     let m = view.pat.len();
     let range = |s: usize| (view.idx[s], view.idx[s + m - 1] + 1);
-    let ambiguous = |list: &[(usize, f64)]| Miss::Ambiguous(tier, list.iter().map(|&(s, _)| range(s)).collect());
+    let ambiguous = |list: &[(usize, f64)]| {
+        let scores = if tier == Tier::Fuzzy { list.iter().map(|&(_, c)| c).collect() } else { Vec::new() };
+        Miss::Ambiguous(tier, list.iter().map(|&(s, _)| range(s)).collect(), scores)
+    };
 
     if tier == Tier::Fuzzy {
         // The ambiguity guard: the best must beat every other place by the margin.
@@ -491,7 +496,10 @@ mod tests {
         let f = TextFile::parse("alpha\nbeta\nalpha\nbeta\n");
         let p = pat(&["alpha", "beta"]);
         let mut query = q(&p, 4);
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, vec![(0, 2), (2, 4)])));
+        assert_eq!(
+            locate(&f.lines, &query, TierSet::ALL),
+            Err(Miss::Ambiguous(Tier::Exact, vec![(0, 2), (2, 4)], vec![]))
+        );
         query.occurrence = Occurrence::First;
         assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
         query.hint = Some(3);
@@ -504,7 +512,7 @@ mod tests {
         let p = pat(&["}"]);
         let mut query = q(&p, 4);
         query.occurrence = Occurrence::First;
-        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, _))));
+        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, ..))));
         // Searching after the first function leaves one place.
         query.lo = 2;
         assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 3);
@@ -516,7 +524,7 @@ mod tests {
         let p = pat(&["a", "b"]);
         let mut query = q(&p, 4);
         query.occurrence = Occurrence::First;
-        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Indentation, _))));
+        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Indentation, ..))));
     }
 
     #[test]

@@ -586,16 +586,27 @@ pub(crate) fn align(old: &[String], new: &[String]) -> Vec<Option<usize>> {
 /// work budget.
 fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
     match miss {
-        Miss::Ambiguous(tier, places) => {
+        Miss::Ambiguous(tier, places, scores) => {
             let total = places.len();
             let ranges: Vec<LineRange> =
                 places.iter().take(MAX_CANDIDATES).map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
+            let scores: Vec<f64> = scores.iter().take(MAX_CANDIDATES).map(|s| (s * 100.0).round() / 100.0).collect();
+            let listed = if scores.len() == ranges.len() {
+                let shown: Vec<String> =
+                    ranges.iter().zip(&scores).map(|(r, s)| format!("{r} (similarity {s:.2})")).collect();
+                let more =
+                    if total > shown.len() { format!(", and {} more", total - shown.len()) } else { String::new() };
+                format!("{}{more}", shown.join(", "))
+            } else {
+                list_places(&ranges, total)
+            };
             let mut failure = Failure::new(
                 FailureKind::Ambiguous,
-                format!("the {what} match {total} places equally well ({tier} match): {}", list_places(&ranges, total)),
+                format!("the {what} match {total} places equally well ({tier} match): {listed}"),
                 "add lines around the change (5 or more), or an anchor before it, so that it matches exactly one place",
             );
             failure.set_candidates(ranges);
+            failure.candidate_scores = scores;
             failure.candidates_total = total;
             failure
         }

@@ -172,6 +172,11 @@ pub struct Failure {
     /// candidates).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub candidates_total: usize,
+    /// For a fuzzy ambiguity: the similarity (0..1, two decimals) of each listed
+    /// candidate, in the order of `candidates`. Empty otherwise: at the other tiers every
+    /// candidate matches equally.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidate_scores: Vec<f64>,
     /// For not-found: the most similar region of the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closest: Option<Closest>,
@@ -245,6 +250,7 @@ impl Failure {
             message: message.into(),
             candidates: Vec::new(),
             candidates_total: 0,
+            candidate_scores: Vec::new(),
             closest: None,
             next_step: next_step.into(),
         }

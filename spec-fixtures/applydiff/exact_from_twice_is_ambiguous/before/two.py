@@ -1,0 +1,10 @@
+def first():
+    value = compute(1)
+    log(value)
+    return value
+
+
+def second():
+    value = compute(2)
+    log(value)
+    return value

@@ -1,0 +1,8 @@
+class Store:
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        if item is None:
+            raise ValueError("item is None")
+        self.items.append(item)

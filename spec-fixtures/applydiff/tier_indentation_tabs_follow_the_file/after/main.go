@@ -1,0 +1,6 @@
+func main() {
+	if ok {
+		run()
+		report()
+	}
+}

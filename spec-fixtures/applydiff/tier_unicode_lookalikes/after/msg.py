@@ -1,0 +1,3 @@
+def greet(name):
+    print("Hi, " + name + "!")
+    return "done"

@@ -1,0 +1,3 @@
+def greet(name):
+    print("Hello, " + name + "!")
+    return "done"
