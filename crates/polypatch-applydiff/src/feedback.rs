@@ -4,7 +4,7 @@
 //! (`❌ Ambiguous match detected`, `❌ No match found`, `✅ Patch Applied`,
 //! `❌ Patch Format Invalid`), its message and its `Action:` sentence (the spec's bold
 //! markup dropped). Our specifics follow: the file and the block (`block 2`), for an
-//! ambiguity the line ranges of the candidates, for a target not found the closest region
+//! ambiguity the line ranges of the candidates (with their similarity after a fuzzy match), for a target not found the closest region
 //! with its similarity and a short diff, for success the tier and confidence of every
 //! block, for a malformed patch the line and column. The core's own message and next step
 //! close each failure.
@@ -142,7 +142,9 @@ fn success(report: &ApplyReport) -> String {
                 let _ = write!(out, " at {lines}");
             }
             if let Some(tier) = edit.tier {
-                let _ = write!(out, " (tier {}, confidence {:.2})", tier.name(), confidence(tier, edit.confidence));
+                // The wording of the core's report (`ApplyReport`'s `Display`), which names the tier
+                // only when it is not exact; here every block names it.
+                let _ = write!(out, " ({tier} match, confidence {:.2})", confidence(tier, edit.confidence));
             }
             out.push('\n');
             for note in &edit.notes {
@@ -194,7 +196,15 @@ fn section(place: &str, failure: &Failure) -> String {
     let _ = writeln!(out, "Where: {place}");
     let _ = writeln!(out, "Reason: {}: {}", failure.kind.name(), failure.message);
     if !failure.candidates.is_empty() {
-        let mut list: Vec<String> = failure.candidates.iter().map(ToString::to_string).collect();
+        let mut list: Vec<String> = failure
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, lines)| match failure.candidate_scores.get(i) {
+                Some(score) => format!("{lines} (similarity {score:.2})"),
+                None => lines.to_string(),
+            })
+            .collect();
         let total = failure.candidates_total.max(list.len());
         if total > list.len() {
             list.push(format!("and {} more", total - list.len()));
@@ -345,6 +355,19 @@ mod tests {
     }
 
     #[test]
+    fn a_fuzzy_ambiguity_shows_each_candidates_similarity() {
+        let mut failure = Failure::new(FailureKind::Ambiguous, "tie", "add context");
+        failure.set_candidates(vec![LineRange { start: 2, end: 4 }, LineRange { start: 8, end: 10 }]);
+        failure.candidate_scores = vec![0.981, 0.972];
+        let r = report(vec![file("a.py", Status::Failed, vec![edit(1, Status::Failed, Some(failure))])]);
+        let text = feedback(&r);
+        assert!(
+            text.contains("\nCandidates (2): lines 2-4 (similarity 0.98), lines 8-10 (similarity 0.97)\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn no_match_shows_the_closest_region_and_its_diff() {
         let r = report(vec![file(
             "src/a.rs",
@@ -420,8 +443,8 @@ mod tests {
             "✅ Patch Applied\n\
              Apply succeeded. Health updated in [SESSION CONTEXT].\n\
              Action: Continue to next task step or end.\n\
-             src/a.rs, block 1: applied at lines 3-5 (tier exact, confidence 1.00)\n\
-             src/a.rs, block 2: applied at line 20 (tier fuzzy, confidence 0.91)\n\
+             src/a.rs, block 1: applied at lines 3-5 (exact match, confidence 1.00)\n\
+             src/a.rs, block 2: applied at line 20 (fuzzy match, confidence 0.91)\n\
              \x20 note: an elision was expanded\n\
              src/b.rs, block 1: already applied\n\
              src/new.rs: applied (replace)\n"

@@ -90,7 +90,7 @@ fn the_session_block_grows_over_two_applies() {
         "✅ Patch Applied\n\
          Apply succeeded. Health updated in [SESSION CONTEXT].\n\
          Action: Continue to next task step or end.\n\
-         m.py, block 1: applied at lines 1-3 (tier exact, confidence 1.00)\n\
+         m.py, block 1: applied at lines 1-3 (exact match, confidence 1.00)\n\
          applied 1 edit in 1 file\n\
          \n\
          [SESSION CONTEXT]\n\
@@ -105,8 +105,8 @@ fn the_session_block_grows_over_two_applies() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.ends_with(
-            "m.py, block 1: applied at lines 4-6 (tier exact, confidence 1.00)\n\
-             m.py, block 2: applied at lines 7-9 (tier exact, confidence 1.00)\n\
+            "m.py, block 1: applied at lines 4-6 (exact match, confidence 1.00)\n\
+             m.py, block 2: applied at lines 7-9 (exact match, confidence 1.00)\n\
              applied 2 edits in 1 file\n\
              \n\
              [SESSION CONTEXT]\n\
