@@ -18,9 +18,9 @@ from pathlib import PurePosixPath
 
 import render
 from corpus import BaseEdit, hunk_groups, line_opcodes
-from render import ApPatch
+from render import ApPatch, DiffPatch
 
-DIALECTS = ("unified", "ai-patch", "ap")
+DIALECTS = ("unified", "ai-patch", "ap", "applydiff")
 
 ROWS = (
     "clean",
@@ -34,8 +34,8 @@ ROWS = (
 MUST_FAIL = ("unrelated_file", "duplicated_block")
 #: Rows that shift or convert every line of a hunk, new lines included.
 WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs")
-#: Rows a dialect cannot express (``ap`` has no line numbers).
-NOT_APPLICABLE = {("ap", "wrong_line_numbers")}
+#: Rows a dialect cannot express (``ap`` and ApplyDiff have no line numbers).
+NOT_APPLICABLE = {("ap", "wrong_line_numbers"), ("applydiff", "wrong_line_numbers")}
 
 SEED = 20261123
 TAB_WIDTH = 4
@@ -103,11 +103,14 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], cl
                 return None
     patched = _patch_defect(clean, row, rng, edit)
     if patched is None and row == "trailing_ws_removed":
-        return _trailing_ws_file_case(edit, dialect, clean_text)
+        case = _trailing_ws_file_case(edit, dialect, clean_text)
+        return case if dialect != "applydiff" or kept_lines_clear(clean, case.files[edit.path].decode()) else None
     if patched is None:
         return None
     text = patch_text(patched)
     if text == clean_text:
+        return None
+    if dialect == "applydiff" and row == "trailing_ws_removed" and not kept_lines_clear(patched, edit.before):
         return None
     return _case(edit, dialect, row, edit.before, text, edit.after)
 
@@ -118,6 +121,8 @@ def render_patch(dialect: str, before: str, after: str, path: str):
         return render.render_unified(before, after, path)
     if dialect == "ai-patch":
         return render.render_aipatch(before, after, path)
+    if dialect == "applydiff":
+        return render.render_applydiff(before, after, path)
     return render.render_ap(before, after, path)
 
 
@@ -127,6 +132,8 @@ def patch_text(patch) -> str:
         return render.ap_text(patch)
     if patch.dialect == "unified":
         return render.unified_text(patch)
+    if patch.dialect == "applydiff":
+        return render.applydiff_text(patch)
     return render.aipatch_text(patch)
 
 
@@ -430,6 +437,58 @@ def _mixed_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
     if patch is None:
         return None
     return _case(edit, dialect, "mixed_tabs", before, patch_text(patch), after)
+
+
+def kept_lines_clear(patch: DiffPatch, before: str) -> bool:
+    """ApplyDiff's ``trailing_ws_removed`` row: True when the intended result does not
+    hang on which lines a block keeps. An ApplyDiff block does not mark its kept lines:
+    an applier pairs its from and to lines itself and keeps the paired lines as the file
+    has them (here: with the trailing whitespace the patch left out), writing the others
+    as the patch has them. Where the lines pair in more than one way — several longest
+    pairings (a line moved past another, repeated lines), or difflib's pairing, which the
+    intended result follows, not being a longest one — and the ways write different
+    bytes, the patch does not say which is meant; the case is left out. ``before`` is the
+    file the patch meets."""
+    file = render.lines_of(before)
+    for h in patch.hunks:
+        old = h.old_lines()
+        new = [t for tag, t in h.lines if tag != "-"]
+        at = h.old_start - 1
+        intended, i = [], 0  # what difflib's pairing (the hunk's tags) writes per new line
+        for tag, t in h.lines:
+            if tag == " ":
+                intended.append(file[at + i])
+            elif tag == "+":
+                intended.append(t)
+            i += tag != "+"
+        for j, (candidates, always) in enumerate(_pairings(old, new)):
+            written = {file[at + i] for i in candidates} | {intended[j]}
+            if not always:
+                written.add(new[j])
+            if len(written) > 1:
+                return False
+    return True
+
+
+def _pairings(old: list[str], new: list[str]) -> list[tuple[list[int], bool]]:
+    """For each new line: the old lines it is paired with in some longest common
+    subsequence of ``old`` and ``new``, and whether every longest one pairs it."""
+    n, m = len(old), len(new)
+    pre = [[0] * (m + 1) for _ in range(n + 1)]  # pre[i][j]: LCS of old[:i], new[:j]
+    for i in range(n):
+        for j in range(m):
+            pre[i + 1][j + 1] = pre[i][j] + 1 if old[i] == new[j] else max(pre[i][j + 1], pre[i + 1][j])
+    suf = [[0] * (m + 1) for _ in range(n + 1)]  # suf[i][j]: LCS of old[i:], new[j:]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            suf[i][j] = suf[i + 1][j + 1] + 1 if old[i] == new[j] else max(suf[i + 1][j], suf[i][j + 1])
+    best = pre[n][m]
+    out = []
+    for j in range(m):
+        candidates = [i for i in range(n) if old[i] == new[j] and pre[i][j] + 1 + suf[i + 1][j + 1] == best]
+        without = max(pre[i][j] + suf[i][j + 1] for i in range(n + 1))
+        out.append((candidates, without < best))
+    return out
 
 
 def _trailing_ws_file_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case:

@@ -1,7 +1,7 @@
 """Render a before/after pair into each dialect, as a careful model would write it.
 
-Patches are kept as small structures (``DiffPatch`` for ``unified`` and ``ai-patch``,
-``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
+Patches are kept as small structures (``DiffPatch`` for ``unified``, ``ai-patch`` and
+``applydiff``, ``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
 turned into text. Lines are held without their ``\\n``.
 """
 
@@ -35,11 +35,12 @@ class Hunk:
 
 @dataclass
 class DiffPatch:
-    """A one-file patch in a line-diff dialect (``unified`` or ``ai-patch``)."""
+    """A one-file patch in a line-diff dialect (``unified``, ``ai-patch`` or ``applydiff``;
+    an ApplyDiff block is a hunk written as its old and its new side)."""
 
     path: str
     hunks: list[Hunk]
-    dialect: str  # "unified" or "ai-patch"
+    dialect: str  # "unified", "ai-patch" or "applydiff"
     line_offset: int = 0  # added to every hunk's line numbers when rendered
 
 
@@ -158,6 +159,60 @@ def aipatch_text(patch: DiffPatch) -> str:
         out.append(f"@@ {h.header}\n" if h.header else "@@\n")
         out += [f"{tag}{text}\n" for tag, text in h.lines]
     out.append("*** End Patch\n")
+    return "".join(out)
+
+
+# --- applydiff ------------------------------------------------------------------------
+
+
+def render_applydiff(before: str, after: str, path: str) -> DiffPatch | None:
+    """The ApplyDiff v3.0 patch of one file: one ``mode=patch`` block per hunk, with 3
+    lines of context (spec §2) and no line numbers. The blocks apply in order, each on the
+    result of the one before, and each block's from lines must occur exactly once there;
+    where one does not, every block gets more context (the spec's remedy for an ambiguous
+    match). None when nothing works, when a block would have no from lines (an empty
+    ``--- from`` creates a file) or when a line reads as one of the format's markers."""
+    old = lines_of(before)
+    new = lines_of(after)
+    if any(_applydiff_marker(line) for line in old + new):
+        return None
+    for context in range(CONTEXT, CONTEXT + MAX_WIDEN):
+        hunks = diff_hunks(old, new, context)
+        if hunks and all(h.old_lines() for h in hunks) and _applydiff_unique(old, hunks):
+            return DiffPatch(path, hunks, "applydiff")
+    return None
+
+
+def _applydiff_marker(line: str) -> bool:
+    """True for a line the ApplyDiff syntax would read as a header, section or closer."""
+    return line.rstrip() in ("--- from", "--- to", "<", "<<<") or line.lstrip().startswith(">>> file:")
+
+
+def _applydiff_unique(file: list[str], hunks: list[Hunk]) -> bool:
+    """True when, applying the blocks in order, each block's from lines occur once in the
+    file as the blocks before it left it, at the hunk's own place."""
+    state, delta = list(file), 0
+    for h in hunks:
+        block = h.old_lines()
+        new = [t for tag, t in h.lines if tag != "-"]
+        at = h.old_start - 1 + delta
+        if find_block(state, block) != [at]:
+            return False
+        state[at:at + len(block)] = new
+        delta += len(new) - len(block)
+    return True
+
+
+def applydiff_text(patch: DiffPatch) -> str:
+    """The patch as ApplyDiff blocks: ``>>> file:``, ``--- from`` (context and removed
+    lines), ``--- to`` (context and added lines), ``<``."""
+    out = []
+    for h in patch.hunks:
+        out.append(f">>> file: {patch.path}\n--- from\n")
+        out += [f"{t}\n" for tag, t in h.lines if tag != "+"]
+        out.append("--- to\n")
+        out += [f"{t}\n" for tag, t in h.lines if tag != "-"]
+        out.append("<\n")
     return "".join(out)
 
 

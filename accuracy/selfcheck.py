@@ -52,6 +52,40 @@ def apply_diff(before: str, patch: DiffPatch) -> str | None:
     return _join(out, before)
 
 
+def apply_applydiff(before: str, text: str) -> str | None:
+    """ApplyDiff blocks applied as the spec's Tier 1 reads them, from the patch text: each
+    block's from text (its lines, each with its ``\\n``) must occur exactly once as a
+    substring of the file as the blocks before it left it, starting at a line start, and
+    is replaced there by the block's to text."""
+    blocks, cur, section = [], None, None
+    for line in text.split("\n")[:-1]:
+        if line.startswith(">>> file: "):
+            cur, section = ([], []), None
+        elif line == "--- from" and cur is not None and section is None:
+            section = cur[0]
+        elif line == "--- to" and section is cur[0]:
+            section = cur[1]
+        elif line == "<" and section is cur[1]:
+            blocks.append(cur)
+            cur = section = None
+        elif section is not None:
+            section.append(line + "\n")
+        else:
+            return None
+    if cur is not None or not blocks:
+        return None
+    file = before
+    for old, new in blocks:
+        old_text, new_text = "".join(old), "".join(new)
+        haystack = "\n" + file
+        places = [i for i in range(len(haystack)) if haystack.startswith("\n" + old_text, i)]
+        if len(places) != 1:
+            return None
+        at = places[0]
+        file = file[:at] + new_text + file[at + len(old_text):]
+    return file
+
+
 def apply_ap(before: str, patch: ApPatch) -> str | None:
     """An ``ap`` patch applied as the spec says (§3.2, §3.3, §3.5), with polypatch's
     documented reading of absolute indentation (a snippet indented in the patch shifts
@@ -136,8 +170,13 @@ def main() -> int:
     edits, _ = run.load_edits(0)
     bad = total = 0
     for edit in edits:
-        for dialect, absolute in (("unified", False), ("ai-patch", False), ("ap", False), ("ap", True)):
-            if dialect == "ap":
+        for dialect, absolute in (("unified", False), ("ai-patch", False), ("ap", False), ("ap", True),
+                                  ("applydiff", False)):
+            if dialect == "applydiff":
+                patch = cases.render_patch(dialect, edit.before, edit.after, edit.path)
+                want = edit.after
+                got = patch and apply_applydiff(edit.before, cases.patch_text(patch))
+            elif dialect == "ap":
                 patch = render.render_ap(edit.before, edit.after, edit.path, absolute=absolute)
                 want = cases.strip_trailing_ws(edit.after)
                 got = patch and apply_ap(edit.before, patch)

@@ -1,0 +1,5 @@
+def greet(name):  
+    """Say hello."""  
+    message = "hi " + name  
+    print(message)  
+    return message  
