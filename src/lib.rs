@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
-//! `unified`, `ap`, `applydiff`.
+//! `unified`, `ap`, `applydiff`, `aptix`.
 
 pub use polypatch_core as core;
 pub use polypatch_core::*;
@@ -27,6 +27,8 @@ pub use polypatch_aipatch as aipatch;
 pub use polypatch_ap as ap;
 #[cfg(feature = "applydiff")]
 pub use polypatch_applydiff as applydiff;
+#[cfg(feature = "aptix")]
+pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
@@ -41,6 +43,8 @@ pub fn dialects() -> Vec<&'static dyn Dialect> {
         &polypatch_ap::Ap,
         #[cfg(feature = "applydiff")]
         &polypatch_applydiff::ApplyDiff,
+        #[cfg(feature = "aptix")]
+        &polypatch_aptix::Aptix,
     ]
 }
 
