@@ -96,12 +96,13 @@ impl Dialect for Aptix {
     }
 
     /// 85 for a JSON object (the whole text, or in a ```` ```json ```` fence) with a
-    /// `"path"` and a `"files"` or `"patches"` key; 50 for one found elsewhere in the
+    /// `"path"` or `"root"` key and a `"files"` or `"patches"` key; 50 for one found elsewhere in the
     /// text; else 0.
     fn sniff(&self, text: &str) -> u8 {
         let Some(span) = extract(text) else { return 0 };
         let json = &text[span.start..span.end];
-        if !(json.contains("\"path\"") && (json.contains("\"files\"") || json.contains("\"patches\""))) {
+        let keyed = json.contains("\"path\"") || json.contains("\"root\"");
+        if !(keyed && (json.contains("\"files\"") || json.contains("\"patches\""))) {
             return 0;
         }
         let bare = text.trim_start_matches('\u{feff}').trim_start().starts_with('{');

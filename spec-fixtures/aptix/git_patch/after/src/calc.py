@@ -1,0 +1,3 @@
+def area(r):
+    return math.pi * r * r
+

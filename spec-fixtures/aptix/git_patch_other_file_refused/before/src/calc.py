@@ -1,0 +1,3 @@
+def area(r):
+    return 3.14 * r * r
+

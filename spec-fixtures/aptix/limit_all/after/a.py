@@ -1,0 +1,2 @@
+x = new
+y = new + new

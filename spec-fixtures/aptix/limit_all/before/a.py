@@ -1,0 +1,2 @@
+x = old
+y = old + old

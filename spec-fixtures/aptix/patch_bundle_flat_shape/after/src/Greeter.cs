@@ -1,0 +1,10 @@
+namespace App
+{
+    public class Greeter
+    {
+        public void NewMethod()
+        {
+            _adminLogger.Trace("[NewTag]");
+        }
+    }
+}

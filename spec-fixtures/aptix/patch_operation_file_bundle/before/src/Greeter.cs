@@ -1,0 +1,10 @@
+namespace App
+{
+    public class Greeter
+    {
+        public void OldMethod()
+        {
+            _adminLogger.Trace("[OldTag]");
+        }
+    }
+}
