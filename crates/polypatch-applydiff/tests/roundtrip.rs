@@ -8,7 +8,9 @@
 //! place at the exact tier, whatever the order the blocks apply in. The blocks are written in a random order (interleaving files and
 //! shuffling the blocks of one file), the files are LF or CRLF with or without a final
 //! newline, the patch text itself is LF or CRLF, and some blocks create new files from an
-//! empty `--- from`.
+//! empty `--- from`, and some files are replaced whole by a `mode=replace` block (in
+//! their own line terminator, without a final newline when they had none). Applying the
+//! same patch again (exact matching only) changes nothing.
 
 use std::fmt::Write as _;
 
@@ -46,6 +48,8 @@ struct File {
     crlf: bool,
     final_newline: bool,
     edits: Vec<Placed>,
+    /// A `mode=replace` block's lines instead of the edits.
+    replace: Option<Vec<String>>,
 }
 
 impl File {
@@ -70,6 +74,14 @@ impl File {
 
     /// The file with every edit made.
     fn target(&self) -> String {
+        // A replacement keeps the file's line terminator and missing final newline.
+        self.render(&self.target_lines())
+    }
+
+    fn target_lines(&self) -> Vec<String> {
+        if let Some(lines) = &self.replace {
+            return lines.clone();
+        }
         let mut out = Vec::new();
         let mut at = 0;
         for e in &self.edits {
@@ -78,7 +90,7 @@ impl File {
             at = e.end;
         }
         out.extend_from_slice(&self.lines[at..]);
-        self.render(&out)
+        out
     }
 
     /// The from and to lines of edit `i`.
@@ -164,9 +176,10 @@ fn file(index: usize) -> impl Strategy<Value = File> {
             let lines: Vec<_> =
                 (0..n).map(|k| prop_oneof![5 => line(format!("f{index}.{k}")), 1 => Just(String::new())]).collect();
             let edits = prop::collection::vec(raw_edit(format!("new{index}")), 1..6);
-            (lines, edits, Just(crlf), Just(final_newline))
+            let replace = prop::option::weighted(0.15, prop::collection::vec(line(format!("r{index}")), 0..5));
+            (lines, edits, Just(crlf), Just(final_newline), replace)
         })
-        .prop_map(move |(lines, raw, mut crlf, mut final_newline)| {
+        .prop_map(move |(lines, raw, mut crlf, mut final_newline, replace)| {
             // `a\n` is one line with a final newline, never `a` and a blank line without;
             // and a file without any line end has no line terminator to keep (new lines
             // get `\n`).
@@ -174,8 +187,8 @@ fn file(index: usize) -> impl Strategy<Value = File> {
             crlf &= lines.len() > 1 || final_newline;
             let mut edits = place(lines.len(), &raw);
             // A from block of blank lines only could match elsewhere; such an edit is left out.
-            edits.retain(|p| anchored(&lines, p));
-            File { path: format!("src/m{index}/file{index}.txt"), lines, crlf, final_newline, edits }
+            edits.retain(|p| anchored(&lines, p) && replace.is_none());
+            File { path: format!("src/m{index}/file{index}.txt"), lines, crlf, final_newline, edits, replace }
         })
 }
 
@@ -204,19 +217,22 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_map(|(files, created, crlf_patch, order, style)| Case { files, created, crlf_patch, order, style })
 }
 
-/// One block to write: its path, from and to lines.
-type Block = (String, Vec<String>, Vec<String>);
+/// One block to write: its path, from and to lines, and whether it is `mode=replace`.
+type Block = (String, Vec<String>, Vec<String>, bool);
 
 fn blocks(c: &Case) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::new();
     for f in &c.files {
         for i in 0..f.edits.len() {
             let (from, to) = f.block(i);
-            out.push((f.path.clone(), from, to));
+            out.push((f.path.clone(), from, to, false));
+        }
+        if let Some(lines) = &f.replace {
+            out.push((f.path.clone(), Vec::new(), lines.clone(), true));
         }
     }
     for (i, lines) in c.created.iter().enumerate() {
-        out.push((format!("new/c{i}.txt"), Vec::new(), lines.clone()));
+        out.push((format!("new/c{i}.txt"), Vec::new(), lines.clone(), false));
     }
     let mut keyed: Vec<(u32, Block)> =
         out.into_iter().enumerate().map(|(i, b)| (c.order[i % c.order.len()], b)).collect();
@@ -227,12 +243,13 @@ fn blocks(c: &Case) -> Vec<Block> {
 fn patch(c: &Case, blocks: &[Block]) -> String {
     let nl = if c.crlf_patch { "\r\n" } else { "\n" };
     let mut out = String::new();
-    for (i, (path, from, to)) in blocks.iter().enumerate() {
+    for (i, (path, from, to, replace)) in blocks.iter().enumerate() {
         let (prose, long_close, option) = c.style[i % c.style.len()];
         if prose {
             let _ = write!(out, "Change {i} goes into `{path}`:{nl}{nl}");
         }
         let option = match option % 4 {
+            _ if *replace => " | mode=replace",
             0 if !from.is_empty() => " | fuzz=0.9",
             1 => " | mode=patch",
             _ => "",
@@ -266,7 +283,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// Random files + random edits → ApplyDiff blocks → parse → apply == the target bytes,
-    /// every block found exactly; an untouched file stays as it was.
+    /// every block found exactly; an untouched file stays as it was; a re-run is a no-op.
     #[test]
     fn applydiff_round_trip(c in case()) {
         let blocks = blocks(&c);
@@ -297,5 +314,30 @@ proptest! {
                 prop_assert_eq!(edit.tier, Some(Tier::Exact), "{}", report);
             }
         }
+
+        // A re-run (exact matching only) changes nothing: every block is recognized as
+        // already applied (the lines it removed are gone and the lines it added stand in
+        // their place). Exact only, because the generated lines differ from each other
+        // in a digit or two: at the fuzzy tier, a block whose from lines are gone may
+        // find a look-alike, and a block that only deletes, with context on one side,
+        // leaves no evidence against it (the core applies it there). Left out: a block
+        // that only deletes with no context or only blank lines around (nothing is left
+        // to recognize it by), or that deletes blank lines (its from lines may stand
+        // again: one of two blank lines deleted).
+        let deletes_unrecognizably = |f: &File, i: usize| {
+            let e = &f.edits[i];
+            e.new.is_empty()
+                && (f.block(i).1.iter().all(String::is_empty) || f.lines[e.start..e.end].iter().all(String::is_empty))
+        };
+        // Nor a file whose result ends in a blank line without a final newline: that
+        // blank line is no line at all once written (`a\n` is one line).
+        let loses_a_blank = |f: &File| !f.final_newline && f.target_lines().last().is_some_and(String::is_empty);
+        if c.files.iter().any(|f| loses_a_blank(f) || (0..f.edits.len()).any(|i| deletes_unrecognizably(f, i))) {
+            return Ok(());
+        }
+        let after = files.clone();
+        let again = apply(&plan, &mut files, &ApplyOptions::default().strict(true))
+            .map_err(|e| TestCaseError::fail(format!("re-run: {e}\n{}\n--- patch ---\n{patch}", e.report)))?;
+        prop_assert_eq!(&files, &after, "a re-run changed the files:\n{}", again);
     }
 }
