@@ -2,12 +2,12 @@
 # Fills fuzz/corpus/<target>/ with seed inputs taken from spec-fixtures/ (run from
 # anywhere; existing corpus files are kept). The apply target's seeds follow the input
 # layout of `polypatch::fuzzing::apply_patch`: a flags byte (the format: 1 ai-patch,
-# 2 unified, 3 ap), the patch, then up to three `\0 path \n content` files from before/.
+# 2 unified, 3 ap, 16 applydiff), the patch, then up to three `\0 path \n content` files from before/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fx="$root/spec-fixtures"
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{unified,aipatch,ap,detect,apply}
+mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,detect,apply}
 
 seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     local target=$1 dialect=$2 flag=$3 case=$4 patch=$5
@@ -15,7 +15,7 @@ seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     cp "$patch" "$corpus/$target/$name"
     cp "$patch" "$corpus/detect/$name"
     {
-        printf "\\x0$flag"
+        printf "\\x$flag"
         cat "$patch"
         if [ -d "$case/before" ]; then
             (cd "$case/before" && find . -type f | sed 's|^\./||' | sort | head -n 3) | while read -r f; do
@@ -26,7 +26,7 @@ seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     } > "$corpus/apply/$name"
 }
 
-for pair in ai-patch:aipatch:1 unified:unified:2 ap:ap:3; do
+for pair in ai-patch:aipatch:01 unified:unified:02 ap:ap:03 applydiff:applydiff:10; do
     IFS=: read -r dialect target flag <<< "$pair"
     for case in "$fx/$dialect"/*/; do
         [ -f "$case/patch" ] && seed "$target" "$dialect" "$flag" "${case%/}" "$case/patch"
@@ -35,6 +35,22 @@ for pair in ai-patch:aipatch:1 unified:unified:2 ap:ap:3; do
         [ -f "$case/patch.$dialect" ] && seed "$target" "$dialect" "$flag" "${case%/}" "$case/patch.$dialect"
     done
 done
-for t in unified aipatch ap detect apply; do
+# Hand-written ApplyDiff seeds (spec-fixtures/applydiff/ adds more): prose around blocks,
+# options, CRLF, `<<<`, an empty-from create, a whole-file replace, two blocks of one file.
+hand() { # hand <name> <patch> <path> <content>: a parser seed and an apply seed (flags 0x10)
+    printf '%b' "$2" > "$corpus/applydiff/hand-$1"
+    cp "$corpus/applydiff/hand-$1" "$corpus/detect/applydiff-hand-$1"
+    { printf '\x10%b\0%s\n%b' "$2" "$3" "$4"; } > "$corpus/apply/applydiff-hand-$1"
+}
+hand prose 'The fix:\n\n>>> file: src/app.py\n--- from\ndef main():\n    print(1)\n--- to\ndef main():\n    print(2)\n<\n\nDone.\n' \
+    src/app.py 'import os\n\ndef main():\n    print(1)\n'
+hand options '>>> file: a.rs | fuzz=0.9 | mode=patch\n--- from\nfn a() {\n    x();\n}\n--- to\nfn a() {\n    y();\n}\n<<<\n' \
+    a.rs 'fn a() {\n    x();\n}\n'
+hand crlf '>>> file: w.txt\r\n--- from\r\none\r\ntwo\r\n--- to\r\none\r\n2\r\n<\r\n' w.txt 'one\r\ntwo\r\nthree\r\n'
+hand create '>>> file: new/n.txt\n--- from\n--- to\nhello\n<\n' other.txt 'x\n'
+hand replace '>>> file: r.txt | mode=replace\n--- from\n--- to\nall\nnew\n<\n' r.txt 'old\r\nfile'
+hand two '>>> file: t.py\n--- from\na = 1\n--- to\na = 10\n<\n>>> file: t.py\n--- from\n  c = 3\n--- to\n  c = 30\n<\n' \
+    t.py 'a = 1\nb = 2\n    c = 3\n'
+for t in unified aipatch ap applydiff detect apply; do
     echo "$t: $(ls "$corpus/$t" | wc -l) inputs"
 done

@@ -106,6 +106,11 @@ def long_line_case(length: int, dialect: str, strict: bool, json: bool = False) 
                 "*** Begin Patch\n*** Update File: app.min.js\n@@\n"
                 f" {HEAD}\n-{typo}\n+console.log(1);\n {FOOT}\n*** End Patch\n"
             )
+        elif dialect == "applydiff":
+            patch = (
+                f">>> file: app.min.js\n--- from\n{HEAD}\n{typo}\n{FOOT}\n"
+                f"--- to\n{HEAD}\nconsole.log(1);\n{FOOT}\n<\n"
+            )
         else:
             patch = (
                 "--- a/app.min.js\n+++ b/app.min.js\n@@ -1,3 +1,3 @@\n"
@@ -154,6 +159,10 @@ def not_found_case(hunk: int, lines: int, dialect: str, json: bool = False) -> C
         diff = old[: mid + 1] + [new_line] + old[mid + 1 :]
         if dialect == "ai-patch":
             patch = "*** Begin Patch\n*** Update File: big.rs\n@@\n" + "\n".join(diff) + "\n*** End Patch\n"
+        elif dialect == "applydiff":
+            old_side = [t[1:] for t in diff if t[0] in " -"]
+            new_side = [t[1:] for t in diff if t[0] in " +"]
+            patch = ">>> file: big.rs\n--- from\n" + "\n".join(old_side) + "\n--- to\n" + "\n".join(new_side) + "\n<\n"
         else:
             patch = f"--- a/big.rs\n+++ b/big.rs\n@@ -{lines // 2},{hunk} +{lines // 2},{hunk} @@\n" + "\n".join(diff) + "\n"
         (d / "p.patch").write_text(patch)
@@ -163,7 +172,7 @@ def not_found_case(hunk: int, lines: int, dialect: str, json: bool = False) -> C
     return build
 
 
-def repeated_lines_case(hunk: int, lines: int) -> Callable[[Path], list[str]]:
+def repeated_lines_case(hunk: int, lines: int, dialect: str = "ai-patch") -> Callable[[Path], list[str]]:
     """A file made of `hunk` distinct lines, each repeated about 64 times in random order,
     and a hunk of those lines in another order with a typo: every pattern line seeds the
     fuzzy tier at many places, and no window is close."""
@@ -180,19 +189,24 @@ def repeated_lines_case(hunk: int, lines: int) -> Callable[[Path], list[str]]:
         body[0] = one_typo(body[0])
         patch = "*** Begin Patch\n*** Update File: rep.rs\n@@\n" + "".join(f" {t}\n" for t in body[:-1])
         patch += f"-{body[-1]}\n+    changed();\n*** End Patch\n"
+        if dialect == "applydiff":
+            patch = ">>> file: rep.rs\n--- from\n" + "".join(f"{t}\n" for t in body)
+            patch += "--- to\n" + "".join(f"{t}\n" for t in body[:-1]) + "    changed();\n<\n"
         (d / "p.patch").write_text(patch)
         return ["apply", "--root", str(d / "tree"), str(d / "p.patch")]
 
     return build
 
 
-def ambiguity_case(places: int, json: bool = False) -> Callable[[Path], list[str]]:
+def ambiguity_case(places: int, json: bool = False, dialect: str = "ai-patch") -> Callable[[Path], list[str]]:
     """A line that stands at `places` places, written without the file's indentation."""
 
     def build(d: Path) -> list[str]:
         (d / "tree").mkdir()
         (d / "tree" / "calls.c").write_text("    call_something();\n" * places)
         patch = "*** Begin Patch\n*** Update File: calls.c\n@@\n-call_something();\n+call_other();\n*** End Patch\n"
+        if dialect == "applydiff":
+            patch = ">>> file: calls.c\n--- from\ncall_something();\n--- to\ncall_other();\n<\n"
         (d / "p.patch").write_text(patch)
         args = ["apply", "--root", str(d / "tree"), str(d / "p.patch")]
         return args + ["--json"] if json else args
@@ -279,15 +293,21 @@ def cases(big: bool) -> list[Case]:
         Case("long line 10k, one typo (unified)", long_line_case(10_000, "unified", False), {0}, check=long_line_applied),
         Case("long line 20k, one typo (unified)", long_line_case(20_000, "unified", False), {0}, check=long_line_applied),
         Case("long line 20k, one typo, --strict", long_line_case(20_000, "unified", True), {1}, check=long_line_untouched),
+        Case("long line 60k, one typo (applydiff)", long_line_case(60_000, "applydiff", False), {0}, check=long_line_applied),
+        Case("long line 60k, --strict (applydiff)", long_line_case(60_000, "applydiff", True), {1}, check=long_line_untouched),
+        Case("long line 60k, --strict --json (applydiff)", long_line_case(60_000, "applydiff", True, json=True), {1}),
     ]
     for hunk, lines in [(50, 5_000), (100, 5_000), (300, 20_000)]:
-        for dialect in ["unified", "ai-patch"]:
+        for dialect in ["unified", "ai-patch", "applydiff"]:
             out.append(Case(f"not found {hunk} lines / {lines:,} ({dialect})", not_found_case(hunk, lines, dialect), {1}))
     out += [
         Case("not found 300 / 20,000 --json", not_found_case(300, 20_000, "unified", json=True), {1}),
         Case("not found, 300 lines x64 shuffled / 19,200", repeated_lines_case(300, 19_200), {1}),
         Case("ambiguity, 100,000 places", ambiguity_case(100_000), {1}),
         Case("ambiguity, 100,000 places --json", ambiguity_case(100_000, json=True), {1}),
+        Case("not found 300 / 20,000 --json (applydiff)", not_found_case(300, 20_000, "applydiff", json=True), {1}),
+        Case("ambiguity, 100,000 places (applydiff)", ambiguity_case(100_000, dialect="applydiff"), {1}),
+        Case("not found, 300 x64 shuffled (applydiff)", repeated_lines_case(300, 19_200, "applydiff"), {1}),
         Case(
             "binary literal 1e9 zeros",
             binary_case(1_000_000_000),

@@ -6,6 +6,7 @@
 
 use crate::aipatch::AiPatch;
 use crate::ap::Ap;
+use crate::applydiff::ApplyDiff;
 use crate::unified::Unified;
 use crate::{
     ApplyOptions, Dialect, EditPlan, FileStore, MemoryFileSet, PatchError, RelPath, apply, compute, detect, dialects,
@@ -16,10 +17,16 @@ fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
 }
 
+/// A span must lie inside the text, start before it ends, and cut it on char boundaries.
+fn check_span(span: crate::Span, text: &str) {
+    assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside the {}-byte text", text.len());
+    assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "span {span:?} cuts a character");
+}
+
 /// A parse error must point into the text it came from and render without panicking.
 fn check_error(err: &PatchError, text: &str) {
     if let Some(span) = err.span {
-        assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside the {}-byte text", text.len());
+        check_span(span, text);
     }
     let _ = err.to_string();
     let _ = err.render(text);
@@ -62,6 +69,73 @@ pub fn ap(data: &[u8]) {
     check_parse(&Ap, data);
 }
 
+/// Target `applydiff`: parse and lower an `ApplyDiff` patch. Besides the checks of every
+/// parser target: an error's kind is one of the dialect's kinds; a plan's file and edit
+/// spans lie inside the text; every block becomes a file operation or an edit labelled
+/// with its number, in order.
+pub fn applydiff(data: &[u8]) {
+    use crate::applydiff::kind;
+    const KINDS: &[&str] = &[
+        kind::NO_BLOCKS,
+        kind::MISSING_PATH,
+        kind::UNKNOWN_OPTION,
+        kind::REPEATED_OPTION,
+        kind::INVALID_MODE,
+        kind::INVALID_FUZZ,
+        kind::MISSING_FROM,
+        kind::MISSING_TO,
+        kind::UNCLOSED_BLOCK,
+        kind::STRAY_MARKER,
+        kind::REPLACE_WITH_FROM,
+    ];
+    let text = text(data);
+    let syntax = crate::applydiff::parse(&text);
+    let plan = check_parse(&ApplyDiff, data);
+    match (syntax, plan) {
+        (Err(err), None) => assert!(KINDS.contains(&err.kind), "unknown kind {:?}", err.kind),
+        (Ok(patch), Some(plan)) => {
+            assert!(!patch.blocks.is_empty(), "a patch without blocks parsed");
+            let mut labels = Vec::new();
+            for block in &patch.blocks {
+                check_span(block.span, &text);
+                check_span(block.header, &text);
+                assert!(block.span.start <= block.header.start && block.header.end <= block.span.end);
+                assert!(!block.path.trim().is_empty(), "a block without a path parsed");
+                assert!(block.fuzz.is_none_or(|f| (0.0..=1.0).contains(&f)), "fuzz {:?}", block.fuzz);
+            }
+            let mut operations = 0;
+            for file in &plan.files {
+                if let Some(span) = file.span {
+                    check_span(span, &text);
+                }
+                if let crate::FileOp::Modify(modify) = &file.op {
+                    operations += modify.edits.len();
+                    for edit in &modify.edits {
+                        if let Some(span) = edit.span {
+                            check_span(span, &text);
+                        }
+                        labels.push(edit.label.clone());
+                    }
+                } else {
+                    operations += 1;
+                }
+            }
+            assert_eq!(operations, patch.blocks.len(), "blocks and lowered operations differ in number");
+            let numbers: Vec<usize> = labels
+                .iter()
+                .map(|l| l.strip_prefix("block ").and_then(|n| n.parse().ok()).expect("a block label"))
+                .collect();
+            // Edits of one file keep their order; their numbers are distinct.
+            let mut sorted = numbers.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), numbers.len(), "two edits share a label: {labels:?}");
+            assert!(numbers.iter().all(|&n| (1..=patch.blocks.len()).contains(&n)), "{labels:?}");
+        }
+        (syntax, plan) => panic!("parse ok {} but lower ok {}", syntax.is_ok(), plan.is_some()),
+    }
+}
+
 /// Target `detect`: format detection picks a dialect that claims the text, with the
 /// highest score, and parsing without a format goes to that dialect.
 pub fn detect_format(data: &[u8]) {
@@ -90,7 +164,8 @@ pub fn detect_format(data: &[u8]) {
 /// Input: one flags byte, then the patch text, then up to three files, each introduced by
 /// a NUL byte and made of a path line and the content (`flags patch \0 path \n content \0
 /// path \n content …`). Flags: bits 0–1 the format (detect, `ai-patch`, `unified`,
-/// `ap`), bit 2 strict, bit 3 a low fuzzy threshold (0.5).
+/// `ap`), bit 2 strict, bit 3 a low fuzzy threshold (0.5), bit 4 `applydiff` (whatever
+/// bits 0–1 say).
 ///
 /// Checks: no panic; a dry run writes nothing and agrees with [`compute`]; a failed apply
 /// leaves the files as they were; a successful one writes exactly what `compute`
@@ -116,7 +191,11 @@ pub fn apply_patch(data: &[u8]) {
         files.insert(path.clone(), content.to_vec());
         paths.push(path);
     }
-    let format = [None, Some("ai-patch"), Some("unified"), Some("ap")][usize::from(flags & 3)];
+    let format = if flags & 16 != 0 {
+        Some("applydiff")
+    } else {
+        [None, Some("ai-patch"), Some("unified"), Some("ap")][usize::from(flags & 3)]
+    };
     let Ok(plan) = crate::parse(&patch, format) else { return };
     let mut options = ApplyOptions::default().strict(flags & 4 != 0);
     if flags & 8 != 0 {

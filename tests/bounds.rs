@@ -119,6 +119,101 @@ fn a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_report() {
     assert!(closest.diff.lines().count() <= 41 && closest.diff.trim_end().ends_with("more lines)"), "{}", closest.diff);
 }
 
+/// An `ApplyDiff` block for `app.min.js` whose from lines hold `typo` between the head
+/// and the foot.
+fn long_line_block(typo: &str) -> String {
+    format!(">>> file: app.min.js\n--- from\n{HEAD}\n{typo}\n{FOOT}\n--- to\n{HEAD}\nconsole.log(1);\n{FOOT}\n<\n")
+}
+
+#[test]
+fn applydiff_a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
+    let line = minified(60_000);
+    let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
+    let plan = parse(&long_line_block(&one_typo(&line)), None).unwrap();
+    assert_eq!(plan.dialect, "applydiff");
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+    assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
+    let edit = &report.files[0].edits[0];
+    assert_eq!((edit.label.as_str(), edit.tier), ("block 1", Some(polypatch::Tier::Fuzzy)));
+    assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
+}
+
+#[test]
+fn applydiff_a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
+    let line = minified(60_000);
+    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
+    let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
+    let plan = parse(&long_line_block(&one_typo(&line)), Some("applydiff")).unwrap();
+    let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).expect_err("exact only: not found");
+    assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let closest = failure.closest.as_ref().expect("the closest region is found");
+    assert_eq!((closest.lines.start, closest.lines.end), (1, 3));
+    assert!(closest.diff.len() < 4_000, "{} bytes", closest.diff.len());
+    assert!(closest.diff.contains("more characters)"), "{}", closest.diff);
+    let text = err.to_string() + &err.report.to_string();
+    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+}
+
+#[test]
+fn applydiff_a_block_whose_typo_is_past_the_block_fuzz_is_not_found_and_short() {
+    // A block `fuzz=1` accepts no fuzzy match: the one-character typo is not found.
+    let line = minified(60_000);
+    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
+    let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
+    let patch = long_line_block(&one_typo(&line)).replacen("app.min.js", "app.min.js | fuzz=1", 1);
+    let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("not found");
+    assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let text = err.to_string() + &err.report.to_string();
+    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+}
+
+#[test]
+fn applydiff_a_block_that_matches_thousands_of_places_lists_ten_and_counts_the_rest() {
+    let places = 5_000;
+    let before = "    call_something();\n".repeat(places);
+    let mut files = MemoryFileSet::new().with("calls.c", before.as_str());
+    // Exactly (with the file's indentation) and at the lenient tiers (without).
+    for from in ["    call_something();", "call_something();"] {
+        let patch = format!(">>> file: calls.c\n--- from\n{from}\n--- to\ncall_other();\n<\n");
+        let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("ambiguous");
+        assert_eq!(files.get_str("calls.c"), Some(before.as_str()), "nothing written");
+        let failure = err.report.files[0].edits[0].failure.clone().expect("the edit failed");
+        assert_eq!(failure.kind, FailureKind::Ambiguous, "{from:?}");
+        assert_eq!(failure.candidates.len(), MAX_CANDIDATES);
+        assert_eq!(failure.candidates_total, places);
+        assert!(failure.message.len() < 400, "{}", failure.message);
+        let text = err.to_string() + &err.report.to_string();
+        assert!(text.len() < 8_000, "{} bytes", text.len());
+    }
+}
+
+#[test]
+fn applydiff_a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_report() {
+    let mut file = String::new();
+    for i in 0..20_000 {
+        let _ = writeln!(file, "    let value_{i} = compute_{}(alpha_{i});", i % 97);
+    }
+    let from: Vec<String> =
+        (0..300).map(|i| format!("    let value_{} = compute_{}(beta_{i});", i + 30_000, i % 89)).collect();
+    let mut to = from.clone();
+    to[150] = "    changed();".to_string();
+    let patch = format!(">>> file: big.rs\n--- from\n{}\n--- to\n{}\n<\n", from.join("\n"), to.join("\n"));
+    let mut files = MemoryFileSet::new().with("big.rs", file.as_str());
+    let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("not found");
+    assert_eq!(files.get_str("big.rs"), Some(file.as_str()), "nothing written");
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let text = err.to_string() + &err.report.to_string();
+    assert!(text.len() < 16_000, "{} bytes", text.len());
+    let closest = failure.closest.as_ref().expect("a closest region");
+    assert_eq!(closest.lines.end - closest.lines.start + 1, 300);
+    assert!(closest.diff.lines().count() <= 41 && closest.diff.trim_end().ends_with("more lines)"), "{}", closest.diff);
+}
+
 /// A `GIT binary patch` creating `name` from `data`.
 fn binary_patch(name: &str, data: &[u8]) -> String {
     let block = polypatch::unified::binary::encode_block(data);

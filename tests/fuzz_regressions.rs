@@ -17,6 +17,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("unified", fuzzing::unified),
     ("aipatch", fuzzing::aipatch),
     ("ap", fuzzing::ap),
+    ("applydiff", fuzzing::applydiff),
     ("detect", fuzzing::detect_format),
     ("apply", fuzzing::apply_patch),
 ];

@@ -141,6 +141,17 @@ fn operations(path: &str) -> Vec<(&'static str, String)> {
                 "version: \"2.0\"\nchanges:\n  - file_path: {y}\n    modifications:\n      - action: CREATE_FILE\n        content: |\n          owned\n"
             ),
         ),
+        ("applydiff", format!(">>> file: {path}\n--- from\nsecret\n--- to\nowned\n<\n")),
+        ("applydiff", format!(">>> file: {path}\n--- from\n--- to\nowned\n<\n")),
+        ("applydiff", format!(">>> file: {path} | mode=replace\n--- from\n--- to\nowned\n<\n")),
+        // After a block on a file inside the root, so that a refusal of the second
+        // block must undo nothing of the first.
+        (
+            "applydiff",
+            format!(
+                ">>> file: inside.txt\n--- from\nsecret\n--- to\nowned\n<\n>>> file: {path}\n--- from\n--- to\nowned\n<\n"
+            ),
+        ),
     ]
 }
 
@@ -212,7 +223,7 @@ fn escaping_paths_are_refused_in_every_dialect_and_operation() {
             }
         }
     }
-    assert!(cases >= 250, "{cases}");
+    assert!(cases >= 330, "{cases}");
 }
 
 #[test]
@@ -286,6 +297,39 @@ mod aliases {
             "*** Begin Patch\n*** Delete File: d/x\n*** Update File: ins/x\n@@\n-secret\n+back\n*** End Patch\n";
         let err = w.apply("ai-patch", patch).unwrap_err();
         assert!(err.contains("FileMissing"), "{err}");
+        assert_eq!(w.state(), before);
+    }
+
+    #[test]
+    fn applydiff_blocks_through_a_directory_link_edit_the_file() {
+        let w = World::new();
+        fs::write(w.root().join("d/x"), "one\ntwo\n").unwrap();
+        // Two blocks through two names of one file: both land, in order.
+        let patch = ">>> file: ins/x\n--- from\none\n--- to\nONE\n<\n>>> file: d/x\n--- from\ntwo\n--- to\nTWO\n<\n";
+        let report = w.apply("applydiff", patch).unwrap();
+        assert_eq!(report.files[0].path, "d/x");
+        assert_eq!(x(&w), "ONE\nTWO\n");
+        // A whole-file replace through the link writes the file and keeps the link.
+        w.apply("applydiff", ">>> file: ins/x | mode=replace\n--- from\n--- to\nall new\n<\n").unwrap();
+        assert_eq!(x(&w), "all new\n");
+        assert!(fs::symlink_metadata(w.root().join("ins")).unwrap().file_type().is_symlink());
+        // An empty-from create of the same file under its other name: it exists.
+        let before = w.state();
+        let err = w.apply("applydiff", ">>> file: ins/x\n--- from\n--- to\nother\n<\n").unwrap_err();
+        assert!(err.contains("FileExists"), "{err}");
+        assert_eq!(w.state(), before);
+    }
+
+    #[test]
+    fn applydiff_blocks_through_a_file_link_edit_its_target_and_keep_the_link() {
+        let w = World::new();
+        std::os::unix::fs::symlink("inside.txt", w.root().join("alias.txt")).unwrap();
+        w.apply("applydiff", ">>> file: alias.txt\n--- from\nsecret\n--- to\nedited\n<\n").unwrap();
+        assert_eq!(fs::read_to_string(w.root().join("inside.txt")).unwrap(), "edited\n");
+        assert!(fs::symlink_metadata(w.root().join("alias.txt")).unwrap().file_type().is_symlink());
+        let before = w.state();
+        let err = w.apply("applydiff", ">>> file: alias.txt\n--- from\n--- to\nother\n<\n").unwrap_err();
+        assert!(err.contains("FileExists"), "{err}");
         assert_eq!(w.state(), before);
     }
 

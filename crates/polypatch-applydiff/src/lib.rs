@@ -137,7 +137,7 @@ impl Dialect for ApplyDiff {
     fn sniff(&self, text: &str) -> u8 {
         let mut score = 0;
         let mut after_header = false;
-        for line in text.lines() {
+        for line in text.strip_prefix('\u{feff}').unwrap_or(text).lines() {
             if after_header && line.trim_end() == "--- from" {
                 return 92;
             }
