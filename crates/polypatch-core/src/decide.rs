@@ -53,6 +53,10 @@ pub(crate) enum Decision {
     AlreadyApplied(Found),
     /// Not located.
     Miss(Miss),
+    /// A deletion (its new side adds nothing) whose old side matched only fuzzily, with a
+    /// line it removes only similar to the file's: a typo in that line, or a re-run that
+    /// met the deleted line's neighbour. Either reading is plausible.
+    DoubtfulDeletion(Found),
     /// The old side stands at one place and the new side at another, and either reading
     /// is plausible.
     Unclear {
@@ -128,6 +132,9 @@ pub(crate) fn decide(
 fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: TierSet) -> Decision {
     let first_like = matches!(q.occurrence, Occurrence::First | Occurrence::FirstAfterAnchor);
     let strictest = tiers.iter().next().unwrap_or(Tier::Exact);
+    if new.weak && o.tier == Tier::Fuzzy && removes_only_similar(lines, q, &o, new.kept) {
+        return Decision::DoubtfulDeletion(o);
+    }
     if new.weak && q.hint.is_none_or(|h| h == o.start) {
         return Decision::Apply(vec![o], None);
     }
@@ -252,6 +259,26 @@ fn fuzzy_rival(
     Some(Decision::Unclear { old: o.clone(), new: rival })
 }
 
+/// Whether a line the edit removes matched its file line at `o` only fuzzily (not equal
+/// even once whitespace and look-alikes are set aside) and differs from it only by
+/// characters swapped for others, the length kept: the mark of a sibling line
+/// (`self.a1 = 0` for `self.a2 = 0`, `x_min` for `x_max`) more than of a typo, which
+/// usually drops or doubles a character (`import sy` for `import sys`).
+fn removes_only_similar(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
+    let mut is_kept = vec![false; q.pat.len()];
+    kept.iter().flatten().for_each(|&i| {
+        if let Some(k) = is_kept.get_mut(i) {
+            *k = true;
+        }
+    });
+    (q.pat.iter().zip(&o.map).zip(&is_kept)).any(|((p, f), k)| {
+        !k && f.is_some_and(|f| {
+            let text = &lines[f].text;
+            !key_eq(Tier::Unicode, text, &PatKey::new(p)) && text.trim().chars().count() == p.trim().chars().count()
+        })
+    })
+}
+
 /// Whether the new side found at `n` stands on the place the old side was found at `o`.
 fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
     let mut compared = false;
@@ -363,13 +390,32 @@ mod tests {
     }
 
     #[test]
-    fn a_new_side_inside_the_old_match_is_no_evidence() {
-        // The old side has a typo (fuzzy); the new side keeps only its first line.
+    fn a_new_side_inside_the_old_match_is_no_evidence_but_a_doubtful_deletion_is_refused() {
+        // The old side has a typo (fuzzy, a dropped letter) in a line it removes; the new
+        // side keeps only its first line: applied.
         let file = "const a = require('./a');\n\n// @ts-check\n\nclass A {\n";
         let got = run(
             file,
             &["const a = require('./a');", "", "// @ts-chek"],
             &["const a = require('./a');"],
+            &[Some(0)],
+            Occurrence::Unique,
+        );
+        assert!(matches!(&got, Decision::Apply(f, _) if (f[0].start, f[0].end) == (0, 3)), "{got:?}");
+        // A letter swapped for another (`chack`): a sibling line as likely as a typo.
+        let got = run(
+            file,
+            &["const a = require('./a');", "", "// @ts-chack"],
+            &["const a = require('./a');"],
+            &[Some(0)],
+            Occurrence::Unique,
+        );
+        assert!(matches!(&got, Decision::DoubtfulDeletion(o) if (o.start, o.end) == (0, 3)), "{got:?}");
+        // The typo in the kept line instead: applied where the old side matched.
+        let got = run(
+            file,
+            &["const a = require('./b');", "", "// @ts-check"],
+            &["const a = require('./b');"],
             &[Some(0)],
             Occurrence::Unique,
         );
@@ -407,6 +453,20 @@ mod tests {
         // one: chance, not a re-run (an accuracy-harness case of anyhow's Cargo.toml).
         let file = "[package]\nversion = \"1.0.80\"\n\n[dev-dependencies.trybuild]\nversion = \"1.0.66\"\n";
         let got = run_at(0.85, file, &["versjon = \"1.0.80\""], &["version = \"1.0.86\""], &[None], Occurrence::Unique);
+        assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 1 && f[0].tier == Tier::Fuzzy), "{got:?}");
+    }
+
+    #[test]
+    fn a_deletion_matched_fuzzily_on_its_removed_line_is_doubtful() {
+        // `self.a2 = 0` was deleted; run again, the block meets `self.a1 = 0` (fuzzy).
+        let file = "def f(self):\n    self.a1 = 0\n    self.a3 = 0\n";
+        let old = ["    self.a2 = 0", "    self.a3 = 0"];
+        let got = run(file, &old, &["    self.a3 = 0"], &[Some(1)], Occurrence::Unique);
+        assert!(matches!(&got, Decision::DoubtfulDeletion(o) if o.start == 1), "{got:?}");
+        // A typo in the kept line only: the removed line is there as written; applied.
+        let file = "def f(self):\n    self.a2 = 0\n    self.a3 = 0\n";
+        let got =
+            run(file, &["    self.a2 = 0", "    self.a3 = O"], &["    self.a3 = O"], &[Some(1)], Occurrence::Unique);
         assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 1 && f[0].tier == Tier::Fuzzy), "{got:?}");
     }
 

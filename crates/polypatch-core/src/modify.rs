@@ -318,6 +318,7 @@ fn locate_and_apply(
         }
         Decision::Miss(miss) => return Err(miss_failure(&file.lines, &q, miss, "lines")),
         Decision::Unclear { old, new } => return Err(unclear_failure(&old, &new)),
+        Decision::DoubtfulDeletion(old) => return Err(doubtful_deletion(&old)),
     };
 
     // Apply from the last match to the first so earlier positions stay valid.
@@ -547,6 +548,22 @@ fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
             "the edit removes blank lines where the file has another number of them ({at}): which ones go is unclear"
         ),
         "copy the blank lines around the change exactly as the file has them",
+    );
+    failure.set_candidates(vec![at]);
+    failure
+}
+
+/// A deletion matched only fuzzily, its removed lines only similar to the file's.
+fn doubtful_deletion(old: &Found) -> Failure {
+    let at = LineRange::from_zero_based(old.start, old.end);
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the lines to delete are only similar to the file's at {at} ({} similar): either the patch has a typo in \
+             them, or the deletion was already made and these are the lines next to it",
+            (old.confidence * 100.0).round() / 100.0
+        ),
+        "if the lines are still there, copy them exactly as the file has them; if the change was already made, drop this edit",
     );
     failure.set_candidates(vec![at]);
     failure
