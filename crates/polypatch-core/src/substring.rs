@@ -58,6 +58,10 @@ use crate::tier::{Tier, TierSet};
 /// file, that the edit was already applied.
 pub(crate) const MIN_EVIDENCE_CHARS: usize = 12;
 
+/// How many bytes the check for occurrences inside their own replacement may compare
+/// (`limit: all` over a very repetitive file).
+const MAX_INSIDE_WORK: usize = 64_000_000;
+
 /// The file's text with `\n` line ends, and where each line starts in it.
 struct Joined {
     text: String,
@@ -126,7 +130,7 @@ pub(crate) fn apply_text(
     let judge = !ov.fresh && edit.policy.detect_already_applied;
     let matches: Vec<usize> = joined.text.match_indices(&t.find).map(|(i, _)| i).collect();
     if !matches.is_empty() {
-        return exact(file, &joined, &t, edit.policy.occurrence, matches, judge);
+        return exact(file, &joined, &t, edit.policy.occurrence, matches, judge, ov);
     }
 
     // Not there literally: the lenient tiers, then the evidence that it was applied.
@@ -182,6 +186,7 @@ fn exact(
     occurrence: Occurrence,
     mut matches: Vec<usize>,
     judge: bool,
+    ov: Overrides,
 ) -> Result<Done, Failure> {
     let total = matches.len();
     let mut notes = Vec::new();
@@ -220,10 +225,23 @@ fn exact(
     // An occurrence inside the replacement (which keeps the text to find) is already
     // replaced: applying again would add the new text twice.
     if judge && t.with.contains(&t.find) {
+        // Each check compares the replacement at the few offsets where it holds the text
+        // to find; the total is bounded, and past the bound nothing is guessed.
+        let offsets: Vec<usize> = t.with.match_indices(&t.find).map(|(k, _)| k).collect();
+        let work = matches.len().saturating_mul(offsets.len()).saturating_mul(t.with.len());
+        if work > MAX_INSIDE_WORK {
+            let mut failure = Failure::new(
+                FailureKind::Ambiguous,
+                format!(
+                    "the text to find occurs {total} times, and its replacement holds it: the file is too repetitive to tell which occurrences are already replaced"
+                ),
+                "make the text to find longer so that it does not occur inside its replacement",
+            );
+            failure.candidates_total = total;
+            return Err(failure);
+        }
         let inside = |m: usize| {
-            t.with
-                .match_indices(&t.find)
-                .any(|(k, _)| m >= k && joined.text.as_bytes()[m - k..].starts_with(t.with.as_bytes()))
+            offsets.iter().any(|&k| m >= k && joined.text.as_bytes()[m - k..].starts_with(t.with.as_bytes()))
         };
         let (done_already, left): (Vec<usize>, Vec<usize>) = matches.iter().partition(|&&m| inside(m));
         if !done_already.is_empty() {
@@ -253,12 +271,12 @@ fn exact(
             matches = left;
         }
     }
-    replace_exact(file, joined, t, &matches);
+    replace_exact(file, joined, t, &matches, ov);
     Ok(done(Status::Applied, notes))
 }
 
 /// Replaces the text to find at each of `matches`.
-fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usize]) {
+fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usize], ov: Overrides) {
     // Matches that share a line are rewritten together, as one segment of whole lines.
     let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for &m in matches {
@@ -272,7 +290,12 @@ fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usi
             _ => groups.push((l0, l1, vec![m])),
         }
     }
-    for (l0, l1, list) in groups.into_iter().rev() {
+    // One pass over the lines: a file with many matches is rebuilt once, not shifted once
+    // per match.
+    let old = std::mem::take(&mut file.lines);
+    let mut lines = Vec::with_capacity(old.len());
+    let mut next = 0;
+    for (l0, l1, list) in groups {
         let mut segment = String::new();
         let mut at = joined.starts[l0];
         for m in list {
@@ -281,15 +304,19 @@ fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usi
             at = m + t.find.len();
         }
         segment.push_str(&joined.text[at..joined.starts[l1 + 1]]);
-        splice_segment(file, l0, l1, &segment);
+        lines.extend_from_slice(&old[next..l0]);
+        lines.extend(segment_lines(&segment, old[l1].eol, ov));
+        next = l1 + 1;
     }
+    lines.extend_from_slice(&old[next..]);
+    file.lines = lines;
 }
 
-/// Replaces file lines `l0..=l1` with `segment` (text with `\n` line ends): new lines end
-/// with the file's usual terminator, the last keeps the old last line's.
-fn splice_segment(file: &mut TextFile, l0: usize, l1: usize, segment: &str) {
-    let eol = file.dominant_eol();
-    let last_eol = file.lines[l1].eol;
+/// The lines of `segment` (text with `\n` line ends) written in place of file lines whose
+/// last ended with `last_eol`: that line end stays on the last new line; the others end
+/// like it (or, as the file says, with the file's usual terminator).
+fn segment_lines(segment: &str, last_eol: Eol, ov: Overrides) -> Vec<Line> {
+    let eol = if ov.neighbour_ends && last_eol != Eol::None { last_eol } else { ov.eol };
     let ends_with_newline = segment.ends_with('\n');
     let body = segment.strip_suffix('\n').unwrap_or(segment);
     let mut new: Vec<Line> = if segment.is_empty() {
@@ -300,7 +327,7 @@ fn splice_segment(file: &mut TextFile, l0: usize, l1: usize, segment: &str) {
     if let Some(last) = new.last_mut() {
         last.eol = if ends_with_newline { if last_eol == Eol::None { eol } else { last_eol } } else { Eol::None };
     }
-    file.lines.splice(l0..=l1, new);
+    new
 }
 
 /// What the replacement standing in the file says.
@@ -416,7 +443,7 @@ fn lenient_apply(
         if let Some(done) = guard(found.line, found.line + 1, found.tier, confidence)? {
             return Ok(Some(done));
         }
-        replace_in_line(file, t, &found);
+        replace_in_line(file, t, &found, ov);
         let lines = Some(LineRange::from_zero_based(found.line, found.line + 1));
         return Ok(Some(Done {
             status: Status::Applied,
@@ -592,7 +619,7 @@ fn in_line(lines: &[Line], find: &str, tiers: TierSet) -> Result<Option<InLine>,
 /// trailing whitespace (ignored when matching) is taken off the replacement where it
 /// starts and ends with the same; the replacement's further lines that start with the
 /// `find`'s indentation get the file line's instead.
-fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine) {
+fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine, ov: Overrides) {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let lead = &body[..body.len() - body.trim_start().len()];
     let trail = &body[body.trim_end().len()..];
@@ -625,7 +652,8 @@ fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine) {
     if file.lines[found.line].eol != Eol::None {
         new.push('\n');
     }
-    splice_segment(file, found.line, found.line, &new);
+    let new = segment_lines(&new, file.lines[found.line].eol, ov);
+    file.lines.splice(found.line..=found.line, new);
 }
 
 /// The failure for a `find` that is nowhere, with the file's closest region.
@@ -653,8 +681,9 @@ fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure 
         clip_line(first, MAX_EXCERPT_CHARS)
     );
     if failure.closest.is_none() {
-        failure.next_step = "re-read the file and copy the text to find exactly, including whitespace; if the change was already made, drop this entry".to_string();
+        failure.next_step = "re-read the file and copy the text to find exactly, including whitespace".to_string();
     }
+    failure.next_step.push_str("; if the change was already made, drop this entry");
     failure
 }
 
@@ -677,7 +706,8 @@ mod tests {
     fn run_edit(text: &str, e: &Edit) -> (String, Result<Done, Failure>) {
         let mut f = TextFile::parse(text);
         let p = &e.policy;
-        let r = apply_text(&mut f, e, Overrides::default(), (p.tiers, Tier::Exact, p.fuzzy_threshold));
+        let ov = Overrides { eol: f.dominant_eol(), neighbour_ends: true, ..Overrides::default() };
+        let r = apply_text(&mut f, e, ov, (p.tiers, Tier::Exact, p.fuzzy_threshold));
         (f.render(), r)
     }
 

@@ -1,6 +1,8 @@
 //! Text (substring) targets, the Aptix `find`/`replace`/`limit` edit: exact bytes after
 //! applying, statuses, tiers and failure kinds.
 
+use std::fmt::Write as _;
+
 use polypatch_core::{
     Action, ApplyError, ApplyOptions, ApplyReport, Edit, EditPlan, EditReport, FailureKind, FileEdit, FileOp,
     MemoryFileSet, Missing, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier, apply,
@@ -432,4 +434,26 @@ fn folded_three_dots_are_not_cut() {
     assert_eq!(r.tier, Some(Tier::Unicode));
     let r = failed("wait\u{2026} go\n", once("wait.. ", "stop"));
     assert_eq!(kind(&r), FailureKind::NotFound);
+}
+
+// --- scale ------------------------------------------------------------------------------
+
+#[test]
+fn big_files_stay_linear() {
+    let mut before = String::new();
+    for i in 0..50_000 {
+        let _ = writeln!(before, "    let value_{i} = compute({i});");
+    }
+    let start = std::time::Instant::now();
+    // Not found at any tier: literal, in-line lenient, evidence, closest region.
+    let r = failed(&before, once("let missing  = nowhere();", "let found = here(1, 2, 3);"));
+    assert_eq!(kind(&r), FailureKind::NotFound);
+    // Multi-line, through the line engine.
+    let r = failed(&before, once("let other = thing(1);\nlet more = stuff(2);", "y"));
+    assert_eq!(kind(&r), FailureKind::NotFound);
+    // Every occurrence, with a replacement that holds the text to find.
+    let a = "a\n".repeat(100_000);
+    let (after, r) = applied(&a, text("a", "ab", Occurrence::All));
+    assert_eq!((after.len(), r.status), (300_000, Status::Applied));
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
 }
