@@ -11,7 +11,9 @@
 //!    replacement text (a replacement that keeps the text to find and adds to it, on a
 //!    re-run) is already applied: with a telling replacement (rule 4) it is reported so,
 //!    with a short one it is refused, since a literal re-apply would add the same text
-//!    twice; under `all` such occurrences are left as they are.
+//!    twice; under `all` such occurrences are left as they are. Under `once`, a telling
+//!    replacement standing before the first occurrence is refused with both places: after
+//!    a run that replaced the first of several, applying again would change the next.
 //! 2. **Lenient, only when the literal search finds nothing, and never for `all`.**
 //!    - A `find` of several lines is matched as lines by the line engine, with the tiers,
 //!      fuzzy threshold and ambiguity guard of [`Target::Lines`]: the lines it keeps in the
@@ -269,6 +271,23 @@ fn exact(
                 done_already.len()
             ));
             matches = left;
+        }
+    }
+    // `once` after a run that replaced the first occurrence: the replacement stands
+    // before the one now first, and applying would change the next one.
+    if judge && matches!(occurrence, Occurrence::First | Occurrence::FirstAfterAnchor) && telling(t).is_ok() {
+        let m = matches[0];
+        if let Some(p) = joined.text[..m].find(&t.with) {
+            let n = joined.line_range(p, t.with.len());
+            let mut failure = Failure::new(
+                FailureKind::Ambiguous,
+                format!(
+                    "the text to find stands at {first} and its replacement before it, at {n}: if an earlier run replaced the first occurrence, applying again would change the next one"
+                ),
+                "if the change is already made, drop this entry; otherwise make the text to find longer so that only the place to change has it",
+            );
+            failure.set_candidates(vec![first, n]);
+            return Err(failure);
         }
     }
     replace_exact(file, joined, t, &matches, ov);

@@ -457,3 +457,21 @@ fn big_files_stay_linear() {
     assert_eq!((after.len(), r.status), (300_000, Status::Applied));
     assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
 }
+
+#[test]
+fn once_rerun_does_not_move_on_to_the_next_occurrence() {
+    let edit = once("connect(old_host)", "connect(new_host)");
+    let (after, r) = applied("connect(old_host);\nconnect(old_host);\n", edit.clone());
+    assert_eq!(after, "connect(new_host);\nconnect(old_host);\n");
+    assert_eq!(r.notes.len(), 1, "the first run warns about the second occurrence");
+    let r = failed(&after, edit);
+    let failure = r.failure.unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert_eq!(failure.candidates.iter().map(|c| c.start).collect::<Vec<_>>(), vec![2, 1]);
+}
+
+#[test]
+fn mixed_endings_keep_each_region_its_own() {
+    let (after, _) = applied("a\nb\r\nc\n", once("b", "b1\nb2"));
+    assert_eq!(after, "a\nb1\r\nb2\r\nc\n");
+}
