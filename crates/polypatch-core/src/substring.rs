@@ -457,7 +457,13 @@ fn lenient_apply(
     };
 
     if !body.contains('\n') {
-        let Some(found) = in_line(&file.lines, body, tiers)? else { return Ok(None) };
+        // A `find` that ends with a newline ends its line; its replacement must then end
+        // with one too (or be empty: the line goes), else it would join the next line.
+        let to_eol = t.find.ends_with('\n');
+        if to_eol && !t.with.is_empty() && !t.with.ends_with('\n') {
+            return Ok(None);
+        }
+        let Some(found) = in_line(&file.lines, body, tiers, to_eol)? else { return Ok(None) };
         let confidence = found.tier.confidence();
         if let Some(done) = guard(found.line, found.line + 1, found.tier, confidence)? {
             return Ok(Some(done));
@@ -579,7 +585,7 @@ impl Normal {
 
 /// Rule 2 for a one-line `find`: its one place inside a line, at the first tier that has
 /// any; several places at that tier are an ambiguity.
-fn in_line(lines: &[Line], find: &str, tiers: TierSet) -> Result<Option<InLine>, Failure> {
+fn in_line(lines: &[Line], find: &str, tiers: TierSet, to_eol: bool) -> Result<Option<InLine>, Failure> {
     let find = find.trim();
     if find.is_empty() {
         return Ok(None);
@@ -599,12 +605,16 @@ fn in_line(lines: &[Line], find: &str, tiers: TierSet) -> Result<Option<InLine>,
             let norm = Normal::new(&line.text, fold);
             for (at, _) in norm.text.match_indices(&needle) {
                 let end = at + needle.len();
-                if !(norm.starts_char(at) && norm.starts_char(end)) {
+                if !(norm.starts_char(at) && norm.starts_char(end))
+                    || (to_eol && !line.text[norm.src[end - 1].1..].trim().is_empty())
+                {
                     continue;
                 }
                 total += 1;
                 if places.len() <= MAX_CANDIDATES {
-                    places.push(InLine { line: i, start: norm.src[at].0, end: norm.src[end - 1].1, tier });
+                    // A find that ends its line takes the line's trailing whitespace with it.
+                    let stop = if to_eol { line.text.len() } else { norm.src[end - 1].1 };
+                    places.push(InLine { line: i, start: norm.src[at].0, end: stop, tier });
                 }
             }
         }
@@ -642,7 +652,15 @@ fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine, ov: Overrides
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let lead = &body[..body.len() - body.trim_start().len()];
     let trail = &body[body.trim_end().len()..];
+    let to_eol = t.find.ends_with('\n');
+    if to_eol && t.with.is_empty() {
+        file.lines.remove(found.line);
+        return;
+    }
     let mut with = t.with.as_str();
+    if to_eol {
+        with = with.strip_suffix('\n').unwrap_or(with);
+    }
     with = with.strip_prefix(lead).unwrap_or(with);
     with = with.strip_suffix(trail).unwrap_or(with);
     let text = &file.lines[found.line].text;

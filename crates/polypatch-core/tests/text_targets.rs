@@ -475,3 +475,16 @@ fn mixed_endings_keep_each_region_its_own() {
     let (after, _) = applied("a\nb\r\nc\n", once("b", "b1\nb2"));
     assert_eq!(after, "a\nb1\r\nb2\r\nc\n");
 }
+
+#[test]
+fn one_line_find_ending_with_a_newline_at_a_lenient_tier() {
+    let (after, r) = applied("a\n\tfoo();  \nb\n", once("    foo();\n", "    bar();\n"));
+    assert_eq!(after, "a\n\tbar();\nb\n");
+    assert_eq!(r.tier, Some(Tier::Trimmed));
+    let (after, _) = applied("a\n\tfoo();\nb\n", once("    foo();\n", ""));
+    assert_eq!(after, "a\nb\n", "an empty replacement removes the line");
+    // The newline says the find ends its line: a fragment is not a match.
+    assert_eq!(kind(&failed("x = \u{201C}foo\u{201D}; y\n", once("\"foo\";\n", "1;\n"))), FailureKind::NotFound);
+    // A replacement without the newline would join the next line: exact only.
+    assert_eq!(kind(&failed("\tfoo();\nb\n", once("    foo();\n", "bar();"))), FailureKind::NotFound);
+}
