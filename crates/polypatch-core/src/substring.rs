@@ -366,6 +366,10 @@ impl Evidence {
         }
         let places: Vec<usize> = joined.text.match_indices(&t.with).map(|(i, _)| i).take(2).collect();
         let Some(&first) = places.first() else { return Evidence::None };
+        // A replacement of a character or two stands in most files: not worth a mention.
+        if t.with.chars().filter(|c| !c.is_whitespace()).count() < 3 {
+            return Evidence::None;
+        }
         if let Err(why) = telling(t) {
             return Evidence::Weak(first, why);
         }
@@ -713,10 +717,12 @@ fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure 
     };
     let mut failure = miss_failure(lines, &q, Miss::NotFound, "lines");
     let first = pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("");
-    failure.message = format!(
-        "the text to find is not in the file, not even loosely (first line: `{}`)",
-        clip_line(first, MAX_EXCERPT_CHARS)
-    );
+    let shown = clip_line(first, MAX_EXCERPT_CHARS);
+    failure.message = if pat.len() > 1 {
+        format!("the text to find is not in the file, not even loosely (first line: `{shown}`)")
+    } else {
+        format!("the text to find is not in the file, not even loosely: `{shown}`")
+    };
     if failure.closest.is_none() {
         failure.next_step = "re-read the file and copy the text to find exactly, including whitespace".to_string();
     }

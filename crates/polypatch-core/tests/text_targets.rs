@@ -155,7 +155,12 @@ fn rerun_of_a_telling_replacement_is_already_applied() {
 
 #[test]
 fn short_replacement_is_no_evidence() {
+    // A character or two: not even mentioned.
     let r = failed("let x = 1;\n", once("let y = 2;", "x"));
+    assert_eq!(kind(&r), FailureKind::NotFound);
+    assert_eq!(r.failure.unwrap().message, "the text to find is not in the file, not even loosely: `let y = 2;`");
+    // Shorter than the evidence needs: named, and not taken as applied.
+    let r = failed("fn f() { run(); }\n", once("fn g() { stop(); }", "run();"));
     assert_eq!(kind(&r), FailureKind::NotFound);
     let message = &r.failure.unwrap().message;
     assert!(message.contains("the replacement text stands at line 1, but it is too short"), "{message}");
