@@ -27,7 +27,9 @@
 //!      leading and trailing whitespace ignored. It must match one place in the file;
 //!      the fuzzy tier is never used for a line fragment (it would guess where the
 //!      fragment starts and ends). A match that covers a whole line keeps the file's
-//!      indentation.
+//!      indentation. A one-line `find` ending with a newline matches only where it ends
+//!      its line (the line's trailing whitespace goes with it); an empty replacement then
+//!      removes the line, and one without a final newline is exact only.
 //!    - Lenient matches need one place, whatever the occurrence rule says.
 //! 3. **Already applied** is a finding, only after both searches found nothing (a text
 //!    like the `find` still in the file was not replaced): the replacement stands in the
@@ -42,7 +44,12 @@
 //!    is skipped) and the failure says the replacement was seen but is not evidence.
 //! 5. **Not found.** A failure naming the closest region (lines, similarity, a short
 //!    diff), or with [`Missing::Skip`] / `ApplyOptions::skip_missing_text` a skipped edit
-//!    whose note says what was not found.
+//!    whose note says what was not found. Ambiguities are never skipped.
+//!
+//! The search is linear in the file: one literal scan, one normalized scan per lenient
+//! in-line tier, the line engine's bounded tiers, and the closest-region search within
+//! its work budget. A text target searches the whole file: an anchor does not narrow it,
+//! and a line hint only chooses between equal lenient matches of a several-line `find`.
 
 use std::fmt::Write as _;
 
