@@ -22,6 +22,12 @@ pub struct ApplyOptions {
     pub dry_run: bool,
     /// Overrides every edit's fuzzy threshold.
     pub fuzzy_threshold: Option<f64>,
+    /// A text (substring) target that is not in the file, not even loosely, and not
+    /// already applied, is reported skipped instead of failing the plan: the Aptix specs'
+    /// "no-op" for a `find` that is not found. Off by default: a silent no-op is how edits
+    /// get lost. Line targets are not affected.
+    #[serde(default)]
+    pub skip_missing_text: bool,
 }
 
 impl ApplyOptions {
@@ -36,6 +42,13 @@ impl ApplyOptions {
     #[must_use]
     pub fn dry_run(mut self, yes: bool) -> Self {
         self.dry_run = yes;
+        self
+    }
+
+    /// Builder: skip text targets that are not found (see [`ApplyOptions::skip_missing_text`]).
+    #[must_use]
+    pub fn skip_missing_text(mut self, yes: bool) -> Self {
+        self.skip_missing_text = yes;
         self
     }
 }
@@ -83,7 +96,12 @@ pub fn compute<S: FileSource + ?Sized>(
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
     let mut state = State { files, slots: Vec::new() };
-    let ov = Overrides { strict: options.strict, fuzzy_threshold: options.fuzzy_threshold, ..Overrides::default() };
+    let ov = Overrides {
+        strict: options.strict,
+        fuzzy_threshold: options.fuzzy_threshold,
+        skip_missing_text: options.skip_missing_text,
+        ..Overrides::default()
+    };
     let mut report = ApplyReport { dialect: plan.dialect.clone(), dry_run: options.dry_run, ..ApplyReport::default() };
     for fe in &plan.files {
         report.files.push(state.file_op(fe, ov));

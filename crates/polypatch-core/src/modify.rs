@@ -35,6 +35,9 @@ pub(crate) struct Overrides {
     pub eol: Eol,
     /// Added lines end like the line they replace or stand next to (else always `eol`).
     pub neighbour_ends: bool,
+    /// A text (substring) target that is not found, and not already applied, is skipped
+    /// instead of failing (`ApplyOptions::skip_missing_text`).
+    pub skip_missing_text: bool,
 }
 
 impl Overrides {
@@ -77,12 +80,13 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
     reports
 }
 
-struct Done {
-    status: Status,
-    tier: Option<Tier>,
-    confidence: f64,
-    lines: Option<LineRange>,
-    notes: Vec<String>,
+/// What applying one edit did.
+pub(crate) struct Done {
+    pub status: Status,
+    pub tier: Option<Tier>,
+    pub confidence: f64,
+    pub lines: Option<LineRange>,
+    pub notes: Vec<String>,
 }
 
 impl Done {
@@ -159,11 +163,7 @@ fn locate_and_apply(
     let len = file.lines.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     match &edit.target {
-        Target::Text(find) => {
-            let (status, lines) = crate::substring::apply_text(file, find, &edit.action, policy)?;
-            let tier = lines.map(|_| Tier::Exact);
-            return Ok(Done { status, tier, confidence: 1.0, lines, notes: Vec::new() });
-        }
+        Target::Text(_) => return crate::substring::apply_text(file, edit, ov, (tiers, base, threshold)),
         Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor, ov),
         Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor, ov),
         Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
@@ -350,7 +350,7 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 }
 
 /// Applies the action at a located block.
-fn apply_at(
+pub(crate) fn apply_at(
     file: &mut TextFile,
     edit: &Edit,
     pat: &[String],
@@ -584,7 +584,7 @@ pub(crate) fn align(old: &[String], new: &[String]) -> Vec<Option<usize>> {
 /// Every part of it is bounded: at most [`crate::MAX_CANDIDATES`] places are listed (and
 /// the rest counted), excerpts are clipped, and the closest region is searched within a
 /// work budget.
-fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
+pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
     match miss {
         Miss::Ambiguous(tier, places, scores) => {
             let total = places.len();

@@ -1,89 +1,269 @@
-//! Substring targets (Aptix `find`): literal text that may start and end inside lines.
-//! Matching is exact after normalizing line endings to `\n`; lenient matching of
-//! substrings belongs to the dialect that needs it.
+//! Substring targets ([`Target::Text`], Aptix `find`): literal text that may start and end
+//! inside lines. `find` and the replacement are compared and written with `\n` line
+//! ends; a CRLF file is read as `\n` and written back with its own terminators.
+//!
+//! The rules, once:
+//!
+//! 1. **Exact.** The text is searched literally. [`Occurrence::Unique`]: several places
+//!    are an ambiguity. [`Occurrence::First`] (Aptix `limit: once`): the first place is
+//!    replaced, and with several the report carries a note naming them.
+//!    [`Occurrence::All`]: every place is replaced. An occurrence that stands inside the
+//!    replacement text (a replacement that keeps the text to find and adds to it, on a
+//!    re-run) is already applied: with a telling replacement (rule 4) it is reported so,
+//!    with a short one it is refused, since a literal re-apply would add the same text
+//!    twice; under `all` such occurrences are left as they are.
+//! 2. **Lenient, only when the literal search finds nothing, and never for `all`.**
+//!    - A `find` of several lines is matched as lines by the line engine, with the tiers,
+//!      fuzzy threshold and ambiguity guard of [`Target::Lines`]: the lines it keeps in the
+//!      replacement are written as the file has them, the others follow the file's
+//!      indentation, and at the fuzzy tier a line the edit rewrites may differ by a typo
+//!      only (so a first line that is a fragment of a longer file line is not replaced
+//!      whole). A `find` ending with a newline whose replacement does not end with one is
+//!      exact only: as lines it cannot be written.
+//!    - A one-line `find` is searched inside lines: runs of whitespace compare equal
+//!      ([`Tier::Trimmed`]), then also Unicode look-alikes ([`Tier::Unicode`]), its own
+//!      leading and trailing whitespace ignored. It must match one place in the file;
+//!      the fuzzy tier is never used for a line fragment (it would guess where the
+//!      fragment starts and ends). A match that covers a whole line keeps the file's
+//!      indentation.
+//!    - Lenient matches need one place, whatever the occurrence rule says.
+//! 3. **Already applied** is a finding, only after both searches found nothing (a text
+//!    like the `find` still in the file was not replaced): the replacement stands in the
+//!    file literally and is telling (rule 4). A lenient match that lies inside an
+//!    occurrence of a telling replacement is already applied; one elsewhere while such a
+//!    replacement also stands in the file is refused (both readings are plausible).
+//! 4. **Telling replacement.** At least [`MIN_EVIDENCE_CHARS`] characters that are not
+//!    whitespace; not a part of the `find` (a replacement that only deletes leaves text
+//!    that stood there anyway); text of its own beyond what it shares with the `find` at
+//!    both ends; and, unless the edit replaces every occurrence, found at exactly one place.
+//!    A short or common replacement (`x`, `""`, `}`) proves nothing: the edit fails (or
+//!    is skipped) and the failure says the replacement was seen but is not evidence.
+//! 5. **Not found.** A failure naming the closest region (lines, similarity, a short
+//!    diff), or with [`Missing::Skip`] / `ApplyOptions::skip_missing_text` a skipped edit
+//!    whose note says what was not found.
 
-use crate::ir::{Action, Missing, Occurrence, Policy};
-use crate::report::{Failure, FailureKind, LineRange, MAX_EXCERPT_CHARS, Status, clip_line};
+use std::fmt::Write as _;
+
+use crate::engine::{self, Miss, Query};
+use crate::fold::folded;
+use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
+use crate::modify::{Done, Overrides, align, apply_at, miss_failure};
+use crate::report::{
+    Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_line, list_places,
+};
 use crate::text::{Eol, Line, TextFile};
+use crate::tier::{Tier, TierSet};
 
-/// Applies a substring edit. Returns the status and the lines of the first match.
+/// How many non-whitespace characters a replacement needs to show, by standing in the
+/// file, that the edit was already applied.
+pub(crate) const MIN_EVIDENCE_CHARS: usize = 12;
+
+/// The file's text with `\n` line ends, and where each line starts in it.
+struct Joined {
+    text: String,
+    /// Byte offset of each line's start, then the text's length.
+    starts: Vec<usize>,
+}
+
+impl Joined {
+    fn new(lines: &[Line]) -> Joined {
+        let mut text = String::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
+        let mut starts = Vec::with_capacity(lines.len() + 1);
+        for line in lines {
+            starts.push(text.len());
+            text.push_str(&line.text);
+            if line.eol != Eol::None {
+                text.push('\n');
+            }
+        }
+        starts.push(text.len());
+        Joined { text, starts }
+    }
+
+    /// The line (0-based) holding byte `at`.
+    fn line_of(&self, at: usize) -> usize {
+        self.starts.partition_point(|&s| s <= at).saturating_sub(1)
+    }
+
+    /// The lines of the `len` bytes at `at` (at least one line).
+    fn range(&self, at: usize, len: usize) -> (usize, usize) {
+        let first = self.line_of(at);
+        (first, self.line_of(at + len.saturating_sub(1)).max(first) + 1)
+    }
+
+    fn line_range(&self, at: usize, len: usize) -> LineRange {
+        let (s, e) = self.range(at, len);
+        LineRange::from_zero_based(s, e)
+    }
+}
+
+/// The searched text and its replacement, with `\n` line ends.
+struct Texts {
+    find: String,
+    with: String,
+}
+
+/// Applies a substring edit (rules in the module docs).
 pub(crate) fn apply_text(
     file: &mut TextFile,
-    find: &str,
-    action: &Action,
-    policy: &Policy,
-) -> Result<(Status, Option<LineRange>), Failure> {
+    edit: &Edit,
+    ov: Overrides,
+    (tiers, base, threshold): (TierSet, Tier, f64),
+) -> Result<Done, Failure> {
+    let Target::Text(find) = &edit.target else { unreachable!("only text targets come here") };
     let find = find.replace("\r\n", "\n");
     if find.is_empty() {
         return Err(Failure::new(FailureKind::InvalidPlan, "the text to find is empty", "give the text to replace"));
     }
-    let replacement = match action {
+    let with = match &edit.action {
         Action::Replace(rep) => rep.text.clone().unwrap_or_else(|| rep.lines.join("\n")).replace("\r\n", "\n"),
         Action::Delete => String::new(),
-        Action::InsertBefore { lines } => format!("{}{find}", lines.join("\n")),
-        Action::InsertAfter { lines } => format!("{find}{}", lines.join("\n")),
+        Action::InsertBefore { lines } => format!("{}\n{find}", lines.join("\n")),
+        Action::InsertAfter { lines } => format!("{find}\n{}", lines.join("\n")),
     };
-    let mut text = String::new();
-    let mut starts = Vec::with_capacity(file.lines.len() + 1);
-    for line in &file.lines {
-        starts.push(text.len());
-        text.push_str(&line.text);
-        if line.eol != Eol::None {
-            text.push('\n');
-        }
+    let t = Texts { find, with };
+    let joined = Joined::new(&file.lines);
+    let judge = !ov.fresh && edit.policy.detect_already_applied;
+    let matches: Vec<usize> = joined.text.match_indices(&t.find).map(|(i, _)| i).collect();
+    if !matches.is_empty() {
+        return exact(file, &joined, &t, edit.policy.occurrence, matches, judge);
     }
-    starts.push(text.len());
-    let line_of = |byte: usize| starts.partition_point(|&s| s <= byte).saturating_sub(1);
 
-    let mut matches: Vec<usize> = text.match_indices(&find).map(|(i, _)| i).collect();
-    if matches.is_empty() {
-        if !replacement.is_empty() && text.contains(&replacement) {
-            return Ok((Status::AlreadyApplied, None));
+    // Not there literally: the lenient tiers, then the evidence that it was applied.
+    let evidence = if judge { Evidence::of(&joined, &t, edit.policy.occurrence) } else { Evidence::None };
+    if edit.policy.occurrence != Occurrence::All {
+        let lenient = tiers.without(Tier::Exact).without(Tier::Prefix);
+        if let Some(done) = lenient_apply(file, &joined, edit, &t, ov, (lenient, base, threshold), &evidence)? {
+            return Ok(done);
         }
-        return match policy.if_missing {
-            Missing::Error => Err(Failure::new(
-                FailureKind::NotFound,
-                format!(
-                    "the text to find is not in the file: `{}`",
-                    clip_line(find.lines().next().unwrap_or(""), MAX_EXCERPT_CHARS)
-                ),
-                "re-read the file and copy the text to find exactly, including whitespace",
-            )),
-            Missing::Skip => Ok((Status::Skipped, None)),
-            Missing::AlreadyApplied => Ok((Status::AlreadyApplied, None)),
-        };
     }
-    match policy.occurrence {
+    if let Evidence::Telling(places) = &evidence {
+        let at = joined.line_range(places[0], t.with.len());
+        return Ok(Done {
+            status: Status::AlreadyApplied,
+            tier: Some(Tier::Exact),
+            confidence: 1.0,
+            lines: Some(at),
+            notes: vec![format!("the text to find is not in the file and its replacement stands at {at}")],
+        });
+    }
+    let mut failure = not_found(&file.lines, &t, edit, threshold);
+    if let Evidence::Weak(at, why) = &evidence {
+        let at = joined.line_range(*at, t.with.len());
+        let _ = write!(
+            failure.message,
+            "; the replacement text stands at {at}, but {why}, so it does not show that the edit was applied"
+        );
+    }
+    if ov.skip_missing_text || edit.policy.if_missing == Missing::Skip {
+        let mut note = format!("skipped: {}", failure.message);
+        if let Some(c) = &failure.closest {
+            let _ = write!(note, " (closest: {}, similarity {:.2})", c.lines, c.similarity);
+        }
+        return Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes: vec![note] });
+    }
+    if edit.policy.if_missing == Missing::AlreadyApplied {
+        return Ok(Done {
+            status: Status::AlreadyApplied,
+            tier: None,
+            confidence: 0.0,
+            lines: None,
+            notes: Vec::new(),
+        });
+    }
+    Err(failure)
+}
+
+/// The literal search found `matches` (byte offsets, in order).
+fn exact(
+    file: &mut TextFile,
+    joined: &Joined,
+    t: &Texts,
+    occurrence: Occurrence,
+    mut matches: Vec<usize>,
+    judge: bool,
+) -> Result<Done, Failure> {
+    let total = matches.len();
+    let mut notes = Vec::new();
+    match occurrence {
         Occurrence::All => {}
-        Occurrence::First | Occurrence::FirstAfterAnchor => matches.truncate(1),
-        Occurrence::Unique if matches.len() > 1 => {
-            let ranges: Vec<LineRange> = matches
-                .iter()
-                .take(crate::MAX_CANDIDATES)
-                .map(|&m| LineRange::from_zero_based(line_of(m), line_of(m + find.len().saturating_sub(1)) + 1))
-                .collect();
+        Occurrence::Unique if total > 1 => {
+            let ranges: Vec<LineRange> =
+                matches.iter().take(MAX_CANDIDATES).map(|&m| joined.line_range(m, t.find.len())).collect();
             let mut failure = Failure::new(
                 FailureKind::Ambiguous,
-                format!("the text to find occurs {} times", matches.len()),
+                format!("the text to find occurs {total} times: {}", list_places(&ranges, total)),
                 "make the text to find longer so it occurs once",
             );
             failure.set_candidates(ranges);
-            failure.candidates_total = matches.len();
+            failure.candidates_total = total;
             return Err(failure);
         }
         Occurrence::Unique => {}
+        Occurrence::First | Occurrence::FirstAfterAnchor => {
+            if total > 1 {
+                let ranges: Vec<LineRange> =
+                    matches.iter().take(MAX_CANDIDATES).map(|&m| joined.line_range(m, t.find.len())).collect();
+                notes.push(format!(
+                    "the text to find occurs {total} times ({}): the first was replaced; to change another, make the text to find longer, or use `limit: all` to change every one",
+                    list_places(&ranges, total)
+                ));
+            }
+            matches.truncate(1);
+        }
     }
-    let first = matches[0];
-    let first_range = LineRange::from_zero_based(line_of(first), line_of(first + find.len().saturating_sub(1)) + 1);
-    if replacement == find {
-        return Ok((Status::AlreadyApplied, Some(first_range)));
+    let first = joined.line_range(matches[0], t.find.len());
+    let done = |status, notes| Done { status, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(first), notes };
+    if t.with == t.find {
+        return Ok(done(Status::AlreadyApplied, notes));
     }
-    let eol = file.dominant_eol();
+    // An occurrence inside the replacement (which keeps the text to find) is already
+    // replaced: applying again would add the new text twice.
+    if judge && t.with.contains(&t.find) {
+        let inside = |m: usize| {
+            t.with
+                .match_indices(&t.find)
+                .any(|(k, _)| m >= k && joined.text.as_bytes()[m - k..].starts_with(t.with.as_bytes()))
+        };
+        let (done_already, left): (Vec<usize>, Vec<usize>) = matches.iter().partition(|&&m| inside(m));
+        if !done_already.is_empty() {
+            if occurrence != Occurrence::All {
+                return match telling(t) {
+                    Ok(()) => Ok(done(Status::AlreadyApplied, notes)),
+                    Err(why) => {
+                        let mut failure = Failure::new(
+                            FailureKind::Ambiguous,
+                            format!(
+                                "the text to find stands at {first} inside its own replacement, but {why}: it cannot be told whether the edit was already applied"
+                            ),
+                            "if the change is already made, drop this entry; otherwise make the text to find longer so that only the place to change has it",
+                        );
+                        failure.set_candidates(vec![first]);
+                        return Err(failure);
+                    }
+                };
+            }
+            if left.is_empty() {
+                return Ok(done(Status::AlreadyApplied, notes));
+            }
+            notes.push(format!(
+                "{} of the {total} occurrences already stand inside the replacement and were left as they are",
+                done_already.len()
+            ));
+            matches = left;
+        }
+    }
+    replace_exact(file, joined, t, &matches);
+    Ok(done(Status::Applied, notes))
+}
+
+/// Replaces the text to find at each of `matches`.
+fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usize]) {
     // Matches that share a line are rewritten together, as one segment of whole lines.
     let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
-    for &m in &matches {
-        let l0 = line_of(m);
-        let l1 = line_of(m + find.len() - 1).max(l0);
+    for &m in matches {
+        let (l0, l1) = joined.range(m, t.find.len());
+        let l1 = l1 - 1;
         match groups.last_mut() {
             Some((_, end, list)) if l0 <= *end => {
                 *end = (*end).max(l1);
@@ -93,41 +273,413 @@ pub(crate) fn apply_text(
         }
     }
     for (l0, l1, list) in groups.into_iter().rev() {
-        let seg_end = starts[l1 + 1];
-        let last_eol = file.lines[l1].eol;
         let mut segment = String::new();
-        let mut at = starts[l0];
+        let mut at = joined.starts[l0];
         for m in list {
-            segment.push_str(&text[at..m]);
-            segment.push_str(&replacement);
-            at = m + find.len();
+            segment.push_str(&joined.text[at..m]);
+            segment.push_str(&t.with);
+            at = m + t.find.len();
         }
-        segment.push_str(&text[at..seg_end]);
-        let ends_with_newline = segment.ends_with('\n');
-        let body = segment.strip_suffix('\n').unwrap_or(&segment);
-        let mut new: Vec<Line> = if segment.is_empty() {
-            Vec::new()
-        } else {
-            body.split('\n').map(|t| Line { text: t.to_string(), eol }).collect()
-        };
-        if let Some(last) = new.last_mut() {
-            last.eol = if ends_with_newline { if last_eol == Eol::None { eol } else { last_eol } } else { Eol::None };
-        }
-        file.lines.splice(l0..=l1, new);
+        segment.push_str(&joined.text[at..joined.starts[l1 + 1]]);
+        splice_segment(file, l0, l1, &segment);
     }
-    Ok((Status::Applied, Some(first_range)))
+}
+
+/// Replaces file lines `l0..=l1` with `segment` (text with `\n` line ends): new lines end
+/// with the file's usual terminator, the last keeps the old last line's.
+fn splice_segment(file: &mut TextFile, l0: usize, l1: usize, segment: &str) {
+    let eol = file.dominant_eol();
+    let last_eol = file.lines[l1].eol;
+    let ends_with_newline = segment.ends_with('\n');
+    let body = segment.strip_suffix('\n').unwrap_or(segment);
+    let mut new: Vec<Line> = if segment.is_empty() {
+        Vec::new()
+    } else {
+        body.split('\n').map(|t| Line { text: t.to_string(), eol }).collect()
+    };
+    if let Some(last) = new.last_mut() {
+        last.eol = if ends_with_newline { if last_eol == Eol::None { eol } else { last_eol } } else { Eol::None };
+    }
+    file.lines.splice(l0..=l1, new);
+}
+
+/// What the replacement standing in the file says.
+enum Evidence {
+    /// Not looked for, or not in the file.
+    None,
+    /// In the file at these byte offsets, and telling.
+    Telling(Vec<usize>),
+    /// In the file (first at this offset), but it proves nothing, for this reason.
+    Weak(usize, &'static str),
+}
+
+impl Evidence {
+    fn of(joined: &Joined, t: &Texts, occurrence: Occurrence) -> Evidence {
+        if t.with.is_empty() {
+            return Evidence::None;
+        }
+        let places: Vec<usize> = joined.text.match_indices(&t.with).map(|(i, _)| i).take(2).collect();
+        let Some(&first) = places.first() else { return Evidence::None };
+        if let Err(why) = telling(t) {
+            return Evidence::Weak(first, why);
+        }
+        if occurrence != Occurrence::All && places.len() > 1 {
+            return Evidence::Weak(first, "it occurs more than once");
+        }
+        Evidence::Telling(places)
+    }
+}
+
+/// Whether the replacement says enough to show, by standing in the file, that the edit
+/// was applied (rule 4); else why not.
+fn telling(t: &Texts) -> Result<(), &'static str> {
+    if t.with.chars().filter(|c| !c.is_whitespace()).count() < MIN_EVIDENCE_CHARS {
+        return Err("it is too short");
+    }
+    if t.find.contains(&t.with) {
+        return Err("it is a part of the text to find");
+    }
+    // What the replacement adds beyond the ends it shares with the text to find.
+    let prefix = t.find.chars().zip(t.with.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum();
+    let rest_find = &t.find[prefix..];
+    let rest_with = &t.with[prefix..];
+    let suffix: usize = rest_find
+        .chars()
+        .rev()
+        .zip(rest_with.chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    if rest_with[..rest_with.len() - suffix].trim().is_empty() {
+        return Err("it adds no text of its own to the text to find");
+    }
+    Ok(())
+}
+
+/// A one-line `find` matched inside a file line: the line, the byte range, the tier.
+struct InLine {
+    line: usize,
+    start: usize,
+    end: usize,
+    tier: Tier,
+}
+
+/// The lenient tiers (rule 2), with the evidence of rule 3. `Ok(None)`: nothing found.
+fn lenient_apply(
+    file: &mut TextFile,
+    joined: &Joined,
+    edit: &Edit,
+    t: &Texts,
+    ov: Overrides,
+    (tiers, base, threshold): (TierSet, Tier, f64),
+    evidence: &Evidence,
+) -> Result<Option<Done>, Failure> {
+    if tiers.iter().next().is_none() {
+        return Ok(None);
+    }
+    let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
+    // Where the lenient match stands, as lines, and what it means next to a telling
+    // replacement in the file.
+    let guard = |start: usize, end: usize, tier: Tier, confidence: f64| -> Result<Option<Done>, Failure> {
+        let Evidence::Telling(places) = evidence else { return Ok(None) };
+        let at = LineRange::from_zero_based(start, end);
+        for &p in places {
+            let (s, e) = joined.range(p, t.with.len());
+            if s <= start && end <= e {
+                let notes = vec![format!(
+                    "the text to find matches {at} only loosely ({tier} match), inside its replacement: already applied"
+                )];
+                return Ok(Some(Done {
+                    status: Status::AlreadyApplied,
+                    tier: Some(tier),
+                    confidence,
+                    lines: Some(at),
+                    notes,
+                }));
+            }
+        }
+        let n = joined.line_range(places[0], t.with.len());
+        let mut failure = Failure::new(
+            FailureKind::Ambiguous,
+            format!(
+                "text like the text to find stands at {at} ({tier} match) and its replacement at {n}: it cannot be told whether the edit was already applied"
+            ),
+            "if the change is already made, drop this entry; otherwise copy the text to find exactly as the file has it",
+        );
+        failure.set_candidates(vec![at, n]);
+        Err(failure)
+    };
+
+    if !body.contains('\n') {
+        let Some(found) = in_line(&file.lines, body, tiers)? else { return Ok(None) };
+        let confidence = found.tier.confidence();
+        if let Some(done) = guard(found.line, found.line + 1, found.tier, confidence)? {
+            return Ok(Some(done));
+        }
+        replace_in_line(file, t, &found);
+        let lines = Some(LineRange::from_zero_based(found.line, found.line + 1));
+        return Ok(Some(Done {
+            status: Status::Applied,
+            tier: Some(found.tier),
+            confidence,
+            lines,
+            notes: Vec::new(),
+        }));
+    }
+
+    let Some((pat, new)) = as_lines(t) else { return Ok(None) };
+    let kept = align(&pat, &new);
+    let changed: Vec<bool> = (0..pat.len()).map(|i| !kept.contains(&Some(i))).collect();
+    let q = Query {
+        pat: &pat,
+        lo: 0,
+        hi: file.lines.len(),
+        hint: edit.scope.line_hint.map(|n| n.saturating_sub(1)),
+        at_eof: false,
+        occurrence: Occurrence::Unique,
+        ignore_blank: edit.policy.ignore_blank_lines,
+        threshold,
+        base,
+        positional: false,
+        prefix: false,
+        changed: &changed,
+    };
+    let found = match engine::locate(&file.lines, &q, tiers) {
+        Ok(found) => found.into_iter().next().expect("located once"),
+        Err(Miss::NotFound) => return Ok(None),
+        Err(miss) => {
+            let mut failure = miss_failure(&file.lines, &q, miss, "lines");
+            failure.message = failure.message.replacen("the lines match", "the lines of the text to find match", 1);
+            return Err(failure);
+        }
+    };
+    if let Some(done) = guard(found.start, found.end, found.tier, found.confidence)? {
+        return Ok(Some(done));
+    }
+    let as_lines = Edit {
+        target: Target::Lines(pat.clone()),
+        action: Action::Replace(Replacement { kept: Some(kept.clone()), ..Replacement::lines(new) }),
+        ..edit.clone()
+    };
+    let mut cursor = 0;
+    apply_at(file, &as_lines, &pat, &kept, &found, &mut cursor, ov).map(Some)
+}
+
+/// The text to find and its replacement as whole lines, when the replacement can be
+/// written so: a `find` that ends with a newline needs a replacement that does too (or
+/// none at all); a `find` that does not leaves the line end after it in place.
+fn as_lines(t: &Texts) -> Option<(Vec<String>, Vec<String>)> {
+    let split = |s: &str| s.split('\n').map(str::to_string).collect::<Vec<_>>();
+    match t.find.strip_suffix('\n') {
+        Some(body) if t.with.is_empty() => Some((split(body), Vec::new())),
+        Some(body) => t.with.strip_suffix('\n').map(|w| (split(body), split(w))),
+        None => Some((split(&t.find), split(&t.with))),
+    }
+}
+
+/// A string with runs of whitespace collapsed to one space and, with `fold`, Unicode
+/// look-alikes folded; for each of its bytes, the byte range of the source character.
+struct Normal {
+    text: String,
+    src: Vec<(usize, usize)>,
+}
+
+impl Normal {
+    fn new(s: &str, fold: bool) -> Normal {
+        let mut text = String::with_capacity(s.len());
+        let mut src = Vec::with_capacity(s.len());
+        let mut chars = s.char_indices().peekable();
+        let mut buf = [0u8; 4];
+        while let Some((i, c)) = chars.next() {
+            let end = i + c.len_utf8();
+            let mut push = |text: &mut String, ch: char, range: (usize, usize)| {
+                text.push(ch);
+                src.extend(std::iter::repeat_n(range, ch.len_utf8()));
+            };
+            // Without folding only ASCII blanks: a special space is a look-alike.
+            let as_space = |c: char| {
+                if fold {
+                    c.is_whitespace() || folded(c.encode_utf8(&mut [0u8; 4])).eq([' '])
+                } else {
+                    c == ' ' || c == '\t'
+                }
+            };
+            if as_space(c) {
+                let mut run_end = end;
+                while let Some(&(j, d)) = chars.peek() {
+                    if !as_space(d) {
+                        break;
+                    }
+                    run_end = j + d.len_utf8();
+                    chars.next();
+                }
+                push(&mut text, ' ', (i, run_end));
+            } else if fold {
+                for ch in folded(c.encode_utf8(&mut buf)) {
+                    push(&mut text, ch, (i, end));
+                }
+            } else {
+                push(&mut text, c, (i, end));
+            }
+        }
+        Normal { text, src }
+    }
+
+    /// Whether normalized byte `at` starts a source character (or is the end).
+    fn starts_char(&self, at: usize) -> bool {
+        at == 0 || at == self.src.len() || self.src[at - 1] != self.src[at]
+    }
+}
+
+/// Rule 2 for a one-line `find`: its one place inside a line, at the first tier that has
+/// any; several places at that tier are an ambiguity.
+fn in_line(lines: &[Line], find: &str, tiers: TierSet) -> Result<Option<InLine>, Failure> {
+    let find = find.trim();
+    if find.is_empty() {
+        return Ok(None);
+    }
+    for (tier, fold) in [(Tier::Trimmed, false), (Tier::Unicode, true)] {
+        if !tiers.contains(tier) {
+            continue;
+        }
+        let needle = Normal::new(find, fold).text;
+        let mut places: Vec<InLine> = Vec::new();
+        let mut total = 0usize;
+        for (i, line) in lines.iter().enumerate() {
+            let norm = Normal::new(&line.text, fold);
+            for (at, _) in norm.text.match_indices(&needle) {
+                let end = at + needle.len();
+                if !(norm.starts_char(at) && norm.starts_char(end)) {
+                    continue;
+                }
+                total += 1;
+                if places.len() <= MAX_CANDIDATES {
+                    places.push(InLine { line: i, start: norm.src[at].0, end: norm.src[end - 1].1, tier });
+                }
+            }
+        }
+        match total {
+            0 => {}
+            1 => return Ok(places.pop()),
+            _ => {
+                let ranges: Vec<LineRange> = places
+                    .iter()
+                    .take(MAX_CANDIDATES)
+                    .map(|p| LineRange::from_zero_based(p.line, p.line + 1))
+                    .collect();
+                let mut failure = Failure::new(
+                    FailureKind::Ambiguous,
+                    format!(
+                        "the text to find is not in the file as written, and matches {total} places equally well ({tier} match): {}",
+                        list_places(&ranges, total)
+                    ),
+                    "copy the text to find exactly as the file has it, long enough to occur once",
+                );
+                failure.set_candidates(ranges);
+                failure.candidates_total = total;
+                return Err(failure);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Writes the replacement over a match inside a line. The `find`'s own leading and
+/// trailing whitespace (ignored when matching) is taken off the replacement where it
+/// starts and ends with the same; the replacement's further lines that start with the
+/// `find`'s indentation get the file line's instead.
+fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine) {
+    let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
+    let lead = &body[..body.len() - body.trim_start().len()];
+    let trail = &body[body.trim_end().len()..];
+    let mut with = t.with.as_str();
+    with = with.strip_prefix(lead).unwrap_or(with);
+    with = with.strip_suffix(trail).unwrap_or(with);
+    let text = &file.lines[found.line].text;
+    let indent = &text[..text.len() - text.trim_start().len()];
+    let whole = found.start == indent.len() && text[found.end..].trim().is_empty();
+    let mut new = String::new();
+    new.push_str(&text[..found.start]);
+    for (k, part) in with.split('\n').enumerate() {
+        if k > 0 {
+            new.push('\n');
+            match part.strip_prefix(lead) {
+                Some(rest) if whole && !lead.is_empty() => {
+                    new.push_str(indent);
+                    new.push_str(rest);
+                }
+                _ => new.push_str(part),
+            }
+        } else {
+            new.push_str(part);
+        }
+    }
+    new.push_str(&text[found.end..]);
+    if whole && with.trim().is_empty() {
+        new = String::new();
+    }
+    if file.lines[found.line].eol != Eol::None {
+        new.push('\n');
+    }
+    splice_segment(file, found.line, found.line, &new);
+}
+
+/// The failure for a `find` that is nowhere, with the file's closest region.
+fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure {
+    let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
+    let pat: Vec<String> = body.split('\n').map(str::to_string).collect();
+    let q = Query {
+        pat: &pat,
+        lo: 0,
+        hi: lines.len(),
+        hint: None,
+        at_eof: false,
+        occurrence: Occurrence::Unique,
+        ignore_blank: edit.policy.ignore_blank_lines,
+        threshold,
+        base: Tier::Exact,
+        positional: false,
+        prefix: false,
+        changed: &[],
+    };
+    let mut failure = miss_failure(lines, &q, Miss::NotFound, "lines");
+    let first = pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("");
+    failure.message = format!(
+        "the text to find is not in the file, not even loosely (first line: `{}`)",
+        clip_line(first, MAX_EXCERPT_CHARS)
+    );
+    if failure.closest.is_none() {
+        failure.next_step = "re-read the file and copy the text to find exactly, including whitespace; if the change was already made, drop this entry".to_string();
+    }
+    failure
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Replacement;
+    use crate::ir::{Policy, Replacement};
+
+    fn edit(find: &str, with: &str, occurrence: Occurrence) -> Edit {
+        Edit {
+            target: Target::Text(find.to_string()),
+            action: Action::Replace(Replacement::text(with)),
+            scope: crate::ir::Scope::default(),
+            policy: Policy { occurrence, ..Policy::default() },
+            label: String::new(),
+            span: None,
+        }
+    }
+
+    fn run_edit(text: &str, e: &Edit) -> (String, Result<Done, Failure>) {
+        let mut f = TextFile::parse(text);
+        let p = &e.policy;
+        let r = apply_text(&mut f, e, Overrides::default(), (p.tiers, Tier::Exact, p.fuzzy_threshold));
+        (f.render(), r)
+    }
 
     fn run(text: &str, find: &str, with: &str, occurrence: Occurrence) -> (String, Status) {
-        let mut f = TextFile::parse(text);
-        let policy = Policy { occurrence, ..Policy::default() };
-        let (status, _) = apply_text(&mut f, find, &Action::Replace(Replacement::text(with)), &policy).unwrap();
-        (f.render(), status)
+        let (out, r) = run_edit(text, &edit(find, with, occurrence));
+        (out, r.expect("applies").status)
     }
 
     #[test]
@@ -140,11 +692,76 @@ mod tests {
     }
 
     #[test]
-    fn already_applied_and_ambiguous() {
-        assert_eq!(run("bar\n", "foo", "bar", Occurrence::Unique).1, Status::AlreadyApplied);
-        let mut f = TextFile::parse("foo\nfoo\n");
-        let err = apply_text(&mut f, "foo", &Action::Delete, &Policy::default()).unwrap_err();
+    fn crlf_file_gets_crlf_new_lines() {
+        let (out, status) = run("a\r\nb\r\nc\r\n", "b\n", "b1\nb2\n", Occurrence::First);
+        assert_eq!((out.as_str(), status), ("a\r\nb1\r\nb2\r\nc\r\n", Status::Applied));
+    }
+
+    #[test]
+    fn ambiguous_unique() {
+        let (out, r) = run_edit("foo\nfoo\n", &edit("foo", "", Occurrence::Unique));
+        let err = r.err().expect("ambiguous");
         assert_eq!(err.kind, FailureKind::Ambiguous);
         assert_eq!(err.candidates.len(), 2);
+        assert_eq!(out, "foo\nfoo\n");
+    }
+
+    #[test]
+    fn telling_needs_length_own_text_and_not_a_part_of_find() {
+        let t = |find: &str, with: &str| telling(&Texts { find: find.into(), with: with.into() });
+        assert!(t("public void OldMethod()", "public void NewMethod()").is_ok());
+        assert_eq!(t("a", "x"), Err("it is too short"));
+        assert_eq!(t("a", ""), Err("it is too short"));
+        assert_eq!(t("let total = compute(a, b);", "total = compute(a, b)"), Err("it is a part of the text to find"));
+        assert_eq!(
+            t("call(first_argument, second)", "call(first_argument)"),
+            Err("it adds no text of its own to the text to find"),
+            "a deletion"
+        );
+        assert_eq!(
+            t("let value_name = 1;", "let value_name =   1;"),
+            Err("it adds no text of its own to the text to find")
+        );
+    }
+
+    #[test]
+    fn normal_collapses_whitespace_and_folds() {
+        let n = Normal::new("a \t b\u{2014}c", true);
+        assert_eq!(n.text, "a b-c");
+        assert_eq!(n.src[1], (1, 4));
+        assert_eq!(n.src[3], (5, 8));
+        assert!(n.starts_char(3) && n.starts_char(4));
+        let n = Normal::new("x\u{2026}", true);
+        assert_eq!(n.text, "x...");
+        assert!(!n.starts_char(2), "inside the three dots of one character");
+    }
+
+    #[test]
+    fn one_line_find_inside_a_line_at_lenient_tiers() {
+        let (out, r) = run_edit("let s = \u{201C}hi\u{201D};\n", &edit("\"hi\"", "\"bye\"", Occurrence::First));
+        let done = r.expect("unicode match");
+        assert_eq!((done.status, done.tier), (Status::Applied, Some(Tier::Unicode)));
+        assert_eq!(out, "let s = \"bye\";\n");
+        let (out, r) = run_edit("if a  &&  b {\n", &edit("a && b", "a || b", Occurrence::First));
+        assert_eq!(r.expect("whitespace").tier, Some(Tier::Trimmed));
+        assert_eq!(out, "if a || b {\n");
+    }
+
+    #[test]
+    fn whole_line_lenient_match_keeps_the_file_indentation() {
+        let (out, r) =
+            run_edit("fn f() {\n\tlet x = 1;\n}\n", &edit("    let x = 1;", "    let x = 2;", Occurrence::First));
+        assert_eq!(r.expect("trimmed").tier, Some(Tier::Trimmed));
+        assert_eq!(out, "fn f() {\n\tlet x = 2;\n}\n");
+    }
+
+    #[test]
+    fn not_found_is_left_unchanged_with_the_closest_region() {
+        let text = "fn main() {\n    println!(\"hello world\");\n}\n";
+        let (out, r) = run_edit(text, &edit("println!(\"hello wrld\");", "x", Occurrence::First));
+        let err = r.err().expect("not found");
+        assert_eq!(err.kind, FailureKind::NotFound);
+        assert_eq!(err.closest.as_ref().map(|c| c.lines), Some(LineRange::from_zero_based(1, 2)));
+        assert_eq!(out, text);
     }
 }
