@@ -37,6 +37,7 @@ pub enum Command {
 
 /// Options of `apply` and `check`.
 #[derive(Debug, Args)]
+#[allow(clippy::struct_excessive_bools, reason = "command-line switches, each read in one place")]
 pub struct ApplyArgs {
     /// The directory the patch's paths are relative to; nothing outside it is touched.
     /// Default: the current directory (for an `ap` patch file: the patch file's folder)
@@ -54,6 +55,11 @@ pub struct ApplyArgs {
     /// Accept exact matches only (no whitespace, indentation or fuzzy tier)
     #[arg(long)]
     pub strict: bool,
+    /// Report a text replacement whose `find` is not in the file (not even loosely, and not
+    /// already applied) as skipped instead of failing (the Aptix specs' no-op); the report
+    /// names what was not found. Default: such a patch fails and nothing is written
+    #[arg(long)]
+    pub skip_missing_find: bool,
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
@@ -131,13 +137,22 @@ mod tests {
     }
 
     #[test]
+    fn skip_missing_find_is_a_switch_of_apply_and_check() {
+        for verb in ["apply", "check"] {
+            let cli = parse(["polypatch", verb, "--skip-missing-find", "p.json"]);
+            let (Command::Apply(args) | Command::Check(args)) = cli.command else { panic!("expected {verb}") };
+            assert!(args.skip_missing_find);
+        }
+    }
+
+    #[test]
     fn defaults() {
         let cli = parse(["polypatch", "apply"]);
         let Command::Apply(args) = cli.command else { panic!("expected apply") };
         assert_eq!(args.root, None);
         assert_eq!(args.format, "auto");
         assert!(is_stdin(&args.patch));
-        assert!(!args.dry_run && !args.json && !args.strict);
+        assert!(!args.dry_run && !args.json && !args.strict && !args.skip_missing_find);
         assert_eq!(args.strip, None);
         assert_eq!(args.max_binary_size, None);
         assert_eq!((args.session, args.guidance, args.max_exchanges), (None, None, None));

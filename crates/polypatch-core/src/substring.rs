@@ -543,6 +543,10 @@ fn in_line(lines: &[Line], find: &str, tiers: TierSet) -> Result<Option<InLine>,
             continue;
         }
         let needle = Normal::new(find, fold).text;
+        // Only zero-width characters or spaces left: nothing to look for.
+        if needle.trim().is_empty() {
+            continue;
+        }
         let mut places: Vec<InLine> = Vec::new();
         let mut total = 0usize;
         for (i, line) in lines.iter().enumerate() {
