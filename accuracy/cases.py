@@ -20,7 +20,7 @@ import render
 from corpus import BaseEdit, hunk_groups, line_opcodes
 from render import ApPatch, DiffPatch
 
-DIALECTS = ("unified", "ai-patch", "ap", "applydiff")
+DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix")
 
 ROWS = (
     "clean",
@@ -34,8 +34,14 @@ ROWS = (
 MUST_FAIL = ("unrelated_file", "duplicated_block")
 #: Rows that shift or convert every line of a hunk, new lines included.
 WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs")
-#: Rows a dialect cannot express (``ap`` and ApplyDiff have no line numbers).
-NOT_APPLICABLE = {("ap", "wrong_line_numbers"), ("applydiff", "wrong_line_numbers")}
+#: Rows a dialect cannot express (``ap``, ApplyDiff and Aptix have no line numbers), or
+#: where the row's outcome is not the one it measures: an Aptix ``find`` with ``limit:
+#: "once"`` takes the first occurrence (file spec §2.3), so a duplicated block is no error
+#: there (see the README).
+NOT_APPLICABLE = {("ap", "wrong_line_numbers"), ("applydiff", "wrong_line_numbers"),
+                  ("aptix", "wrong_line_numbers"), ("aptix", "duplicated_block")}
+#: Dialects whose blocks do not mark their kept lines (an old and a new side).
+TWO_SIDED = ("applydiff", "aptix")
 
 SEED = 20261123
 TAB_WIDTH = 4
@@ -104,13 +110,13 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], cl
     patched = _patch_defect(clean, row, rng, edit)
     if patched is None and row == "trailing_ws_removed":
         case = _trailing_ws_file_case(edit, dialect, clean_text)
-        return case if dialect != "applydiff" or kept_lines_clear(clean, case.files[edit.path].decode()) else None
+        return case if dialect not in TWO_SIDED or kept_lines_clear(clean, case.files[edit.path].decode()) else None
     if patched is None:
         return None
     text = patch_text(patched)
     if text == clean_text:
         return None
-    if dialect == "applydiff" and row == "trailing_ws_removed" and not kept_lines_clear(patched, edit.before):
+    if dialect in TWO_SIDED and row == "trailing_ws_removed" and not kept_lines_clear(patched, edit.before):
         return None
     return _case(edit, dialect, row, edit.before, text, edit.after)
 
@@ -123,6 +129,8 @@ def render_patch(dialect: str, before: str, after: str, path: str):
         return render.render_aipatch(before, after, path)
     if dialect == "applydiff":
         return render.render_applydiff(before, after, path)
+    if dialect == "aptix":
+        return render.render_aptix(before, after, path)
     return render.render_ap(before, after, path)
 
 
@@ -134,6 +142,8 @@ def patch_text(patch) -> str:
         return render.unified_text(patch)
     if patch.dialect == "applydiff":
         return render.applydiff_text(patch)
+    if patch.dialect == "aptix":
+        return render.aptix_text(patch)
     return render.aipatch_text(patch)
 
 
@@ -440,8 +450,9 @@ def _mixed_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
 
 
 def kept_lines_clear(patch: DiffPatch, before: str) -> bool:
-    """ApplyDiff's ``trailing_ws_removed`` row: True when the intended result does not
-    hang on which lines a block keeps. An ApplyDiff block does not mark its kept lines:
+    """ApplyDiff's and Aptix's ``trailing_ws_removed`` row: True when the intended result
+    does not hang on which lines a block keeps. An ApplyDiff block (an Aptix find/replace
+    pair alike) does not mark its kept lines:
     an applier pairs its from and to lines itself and keeps the paired lines as the file
     has them (here: with the trailing whitespace the patch left out), writing the others
     as the patch has them. Where the lines pair in more than one way — several longest

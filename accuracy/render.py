@@ -1,13 +1,14 @@
 """Render a before/after pair into each dialect, as a careful model would write it.
 
-Patches are kept as small structures (``DiffPatch`` for ``unified``, ``ai-patch`` and
-``applydiff``, ``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
+Patches are kept as small structures (``DiffPatch`` for ``unified``, ``ai-patch``,
+``applydiff`` and ``aptix``, ``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
 turned into text. Lines are held without their ``\\n``.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -35,13 +36,15 @@ class Hunk:
 
 @dataclass
 class DiffPatch:
-    """A one-file patch in a line-diff dialect (``unified``, ``ai-patch`` or ``applydiff``;
-    an ApplyDiff block is a hunk written as its old and its new side)."""
+    """A one-file patch in a line-diff dialect (``unified``, ``ai-patch``, ``applydiff`` or
+    ``aptix``; an ApplyDiff block and an Aptix find/replace are a hunk written as its old
+    and its new side)."""
 
     path: str
     hunks: list[Hunk]
-    dialect: str  # "unified", "ai-patch" or "applydiff"
+    dialect: str  # "unified", "ai-patch", "applydiff" or "aptix"
     line_offset: int = 0  # added to every hunk's line numbers when rendered
+    fenced: bool = False  # aptix: the bundle in a ```json fence after a sentence of prose
 
 
 @dataclass
@@ -214,6 +217,81 @@ def applydiff_text(patch: DiffPatch) -> str:
         out += [f"{t}\n" for tag, t in h.lines if tag != "-"]
         out.append("<\n")
     return "".join(out)
+
+
+# --- aptix ---------------------------------------------------------------------------
+
+
+def render_aptix(before: str, after: str, path: str) -> DiffPatch | None:
+    """The Aptix file bundle of one file: one ``operation: "patch"`` entry whose
+    ``patches`` hold one ``{find, replace, limit: "once"}`` per hunk, in file order. A
+    ``find`` is the hunk's context and removed lines (whole lines, each ending in ``\\n``),
+    its ``replace`` the context and added lines; 3 lines of context. ``find`` is a literal
+    substring and ``limit: "once"`` takes its first occurrence (file spec §2.3), applied in
+    order, each on the result of the one before; a careful model makes every ``find``
+    occur exactly once (§2.4), as a substring, in the file as the edits before left it —
+    where one does not, every hunk gets more context. About half the bundles are written
+    bare, the others in a ```` ```json ```` fence after a sentence of prose, as a chat
+    reply has them (which ones: a checksum of path and file, the same every run). None
+    when nothing works or when a hunk would have an empty ``find``."""
+    old = lines_of(before)
+    new = lines_of(after)
+    fenced = zlib.crc32(f"{path}\0{before}".encode()) % 2 == 1
+    for context in range(CONTEXT, CONTEXT + MAX_WIDEN):
+        hunks = diff_hunks(old, new, context)
+        if hunks and all(h.old_lines() for h in hunks) and _aptix_unique(before, hunks):
+            return DiffPatch(path, hunks, "aptix", fenced=fenced)
+    return None
+
+
+def aptix_pair(h: Hunk) -> tuple[str, str]:
+    """A hunk's ``find`` (context and removed lines) and ``replace`` (context and added
+    lines), each line ending in ``\\n``."""
+    find = "".join(f"{t}\n" for tag, t in h.lines if tag != "+")
+    repl = "".join(f"{t}\n" for tag, t in h.lines if tag != "-")
+    return find, repl
+
+
+def substring_places(text: str, find: str) -> list[int]:
+    """Every offset where ``find`` occurs in ``text`` (overlapping occurrences too)."""
+    out, i = [], text.find(find)
+    while find and i >= 0:
+        out.append(i)
+        i = text.find(find, i + 1)
+    return out
+
+
+def _aptix_unique(before: str, hunks: list[Hunk]) -> bool:
+    """True when, applying the finds in order, each one occurs exactly once as a substring
+    of the file as the edits before it left it, at the hunk's own place."""
+    state, delta = before, 0
+    for h in hunks:
+        find, repl = aptix_pair(h)
+        at_line = h.old_start - 1 + delta
+        offset = sum(len(line) for line in split_lines(state)[:at_line])
+        if substring_places(state, find) != [offset]:
+            return False
+        state = state[:offset] + repl + state[offset + len(find):]
+        delta += repl.count("\n") - find.count("\n")
+    return True
+
+
+def aptix_text(patch: DiffPatch) -> str:
+    """The patch as an Aptix file bundle, ``json.dumps(indent=2)`` (SYS-004 §7: pretty
+    printed, one field per line, line breaks and tabs escaped; other characters as they
+    are, as a model writes them), bare or in a ```` ```json ```` fence after a sentence."""
+    doc = {
+        "root": ".",
+        "files": [{
+            "path": patch.path,
+            "operation": "patch",
+            "patches": [dict(zip(("find", "replace"), aptix_pair(h)), limit="once") for h in patch.hunks],
+        }],
+    }
+    body = json.dumps(doc, indent=2, ensure_ascii=False)
+    if patch.fenced:
+        return f"Here is the change to `{patch.path}` as an Aptix file bundle:\n\n```json\n{body}\n```\n"
+    return body + "\n"
 
 
 # --- ap -------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ Exit code 0 when every rendering reproduces its intended file.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -83,6 +84,26 @@ def apply_applydiff(before: str, text: str) -> str | None:
             return None
         at = places[0]
         file = file[:at] + new_text + file[at + len(old_text):]
+    return file
+
+
+def apply_aptix(before: str, text: str) -> str | None:
+    """An Aptix file bundle applied as the file spec's §2.3 reads it, from the patch
+    text: the JSON (bare, or inside the reply's ```` ```json ```` fence) is parsed, and
+    each ``{find, replace, limit: "once"}`` of the one ``patch`` entry replaces the first
+    occurrence of ``find`` (``str.replace(find, replace, 1)``), in order; a ``find`` that
+    does not occur fails."""
+    if not text.startswith("{"):
+        start = text.index("```json\n") + len("```json\n")
+        text = text[start:text.index("\n```", start)]
+    doc = json.loads(text)
+    if doc.get("root") != "." or len(doc["files"]) != 1 or doc["files"][0]["operation"] != "patch":
+        return None
+    file = before
+    for p in doc["files"][0]["patches"]:
+        if p["limit"] != "once" or p["find"] not in file:
+            return None
+        file = file.replace(p["find"], p["replace"], 1)
     return file
 
 
@@ -171,11 +192,12 @@ def main() -> int:
     bad = total = 0
     for edit in edits:
         for dialect, absolute in (("unified", False), ("ai-patch", False), ("ap", False), ("ap", True),
-                                  ("applydiff", False)):
-            if dialect == "applydiff":
+                                  ("applydiff", False), ("aptix", False)):
+            if dialect in ("applydiff", "aptix"):
+                apply_text = apply_applydiff if dialect == "applydiff" else apply_aptix
                 patch = cases.render_patch(dialect, edit.before, edit.after, edit.path)
                 want = edit.after
-                got = patch and apply_applydiff(edit.before, cases.patch_text(patch))
+                got = patch and apply_text(edit.before, cases.patch_text(patch))
             elif dialect == "ap":
                 patch = render.render_ap(edit.before, edit.after, edit.path, absolute=absolute)
                 want = cases.strip_trailing_ws(edit.after)
