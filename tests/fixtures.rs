@@ -93,6 +93,10 @@ enum Outcome {
 enum Expectation {
     Strict,
     Rerun,
+    /// `rerun <dialect> = unchanged`: for that dialect (of an equivalence case), a re-run
+    /// need only leave the tree unchanged; refusing it is right where its patch cannot
+    /// show that it was applied.
+    RerunUnchanged(String),
     Tier(Selector, Tier),
     EditStatus(Selector, Status),
     FileStatus(String, Status),
@@ -167,6 +171,10 @@ fn parse_expect(text: &str) -> Result<Vec<Expectation>, String> {
         let expectation = match key {
             "options" if target.is_empty() && value == "strict" => Expectation::Strict,
             "rerun" if target.is_empty() && value == "already_applied" => Expectation::Rerun,
+            "rerun" if value == "unchanged" => match target {
+                [dialect] => Expectation::RerunUnchanged((*dialect).to_string()),
+                _ => return Err(bad("expected `rerun <dialect> = unchanged`")),
+            },
             "tier" => Expectation::Tier(selector(target).ok_or_else(|| bad("expected `[path] hunk N`"))?, {
                 serde_json::from_value(serde_json::Value::String(value.to_string())).map_err(|_| bad("unknown tier"))?
             }),
@@ -270,7 +278,8 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
     compare_trees(&sandbox.tree()?, expected_tree).map_err(|d| format!("the tree is not as expected:\n{d}"))?;
     sandbox.nothing_outside_root()?;
 
-    if case.expect.iter().any(|e| matches!(e, Expectation::Rerun)) {
+    let unchanged_only = case.expect.iter().any(|e| matches!(e, Expectation::RerunUnchanged(d) if d == dialect));
+    if case.expect.iter().any(|e| matches!(e, Expectation::Rerun)) && !unchanged_only {
         rerun(dialect, &patch, &sandbox, &options, expected_tree)?;
     } else if let Outcome::Tree(after) = &case.outcome {
         rerun_changes_nothing(dialect, &patch, &sandbox, &options, after)?;
@@ -315,7 +324,7 @@ fn rerun(dialect: &str, patch: &str, sandbox: &Sandbox, options: &ApplyOptions, 
 fn check_expectations(expect: &[Expectation], report: &ApplyReport) -> Result<(), Failed> {
     for e in expect {
         let problem = match e {
-            Expectation::Strict | Expectation::Rerun => None,
+            Expectation::Strict | Expectation::Rerun | Expectation::RerunUnchanged(_) => None,
             Expectation::Tier(sel, tier) => {
                 let edit = edit(report, sel)?;
                 (edit.tier != Some(*tier))

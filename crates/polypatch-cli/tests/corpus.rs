@@ -142,7 +142,10 @@ fn run_case(case: &Case) -> Result<(), String> {
     if fs::read_dir(&base).map_err(|e| e.to_string())?.count() != 2 {
         return Err("the patch wrote outside the root".to_string());
     }
-    if expect.lines().any(|l| l.replace(' ', "") == "rerun=already_applied") {
+    let unchanged_only = format!("rerun{}=unchanged", case.dialect);
+    if expect.lines().any(|l| l.replace(' ', "") == "rerun=already_applied")
+        && !expect.lines().any(|l| l.replace(' ', "") == unchanged_only)
+    {
         let (code, doc) = run();
         if code != Some(0) || doc["status"] != "already_applied" {
             return Err(format!("the re-run should be already_applied, got {code:?}: {doc}"));

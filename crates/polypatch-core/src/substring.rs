@@ -117,6 +117,26 @@ struct Texts {
 }
 
 /// Applies a substring edit (rules in the module docs).
+/// A replacement holding an elision (`// ... existing code ...`) that its find does not:
+/// written, it would replace the code the find names with a comment standing for it.
+fn elision_in_replacement(find: &str, with: &str) -> Result<(), Failure> {
+    let lines: Vec<&str> = with.lines().collect();
+    let in_find = |line: &str| find.lines().any(|f| f.trim() == line.trim());
+    match (0..lines.len()).find(|&j| crate::elision::is_elision_at(&lines, j) && !in_find(lines[j])) {
+        None => Ok(()),
+        Some(j) => Err(Failure::new(
+            FailureKind::Elision,
+            format!(
+                "line {} of the replacement, `{}`, stands for code the text to find does not hold: written, it \
+                 would replace that code with the comment",
+                j + 1,
+                clip_line(lines[j].trim(), MAX_EXCERPT_CHARS)
+            ),
+            "write the replacement out in full: every line that stays, as it is in the file",
+        )),
+    }
+}
+
 pub(crate) fn apply_text(
     file: &mut TextFile,
     edit: &Edit,
@@ -134,6 +154,7 @@ pub(crate) fn apply_text(
         Action::InsertBefore { lines } => format!("{}\n{find}", lines.join("\n")),
         Action::InsertAfter { lines } => format!("{find}\n{}", lines.join("\n")),
     };
+    elision_in_replacement(&find, &with)?;
     let t = Texts { find, with };
     let joined = Joined::new(&file.lines);
     let judge = !ov.fresh && edit.policy.detect_already_applied;
@@ -739,6 +760,20 @@ fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_elision_in_the_replacement_is_refused_unless_the_find_holds_it() {
+        let err = super::elision_in_replacement("fn a() {}\nfn b() {}\n", "// ... existing code ...\nfn b() { 1 }\n");
+        assert_eq!(err.unwrap_err().kind, FailureKind::Elision);
+        assert!(
+            super::elision_in_replacement(
+                "// ... existing code ...\nfn b() {}\n",
+                "// ... existing code ...\nfn b() { 1 }\n"
+            )
+            .is_ok()
+        );
+        assert!(super::elision_in_replacement("x", "y").is_ok());
+    }
+
     use super::*;
     use crate::ir::{Policy, Replacement};
 

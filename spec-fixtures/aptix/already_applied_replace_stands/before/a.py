@@ -1,0 +1,1 @@
+total = compute_total(items, tax=True)

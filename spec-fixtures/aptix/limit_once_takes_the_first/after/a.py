@@ -1,0 +1,2 @@
+x = modern_compute_value(1)
+y = legacy_compute(2)

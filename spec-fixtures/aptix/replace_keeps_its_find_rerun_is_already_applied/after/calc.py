@@ -1,0 +1,6 @@
+import math
+import os.path as osp
+
+
+def area(r):
+    return 3.14 * r * r
