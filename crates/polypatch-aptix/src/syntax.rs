@@ -198,7 +198,7 @@ pub fn parse(text: &str) -> Result<Bundle, PatchError> {
         ));
     }
     let value: Value = serde_json::from_str(json).map_err(|e| json_error(text, span, &e))?;
-    Checker { text, span, warnings: Vec::new() }.bundle(&value)
+    Checker { text, span, warnings: Vec::new(), at: None }.bundle(&value)
 }
 
 /// A `serde_json` error as the writer's mistake: what it is, where, and what to write.
@@ -298,6 +298,8 @@ struct Checker<'t> {
     text: &'t str,
     span: Span,
     warnings: Vec<String>,
+    /// The `path` value of the entry being checked, where its errors point.
+    at: Option<Span>,
 }
 
 const TOP_FIELDS: &[&str] = &["root", "files", "patches"];
@@ -308,7 +310,7 @@ const FIND_FIELDS: &[&str] = &["find", "replace", "limit"];
 
 impl Checker<'_> {
     fn err(&self, kind: &'static str, message: String) -> PatchError {
-        error(kind, message, Some(Span::new(self.span.start, self.span.start)))
+        error(kind, message, Some(self.at.unwrap_or(Span::new(self.span.start, self.span.start))))
     }
 
     fn bundle(mut self, value: &Value) -> Result<Bundle, PatchError> {
@@ -390,6 +392,7 @@ impl Checker<'_> {
                 ));
             };
             let path = self.path(map, &format!("files[{index}]"))?;
+            self.at = self.find_span(&path);
             let name = format!("files[{index}] ({path})");
             self.fields(map, FILE_FIELDS, &name)?;
             let operation = match map.get("operation") {
@@ -522,6 +525,7 @@ impl Checker<'_> {
                 ));
             };
             let path = self.path(map, &format!("patches[{index}]"))?;
+            self.at = self.find_span(&path);
             let name = format!("patches[{index}] ({path})");
             let replacements = if map.contains_key("replacements") {
                 self.fields(map, NESTED_FIELDS, &name)?;
@@ -812,6 +816,10 @@ mod tests {
         for (text, message) in cases {
             assert_eq!(err(text), (kind::OPERATION_FIELDS, message.to_owned()), "{text}");
         }
+        // The error points at the entry's path.
+        let text = "{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a.txt\", \"operation\": \"delete\", \"content\": \"x\"}\n  ]\n}\n";
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.span.unwrap().line_col(text), (4, 14));
     }
 
     #[test]

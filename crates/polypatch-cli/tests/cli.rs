@@ -1043,3 +1043,33 @@ fn binary_literal_announcing_a_gigabyte_is_refused_by_default() {
     assert!(run.stderr.contains("1000000000 bytes") && run.stderr.contains("67108864"), "{}", run.stderr);
     assert!(sandbox.snapshot().is_empty(), "nothing written");
 }
+
+const APTIX_REPLY: &str = "Here is the change:\n\n```json\n{\n  \"root\": \".\",\n  \"patches\": [\n    {\"path\": \"a.txt\", \"find\": \"alpha\", \"replace\": \"ALPHA\", \"limit\": \"once\"},\n    {\"path\": \"a.txt\", \"find\": \"gamma ray\", \"replace\": \"GAMMA RAY\", \"limit\": \"once\"}\n  ]\n}\n```\n";
+
+#[test]
+fn an_aptix_reply_fails_on_a_missing_find_unless_asked_to_skip() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "alpha\nbeta\n").unwrap();
+    fs::write(dir.path().join("reply.md"), APTIX_REPLY).unwrap();
+
+    let run = polypatch(dir.path(), &["apply", "reply.md"], None);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("patches[1]: FAILED"), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "alpha\nbeta\n");
+
+    let run = polypatch(dir.path(), &["apply", "--skip-missing-find", "reply.md"], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("patches[1]: skipped"), "{}", run.stdout);
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "ALPHA\nbeta\n");
+}
+
+#[test]
+fn an_aptix_field_error_points_at_the_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = "{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a.txt\", \"operation\": \"delete\", \"content\": \"x\"}\n  ]\n}\n";
+    fs::write(dir.path().join("b.json"), bundle).unwrap();
+    let run = polypatch(dir.path(), &["apply", "b.json"], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("files[0] (a.txt): operation \"delete\" must not have \"content\""), "{}", run.stderr);
+    assert!(run.stderr.contains("line 4, column 14"), "{}", run.stderr);
+}
