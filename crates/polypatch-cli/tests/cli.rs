@@ -1073,3 +1073,25 @@ fn an_aptix_field_error_points_at_the_entry() {
     assert!(run.stderr.contains("files[0] (a.txt): operation \"delete\" must not have \"content\""), "{}", run.stderr);
     assert!(run.stderr.contains("line 4, column 14"), "{}", run.stderr);
 }
+
+#[test]
+fn demo_aptix_reply_gives_the_same_tree_as_demo_patch() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    copy_tree(&examples_dir().join("demo"), &root);
+    let patch = examples_dir().join("demo.aptix.md");
+    let args = ["apply", "--root", root.to_str().unwrap(), patch.to_str().unwrap()];
+
+    let run = polypatch(dir.path(), &args, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
+    assert_eq!(fs::read_to_string(root.join("tests/test_calc.py")).unwrap(), DEMO_TEST_AFTER);
+    assert!(
+        run.stdout.contains("patches[1]: applied at lines 20-22 (indentation match, confidence 0.98)"),
+        "{}",
+        run.stdout
+    );
+    let run = polypatch(dir.path(), &args, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.ends_with("already applied: nothing to do\n"), "{}", run.stdout);
+}

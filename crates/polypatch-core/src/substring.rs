@@ -181,6 +181,12 @@ pub(crate) fn apply_text(
             notes: vec![format!("the text to find is not in the file and its replacement stands at {at}")],
         });
     }
+    if judge
+        && matches!(evidence, Evidence::None)
+        && let Some(done) = loose_evidence(&file.lines, &t, tiers)
+    {
+        return Ok(done);
+    }
     let mut failure = not_found(&file.lines, &t, edit, threshold);
     if let Evidence::Weak(at, why) = &evidence {
         let at = joined.line_range(*at, t.with.len());
@@ -406,6 +412,49 @@ impl Evidence {
         }
         Evidence::Telling(places)
     }
+}
+
+/// A telling replacement of several lines that stands in the file only loosely (at
+/// another indentation, with other whitespace or look-alikes, never fuzzily), at one
+/// place: the edit matched loosely when it was applied, and stands there now.
+fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
+    let body = t.with.strip_suffix('\n').unwrap_or(&t.with);
+    if !body.contains('\n') || telling(t).is_err() {
+        return None;
+    }
+    let pat: Vec<String> = body.split('\n').map(str::to_string).collect();
+    let loose = tiers.intersect(
+        TierSet::only(Tier::TrailingWhitespace).with(Tier::Indentation).with(Tier::Trimmed).with(Tier::Unicode),
+    );
+    if loose.is_empty() {
+        return None;
+    }
+    let q = Query {
+        pat: &pat,
+        lo: 0,
+        hi: lines.len(),
+        hint: None,
+        at_eof: false,
+        occurrence: Occurrence::Unique,
+        ignore_blank: false,
+        threshold: 1.0,
+        base: Tier::Exact,
+        positional: false,
+        prefix: false,
+        changed: &[],
+    };
+    let found = engine::locate(lines, &q, loose).ok()?.into_iter().next()?;
+    let at = LineRange::from_zero_based(found.start, found.end);
+    Some(Done {
+        status: Status::AlreadyApplied,
+        tier: Some(found.tier),
+        confidence: found.confidence,
+        lines: Some(at),
+        notes: vec![format!(
+            "the text to find is not in the file and its replacement stands at {at} ({} match)",
+            found.tier
+        )],
+    })
 }
 
 /// Whether the replacement says enough to show, by standing in the file, that the edit

@@ -493,3 +493,27 @@ fn one_line_find_ending_with_a_newline_at_a_lenient_tier() {
     // A replacement without the newline would join the next line: exact only.
     assert_eq!(kind(&failed("\tfoo();\nb\n", once("    foo();\n", "bar();"))), FailureKind::NotFound);
 }
+
+#[test]
+fn a_replacement_standing_at_another_indentation_shows_a_loose_first_run_was_applied() {
+    let find = "def push(self, value):\n    self.total += value\n";
+    let with = "def push(self, value):\n    check_number(value)\n    self.total += value\n";
+    let file = "class C:\n    def push(self, value):\n        self.total += value\n";
+    // The first run matches at the indentation tier; the re-run finds the replacement
+    // there, at the same shift: already applied.
+    let (after, first) = applied(file, once(find, with));
+    assert_eq!(first.tier, Some(Tier::Indentation));
+    assert_eq!(
+        after,
+        "class C:\n    def push(self, value):\n        check_number(value)\n        self.total += value\n"
+    );
+    let (again, second) = applied(&after, once(find, with));
+    assert_eq!(again, after);
+    assert_eq!((second.status, second.tier), (Status::AlreadyApplied, Some(Tier::Indentation)));
+    // At two places loosely it shows nothing: not found.
+    let twice = format!(
+        "{after}class D:\n    def push(self, value):\n        check_number(value)\n        self.total += value\n"
+    );
+    let report = failed(&twice, once(find, with));
+    assert_eq!(report.failure.unwrap().kind, FailureKind::NotFound);
+}
