@@ -117,11 +117,17 @@ struct Texts {
 }
 
 /// Applies a substring edit (rules in the module docs).
-/// A replacement holding an elision (`// ... existing code ...`) that its find does not:
-/// written, it would replace the code the find names with a comment standing for it.
+/// A replacement holding an elision (`// ... existing code ...`) that its find does not,
+/// where the edit removes lines: written, it would replace the code the find names with
+/// a comment standing for it. An edit that removes nothing (every line of the find stays)
+/// only adds text, elision-like or not (a docs example with `# ...`).
 fn elision_in_replacement(find: &str, with: &str) -> Result<(), Failure> {
     let lines: Vec<&str> = with.lines().collect();
     let in_find = |line: &str| find.lines().any(|f| f.trim() == line.trim());
+    let removes = find.lines().any(|f| !f.trim().is_empty() && !lines.iter().any(|l| l.trim() == f.trim()));
+    if !removes {
+        return Ok(());
+    }
     match (0..lines.len()).find(|&j| crate::elision::is_elision_at(&lines, j) && !in_find(lines[j])) {
         None => Ok(()),
         Some(j) => Err(Failure::new(
@@ -821,6 +827,11 @@ mod tests {
             .is_ok()
         );
         assert!(super::elision_in_replacement("x", "y").is_ok());
+        // Nothing removed: an added example holding `# ...` is text.
+        assert!(
+            super::elision_in_replacement("return config\n", "return config\n\ndef f():\n    # ...\n    pass\n")
+                .is_ok()
+        );
     }
 
     use super::*;
