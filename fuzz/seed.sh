@@ -2,12 +2,12 @@
 # Fills fuzz/corpus/<target>/ with seed inputs taken from spec-fixtures/ (run from
 # anywhere; existing corpus files are kept). The apply target's seeds follow the input
 # layout of `polypatch::fuzzing::apply_patch`: a flags byte (the format: 1 ai-patch,
-# 2 unified, 3 ap, 16 applydiff), the patch, then up to three `\0 path \n content` files from before/.
+# 2 unified, 3 ap, 16 applydiff, 32 aptix), the patch, then up to three `\0 path \n content` files from before/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fx="$root/spec-fixtures"
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,detect,apply}
+mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,aptix,detect,apply}
 
 seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     local target=$1 dialect=$2 flag=$3 case=$4 patch=$5
@@ -26,7 +26,7 @@ seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     } > "$corpus/apply/$name"
 }
 
-for pair in ai-patch:aipatch:01 unified:unified:02 ap:ap:03 applydiff:applydiff:10; do
+for pair in ai-patch:aipatch:01 unified:unified:02 ap:ap:03 applydiff:applydiff:10 aptix:aptix:20; do
     IFS=: read -r dialect target flag <<< "$pair"
     for case in "$fx/$dialect"/*/; do
         [ -f "$case/patch" ] && seed "$target" "$dialect" "$flag" "${case%/}" "$case/patch"
@@ -51,6 +51,19 @@ hand create '>>> file: new/n.txt\n--- from\n--- to\nhello\n<\n' other.txt 'x\n'
 hand replace '>>> file: r.txt | mode=replace\n--- from\n--- to\nall\nnew\n<\n' r.txt 'old\r\nfile'
 hand two '>>> file: t.py\n--- from\na = 1\n--- to\na = 10\n<\n>>> file: t.py\n--- from\n  c = 3\n--- to\n  c = 30\n<\n' \
     t.py 'a = 1\nb = 2\n    c = 3\n'
-for t in unified aipatch ap applydiff detect apply; do
+# Hand-written Aptix seeds (spec-fixtures/aptix/ adds more): both patch shapes mixed, every
+# file operation under a root, a BOM and a fence with prose, unicode and escapes.
+ahand() { # ahand <name> <patch> <path> <content>: a parser seed and an apply seed (flags 0x20)
+    printf '%b' "$2" > "$corpus/aptix/hand-$1"
+    cp "$corpus/aptix/hand-$1" "$corpus/detect/aptix-hand-$1"
+    { printf '\x20%b\0%s\n%b' "$2" "$3" "$4"; } > "$corpus/apply/aptix-hand-$1"
+}
+ahand mixed '{"root": ".", "patches": [{"path": "a.cs", "replacements": [{"find": "Old", "replace": "Mid", "limit": "all"}]}, {"path": "a.cs", "find": "Mid()", "replace": "New()", "limit": "once"}]}' \
+    a.cs 'void Old() {}\n// Old\n'
+ahand ops '{"root": "./src", "files": [{"path": "a.txt", "content": "A\\n"}, {"path": "b.txt", "operation": "replace", "content": "B\\r\\n"}, {"path": "c.txt", "operation": "delete"}, {"path": "d.txt", "operation": "patch", "patches": [{"find": "x\\n", "replace": "y\\n"}]}, {"path": "e.txt", "operation": "gitPatch", "content": "--- a/e.txt\\n+++ b/e.txt\\n@@ -1 +1 @@\\n-e\\n+E\\n"}]}' \
+    src/e.txt 'e\n'
+ahand fence '\xef\xbb\xbfSure, here it is:\n\n```json\n{\n  "root": "lib",\n  "files": [\n    {"path": "\\u00e9t\\u00e9.txt", "operation": "create", "content": "caf\\u00e9 \\"q\\"\\t\\\\\\n"}\n  ]\n}\n```\n\nDone.\n' \
+    lib/x.txt 'x\n'
+for t in unified aipatch ap applydiff aptix detect apply; do
     echo "$t: $(ls "$corpus/$t" | wc -l) inputs"
 done

@@ -7,6 +7,7 @@
 use crate::aipatch::AiPatch;
 use crate::ap::Ap;
 use crate::applydiff::ApplyDiff;
+use crate::aptix::Aptix;
 use crate::unified::Unified;
 use crate::{
     ApplyOptions, Dialect, EditPlan, FileStore, MemoryFileSet, PatchError, RelPath, apply, compute, detect, dialects,
@@ -136,6 +137,106 @@ pub fn applydiff(data: &[u8]) {
     }
 }
 
+/// Target `aptix`: parse and lower an Aptix JSON bundle. Besides the checks of every
+/// parser target: an error's kind is one of the dialect's kinds; a bundle's span and its
+/// entries' `path` spans lie inside the text; every lowered path is relative (no leading
+/// `/`, no drive), without `..` or backslashes, under the bundle's `root`; a file bundle gives
+/// one operation per entry (a `gitPatch` one or more), a patch bundle one edit per
+/// replacement, labelled by its place in the JSON.
+pub fn aptix(data: &[u8]) {
+    use crate::aptix::{Body, kind};
+    const KINDS: &[&str] = &[
+        kind::NO_BUNDLE,
+        kind::INVALID_JSON,
+        kind::RAW_CONTROL_CHARACTER,
+        kind::TRAILING_COMMA,
+        kind::UNCLOSED_JSON,
+        kind::TOO_LARGE,
+        kind::TOO_DEEP,
+        kind::MODE,
+        kind::INVALID_FIELD,
+        kind::MISSING_FIELD,
+        kind::UNKNOWN_FIELD,
+        kind::INVALID_OPERATION,
+        kind::OPERATION_FIELDS,
+        kind::INVALID_LIMIT,
+        kind::EMPTY_FIND,
+        kind::INVALID_ROOT,
+        kind::INVALID_PATH,
+        kind::GIT_PATCH,
+    ];
+    let text = text(data);
+    if let Some(span) = crate::aptix::extract(&text) {
+        check_span(span, &text);
+    }
+    let syntax = crate::aptix::parse(&text);
+    let plan = check_parse(&Aptix, data);
+    let (bundle, plan) = match (syntax, plan) {
+        (Err(err), None) => {
+            assert!(KINDS.contains(&err.kind), "unknown kind {:?}", err.kind);
+            return;
+        }
+        (Ok(bundle), None) => {
+            // Lowering fails only for a gitPatch entry.
+            let err = crate::aptix::lower(&bundle).expect_err("lower failed in parse but not alone");
+            assert_eq!(err.kind, kind::GIT_PATCH, "lowering failed with {:?}", err.kind);
+            return;
+        }
+        (Ok(bundle), Some(plan)) => (bundle, plan),
+        (Err(err), Some(_)) => panic!("the bundle is refused ({}) but the dialect parsed it", err.kind),
+    };
+    check_span(bundle.span, &text);
+    let root: Vec<&str> = bundle.root.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
+    let mut edits = Vec::new();
+    for file in &plan.files {
+        if let Some(span) = file.span {
+            check_span(span, &text);
+        }
+        let path = file.path.as_str();
+        assert!(!path.starts_with('/') && !path.contains('\\'), "lowered path {path:?}");
+        assert!(path.as_bytes().get(1) != Some(&b':'), "lowered path {path:?} has a drive");
+        let parts: Vec<&str> = path.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
+        assert!(!parts.contains(&".."), "lowered path {path:?} has `..`");
+        assert!(parts.len() >= root.len() && parts[..root.len()] == root[..], "{path:?} is not under {root:?}");
+        if let crate::FileOp::Modify(modify) = &file.op {
+            for edit in &modify.edits {
+                if let Some(span) = edit.span {
+                    check_span(span, &text);
+                }
+                edits.push(edit.label.clone());
+            }
+        }
+    }
+    match &bundle.body {
+        Body::Files(entries) => {
+            for entry in entries {
+                if let Some(span) = entry.span {
+                    check_span(span, &text);
+                }
+            }
+            let git = entries.iter().filter(|e| e.operation == Some(crate::aptix::Operation::GitPatch)).count();
+            assert!(plan.files.len() >= entries.len(), "fewer operations than entries");
+            if git == 0 {
+                assert_eq!(plan.files.len(), entries.len(), "one operation per entry");
+                let labels: Vec<String> =
+                    entries.iter().flat_map(|e| e.patches.iter().map(|f| f.label.clone())).collect();
+                assert_eq!(edits, labels, "the edits of patch entries, in order");
+            }
+        }
+        Body::Patches(entries) => {
+            let labels: Vec<String> =
+                entries.iter().flat_map(|e| e.replacements.iter().map(|f| f.label.clone())).collect();
+            assert!(!labels.is_empty(), "a patch bundle without edits parsed");
+            assert_eq!(edits, labels, "one edit per replacement, in order");
+            for entry in entries {
+                if let Some(span) = entry.span {
+                    check_span(span, &text);
+                }
+            }
+        }
+    }
+}
+
 /// Target `detect`: format detection picks a dialect that claims the text, with the
 /// highest score, and parsing without a format goes to that dialect.
 pub fn detect_format(data: &[u8]) {
@@ -165,7 +266,7 @@ pub fn detect_format(data: &[u8]) {
 /// a NUL byte and made of a path line and the content (`flags patch \0 path \n content \0
 /// path \n content …`). Flags: bits 0–1 the format (detect, `ai-patch`, `unified`,
 /// `ap`), bit 2 strict, bit 3 a low fuzzy threshold (0.5), bit 4 `applydiff` (whatever
-/// bits 0–1 say).
+/// bits 0–1 say), bit 5 `aptix` (whatever bits 0–1 and 4 say).
 ///
 /// Checks: no panic; a dry run writes nothing and agrees with [`compute`]; a failed apply
 /// leaves the files as they were; a successful one writes exactly what `compute`
@@ -191,7 +292,9 @@ pub fn apply_patch(data: &[u8]) {
         files.insert(path.clone(), content.to_vec());
         paths.push(path);
     }
-    let format = if flags & 16 != 0 {
+    let format = if flags & 32 != 0 {
+        Some("aptix")
+    } else if flags & 16 != 0 {
         Some("applydiff")
     } else {
         [None, Some("ai-patch"), Some("unified"), Some("ap")][usize::from(flags & 3)]

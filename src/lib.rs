@@ -101,6 +101,6 @@ pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> R
     dialect.parse_with(text, options)
 }
 
-#[cfg(all(feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff"))]
+#[cfg(all(feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
 #[doc(hidden)]
 pub mod fuzzing;

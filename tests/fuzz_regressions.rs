@@ -18,6 +18,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("aipatch", fuzzing::aipatch),
     ("ap", fuzzing::ap),
     ("applydiff", fuzzing::applydiff),
+    ("aptix", fuzzing::aptix),
     ("detect", fuzzing::detect_format),
     ("apply", fuzzing::apply_patch),
 ];

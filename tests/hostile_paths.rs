@@ -103,7 +103,17 @@ fn operations(path: &str) -> Vec<(&'static str, String)> {
         (format!("a/{q}"), format!("b/{q}"))
     };
     let y = serde_json::to_string(path).unwrap();
-    vec![
+    let mut aptix = aptix_operations(".", path);
+    // After an entry on a file inside the root, so that a refusal of the second entry
+    // must undo nothing of the first.
+    aptix.push(format!(
+        "{{\"root\": \".\", \"files\": [{{\"path\": \"inside.txt\", \"operation\": \"patch\", \"patches\": \
+         [{{\"find\": \"secret\", \"replace\": \"owned\"}}]}}, {{\"path\": {y}, \"content\": \"owned\\n\"}}]}}"
+    ));
+    if let Some((root, file)) = through_root(path) {
+        aptix.extend(aptix_operations(&root, &file));
+    }
+    let mut all = vec![
         ("ai-patch", format!("*** Begin Patch\n*** Update File: {path}\n@@\n-secret\n+owned\n*** End Patch\n")),
         ("ai-patch", format!("*** Begin Patch\n*** Add File: {path}\n+owned\n*** End Patch\n")),
         ("ai-patch", format!("*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n")),
@@ -152,7 +162,53 @@ fn operations(path: &str) -> Vec<(&'static str, String)> {
                 ">>> file: inside.txt\n--- from\nsecret\n--- to\nowned\n<\n>>> file: {path}\n--- from\n--- to\nowned\n<\n"
             ),
         ),
+    ];
+    all.extend(aptix.into_iter().map(|patch| ("aptix", patch)));
+    all
+}
+
+/// Every Aptix operation on `path` under `root`: create-or-replace (no operation), create,
+/// replace, delete, patch, gitPatch, and a structured patch bundle in both shapes.
+fn aptix_operations(root: &str, path: &str) -> Vec<String> {
+    let quote = |s: &str| serde_json::to_string(s).unwrap();
+    let (r, p) = (quote(root), quote(path));
+    let quoted = git_quote(path);
+    let (a, b) = match quoted.strip_prefix('"') {
+        Some(rest) => (format!("\"a/{rest}"), format!("\"b/{rest}")),
+        None => (format!("a/{quoted}"), format!("b/{quoted}")),
+    };
+    let diff = quote(&format!("--- {a}\n+++ {b}\n@@ -1 +1 @@\n-secret\n+owned\n"));
+    let file = |entry: &str| format!("{{\"root\": {r}, \"files\": [{{\"path\": {p}, {entry}}}]}}");
+    vec![
+        file("\"content\": \"owned\\n\""),
+        file("\"operation\": \"create\", \"content\": \"owned\\n\""),
+        file("\"operation\": \"replace\", \"content\": \"owned\\n\""),
+        file("\"operation\": \"delete\""),
+        file(
+            "\"operation\": \"patch\", \"patches\": [{\"find\": \"secret\", \"replace\": \"owned\", \"limit\": \"all\"}]",
+        ),
+        file(&format!("\"operation\": \"gitPatch\", \"content\": {diff}")),
+        format!(
+            "{{\"root\": {r}, \"patches\": [{{\"path\": {p}, \"find\": \"secret\", \"replace\": \"owned\", \"limit\": \"once\"}}]}}"
+        ),
+        format!(
+            "{{\"root\": {r}, \"patches\": [{{\"path\": {p}, \"replacements\": [{{\"find\": \"secret\", \"replace\": \"owned\"}}]}}]}}"
+        ),
     ]
+}
+
+/// A hostile path put in an Aptix `root`: its folder part (or the whole path, when it has
+/// none or ends in `.` or `..`) as the root and a plain file name as the path; `None` when
+/// that root names the workspace itself (`.`, `./`, `/`'s empty folder part).
+fn through_root(path: &str) -> Option<(String, String)> {
+    let (root, file) = match path.rfind(['/', '\\']) {
+        // `d/..` and `d/.`: the whole path is the root.
+        Some(i) if !matches!(&path[i + 1..], "." | "..") => (&path[..i], &path[i + 1..]),
+        _ => (path, ""),
+    };
+    let file = if file.is_empty() { "secret.txt" } else { file };
+    let benign = root.split('/').all(|c| c.is_empty() || c == ".") && !root.starts_with('/');
+    (!benign).then(|| (root.to_owned(), file.to_owned()))
 }
 
 #[test]
@@ -331,6 +387,57 @@ mod aliases {
         let err = w.apply("applydiff", ">>> file: alias.txt\n--- from\n--- to\nother\n<\n").unwrap_err();
         assert!(err.contains("FileExists"), "{err}");
         assert_eq!(w.state(), before);
+    }
+
+    #[test]
+    fn aptix_entries_through_a_directory_link_edit_the_file() {
+        let w = World::new();
+        fs::write(w.root().join("d/x"), "one\ntwo\n").unwrap();
+        // Two entries through two names of one file, as `path` and through `root`: both land.
+        let patch = r#"{"root": ".", "patches": [{"path": "ins/x", "find": "one", "replace": "ONE"},
+            {"path": "d/x", "replacements": [{"find": "two", "replace": "TWO"}]}]}"#;
+        w.apply("aptix", patch).unwrap();
+        assert_eq!(x(&w), "ONE\nTWO\n");
+        w.apply("aptix", r#"{"root": "ins", "patches": [{"path": "x", "find": "ONE", "replace": "1"}]}"#).unwrap();
+        assert_eq!(x(&w), "1\nTWO\n");
+        // A whole-file replace through the link writes the file and keeps the link.
+        w.apply(
+            "aptix",
+            r#"{"root": "./ins", "files": [{"path": "x", "operation": "replace", "content": "all new\n"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(x(&w), "all new\n");
+        assert!(fs::symlink_metadata(w.root().join("ins")).unwrap().file_type().is_symlink());
+        // A create of the same file under its other name, with other content: it exists.
+        let before = w.state();
+        let err = w
+            .apply(
+                "aptix",
+                r#"{"root": ".", "files": [{"path": "ins/x", "operation": "create", "content": "other\n"}]}"#,
+            )
+            .unwrap_err();
+        assert!(err.contains("FileExists"), "{err}");
+        assert_eq!(w.state(), before);
+    }
+
+    #[test]
+    fn aptix_entries_through_a_file_link_edit_its_target_and_keep_the_link() {
+        let w = World::new();
+        std::os::unix::fs::symlink("inside.txt", w.root().join("alias.txt")).unwrap();
+        let patch = r#"{"root": ".", "files": [{"path": "alias.txt", "operation": "patch",
+            "patches": [{"find": "secret", "replace": "edited"}]}]}"#;
+        w.apply("aptix", patch).unwrap();
+        assert_eq!(fs::read_to_string(w.root().join("inside.txt")).unwrap(), "edited\n");
+        assert!(fs::symlink_metadata(w.root().join("alias.txt")).unwrap().file_type().is_symlink());
+        for patch in [
+            r#"{"root": ".", "files": [{"path": "alias.txt", "operation": "create", "content": "other\n"}]}"#,
+            r#"{"root": ".", "files": [{"path": "alias.txt", "operation": "delete"}]}"#,
+        ] {
+            let before = w.state();
+            let err = w.apply("aptix", patch).unwrap_err();
+            assert!(err.contains("FileExists") || err.contains("NotAFile"), "{err}");
+            assert_eq!(w.state(), before);
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub mod kind {
     pub const TOO_LARGE: &str = "too_large";
     /// The JSON nests deeper than `serde_json`'s limit (128).
     pub const TOO_DEEP: &str = "too_deep";
-    /// The bundle has both `files` and `patches` (SYS-004 §2.2), or neither.
+    /// The bundle has both `files` and `patches` (SYS-004 §2.2), or neither, or an empty one.
     pub const MODE: &str = "mode";
     /// A field has the wrong type, or the top level is not an object.
     pub const INVALID_FIELD: &str = "invalid_field";

@@ -143,6 +143,13 @@ fn git_patch(entry: &FileEntry, root: &str, span: Option<Span>) -> Result<Vec<Fi
         }
         fe.path = under(&fe.path);
         fe.span = span;
+        // The unified dialect's spans point into the diff (the decoded `content` string),
+        // not into the bundle's text: each hunk is reported at its entry instead.
+        if let FileOp::Modify(m) = &mut fe.op {
+            for edit in &mut m.edits {
+                edit.span = span;
+            }
+        }
         out.push(fe);
     }
     if out.is_empty() {
@@ -243,5 +250,19 @@ mod tests {
         );
         let bad = r#"{"root": ".", "files": [{"path": "a.txt", "operation": "gitPatch", "content": "not a diff"}]}"#;
         assert_eq!(plan(bad).unwrap_err().kind, kind::GIT_PATCH);
+    }
+
+    /// Found by the fuzzer (fuzz/regressions/aptix/git-patch-hunk-span): a hunk kept the
+    /// unified dialect's span, an offset into the decoded diff, so it pointed elsewhere in
+    /// the bundle, past its end or inside a character.
+    #[test]
+    fn a_git_patch_hunk_is_placed_at_its_entry() {
+        let text = "{\"root\": \".\", \"files\": [{\"path\": \"a.txt\", \"operation\": \"gitPatch\", \"content\": \
+                    \"--- a/a.txt\\n+++ b/a.txt\\n@@ -1 +1 @@\\n-\u{e9}\u{e9}\\n+b\\n\"}]}";
+        let p = plan(text).unwrap();
+        let FileOp::Modify(m) = &p.files[0].op else { panic!() };
+        let span = m.edits[0].span.unwrap();
+        assert_eq!(Some(span), p.files[0].span);
+        assert_eq!(&text[span.start..span.end], "\"a.txt\"");
     }
 }

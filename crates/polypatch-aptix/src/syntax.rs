@@ -357,6 +357,18 @@ impl Checker<'_> {
             (Some(files), None) => Body::Files(self.files(files)?),
             (None, Some(patches)) => Body::Patches(self.patch_entries(patches)?),
         };
+        // An empty bundle would apply as a success that changed nothing: the edits the
+        // writer meant are lost without a word.
+        let empty = match &body {
+            Body::Files(entries) => entries.is_empty().then_some("files"),
+            Body::Patches(entries) => entries.is_empty().then_some("patches"),
+        };
+        if let Some(field) = empty {
+            return Err(self.err(
+                kind::MODE,
+                format!("the bundle's `{field}` is empty: it changes nothing; give at least one entry"),
+            ));
+        }
         Ok(Bundle { root, body, span: self.span, warnings: self.warnings })
     }
 
@@ -674,7 +686,10 @@ fn check_root(root: &str) -> Result<(), String> {
     if root.contains('\\') {
         return Err(format!("`root` \"{root}\": use `/` between folders"));
     }
-    if root.starts_with('/') || root.as_bytes().get(1) == Some(&b':') {
+    // A drive (`C:`) is looked for past any `./` (`./C:/Windows` is `C:/Windows` once the
+    // root is normalized).
+    let inner = root.split('/').find(|c| *c != "." && !c.is_empty()).unwrap_or_default();
+    if root.starts_with('/') || inner.as_bytes().get(1) == Some(&b':') {
         return Err(format!(
             "`root` \"{root}\" is absolute: write it relative to the workspace, such as \".\" or \"./src\""
         ));
@@ -828,9 +843,17 @@ mod tests {
             ("prose only", kind::NO_BUNDLE, "no Aptix bundle"),
             (r#"{"root":".","files":[],"patches":[]}"#, kind::MODE, "the bundle has both"),
             (r#"{"root":"."}"#, kind::MODE, "the bundle has neither"),
+            // Found by the fuzzer (fuzz/regressions/aptix/empty-patches): an empty bundle
+            // parsed and applied as a success that changed nothing.
+            (r#"{"root":".","patches":[]}"#, kind::MODE, "the bundle's `patches` is empty"),
+            (r#"{"root":".","files":[ ]}"#, kind::MODE, "the bundle's `files` is empty"),
             ("[1]", kind::NO_BUNDLE, "no Aptix bundle"),
             (r#"{"root":"..","files":[]}"#, kind::INVALID_ROOT, "`root` \"..\" uses `..`"),
             (r#"{"root":"/etc","files":[]}"#, kind::INVALID_ROOT, "`root` \"/etc\" is absolute"),
+            // Found by the fuzzer (fuzz/regressions/aptix/drive-after-dot-slash): a drive
+            // after `./` passed the check and led every path (`C:/Windows/a.txt`).
+            (r#"{"root":"./C:/Windows","files":[]}"#, kind::INVALID_ROOT, "`root` \"./C:/Windows\" is absolute"),
+            (r#"{"root":".//./c:","files":[]}"#, kind::INVALID_ROOT, "`root` \".//./c:\" is absolute"),
             (
                 r#"{"root":".","files":[{"path":"./a.rs","content":""}]}"#,
                 kind::INVALID_PATH,
