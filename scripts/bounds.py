@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json as json_module
 import os
 import random
 import resource
@@ -111,6 +112,10 @@ def long_line_case(length: int, dialect: str, strict: bool, json: bool = False) 
                 f">>> file: app.min.js\n--- from\n{HEAD}\n{typo}\n{FOOT}\n"
                 f"--- to\n{HEAD}\nconsole.log(1);\n{FOOT}\n<\n"
             )
+        elif dialect == "aptix":
+            patch = aptix_find("app.min.js", typo, "console.log(1);")
+        elif dialect == "aptix-exact":
+            patch = aptix_find("app.min.js", line, "console.log(1);")
         else:
             patch = (
                 "--- a/app.min.js\n+++ b/app.min.js\n@@ -1,3 +1,3 @@\n"
@@ -163,6 +168,10 @@ def not_found_case(hunk: int, lines: int, dialect: str, json: bool = False) -> C
             old_side = [t[1:] for t in diff if t[0] in " -"]
             new_side = [t[1:] for t in diff if t[0] in " +"]
             patch = ">>> file: big.rs\n--- from\n" + "\n".join(old_side) + "\n--- to\n" + "\n".join(new_side) + "\n<\n"
+        elif dialect == "aptix":
+            old_side = [t[1:] for t in diff if t[0] in " -"]
+            new_side = [t[1:] for t in diff if t[0] in " +"]
+            patch = aptix_find("big.rs", "\n".join(old_side), "\n".join(new_side))
         else:
             patch = f"--- a/big.rs\n+++ b/big.rs\n@@ -{lines // 2},{hunk} +{lines // 2},{hunk} @@\n" + "\n".join(diff) + "\n"
         (d / "p.patch").write_text(patch)
@@ -210,6 +219,64 @@ def ambiguity_case(places: int, json: bool = False, dialect: str = "ai-patch") -
         (d / "p.patch").write_text(patch)
         args = ["apply", "--root", str(d / "tree"), str(d / "p.patch")]
         return args + ["--json"] if json else args
+
+    return build
+
+
+def aptix_find(path: str, find: str, replace: str, limit: str = "once") -> str:
+    """An Aptix structured patch bundle with one flat find/replace entry."""
+    entry = {"path": path, "find": find, "replace": replace, "limit": limit}
+    return json_module.dumps({"root": ".", "patches": [entry]}, indent=2) + "\n"
+
+
+def aptix_all_case(places: int) -> Callable[[Path], list[str]]:
+    """A `find` that stands at `places` places, replaced everywhere (`limit: all`)."""
+
+    def build(d: Path) -> list[str]:
+        (d / "tree").mkdir()
+        (d / "tree" / "calls.c").write_text("    call_something();\n" * places)
+        (d / "p.patch").write_text(aptix_find("calls.c", "call_something", "call_other", "all"))
+        return ["apply", "--root", str(d / "tree"), str(d / "p.patch")]
+
+    return build
+
+
+def all_replaced(places: int) -> Callable[[Path], str | None]:
+    def check(d: Path) -> str | None:
+        got = (d / "tree" / "calls.c").read_text()
+        return None if got == "    call_other();\n" * places else "not every place was replaced"
+
+    return check
+
+
+def aptix_huge_case(size: int) -> Callable[[Path], list[str]]:
+    """A file bundle of `size` bytes (one entry whose content is that big)."""
+
+    def build(d: Path) -> list[str]:
+        (d / "tree").mkdir()
+        # No line break after the JSON: the bundle is the file's `size` bytes.
+        head, foot = '{"root": ".", "files": [{"path": "big.txt", "content": "', '"}]}'
+        with open(d / "p.patch", "w") as f:
+            f.write(head)
+            left = size - len(head) - len(foot)
+            chunk = "x" * MIB
+            while left > 0:
+                f.write(chunk[: min(left, MIB)])
+                left -= MIB
+            f.write(foot)
+        return ["apply", "--root", str(d / "tree"), str(d / "p.patch")]
+
+    return build
+
+
+def aptix_deep_case(depth: int) -> Callable[[Path], list[str]]:
+    """A file bundle whose content nests `depth` arrays deep."""
+
+    def build(d: Path) -> list[str]:
+        (d / "tree").mkdir()
+        value = "[" * depth + "1" + "]" * depth
+        (d / "p.patch").write_text('{"root": ".", "files": [{"path": "a.txt", "content": ' + value + "}]}\n")
+        return ["apply", "--root", str(d / "tree"), str(d / "p.patch")]
 
     return build
 
@@ -308,6 +375,27 @@ def cases(big: bool) -> list[Case]:
         Case("not found 300 / 20,000 --json (applydiff)", not_found_case(300, 20_000, "applydiff", json=True), {1}),
         Case("ambiguity, 100,000 places (applydiff)", ambiguity_case(100_000, dialect="applydiff"), {1}),
         Case("not found, 300 x64 shuffled (applydiff)", repeated_lines_case(300, 19_200, "applydiff"), {1}),
+        Case("long line 60k, find the line (aptix)", long_line_case(60_000, "aptix-exact", False), {0}, check=long_line_applied),
+        Case("long line 60k, find with one typo (aptix)", long_line_case(60_000, "aptix", False), {1}, check=long_line_untouched),
+        Case("long line 60k, one typo --json (aptix)", long_line_case(60_000, "aptix", False, json=True), {1}),
+        Case("not found 300 / 20,000 (aptix)", not_found_case(300, 20_000, "aptix"), {1}),
+        Case("not found 300 / 20,000 --json (aptix)", not_found_case(300, 20_000, "aptix", json=True), {1}),
+        Case("find at 100,000 places, limit all (aptix)", aptix_all_case(100_000), {0}, check=all_replaced(100_000)),
+        Case(
+            "bundle of 64 MiB + 1 (aptix)",
+            aptix_huge_case(64 * MIB + 1),
+            {2},
+            check=nothing_written,
+            note="refused before JSON parsing: exit 2, kind too_large",
+        ),
+        Case(
+            "bundle of 64 MiB, at the limit (aptix)",
+            aptix_huge_case(64 * MIB),
+            {0},
+            max_rss_mib=320.0,
+            note="accepted and written; about four copies of the content at the peak (text, JSON value, entry, plan)",
+        ),
+        Case("JSON 10,000 deep (aptix)", aptix_deep_case(10_000), {2}, check=nothing_written),
         Case(
             "binary literal 1e9 zeros",
             binary_case(1_000_000_000),

@@ -214,6 +214,137 @@ fn applydiff_a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_rep
     assert!(closest.diff.lines().count() <= 41 && closest.diff.trim_end().ends_with("more lines)"), "{}", closest.diff);
 }
 
+/// An Aptix patch bundle: one flat `{path, find, replace, limit}` entry.
+fn aptix_find(path: &str, find: &str, replace: &str, limit: &str) -> String {
+    let j = |s: &str| serde_json::to_string(s).unwrap();
+    format!(
+        "{{\"root\": \".\", \"patches\": [{{\"path\": {}, \"find\": {}, \"replace\": {}, \"limit\": {}}}]}}",
+        j(path),
+        j(find),
+        j(replace),
+        j(limit)
+    )
+}
+
+#[test]
+fn aptix_a_bundle_over_the_limit_is_refused_before_parsing() {
+    let size = polypatch::aptix::MAX_BUNDLE_BYTES + 1;
+    let head = "{\"root\": \".\", \"files\": [{\"path\": \"big.txt\", \"content\": \"";
+    let foot = "\"}]}";
+    let mut patch = String::with_capacity(size);
+    patch.push_str(head);
+    patch.extend(std::iter::repeat_n('x', size - head.len() - foot.len()));
+    patch.push_str(foot);
+    assert_eq!(patch.len(), size);
+    let err = parse(&patch, Some("aptix")).expect_err("too large");
+    assert_eq!((err.dialect, err.kind), ("aptix", "too_large"));
+    assert!(err.message.contains(&format!("{size} bytes")) && err.message.contains("split it"), "{}", err.message);
+    assert!(err.message.len() < 200, "{}", err.message);
+    // No span: a rendered error does not print the (one-line) bundle.
+    assert_eq!(err.span, None);
+    assert!(err.render(&patch).len() < 300, "{} bytes", err.render(&patch).len());
+    // Detected as Aptix too, and refused the same way.
+    assert_eq!(parse(&patch, None).expect_err("too large").kind, "too_large");
+    // In a fence with prose around it.
+    let fenced = format!("Here:\n```json\n{patch}\n```\n");
+    assert_eq!(parse(&fenced, Some("aptix")).expect_err("too large").kind, "too_large");
+}
+
+#[test]
+fn aptix_json_nested_10000_deep_is_refused_without_overflowing_the_stack() {
+    let depth = 10_000;
+    for (open, close) in [("[", "]"), ("{\"a\": ", "}")] {
+        // Closed and cut off, in a file entry's content and at the top.
+        let deep = format!("{}1{}", open.repeat(depth), close.repeat(depth));
+        let cut = open.repeat(depth);
+        for value in [&deep, &cut] {
+            let patch = format!("{{\"root\": \".\", \"files\": [{{\"path\": \"a.txt\", \"content\": {value}}}]}}");
+            let err = parse(&patch, Some("aptix")).expect_err("too deep");
+            assert_eq!(err.kind, "too_deep", "{}", err.message);
+            assert!(err.message.contains("deeper than 128 levels"), "{}", err.message);
+            assert!(err.message.len() < 200, "{}", err.message);
+            let top = format!("{{\"root\": \".\", \"patches\": {value}}}");
+            assert_eq!(parse(&top, Some("aptix")).expect_err("too deep").kind, "too_deep");
+        }
+    }
+}
+
+#[test]
+fn aptix_a_60k_character_line_is_edited_by_a_find() {
+    let line = minified(60_000);
+    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
+    // The whole line, and a piece from its middle.
+    let middle = &line[30_000..30_200];
+    for (find, after) in [
+        (line.clone(), format!("{HEAD}\nconsole.log(1);\n{FOOT}\n")),
+        (middle.to_owned(), format!("{HEAD}\n{}console.log(1);{}\n{FOOT}\n", &line[..30_000], &line[30_200..])),
+    ] {
+        let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
+        let plan = parse(&aptix_find("app.min.js", &find, "console.log(1);", "once"), None).unwrap();
+        assert_eq!(plan.dialect, "aptix");
+        let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+        assert_eq!(files.get_str("app.min.js"), Some(after.as_str()));
+        assert!(report.to_string().len() < 2_000, "{}", report.to_string().len());
+    }
+}
+
+#[test]
+fn aptix_a_60k_character_find_with_one_typo_fails_with_a_short_report() {
+    let line = minified(60_000);
+    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
+    let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
+    let plan = parse(&aptix_find("app.min.js", &one_typo(&line), "console.log(1);", "once"), None).unwrap();
+    match apply(&plan, &mut files, &ApplyOptions::default()) {
+        // A fuzzy tier may take the one line that differs by one character.
+        Ok(_) => assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str())),
+        Err(err) => {
+            assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
+            let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+            assert_eq!(failure.kind, FailureKind::NotFound);
+            let text = err.to_string() + &err.report.to_string();
+            assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+        }
+    }
+}
+
+#[test]
+fn aptix_a_find_at_100000_places_with_limit_all_replaces_every_one_and_reports_briefly() {
+    let places = 100_000;
+    let before = "    call_something();\n".repeat(places);
+    let mut files = MemoryFileSet::new().with("calls.c", before.as_str());
+    let plan = parse(&aptix_find("calls.c", "call_something", "call_other", "all"), None).unwrap();
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+    assert_eq!(files.get_str("calls.c"), Some("    call_other();\n".repeat(places).as_str()));
+    let text = report.to_string();
+    assert!(text.len() < 8_000, "the report is short: {} bytes", text.len());
+    // `once` takes the first of them only.
+    let mut files = MemoryFileSet::new().with("calls.c", before.as_str());
+    let plan = parse(&aptix_find("calls.c", "call_something", "call_other", "once"), None).unwrap();
+    apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+    let after = format!("    call_other();\n{}", "    call_something();\n".repeat(places - 1));
+    assert_eq!(files.get_str("calls.c"), Some(after.as_str()));
+}
+
+#[test]
+fn aptix_a_long_find_missing_from_a_big_file_fails_with_a_bounded_report() {
+    let mut file = String::new();
+    for i in 0..20_000 {
+        let _ = writeln!(file, "    let value_{i} = compute_{}(alpha_{i});", i % 97);
+    }
+    let mut find = String::new();
+    for i in 0..300 {
+        let _ = writeln!(find, "    let value_{} = compute_{}(beta_{i});", i + 30_000, i % 89);
+    }
+    let mut files = MemoryFileSet::new().with("big.rs", file.as_str());
+    let plan = parse(&aptix_find("big.rs", &find, "    changed();\n", "once"), None).unwrap();
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).expect_err("not found");
+    assert_eq!(files.get_str("big.rs"), Some(file.as_str()), "nothing written");
+    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    let text = err.to_string() + &err.report.to_string();
+    assert!(text.len() < 16_000, "{} bytes", text.len());
+}
+
 /// A `GIT binary patch` creating `name` from `data`.
 fn binary_patch(name: &str, data: &[u8]) -> String {
     let block = polypatch::unified::binary::encode_block(data);

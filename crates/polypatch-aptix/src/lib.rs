@@ -57,7 +57,8 @@
 //! Every message names the entry by its index and path and the field:
 //! `files[2] (src/a.rs): operation "delete" must not have "content"`.
 //!
-//! - `files` and `patches` together, or neither, are refused (mode exclusivity).
+//! - `files` and `patches` together, or neither, are refused (mode exclusivity), and so
+//!   is an empty one (a bundle that changes nothing would apply as a success).
 //! - `create` and `replace` need `content` and must not have `patches`; `delete` has
 //!   neither; `patch` needs a non-empty `patches` (a `content` next to it is ignored with a
 //!   warning: the contract says SHOULD NOT); `gitPatch` needs the diff in `content` and
