@@ -51,11 +51,14 @@ impl Span {
         let end = floor_char_boundary(source, self.end.clamp(start, line_end));
         let width = source[start..end].chars().count().max(1);
         let gutter = line.to_string().len();
+        // A long line (minified code, a one-line JSON bundle) is shown as a window around
+        // the column, so that an error never prints megabytes.
+        let (shown, offset) = window(text, col - 1);
         format!(
-            "{message}\n{pad} --> line {line}, column {col}\n{pad} |\n{line} | {text}\n{pad} | {caret_pad}{carets}",
+            "{message}\n{pad} --> line {line}, column {col}\n{pad} |\n{line} | {shown}\n{pad} | {caret_pad}{carets}",
             pad = " ".repeat(gutter),
-            caret_pad = " ".repeat(col - 1),
-            carets = "^".repeat(width),
+            caret_pad = " ".repeat(offset),
+            carets = "^".repeat(width.min(WINDOW_AFTER)),
         )
     }
 }
@@ -77,6 +80,30 @@ pub fn locate_line(source: &str, at: usize, breaks: LineBreaks) -> (usize, usize
     (line, start)
 }
 
+/// Characters shown before and after the column of an error on a long line.
+const WINDOW_BEFORE: usize = 60;
+const WINDOW_AFTER: usize = 100;
+
+/// `text` as shown for an error at character `col`: whole when short, else the
+/// characters around `col` with `…` for what is left out; and the column in what is shown.
+fn window(text: &str, col: usize) -> (std::borrow::Cow<'_, str>, usize) {
+    let total = text.chars().count();
+    if total <= WINDOW_BEFORE + WINDOW_AFTER {
+        return (std::borrow::Cow::Borrowed(text), col);
+    }
+    let from = col.saturating_sub(WINDOW_BEFORE);
+    let to = (col + WINDOW_AFTER).min(total);
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.extend(text.chars().skip(from).take(to - from));
+    if to < total {
+        shown.push('…');
+    }
+    (std::borrow::Cow::Owned(shown), col - from + usize::from(from > 0))
+}
+
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
@@ -86,6 +113,24 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_line_is_shown_as_a_window_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(5_000), "b".repeat(5_000));
+        let at = 5_000;
+        let shown = Span::new(at, at + 1).render_with(&line, "bad", LineBreaks::Any);
+        assert!(shown.len() < 400, "{} bytes", shown.len());
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[1], "  --> line 1, column 5001");
+        let text = lines[3].strip_prefix("1 | ").unwrap();
+        let caret = lines[4].strip_prefix("  | ").unwrap();
+        assert!(text.starts_with('…') && text.ends_with('…'), "{text}");
+        // The caret stands under the X.
+        assert_eq!(text.chars().nth(caret.chars().count() - 1), Some('X'), "{text}\n{caret}");
+        // A short line is shown whole.
+        let shown = Span::new(2, 3).render_with("abXd", "bad", LineBreaks::Any);
+        assert!(shown.ends_with("1 | abXd\n  |   ^"), "{shown}");
+    }
+
     use super::*;
 
     #[test]
