@@ -18,6 +18,13 @@
 //!      reports "already applied" when nothing would change.
 //!    - Otherwise a new side inside the old side's match is no evidence either (unless
 //!      the old side matched fuzzily: a similarity match may be misaligned).
+//!    - A deletion (a weak new side) whose old side matched fuzzily, with a removed line
+//!      that differs from its file line by swapped characters only (a sibling line, not
+//!      a dropped-letter typo): refused, as a re-run meeting the deleted line's neighbour
+//!      reads the same.
+//!    - Against a fuzzy old side, a new side found fuzzily elsewhere at least as similar
+//!      (by the ambiguity margin more for one line): refused with both places, as a
+//!      re-run of a patch with a typo reads the same.
 //!    - A new side of two lines or more elsewhere at a strictly stricter tier than a
 //!      fuzzy old side: already applied (a re-run: the first run left the new side
 //!      exact, and the old side now only resembles it). A one-line new side is found
