@@ -117,6 +117,18 @@ struct Texts {
 }
 
 /// Applies a substring edit (rules in the module docs).
+/// An edit refused because a first run and a re-run read alike: the place of the text
+/// to find and the place of its replacement, and what to do if the change is not made.
+fn two_readings(message: String, otherwise: &str, find_at: LineRange, with_at: LineRange) -> Failure {
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        message,
+        format!("if the change is already made, drop this entry; otherwise {otherwise}"),
+    );
+    failure.set_candidates(vec![find_at, with_at]);
+    failure
+}
+
 /// A replacement holding an elision (`// ... existing code ...`) that its find does not,
 /// where the edit removes lines: written, it would replace the code the find names with
 /// a comment standing for it. An edit that removes nothing (every line of the find stays)
@@ -319,15 +331,14 @@ fn exact(
         let m = matches[0];
         if let Some(p) = joined.text[..m].find(&t.with) {
             let n = joined.line_range(p, t.with.len());
-            let mut failure = Failure::new(
-                FailureKind::Ambiguous,
+            return Err(two_readings(
                 format!(
                     "the text to find stands at {first} and its replacement before it, at {n}: if an earlier run replaced the first occurrence, applying again would change the next one"
                 ),
-                "if the change is already made, drop this entry; otherwise make the text to find longer so that only the place to change has it",
-            );
-            failure.set_candidates(vec![first, n]);
-            return Err(failure);
+                "make the text to find longer so that only the place to change has it",
+                first,
+                n,
+            ));
         }
     }
     replace_exact(file, joined, t, &matches, ov);
@@ -532,15 +543,14 @@ fn lenient_apply(
             }
         }
         let n = joined.line_range(places[0], t.with.len());
-        let mut failure = Failure::new(
-            FailureKind::Ambiguous,
+        Err(two_readings(
             format!(
                 "text like the text to find stands at {at} ({tier} match) and its replacement at {n}: it cannot be told whether the edit was already applied"
             ),
-            "if the change is already made, drop this entry; otherwise copy the text to find exactly as the file has it",
-        );
-        failure.set_candidates(vec![at, n]);
-        Err(failure)
+            "copy the text to find exactly as the file has it",
+            at,
+            n,
+        ))
     };
 
     if !body.contains('\n') {
