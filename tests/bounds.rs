@@ -5,7 +5,9 @@
 
 use std::fmt::Write as _;
 
-use polypatch::{ApplyOptions, FailureKind, MAX_CANDIDATES, MemoryFileSet, ParseOptions, apply, parse, parse_with};
+use polypatch::{
+    ApplyError, ApplyOptions, FailureKind, MAX_CANDIDATES, MemoryFileSet, ParseOptions, apply, parse, parse_with,
+};
 
 /// One line of minified JavaScript, `len` characters long.
 fn minified(len: usize) -> String {
@@ -35,6 +37,12 @@ fn long_line_patch(typo: &str) -> String {
     format!(
         "*** Begin Patch\n*** Update File: app.min.js\n@@\n {HEAD}\n-{typo}\n+console.log(1);\n {FOOT}\n*** End Patch\n"
     )
+}
+
+/// The whole failure report, summary and per-file text, stays under 8 KB.
+fn assert_short(err: &ApplyError) {
+    let text = err.to_string() + &err.report.to_string();
+    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
 }
 
 #[test]
@@ -68,8 +76,7 @@ fn a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
     // The cut is taken around the difference, so the typo is in view.
     assert!(closest.diff.lines().any(|l| l.starts_with('-') && l.contains('Q')), "{}", closest.diff);
     assert!(closest.diff.lines().any(|l| l.starts_with("+(") && !l.contains('Q')), "{}", closest.diff);
-    let text = err.to_string() + &err.report.to_string();
-    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+    assert_short(&err);
 }
 
 #[test]
@@ -152,8 +159,7 @@ fn applydiff_a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_
     assert_eq!((closest.lines.start, closest.lines.end), (1, 3));
     assert!(closest.diff.len() < 4_000, "{} bytes", closest.diff.len());
     assert!(closest.diff.contains("more characters)"), "{}", closest.diff);
-    let text = err.to_string() + &err.report.to_string();
-    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+    assert_short(&err);
 }
 
 #[test]
@@ -167,8 +173,7 @@ fn applydiff_a_block_whose_typo_is_past_the_block_fuzz_is_not_found_and_short() 
     assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
     assert_eq!(failure.kind, FailureKind::NotFound);
-    let text = err.to_string() + &err.report.to_string();
-    assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+    assert_short(&err);
 }
 
 #[test]
@@ -301,8 +306,7 @@ fn aptix_a_60k_character_find_with_one_typo_fails_with_a_short_report() {
             assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
             let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
             assert_eq!(failure.kind, FailureKind::NotFound);
-            let text = err.to_string() + &err.report.to_string();
-            assert!(text.len() < 8_000, "the whole report is short: {} bytes", text.len());
+            assert_short(&err);
         }
     }
 }

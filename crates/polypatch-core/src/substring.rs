@@ -446,20 +446,7 @@ fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
     if loose.is_empty() {
         return None;
     }
-    let q = Query {
-        pat: &pat,
-        lo: 0,
-        hi: lines.len(),
-        hint: None,
-        at_eof: false,
-        occurrence: Occurrence::Unique,
-        ignore_blank: false,
-        threshold: 1.0,
-        base: Tier::Exact,
-        positional: false,
-        prefix: false,
-        changed: &[],
-    };
+    let q = whole_file(&pat, lines.len(), false, 1.0);
     let found = engine::locate(lines, &q, loose).ok()?.into_iter().next()?;
     let at = LineRange::from_zero_based(found.start, found.end);
     Some(Done {
@@ -580,18 +567,10 @@ fn lenient_apply(
     let kept = align(&pat, &new);
     let changed: Vec<bool> = (0..pat.len()).map(|i| !kept.contains(&Some(i))).collect();
     let q = Query {
-        pat: &pat,
-        lo: 0,
-        hi: file.lines.len(),
         hint: edit.scope.line_hint.map(|n| n.saturating_sub(1)),
-        at_eof: false,
-        occurrence: Occurrence::Unique,
-        ignore_blank: edit.policy.ignore_blank_lines,
-        threshold,
         base,
-        positional: false,
-        prefix: false,
         changed: &changed,
+        ..whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
     };
     let found = match engine::locate(&file.lines, &q, tiers) {
         Ok(found) => found.into_iter().next().expect("located once"),
@@ -790,24 +769,29 @@ fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine, ov: Overrides
     file.lines.splice(found.line..=found.line, new);
 }
 
-/// The failure for a `find` that is nowhere, with the file's closest region.
-fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure {
-    let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
-    let pat: Vec<String> = body.split('\n').map(str::to_string).collect();
-    let q = Query {
-        pat: &pat,
+/// A query for `pat` anywhere in a file of `len` lines, at one place.
+fn whole_file(pat: &[String], len: usize, ignore_blank: bool, threshold: f64) -> Query<'_> {
+    Query {
+        pat,
         lo: 0,
-        hi: lines.len(),
+        hi: len,
         hint: None,
         at_eof: false,
         occurrence: Occurrence::Unique,
-        ignore_blank: edit.policy.ignore_blank_lines,
+        ignore_blank,
         threshold,
         base: Tier::Exact,
         positional: false,
         prefix: false,
         changed: &[],
-    };
+    }
+}
+
+/// The failure for a `find` that is nowhere, with the file's closest region.
+fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure {
+    let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
+    let pat: Vec<String> = body.split('\n').map(str::to_string).collect();
+    let q = whole_file(&pat, lines.len(), edit.policy.ignore_blank_lines, threshold);
     let mut failure = miss_failure(lines, &q, Miss::NotFound, "lines");
     let first = pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("");
     let shown = clip_line(first, MAX_EXCERPT_CHARS);
