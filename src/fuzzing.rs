@@ -75,20 +75,7 @@ pub fn ap(data: &[u8]) {
 /// spans lie inside the text; every block becomes a file operation or an edit labelled
 /// with its number, in order.
 pub fn applydiff(data: &[u8]) {
-    use crate::applydiff::kind;
-    const KINDS: &[&str] = &[
-        kind::NO_BLOCKS,
-        kind::MISSING_PATH,
-        kind::UNKNOWN_OPTION,
-        kind::REPEATED_OPTION,
-        kind::INVALID_MODE,
-        kind::INVALID_FUZZ,
-        kind::MISSING_FROM,
-        kind::MISSING_TO,
-        kind::UNCLOSED_BLOCK,
-        kind::STRAY_MARKER,
-        kind::REPLACE_WITH_FROM,
-    ];
+    use crate::applydiff::KINDS;
     let text = text(data);
     let syntax = crate::applydiff::parse(&text);
     let plan = check_parse(&ApplyDiff, data);
@@ -144,27 +131,7 @@ pub fn applydiff(data: &[u8]) {
 /// one operation per entry (a `gitPatch` one or more), a patch bundle one edit per
 /// replacement, labelled by its place in the JSON.
 pub fn aptix(data: &[u8]) {
-    use crate::aptix::{Body, kind};
-    const KINDS: &[&str] = &[
-        kind::NO_BUNDLE,
-        kind::INVALID_JSON,
-        kind::RAW_CONTROL_CHARACTER,
-        kind::TRAILING_COMMA,
-        kind::UNCLOSED_JSON,
-        kind::TOO_LARGE,
-        kind::TOO_DEEP,
-        kind::MODE,
-        kind::INVALID_FIELD,
-        kind::MISSING_FIELD,
-        kind::UNKNOWN_FIELD,
-        kind::INVALID_OPERATION,
-        kind::OPERATION_FIELDS,
-        kind::INVALID_LIMIT,
-        kind::EMPTY_FIND,
-        kind::INVALID_ROOT,
-        kind::INVALID_PATH,
-        kind::GIT_PATCH,
-    ];
+    use crate::aptix::{Body, KINDS};
     let text = text(data);
     if let Some(span) = crate::aptix::extract(&text) {
         check_span(span, &text);
@@ -179,7 +146,7 @@ pub fn aptix(data: &[u8]) {
         (Ok(bundle), None) => {
             // Lowering fails only for a gitPatch entry.
             let err = crate::aptix::lower(&bundle).expect_err("lower failed in parse but not alone");
-            assert_eq!(err.kind, kind::GIT_PATCH, "lowering failed with {:?}", err.kind);
+            assert_eq!(err.kind, crate::ErrorKind::GitPatch, "lowering failed with {:?}", err.kind);
             return;
         }
         (Ok(bundle), Some(plan)) => (bundle, plan),

@@ -81,7 +81,7 @@ pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> R
         Some(name) => dialect(name).ok_or_else(|| {
             PatchError::new(
                 "polypatch",
-                "unknown_format",
+                ErrorKind::UnknownFormat,
                 format!("unknown format `{name}`; known formats: {}", dialect_names().join(", ")),
                 None,
             )
@@ -89,7 +89,7 @@ pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> R
         None => detect(text).ok_or_else(|| {
             PatchError::new(
                 "polypatch",
-                "unknown_format",
+                ErrorKind::UnknownFormat,
                 format!(
                     "the text does not look like any known patch format ({}); name one with --format",
                     dialect_names().join(", ")

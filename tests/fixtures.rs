@@ -231,7 +231,7 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
                 Ok(plan) => return Err(format!("expected a malformed patch ({kind}), but it parsed: {plan:#?}").into()),
                 Err(err) => err,
             };
-            if err.kind != kind || err.dialect != dialect {
+            if err.kind != kind.as_str() || err.dialect != dialect {
                 return Err(format!(
                     "expected malformed:{kind} from {dialect}, got {} from {}:\n{}",
                     err.kind,

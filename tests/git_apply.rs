@@ -212,7 +212,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     fs::write(&patch, polypatch::encode_lossless(&case.diff)).map_err(|e| e.to_string())?;
     let plan = match polypatch::parse(&case.diff, Some("unified")) {
         Ok(plan) => plan,
-        Err(e) if case.zero_context && e.kind == polypatch::unified::kind::NO_CONTEXT => {
+        Err(e) if case.zero_context && e.kind == polypatch::ErrorKind::NoContext => {
             // The declared divergence: git must apply it, polypatch refuses it.
             write_tree(&theirs, &case.base).map_err(|e| e.to_string())?;
             oracle_apply(&theirs, &patch, case)?;

@@ -131,7 +131,7 @@
 //!
 //! # Errors
 //!
-//! A malformed patch is a [`PatchError`] whose `kind` is one of [`kind`]'s constants and
+//! A malformed patch is a [`PatchError`] whose `kind` is one of [`KINDS`] and
 //! whose span points at the offending text: `missing_begin`, `missing_end`,
 //! `content_after_end`, `empty_patch`, `invalid_header`, `missing_path`,
 //! `invalid_add_line`, `invalid_delete_line`, `empty_update`, `invalid_line_hint`,
@@ -143,7 +143,7 @@ mod syntax;
 
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
-pub use error::kind;
+pub use error::KINDS;
 pub use lower::lower;
 pub use syntax::{Hunk, HunkHeader, HunkLine, LineKind, Op, Patch, parse};
 
@@ -202,6 +202,6 @@ mod tests {
         assert_eq!(plan.dialect, "ai-patch");
         assert_eq!(plan.files.len(), 1);
         let err = AiPatch.parse("*** Begin Patch\n*** Delete File: a\n").unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("ai-patch", kind::MISSING_END));
+        assert_eq!((err.dialect, err.kind), ("ai-patch", polypatch_core::ErrorKind::MissingEnd));
     }
 }

@@ -113,8 +113,8 @@ mod tests {
     use polypatch_core::Span;
 
     use super::*;
-    use crate::error::kind;
     use crate::syntax::parse;
+    use polypatch_core::ErrorKind;
 
     fn plan(text: &str) -> EditPlan {
         lower(&parse(text).unwrap_or_else(|e| panic!("{}", e.render(text))))
@@ -531,9 +531,9 @@ mod tests {
         assert_eq!(CODEX_SCENARIOS.len(), 25);
         for (name, text) in CODEX_SCENARIOS {
             let expected = match &name[..3] {
-                "005" => Some(kind::EMPTY_PATCH),
-                "008" => Some(kind::EMPTY_UPDATE),
-                "013" => Some(kind::INVALID_HEADER),
+                "005" => Some(ErrorKind::EmptyPatch),
+                "008" => Some(ErrorKind::EmptyUpdate),
+                "013" => Some(ErrorKind::InvalidHeader),
                 _ => None,
             };
             match (parse(text), expected) {

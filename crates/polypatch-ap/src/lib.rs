@@ -147,7 +147,7 @@
 //!
 //! # Errors
 //!
-//! A malformed patch is a [`PatchError`] whose `kind` is one of [`kind`]'s constants, whose
+//! A malformed patch is a [`PatchError`] whose `kind` is one of [`KINDS`], whose
 //! message names the change and modification (1-based) and the YAML line and says what
 //! to write instead, and whose span points at the offending key or item. YAML syntax
 //! errors (`invalid_yaml`) are the parser's, at the line it names: the document is read
@@ -161,7 +161,7 @@ mod yaml;
 
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
-pub use error::kind;
+pub use error::KINDS;
 pub use lower::lower;
 pub use syntax::{ActionKind, Change, Locator, Modification, Patch, SUPPORTED_VERSIONS, Text, parse};
 

@@ -4,8 +4,9 @@ use std::fmt;
 
 use polypatch_core::{Newline, PatchError, Span};
 
-use crate::error::{error, kind, quote};
+use crate::error::{error, quote};
 use crate::yaml::{self, Node, Value};
+use polypatch_core::ErrorKind;
 
 /// The versions of the format this crate reads.
 pub const SUPPORTED_VERSIONS: &[&str] = &["2.0"];
@@ -226,7 +227,7 @@ impl Checker<'_> {
         }
     }
 
-    fn err(&self, kind: &'static str, place: Place, span: Span, message: impl fmt::Display) -> PatchError {
+    fn err(&self, kind: ErrorKind, place: Place, span: Span, message: impl fmt::Display) -> PatchError {
         error(kind, format!("{}{message}", self.prefix(place, span)), Some(span))
     }
 
@@ -234,7 +235,7 @@ impl Checker<'_> {
         let Value::Map(entries) = &root.value else {
             let what = if matches!(root.value, Value::Null) { "empty" } else { root.value.describe() };
             return Err(error(
-                kind::INVALID_ROOT,
+                ErrorKind::InvalidRoot,
                 format!(
                     "the patch is {}{what}, not a mapping: it must start with `version: \"2.0\"` and `changes:` \
                      at column 1",
@@ -248,7 +249,7 @@ impl Checker<'_> {
         match version {
             None => {
                 return Err(error(
-                    kind::MISSING_VERSION,
+                    ErrorKind::MissingVersion,
                     "the patch has no `version`: add `version: \"2.0\"` as its first line",
                     Some(Span::new(root.span.start, root.span.start)),
                 ));
@@ -259,7 +260,7 @@ impl Checker<'_> {
             Some((_, Node { value: Value::Seq(items), .. })) => items,
             Some((key, value)) => {
                 return Err(self.err(
-                    kind::MISSING_CHANGES,
+                    ErrorKind::MissingChanges,
                     Place::ROOT,
                     key.span,
                     format_args!(
@@ -271,7 +272,7 @@ impl Checker<'_> {
             }
             None => {
                 return Err(error(
-                    kind::MISSING_CHANGES,
+                    ErrorKind::MissingChanges,
                     "the patch has no `changes`: add `changes:` with a list of `- file_path: …` items \
                      (or `changes: []` for none)",
                     Some(Span::new(root.span.start, root.span.start)),
@@ -299,13 +300,13 @@ impl Checker<'_> {
                 Ok(())
             }
             Value::Null => Err(self.err(
-                kind::MISSING_VERSION,
+                ErrorKind::MissingVersion,
                 Place::ROOT,
                 node.span,
                 format_args!("`version` has no value: write `version: \"2.0\"` (supported versions: {supported})"),
             )),
             _ => Err(self.err(
-                kind::UNSUPPORTED_VERSION,
+                ErrorKind::UnsupportedVersion,
                 Place::ROOT,
                 node.span,
                 format_args!(
@@ -338,7 +339,7 @@ impl Checker<'_> {
             }
             let hint = closest(name, known).map_or(String::new(), |k| format!("did you mean `{k}`? "));
             return Err(self.err(
-                kind::UNKNOWN_KEY,
+                ErrorKind::UnknownKey,
                 place,
                 key.span,
                 format_args!(
@@ -360,7 +361,7 @@ impl Checker<'_> {
             Value::Bool(_) | Value::Int(_) | Value::Float(_) => self.source(node).to_string(),
             Value::Seq(_) | Value::Map(_) => {
                 return Err(self.err(
-                    kind::INVALID_TYPE,
+                    ErrorKind::InvalidType,
                     place,
                     node.span,
                     format_args!(
@@ -378,7 +379,7 @@ impl Checker<'_> {
         let place = Place { change: Some(index), modification: None };
         let Value::Map(entries) = &item.value else {
             return Err(self.err(
-                kind::INVALID_TYPE,
+                ErrorKind::InvalidType,
                 place,
                 span,
                 format_args!(
@@ -393,7 +394,7 @@ impl Checker<'_> {
                 Some(text) => {
                     check_path(&text.value).map_err(|why| {
                         self.err(
-                            kind::INVALID_PATH,
+                            ErrorKind::InvalidPath,
                             place,
                             text.span,
                             format_args!(
@@ -407,7 +408,7 @@ impl Checker<'_> {
                 }
                 None => {
                     return Err(self.err(
-                        kind::MISSING_FILE_PATH,
+                        ErrorKind::MissingFilePath,
                         place,
                         key.span,
                         "`file_path` has no value: write the path of the file, relative to the patch file's folder",
@@ -416,7 +417,7 @@ impl Checker<'_> {
             },
             None => {
                 return Err(self.err(
-                    kind::MISSING_FILE_PATH,
+                    ErrorKind::MissingFilePath,
                     place,
                     span,
                     "the change has no `file_path`: start the item with `- file_path: path/to/file`",
@@ -435,7 +436,7 @@ impl Checker<'_> {
                 };
                 if parsed.is_none() {
                     return Err(self.err(
-                        kind::INVALID_NEWLINE,
+                        ErrorKind::InvalidNewline,
                         place,
                         value.span,
                         format_args!(
@@ -451,7 +452,7 @@ impl Checker<'_> {
             Some((_, Node { value: Value::Seq(items), .. })) => items,
             Some((key, value)) => {
                 return Err(self.err(
-                    kind::MISSING_MODIFICATIONS,
+                    ErrorKind::MissingModifications,
                     place,
                     key.span,
                     format_args!(
@@ -463,7 +464,7 @@ impl Checker<'_> {
             }
             None => {
                 return Err(self.err(
-                    kind::MISSING_MODIFICATIONS,
+                    ErrorKind::MissingModifications,
                     place,
                     span,
                     "the change has no `modifications`: add `modifications:` with a list of `- action: …` items \
@@ -473,7 +474,7 @@ impl Checker<'_> {
         };
         if items.is_empty() {
             return Err(self.err(
-                kind::EMPTY_MODIFICATIONS,
+                ErrorKind::EmptyModifications,
                 place,
                 span,
                 "`modifications` is empty: give at least one `- action: …` item, or drop the change",
@@ -498,7 +499,7 @@ impl Checker<'_> {
         let place = Place { change: Some(change), modification: Some(index) };
         let Value::Map(entries) = &item.value else {
             return Err(self.err(
-                kind::INVALID_TYPE,
+                ErrorKind::InvalidType,
                 place,
                 span,
                 format_args!(
@@ -513,7 +514,7 @@ impl Checker<'_> {
         let action = match get(entries, "action") {
             None => {
                 return Err(self.err(
-                    kind::MISSING_ACTION,
+                    ErrorKind::MissingAction,
                     place,
                     span,
                     format_args!("the modification has no `action`: add `action:` with one of {names}"),
@@ -524,7 +525,7 @@ impl Checker<'_> {
                     Some(action) => action,
                     None => {
                         return Err(self.err(
-                            kind::UNKNOWN_ACTION,
+                            ErrorKind::UnknownAction,
                             place,
                             text.span,
                             format_args!("unknown action {}: write one of {names}", quote(&text.value)),
@@ -533,7 +534,7 @@ impl Checker<'_> {
                 },
                 Ok(None) => {
                     return Err(self.err(
-                        kind::MISSING_ACTION,
+                        ErrorKind::MissingAction,
                         place,
                         key.span,
                         format_args!("`action` has no value: write one of {names}"),
@@ -541,7 +542,7 @@ impl Checker<'_> {
                 }
                 Err(_) => {
                     return Err(self.err(
-                        kind::UNKNOWN_ACTION,
+                        ErrorKind::UnknownAction,
                         place,
                         value.span,
                         format_args!("`action` is {}: write one of {names}", value.value.describe()),
@@ -569,7 +570,7 @@ impl Checker<'_> {
             ];
             if let Some((name, Some(key))) = located.into_iter().find(|(_, k)| k.is_some()) {
                 return Err(self.err(
-                    kind::INVALID_CREATE_FILE,
+                    ErrorKind::InvalidCreateFile,
                     place,
                     key.span,
                     format_args!(
@@ -594,7 +595,7 @@ impl Checker<'_> {
         let locator = match (snippet, start, end) {
             (Some((key, _)), Some(_), _) | (Some((key, _)), None, Some(_)) => {
                 return Err(self.err(
-                    kind::SNIPPET_AND_RANGE,
+                    ErrorKind::SnippetAndRange,
                     place,
                     key.span,
                     "`snippet` and `start_snippet`/`end_snippet` are mutually exclusive: keep `snippet` for a \
@@ -609,7 +610,7 @@ impl Checker<'_> {
                     ("end_snippet", "start_snippet")
                 };
                 return Err(self.err(
-                    kind::INCOMPLETE_RANGE,
+                    ErrorKind::IncompleteRange,
                     place,
                     key.span,
                     format_args!(
@@ -621,7 +622,7 @@ impl Checker<'_> {
             (None, Some((skey, stext)), Some((ekey, etext))) => {
                 if action.is_insert() {
                     return Err(self.err(
-                        kind::RANGE_WITH_INSERT,
+                        ErrorKind::RangeWithInsert,
                         place,
                         skey.span,
                         format_args!(
@@ -638,7 +639,7 @@ impl Checker<'_> {
             }
             (None, None, None) => {
                 return Err(self.err(
-                    kind::MISSING_SNIPPET,
+                    ErrorKind::MissingSnippet,
                     place,
                     span,
                     format_args!(
@@ -686,7 +687,7 @@ impl Checker<'_> {
         match text {
             Some(t) if t.value.lines().any(|l| !l.trim().is_empty()) => Ok(t),
             other => Err(self.err(
-                kind::EMPTY_SNIPPET,
+                ErrorKind::EmptySnippet,
                 place,
                 other.map_or(key.span, |t| t.span),
                 format_args!(
@@ -709,7 +710,7 @@ impl Checker<'_> {
     ) -> Result<Option<Text>, PatchError> {
         match (action, content) {
             (ActionKind::Delete, Some((key, _))) => Err(self.err(
-                kind::UNEXPECTED_CONTENT,
+                ErrorKind::UnexpectedContent,
                 place,
                 key.span,
                 "DELETE takes no `content`: drop `content`, or use REPLACE to put new code in place of the snippet",
@@ -717,7 +718,7 @@ impl Checker<'_> {
             (ActionKind::Delete, None) => Ok(None),
             (_, Some((_, Some(text)))) => Ok(Some(text)),
             (_, Some((key, None))) => Err(self.err(
-                kind::MISSING_CONTENT,
+                ErrorKind::MissingContent,
                 place,
                 key.span,
                 format_args!(
@@ -734,7 +735,7 @@ impl Checker<'_> {
                     ""
                 };
                 Err(self.err(
-                    kind::MISSING_CONTENT,
+                    ErrorKind::MissingContent,
                     place,
                     span,
                     format_args!("{action} needs `content`: add `content: |` and the new lines below it{hint}"),
@@ -754,7 +755,7 @@ impl Checker<'_> {
         match value.value {
             Value::Int(n) if n >= 0 => Ok(Some((usize::try_from(n).unwrap_or(usize::MAX), key))),
             _ => Err(self.err(
-                kind::INVALID_BLANK_LINES,
+                ErrorKind::InvalidBlankLines,
                 place,
                 value.span,
                 format_args!(

@@ -471,9 +471,14 @@ mod tests {
                 err.message, err.kind
             )
         );
-        let spanless = PatchError::new("applydiff", "no_blocks", "no block", None);
+        let spanless = PatchError::new("applydiff", polypatch_core::ErrorKind::NoBlocks, "no block", None);
         assert!(format_invalid(&spanless, "").ends_with("format.\nError: no block (no_blocks)\n"));
-        let at = PatchError::new("applydiff", "missing_from", "expected `--- from`", Some(Span::new(6, 7)));
+        let at = PatchError::new(
+            "applydiff",
+            polypatch_core::ErrorKind::MissingFrom,
+            "expected `--- from`",
+            Some(Span::new(6, 7)),
+        );
         assert!(
             format_invalid(&at, "a.txt\nb\n").ends_with("At line 2, column 1: expected `--- from` (missing_from)\n")
         );

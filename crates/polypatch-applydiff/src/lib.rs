@@ -74,7 +74,7 @@
 //! # Errors
 //!
 //! A malformed patch is the spec's "Patch Format Invalid": a [`PatchError`] whose `kind`
-//! is one of [`kind`]'s constants (`no_blocks`, `missing_path`, `unknown_option`,
+//! is one of [`KINDS`] (`no_blocks`, `missing_path`, `unknown_option`,
 //! `repeated_option`, `invalid_mode`, `invalid_fuzz`, `missing_from`, `missing_to`,
 //! `unclosed_block`, `stray_marker`, `replace_with_from`) and whose span points at the
 //! offending text (its line and column: [`PatchError::line_col`]).
@@ -114,7 +114,7 @@ pub mod syntax;
 
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
-pub use error::kind;
+pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid};
 pub use lower::{DEFAULT_FUZZ, lower};
 pub use session::{
@@ -178,6 +178,6 @@ mod tests {
         let plan = ApplyDiff.parse(">>> file: a\n--- from\nx\n--- to\ny\n<\n").unwrap();
         assert_eq!(plan.dialect, "applydiff");
         let err = ApplyDiff.parse(">>> file: a\n--- from\nx\n").unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("applydiff", kind::MISSING_TO));
+        assert_eq!((err.dialect, err.kind), ("applydiff", polypatch_core::ErrorKind::MissingTo));
     }
 }

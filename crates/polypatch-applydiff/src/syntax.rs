@@ -2,7 +2,8 @@
 
 use polypatch_core::{PatchError, Span};
 
-use crate::error::{error, kind};
+use crate::error::error;
+use polypatch_core::ErrorKind;
 
 /// What a block does to its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -93,7 +94,7 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
         }
         if is_from(line.text) || is_to(line.text) {
             return Err(error(
-                kind::STRAY_MARKER,
+                ErrorKind::StrayMarker,
                 format!(
                     "`{}` outside a block: a block starts with `>>> file: <path>` on the line before `--- from`",
                     line.text.trim_end()
@@ -106,7 +107,7 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     if blocks.is_empty() {
         let span = (!text.is_empty()).then(|| Span::new(0, text.len().min(text.find('\n').unwrap_or(text.len()))));
         return Err(error(
-            kind::NO_BLOCKS,
+            ErrorKind::NoBlocks,
             "no `>>> file: <path>` block: write each change as `>>> file: <path>`, `--- from`, the old lines, \
              `--- to`, the new lines and a closing `<`",
             span,
@@ -123,7 +124,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
     if !lines.get(at + 1).is_some_and(|l| is_from(l.text)) {
         let span = lines.get(at + 1).map_or(end, |l| l.span);
         return Err(error(
-            kind::MISSING_FROM,
+            ErrorKind::MissingFrom,
             format!("the block for `{path}` needs `--- from` on the line after its header"),
             Some(span),
         ));
@@ -133,7 +134,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
     loop {
         let Some(line) = lines.get(i) else {
             return Err(error(
-                kind::MISSING_TO,
+                ErrorKind::MissingTo,
                 format!("the block for `{path}` ends before its `--- to` line"),
                 Some(end),
             ));
@@ -143,7 +144,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
         }
         if is_header(line.text) || is_close(line.text) {
             return Err(error(
-                kind::MISSING_TO,
+                ErrorKind::MissingTo,
                 format!("the block for `{path}` has no `--- to` line before this one"),
                 Some(line.span),
             ));
@@ -156,7 +157,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
     loop {
         let Some(line) = lines.get(i) else {
             return Err(error(
-                kind::UNCLOSED_BLOCK,
+                ErrorKind::UnclosedBlock,
                 format!("the block for `{path}` is not closed: end it with a line holding only `<`"),
                 Some(head.span),
             ));
@@ -164,7 +165,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
         if is_close(line.text) {
             if mode == Mode::Replace && !old.is_empty() {
                 return Err(error(
-                    kind::REPLACE_WITH_FROM,
+                    ErrorKind::ReplaceWithFrom,
                     format!(
                         "the `mode=replace` block for `{path}` has `--- from` lines: a replace block gives the whole \
                          new file after `--- to` and leaves `--- from` empty; to change only some lines, drop \
@@ -179,7 +180,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
         }
         if is_header(line.text) {
             return Err(error(
-                kind::UNCLOSED_BLOCK,
+                ErrorKind::UnclosedBlock,
                 format!(
                     "the block for `{path}` is not closed before the next block: end it with a line holding only `<`"
                 ),
@@ -204,7 +205,11 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
     let mut parts = rest.split('|');
     let path = parts.next().unwrap_or_default().trim();
     if path.is_empty() {
-        return Err(error(kind::MISSING_PATH, "`>>> file:` needs a path: `>>> file: src/main.rs`", Some(line.span)));
+        return Err(error(
+            ErrorKind::MissingPath,
+            "`>>> file:` needs a path: `>>> file: src/main.rs`",
+            Some(line.span),
+        ));
     }
     let (mut mode, mut fuzz) = (None, None);
     for part in parts {
@@ -212,7 +217,7 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
         let span = at(option);
         let Some((key, value)) = option.split_once('=') else {
             return Err(error(
-                kind::UNKNOWN_OPTION,
+                ErrorKind::UnknownOption,
                 format!("`{option}` is not an option: write `mode=patch`, `mode=replace` or `fuzz=0.85`"),
                 Some(span),
             ));
@@ -220,14 +225,14 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
         match key.trim() {
             "mode" => {
                 if mode.is_some() {
-                    return Err(error(kind::REPEATED_OPTION, "`mode` is given twice", Some(span)));
+                    return Err(error(ErrorKind::RepeatedOption, "`mode` is given twice", Some(span)));
                 }
                 mode = Some(match value.trim() {
                     "patch" => Mode::Patch,
                     "replace" => Mode::Replace,
                     other => {
                         return Err(error(
-                            kind::INVALID_MODE,
+                            ErrorKind::InvalidMode,
                             format!("`mode={other}` is not a mode: write `mode=patch` or `mode=replace`"),
                             Some(span),
                         ));
@@ -236,14 +241,14 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
             }
             "fuzz" => {
                 if fuzz.is_some() {
-                    return Err(error(kind::REPEATED_OPTION, "`fuzz` is given twice", Some(span)));
+                    return Err(error(ErrorKind::RepeatedOption, "`fuzz` is given twice", Some(span)));
                 }
                 let value = value.trim();
                 match value.parse::<f64>() {
                     Ok(f) if (0.0..=1.0).contains(&f) => fuzz = Some(f),
                     _ => {
                         return Err(error(
-                            kind::INVALID_FUZZ,
+                            ErrorKind::InvalidFuzz,
                             format!("`fuzz={value}` must be a number from 0 to 1, such as `fuzz=0.85`"),
                             Some(span),
                         ));
@@ -252,7 +257,7 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
             }
             other => {
                 return Err(error(
-                    kind::UNKNOWN_OPTION,
+                    ErrorKind::UnknownOption,
                     format!("`{other}` is not an option: the options are `mode` and `fuzz`"),
                     Some(span),
                 ));
@@ -266,10 +271,10 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
 mod tests {
     use super::*;
 
-    fn err(text: &str) -> (String, String) {
+    fn err(text: &str) -> (ErrorKind, String) {
         let e = parse(text).unwrap_err();
         let shown = e.span.map(|s| text[s.start..s.end].to_string()).unwrap_or_default();
-        (e.kind.to_string(), shown)
+        (e.kind, shown)
     }
 
     #[test]
@@ -303,35 +308,39 @@ mod tests {
 
     #[test]
     fn format_errors_name_the_line() {
-        let cases: &[(&str, &str, &str)] = &[
-            ("just prose\n", kind::NO_BLOCKS, "just prose"),
-            ("", kind::NO_BLOCKS, ""),
-            (">>> file:   \n--- from\n--- to\n<\n", kind::MISSING_PATH, ">>> file:   "),
-            (">>> file: a | color=red\n--- from\n--- to\n<\n", kind::UNKNOWN_OPTION, "color=red"),
-            (">>> file: a | strict\n--- from\n--- to\n<\n", kind::UNKNOWN_OPTION, "strict"),
-            (">>> file: a | mode=patch | mode=replace\n--- from\n--- to\n<\n", kind::REPEATED_OPTION, "mode=replace"),
-            (">>> file: a | mode=merge\n--- from\n--- to\n<\n", kind::INVALID_MODE, "mode=merge"),
-            (">>> file: a | fuzz=1.5\n--- from\n--- to\n<\n", kind::INVALID_FUZZ, "fuzz=1.5"),
-            (">>> file: a | fuzz=high\n--- from\n--- to\n<\n", kind::INVALID_FUZZ, "fuzz=high"),
-            (">>> file: a\nold\n--- to\n<\n", kind::MISSING_FROM, "old"),
-            (">>> file: a\n--- from\nold\n<\n", kind::MISSING_TO, "<"),
-            (">>> file: a\n--- from\nold\n", kind::MISSING_TO, ""),
-            (">>> file: a\n--- from\nold\n--- to\nnew\n", kind::UNCLOSED_BLOCK, ">>> file: a"),
+        let cases: &[(&str, ErrorKind, &str)] = &[
+            ("just prose\n", ErrorKind::NoBlocks, "just prose"),
+            ("", ErrorKind::NoBlocks, ""),
+            (">>> file:   \n--- from\n--- to\n<\n", ErrorKind::MissingPath, ">>> file:   "),
+            (">>> file: a | color=red\n--- from\n--- to\n<\n", ErrorKind::UnknownOption, "color=red"),
+            (">>> file: a | strict\n--- from\n--- to\n<\n", ErrorKind::UnknownOption, "strict"),
+            (
+                ">>> file: a | mode=patch | mode=replace\n--- from\n--- to\n<\n",
+                ErrorKind::RepeatedOption,
+                "mode=replace",
+            ),
+            (">>> file: a | mode=merge\n--- from\n--- to\n<\n", ErrorKind::InvalidMode, "mode=merge"),
+            (">>> file: a | fuzz=1.5\n--- from\n--- to\n<\n", ErrorKind::InvalidFuzz, "fuzz=1.5"),
+            (">>> file: a | fuzz=high\n--- from\n--- to\n<\n", ErrorKind::InvalidFuzz, "fuzz=high"),
+            (">>> file: a\nold\n--- to\n<\n", ErrorKind::MissingFrom, "old"),
+            (">>> file: a\n--- from\nold\n<\n", ErrorKind::MissingTo, "<"),
+            (">>> file: a\n--- from\nold\n", ErrorKind::MissingTo, ""),
+            (">>> file: a\n--- from\nold\n--- to\nnew\n", ErrorKind::UnclosedBlock, ">>> file: a"),
             (
                 ">>> file: a\n--- from\nold\n--- to\nnew\n>>> file: b\n--- from\n--- to\n<\n",
-                kind::UNCLOSED_BLOCK,
+                ErrorKind::UnclosedBlock,
                 ">>> file: a",
             ),
-            ("text\n--- from\nold\n--- to\nnew\n<\n", kind::STRAY_MARKER, "--- from"),
+            ("text\n--- from\nold\n--- to\nnew\n<\n", ErrorKind::StrayMarker, "--- from"),
             (
                 ">>> file: a | mode=replace\n--- from\nold\n--- to\nnew\n<\n",
-                kind::REPLACE_WITH_FROM,
+                ErrorKind::ReplaceWithFrom,
                 ">>> file: a | mode=replace",
             ),
         ];
         for (text, want_kind, want_span) in cases {
             let (got_kind, got_span) = err(text);
-            assert_eq!((got_kind.as_str(), got_span.as_str()), (*want_kind, *want_span), "{text:?}");
+            assert_eq!((got_kind, got_span.as_str()), (*want_kind, *want_span), "{text:?}");
         }
     }
 

@@ -83,7 +83,7 @@ pub mod syntax;
 
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
-pub use error::kind;
+pub use error::KINDS;
 pub use lower::lower;
 pub use syntax::{Body, Bundle, FileEntry, Find, Limit, MAX_BUNDLE_BYTES, Operation, PatchEntry, extract, parse};
 

@@ -5,8 +5,9 @@ use polypatch_core::{
     Policy, Replacement, Scope, Span, Target, Tier, TierSet,
 };
 
-use crate::error::{DIALECT, error, kind};
+use crate::error::{DIALECT, error};
 use crate::syntax::{Body, Bundle, FileEntry, Find, Limit, Operation};
+use polypatch_core::ErrorKind;
 
 /// Lowers a checked bundle. Fails only for a `gitPatch` whose diff is malformed or names
 /// another file than its entry.
@@ -117,7 +118,7 @@ fn git_patch(entry: &FileEntry, root: &str, span: Option<Span>) -> Result<Vec<Fi
     let plan = polypatch_unified::Unified.parse(diff).map_err(|e| {
         let (line, col) = e.line_col(diff).unwrap_or((0, 0));
         error(
-            kind::GIT_PATCH,
+            ErrorKind::GitPatch,
             format!("{name}: the diff in \"content\" is malformed (its line {line}, column {col}): {}", e.message),
             span,
         )
@@ -132,7 +133,7 @@ fn git_patch(entry: &FileEntry, root: &str, span: Option<Span>) -> Result<Vec<Fi
         if fe.path != entry.path || other.is_some() {
             let named = other.map_or(fe.path.as_str(), String::as_str);
             return Err(error(
-                kind::GIT_PATCH,
+                ErrorKind::GitPatch,
                 format!(
                     "{name}: the diff changes `{named}`, not the entry's path `{}`: a gitPatch entry's diff changes \
                      its own file only (give each file its own entry)",
@@ -153,7 +154,7 @@ fn git_patch(entry: &FileEntry, root: &str, span: Option<Span>) -> Result<Vec<Fi
         out.push(fe);
     }
     if out.is_empty() {
-        return Err(error(kind::GIT_PATCH, format!("{name}: the diff in \"content\" changes no file"), span));
+        return Err(error(ErrorKind::GitPatch, format!("{name}: the diff in \"content\" changes no file"), span));
     }
     Ok(out)
 }
@@ -242,14 +243,14 @@ mod tests {
         let text = r#"{"root": ".", "files": [{"path": "a.txt", "operation": "gitPatch",
             "content": "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n"}]}"#;
         let e = plan(text).unwrap_err();
-        assert_eq!(e.kind, kind::GIT_PATCH);
+        assert_eq!(e.kind, ErrorKind::GitPatch);
         assert!(
             e.message.starts_with("files[0] (a.txt): the diff changes `b.txt`, not the entry's path `a.txt`"),
             "{}",
             e.message
         );
         let bad = r#"{"root": ".", "files": [{"path": "a.txt", "operation": "gitPatch", "content": "not a diff"}]}"#;
-        assert_eq!(plan(bad).unwrap_err().kind, kind::GIT_PATCH);
+        assert_eq!(plan(bad).unwrap_err().kind, ErrorKind::GitPatch);
     }
 
     /// Found by the fuzzer (fuzz/regressions/aptix/git-patch-hunk-span): a hunk kept the

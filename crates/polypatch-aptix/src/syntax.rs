@@ -4,7 +4,8 @@
 use polypatch_core::{PatchError, Span};
 use serde_json::{Map, Value};
 
-use crate::error::{error, kind};
+use crate::error::error;
+use polypatch_core::ErrorKind;
 
 /// The largest bundle accepted, in bytes (64 MiB): a bigger one is refused before parsing.
 pub const MAX_BUNDLE_BYTES: usize = 64 << 20;
@@ -179,7 +180,7 @@ fn line_spans(text: &str) -> Vec<Span> {
 pub fn parse(text: &str) -> Result<Bundle, PatchError> {
     let Some(span) = extract(text) else {
         return Err(error(
-            kind::NO_BUNDLE,
+            ErrorKind::NoBundle,
             "no Aptix bundle: the text holds no JSON object; send `{\"root\": \".\", \"files\": [...]}` or \
              `{\"root\": \".\", \"patches\": [...]}`, alone or in a ```json block",
             None,
@@ -188,7 +189,7 @@ pub fn parse(text: &str) -> Result<Bundle, PatchError> {
     let json = &text[span.start..span.end];
     if json.len() > MAX_BUNDLE_BYTES {
         return Err(error(
-            kind::TOO_LARGE,
+            ErrorKind::TooLarge,
             format!(
                 "the bundle is {} bytes, more than the {} accepted: split it into several bundles",
                 json.len(),
@@ -215,7 +216,7 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
     if e.is_eof() {
         let open = open_brackets(json);
         return error(
-            kind::UNCLOSED_JSON,
+            ErrorKind::UnclosedJson,
             format!(
                 "the JSON ends before it is complete ({what}){}: close every string, array and object; \
                  if the reply was cut off, send the whole bundle again",
@@ -239,7 +240,7 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
             None => "a raw control character".to_owned(),
         };
         return error(
-            kind::RAW_CONTROL_CHARACTER,
+            ErrorKind::RawControlCharacter,
             format!(
                 "{shown} inside a string at {place}: JSON strings cannot hold raw line breaks or tabs; \
                  write them as `\\n` and `\\t` (serialize the bundle with a JSON library)"
@@ -249,19 +250,19 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
     }
     if what.starts_with("trailing comma") {
         return error(
-            kind::TRAILING_COMMA,
+            ErrorKind::TrailingComma,
             format!("a trailing comma at {place}: remove the comma before the closing `]` or `}}`"),
             here,
         );
     }
     if what.starts_with("recursion limit exceeded") {
         return error(
-            kind::TOO_DEEP,
+            ErrorKind::TooDeep,
             format!("the JSON nests deeper than 128 levels at {place}: a bundle needs 5"),
             here,
         );
     }
-    error(kind::INVALID_JSON, format!("invalid JSON at {place}: {what}"), here)
+    error(ErrorKind::InvalidJson, format!("invalid JSON at {place}: {what}"), here)
 }
 
 /// The byte offset of 1-based `line` and `column` in `json`, clamped to a char boundary.
@@ -312,14 +313,14 @@ const FLAT_FIELDS: &[&str] = &["path", "find", "replace", "limit"];
 const FIND_FIELDS: &[&str] = &["find", "replace", "limit"];
 
 impl Checker<'_> {
-    fn err(&self, kind: &'static str, message: String) -> PatchError {
+    fn err(&self, kind: ErrorKind, message: String) -> PatchError {
         error(kind, message, Some(self.at.unwrap_or(Span::new(self.span.start, self.span.start))))
     }
 
     fn bundle(mut self, value: &Value) -> Result<Bundle, PatchError> {
         let Value::Object(top) = value else {
             return Err(self.err(
-                kind::INVALID_FIELD,
+                ErrorKind::InvalidField,
                 format!(
                     "the bundle must be a JSON object with `root` and `files` or `patches`, not {}",
                     type_name(value)
@@ -333,17 +334,19 @@ impl Checker<'_> {
                 ".".to_owned()
             }
             Some(Value::String(r)) => {
-                check_root(r).map_err(|m| self.err(kind::INVALID_ROOT, m))?;
+                check_root(r).map_err(|m| self.err(ErrorKind::InvalidRoot, m))?;
                 r.clone()
             }
             Some(other) => {
-                return Err(self.err(kind::INVALID_FIELD, format!("`root` must be a string, not {}", type_name(other))));
+                return Err(
+                    self.err(ErrorKind::InvalidField, format!("`root` must be a string, not {}", type_name(other)))
+                );
             }
         };
         let body = match (top.get("files"), top.get("patches")) {
             (Some(_), Some(_)) => {
                 return Err(self.err(
-                    kind::MODE,
+                    ErrorKind::Mode,
                     "the bundle has both `files` and `patches`: a bundle is one or the other (SYS-004 §2.2); put \
                      the find/replace edits in a `files[]` entry with `\"operation\": \"patch\"`, or send two bundles"
                         .to_owned(),
@@ -351,7 +354,7 @@ impl Checker<'_> {
             }
             (None, None) => {
                 return Err(self.err(
-                    kind::MODE,
+                    ErrorKind::Mode,
                     "the bundle has neither `files` nor `patches`: add `\"files\": [...]` (a file bundle) or \
                      `\"patches\": [...]` (a structured patch bundle)"
                         .to_owned(),
@@ -368,7 +371,7 @@ impl Checker<'_> {
         };
         if let Some(field) = empty {
             return Err(self.err(
-                kind::MODE,
+                ErrorKind::Mode,
                 format!("the bundle's `{field}` is empty: it changes nothing; give at least one entry"),
             ));
         }
@@ -383,7 +386,7 @@ impl Checker<'_> {
             }
             if let Some(near) = known.iter().find(|k| near_miss(key, k)) {
                 return Err(
-                    self.err(kind::UNKNOWN_FIELD, format!("{what}: unknown field `{key}`: did you mean `{near}`?"))
+                    self.err(ErrorKind::UnknownField, format!("{what}: unknown field `{key}`: did you mean `{near}`?"))
                 );
             }
             self.warnings.push(format!("{what}: unknown field `{key}` was ignored (known: {})", known.join(", ")));
@@ -392,9 +395,9 @@ impl Checker<'_> {
     }
 
     fn array<'v>(&self, value: &'v Value, what: &str) -> Result<&'v Vec<Value>, PatchError> {
-        value
-            .as_array()
-            .ok_or_else(|| self.err(kind::INVALID_FIELD, format!("{what} must be an array, not {}", type_name(value))))
+        value.as_array().ok_or_else(|| {
+            self.err(ErrorKind::InvalidField, format!("{what} must be an array, not {}", type_name(value)))
+        })
     }
 
     fn files(&mut self, files: &Value) -> Result<Vec<FileEntry>, PatchError> {
@@ -402,7 +405,7 @@ impl Checker<'_> {
         for (index, item) in self.array(files, "`files`")?.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(self.err(
-                    kind::INVALID_FIELD,
+                    ErrorKind::InvalidField,
                     format!("files[{index}] must be an object with `path` and `operation`, not {}", type_name(item)),
                 ));
             };
@@ -424,7 +427,7 @@ impl Checker<'_> {
                             .find(|k| k.eq_ignore_ascii_case(other) || near_miss(other, k))
                             .map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
                         return Err(self.err(
-                            kind::INVALID_OPERATION,
+                            ErrorKind::InvalidOperation,
                             format!(
                                 "{name}: operation \"{other}\" is not one of create, replace, delete, patch, gitPatch{hint}"
                             ),
@@ -433,7 +436,7 @@ impl Checker<'_> {
                 }),
                 Some(other) => {
                     return Err(self.err(
-                        kind::INVALID_FIELD,
+                        ErrorKind::InvalidField,
                         format!("{name}: `operation` must be a string, not {}", type_name(other)),
                     ));
                 }
@@ -443,7 +446,7 @@ impl Checker<'_> {
                 Some(Value::String(c)) => Some(c.clone()),
                 Some(other) => {
                     return Err(self.err(
-                        kind::INVALID_FIELD,
+                        ErrorKind::InvalidField,
                         format!(
                             "{name}: `content` must be one string (line breaks written as `\\n`), not {}",
                             type_name(other)
@@ -470,7 +473,8 @@ impl Checker<'_> {
         content: bool,
         patches: Option<&Vec<Find>>,
     ) -> Result<(), PatchError> {
-        let refuse = |this: &Self, message: String| Err(this.err(kind::OPERATION_FIELDS, format!("{name}: {message}")));
+        let refuse =
+            |this: &Self, message: String| Err(this.err(ErrorKind::OperationFields, format!("{name}: {message}")));
         let op = operation.map_or("(none: create or replace)", Operation::name);
         match operation {
             None | Some(Operation::Create | Operation::Replace) => {
@@ -535,7 +539,7 @@ impl Checker<'_> {
         for (index, item) in self.array(patches, "`patches`")?.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(self.err(
-                    kind::INVALID_FIELD,
+                    ErrorKind::InvalidField,
                     format!("patches[{index}] must be an object with `path`, not {}", type_name(item)),
                 ));
             };
@@ -546,14 +550,14 @@ impl Checker<'_> {
                 self.fields(map, NESTED_FIELDS, &name)?;
                 if map.contains_key("find") {
                     return Err(self.err(
-                        kind::OPERATION_FIELDS,
+                        ErrorKind::OperationFields,
                         format!("{name}: has both `replacements` and `find`: use one shape"),
                     ));
                 }
                 let list = self.finds(&map["replacements"], &name, &format!("patches[{index}].replacements"))?;
                 if list.is_empty() {
                     return Err(self.err(
-                        kind::OPERATION_FIELDS,
+                        ErrorKind::OperationFields,
                         format!("{name}: `replacements` is empty: give at least one find/replace"),
                     ));
                 }
@@ -574,7 +578,7 @@ impl Checker<'_> {
         for (j, item) in items.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(self.err(
-                    kind::INVALID_FIELD,
+                    ErrorKind::InvalidField,
                     format!(
                         "{name}: {label}[{j}] must be an object with `find` and `replace`, not {}",
                         type_name(item)
@@ -593,11 +597,11 @@ impl Checker<'_> {
             match map.get(field) {
                 Some(Value::String(s)) => Ok(s.clone()),
                 None | Some(Value::Null) => Err(self.err(
-                    kind::MISSING_FIELD,
+                    ErrorKind::MissingField,
                     format!("{name}: {label} has no `{field}`: each edit is {{\"find\": \"…\", \"replace\": \"…\"}}"),
                 )),
                 Some(other) => Err(self.err(
-                    kind::INVALID_FIELD,
+                    ErrorKind::InvalidField,
                     format!("{name}: {label}: `{field}` must be a string, not {}", type_name(other)),
                 )),
             }
@@ -605,7 +609,7 @@ impl Checker<'_> {
         let find = text("find")?;
         if find.is_empty() {
             return Err(self.err(
-                kind::EMPTY_FIND,
+                ErrorKind::EmptyFind,
                 format!("{name}: {label} has an empty `find`: copy the exact text to replace from the file"),
             ));
         }
@@ -616,9 +620,10 @@ impl Checker<'_> {
             Some(Value::String(l)) if l == "all" => Limit::All,
             Some(other) => {
                 let shown = other.as_str().map_or_else(|| other.to_string(), |s| format!("\"{s}\""));
-                return Err(
-                    self.err(kind::INVALID_LIMIT, format!("{name}: {label}: limit {shown} is not \"once\" or \"all\""))
-                );
+                return Err(self.err(
+                    ErrorKind::InvalidLimit,
+                    format!("{name}: {label}: limit {shown} is not \"once\" or \"all\""),
+                ));
             }
         };
         Ok(Find { find, replace, limit, label })
@@ -627,15 +632,16 @@ impl Checker<'_> {
     fn path(&self, map: &Map<String, Value>, name: &str) -> Result<String, PatchError> {
         match map.get("path") {
             Some(Value::String(p)) => {
-                check_path(p).map_err(|m| self.err(kind::INVALID_PATH, format!("{name} ({p}): {m}")))?;
+                check_path(p).map_err(|m| self.err(ErrorKind::InvalidPath, format!("{name} ({p}): {m}")))?;
                 Ok(p.clone())
             }
-            None | Some(Value::Null) => {
-                Err(self
-                    .err(kind::MISSING_FIELD, format!("{name} has no `path`: give the file's path relative to `root`")))
-            }
+            None | Some(Value::Null) => Err(self.err(
+                ErrorKind::MissingField,
+                format!("{name} has no `path`: give the file's path relative to `root`"),
+            )),
             Some(other) => {
-                Err(self.err(kind::INVALID_FIELD, format!("{name}: `path` must be a string, not {}", type_name(other))))
+                Err(self
+                    .err(ErrorKind::InvalidField, format!("{name}: `path` must be a string, not {}", type_name(other))))
             }
         }
     }
@@ -738,7 +744,7 @@ fn type_name(value: &Value) -> &'static str {
 mod tests {
     use super::*;
 
-    fn err(text: &str) -> (&'static str, String) {
+    fn err(text: &str) -> (ErrorKind, String) {
         let e = parse(text).unwrap_err();
         (e.kind, e.message)
     }
@@ -832,7 +838,7 @@ mod tests {
             ),
         ];
         for (text, message) in cases {
-            assert_eq!(err(text), (kind::OPERATION_FIELDS, message.to_owned()), "{text}");
+            assert_eq!(err(text), (ErrorKind::OperationFields, message.to_owned()), "{text}");
         }
         // The error points at the entry's path.
         let text = "{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a.txt\", \"operation\": \"delete\", \"content\": \"x\"}\n  ]\n}\n";
@@ -842,80 +848,80 @@ mod tests {
 
     #[test]
     fn shape_path_and_field_errors() {
-        let cases: &[(&str, &str, &str)] = &[
-            ("prose only", kind::NO_BUNDLE, "no Aptix bundle"),
-            (r#"{"root":".","files":[],"patches":[]}"#, kind::MODE, "the bundle has both"),
-            (r#"{"root":"."}"#, kind::MODE, "the bundle has neither"),
+        let cases: &[(&str, ErrorKind, &str)] = &[
+            ("prose only", ErrorKind::NoBundle, "no Aptix bundle"),
+            (r#"{"root":".","files":[],"patches":[]}"#, ErrorKind::Mode, "the bundle has both"),
+            (r#"{"root":"."}"#, ErrorKind::Mode, "the bundle has neither"),
             // Found by the fuzzer (fuzz/regressions/aptix/empty-patches): an empty bundle
             // parsed and applied as a success that changed nothing.
-            (r#"{"root":".","patches":[]}"#, kind::MODE, "the bundle's `patches` is empty"),
-            (r#"{"root":".","files":[ ]}"#, kind::MODE, "the bundle's `files` is empty"),
-            ("[1]", kind::NO_BUNDLE, "no Aptix bundle"),
-            (r#"{"root":"..","files":[]}"#, kind::INVALID_ROOT, "`root` \"..\" uses `..`"),
-            (r#"{"root":"/etc","files":[]}"#, kind::INVALID_ROOT, "`root` \"/etc\" is absolute"),
+            (r#"{"root":".","patches":[]}"#, ErrorKind::Mode, "the bundle's `patches` is empty"),
+            (r#"{"root":".","files":[ ]}"#, ErrorKind::Mode, "the bundle's `files` is empty"),
+            ("[1]", ErrorKind::NoBundle, "no Aptix bundle"),
+            (r#"{"root":"..","files":[]}"#, ErrorKind::InvalidRoot, "`root` \"..\" uses `..`"),
+            (r#"{"root":"/etc","files":[]}"#, ErrorKind::InvalidRoot, "`root` \"/etc\" is absolute"),
             // Found by the fuzzer (fuzz/regressions/aptix/drive-after-dot-slash): a drive
             // after `./` passed the check and led every path (`C:/Windows/a.txt`).
-            (r#"{"root":"./C:/Windows","files":[]}"#, kind::INVALID_ROOT, "`root` \"./C:/Windows\" is absolute"),
-            (r#"{"root":".//./c:","files":[]}"#, kind::INVALID_ROOT, "`root` \".//./c:\" is absolute"),
+            (r#"{"root":"./C:/Windows","files":[]}"#, ErrorKind::InvalidRoot, "`root` \"./C:/Windows\" is absolute"),
+            (r#"{"root":".//./c:","files":[]}"#, ErrorKind::InvalidRoot, "`root` \".//./c:\" is absolute"),
             (
                 r#"{"root":".","files":[{"path":"./a.rs","content":""}]}"#,
-                kind::INVALID_PATH,
+                ErrorKind::InvalidPath,
                 "files[0] (./a.rs): no `./` prefix: write `a.rs`",
             ),
             (
                 r#"{"root":".","files":[{"path":"../a.rs","content":""}]}"#,
-                kind::INVALID_PATH,
+                ErrorKind::InvalidPath,
                 "files[0] (../a.rs): `..` is not allowed",
             ),
             (
                 r#"{"root":".","files":[{"path":"src\\a.rs","content":""}]}"#,
-                kind::INVALID_PATH,
+                ErrorKind::InvalidPath,
                 "files[0] (src\\a.rs): use `/` between folders: `src/a.rs`",
             ),
             (
                 r#"{"root":".","files":[{"path":"/a.rs","content":""}]}"#,
-                kind::INVALID_PATH,
+                ErrorKind::InvalidPath,
                 "files[0] (/a.rs): the path is absolute",
             ),
-            (r#"{"root":".","files":[{"content":""}]}"#, kind::MISSING_FIELD, "files[0] has no `path`"),
+            (r#"{"root":".","files":[{"content":""}]}"#, ErrorKind::MissingField, "files[0] has no `path`"),
             (
                 r#"{"root":".","files":[{"path":"a","contents":"x"}]}"#,
-                kind::UNKNOWN_FIELD,
+                ErrorKind::UnknownField,
                 "files[0] (a): unknown field `contents`: did you mean `content`?",
             ),
             (
                 r#"{"root":".","files":[{"path":"a","operation":"modify","patches":[]}]}"#,
-                kind::INVALID_OPERATION,
+                ErrorKind::InvalidOperation,
                 "files[0] (a): operation \"modify\" is not one of",
             ),
             (
                 r#"{"root":".","files":[{"path":"a","operation":"Delete"}]}"#,
-                kind::INVALID_OPERATION,
+                ErrorKind::InvalidOperation,
                 "(did you mean `delete`?)",
             ),
             (
                 r#"{"root":".","files":[{"path":"a","content":["x"]}]}"#,
-                kind::INVALID_FIELD,
+                ErrorKind::InvalidField,
                 "files[0] (a): `content` must be one string",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","find":"","replace":"y"}]}"#,
-                kind::EMPTY_FIND,
+                ErrorKind::EmptyFind,
                 "patches[0] (a): patches[0] has an empty `find`",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","find":"x"}]}"#,
-                kind::MISSING_FIELD,
+                ErrorKind::MissingField,
                 "patches[0] (a): patches[0] has no `replace`",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","find":"x","replace":"y","limit":"twice"}]}"#,
-                kind::INVALID_LIMIT,
+                ErrorKind::InvalidLimit,
                 "limit \"twice\" is not",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","replacements":[]}]}"#,
-                kind::OPERATION_FIELDS,
+                ErrorKind::OperationFields,
                 "`replacements` is empty",
             ),
         ];
@@ -930,26 +936,26 @@ mod tests {
     fn model_mistakes_in_json_are_named() {
         let raw = "{\n  \"root\": \".\",\n  \"files\": [{\"path\": \"a\", \"content\": \"line 1\nline 2\"}]\n}";
         let e = parse(raw).unwrap_err();
-        assert_eq!(e.kind, kind::RAW_CONTROL_CHARACTER);
+        assert_eq!(e.kind, ErrorKind::RawControlCharacter);
         assert!(e.message.starts_with("a raw line break inside a string at line 3 column"), "{}", e.message);
         assert_eq!(e.span.unwrap().line_col(raw).0, 3);
 
         let comma = "{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a\", \"content\": \"x\"},\n  ]\n}";
         let e = parse(comma).unwrap_err();
-        assert_eq!(e.kind, kind::TRAILING_COMMA);
+        assert_eq!(e.kind, ErrorKind::TrailingComma);
         assert!(e.message.starts_with("a trailing comma at line 5 column 3"), "{}", e.message);
 
         let cut =
             "```json\n{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a\", \"content\": \"x\"}\n  ]\n```\n";
         let e = parse(cut).unwrap_err();
-        assert_eq!(e.kind, kind::UNCLOSED_JSON);
+        assert_eq!(e.kind, ErrorKind::UnclosedJson);
         assert!(e.message.contains("1 bracket(s) still open"), "{}", e.message);
 
         let deep = format!("{{\"root\": {}1{}}}", "[".repeat(200), "]".repeat(200));
-        assert_eq!(parse(&deep).unwrap_err().kind, kind::TOO_DEEP);
+        assert_eq!(parse(&deep).unwrap_err().kind, ErrorKind::TooDeep);
 
         let e = parse("{\"root\": '.'}").unwrap_err();
-        assert_eq!(e.kind, kind::INVALID_JSON);
+        assert_eq!(e.kind, ErrorKind::InvalidJson);
         assert!(e.message.starts_with("invalid JSON at line 1 column 10 of the JSON: expected value"), "{}", e.message);
     }
 

@@ -341,7 +341,7 @@ pub fn malformed_json(err: &PatchError, source: &str, extra: &Extra) -> String {
     #[derive(Serialize)]
     struct Malformed<'a> {
         dialect: &'static str,
-        kind: &'static str,
+        kind: polypatch::ErrorKind,
         message: &'a str,
         line: Option<usize>,
         column: Option<usize>,
@@ -477,17 +477,22 @@ mod tests {
     fn malformed_json_has_line_and_column() {
         let source = "*** Begin Patch\n*** Frob File: x\n";
         let at = source.find("Frob").unwrap();
-        let err = PatchError::new("ai-patch", "unknown_header", "unknown header", Some(Span::new(at, at + 4)));
+        let err = PatchError::new(
+            "ai-patch",
+            polypatch::ErrorKind::InvalidHeader,
+            "unknown header",
+            Some(Span::new(at, at + 4)),
+        );
         let value: Value = serde_json::from_str(&malformed_json(&err, source, &Extra::default())).unwrap();
         assert_eq!(value["status"], "malformed");
-        assert_eq!(value["error"]["kind"], "unknown_header");
+        assert_eq!(value["error"]["kind"], "invalid_header");
         assert_eq!(value["error"]["line"], 2);
         assert_eq!(value["error"]["column"], 5);
     }
 
     #[test]
     fn malformed_json_without_span_has_null_position() {
-        let err = PatchError::new("polypatch", "unknown_format", "no format matched", None);
+        let err = PatchError::new("polypatch", polypatch::ErrorKind::UnknownFormat, "no format matched", None);
         let value: Value = serde_json::from_str(&malformed_json(&err, "", &Extra::default())).unwrap();
         assert_eq!(value["error"]["line"], Value::Null);
         assert_eq!(value["error"]["dialect"], "polypatch");

@@ -372,7 +372,10 @@ fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
         );
         // The lossy text equals the original up to `at`, so the span points at the
         // replacement character standing for the bad byte.
-        Err(Input::NotText(PatchError::new("polypatch", "not_utf8", message, Some(Span::new(at, at + 1))), lossy))
+        Err(Input::NotText(
+            PatchError::new("polypatch", polypatch::ErrorKind::NotUtf8, message, Some(Span::new(at, at + 1))),
+            lossy,
+        ))
     })
 }
 

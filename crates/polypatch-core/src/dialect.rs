@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::error_kind::ErrorKind;
 use crate::ir::{EditPlan, LineBreaks};
 use crate::span::Span;
 
@@ -70,11 +71,12 @@ impl ParseOptions {
 
 /// A malformed patch: what is wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PatchError {
     /// The dialect that rejected the text.
     pub dialect: &'static str,
-    /// A stable machine-readable kind (`"missing_begin"`, `"invalid_hunk_line"`, …).
-    pub kind: &'static str,
+    /// Why the text was refused: a stable, machine-readable kind.
+    pub kind: ErrorKind,
     /// What is wrong, lowercase, no trailing period.
     pub message: String,
     /// Where in the patch text.
@@ -87,7 +89,7 @@ pub struct PatchError {
 
 impl PatchError {
     /// A new error.
-    pub fn new(dialect: &'static str, kind: &'static str, message: impl Into<String>, span: Option<Span>) -> Self {
+    pub fn new(dialect: &'static str, kind: ErrorKind, message: impl Into<String>, span: Option<Span>) -> Self {
         PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf }
     }
 

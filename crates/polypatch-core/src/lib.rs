@@ -74,6 +74,7 @@ mod dialect;
 mod disk;
 pub mod elision;
 mod engine;
+mod error_kind;
 mod fileset;
 mod fold;
 mod fuzzy;
@@ -89,6 +90,7 @@ mod tier;
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
 pub use disk::{CommitError, DiskFileSet, Recovery};
+pub use error_kind::{ErrorKind, UnknownErrorKind};
 pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,

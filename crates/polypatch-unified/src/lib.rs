@@ -113,7 +113,7 @@
 //!
 //! # Errors
 //!
-//! A malformed diff is a [`PatchError`] whose `kind` is one of [`kind`]'s constants and
+//! A malformed diff is a [`PatchError`] whose `kind` is one of [`KINDS`] and
 //! whose span points at the offending text; [`PatchError::render`] shows its line and
 //! column with a caret.
 
@@ -127,7 +127,7 @@ pub mod generate;
 
 use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
 
-pub use error::kind;
+pub use error::KINDS;
 pub use lower::lower;
 pub use path::PathName;
 pub use syntax::{
@@ -188,6 +188,6 @@ mod tests {
         let plan = Unified.parse_with(diff, &ParseOptions::default().strip(2)).unwrap();
         assert_eq!(plan.files[0].path, "z.txt");
         let err = Unified.parse_with(diff, &ParseOptions::default().strip(3)).unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("unified", kind::BAD_STRIP));
+        assert_eq!((err.dialect, err.kind), ("unified", polypatch_core::ErrorKind::BadStrip));
     }
 }

@@ -9,9 +9,10 @@ use polypatch_core::{
     Modify, Newline, ParseOptions, PatchError, Policy, Replacement, Scope, Span, Target,
 };
 
-use crate::error::{DIALECT, error, kind, quote};
+use crate::error::{DIALECT, error, quote};
 use crate::path::{self, PathName};
 use crate::syntax::{BinaryHunk, FilePatch, Header, Hunk, LineKind, Patch};
+use polypatch_core::ErrorKind;
 
 /// Lowers a parsed diff into an [`EditPlan`].
 pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
@@ -54,7 +55,7 @@ impl Headers {
                 Header::Index { old, new, mode } => h.index = Some((old.clone(), new.clone(), *mode, span)),
             }
         }
-        let conflict = |message: &str, span: Span| Err(error(kind::CONFLICTING_HEADERS, message, Some(span)));
+        let conflict = |message: &str, span: Span| Err(error(ErrorKind::ConflictingHeaders, message, Some(span)));
         if let (Some(_), Some((_, span))) = (&h.new_file, &h.deleted) {
             return conflict("a file cannot be both new (`new file mode`) and deleted (`deleted file mode`)", *span);
         }
@@ -87,12 +88,12 @@ impl Headers {
 fn check_mode(mode: u32, span: Span) -> Result<(), PatchError> {
     match mode & 0o170_000 {
         0o120_000 => Err(error(
-            kind::UNSUPPORTED_SYMLINK,
+            ErrorKind::UnsupportedSymlink,
             "the diff changes a symbolic link (mode 120000); polypatch writes regular files only",
             Some(span),
         )),
         0o160_000 => Err(error(
-            kind::UNSUPPORTED_SUBMODULE,
+            ErrorKind::UnsupportedSubmodule,
             "the diff changes a submodule (mode 160000), which is not a file; update it with git",
             Some(span),
         )),
@@ -132,7 +133,7 @@ fn section_names(section: &FilePatch<'_>, options: &ParseOptions) -> Result<Name
             Some((PathName::Path(p), span)) => match path::strip(&p, level) {
                 Some(stripped) => Ok(Some(stripped.to_owned())),
                 None => Err(error(
-                    kind::BAD_STRIP,
+                    ErrorKind::BadStrip,
                     format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(&p)),
                     Some(span),
                 )),
@@ -162,7 +163,7 @@ fn header_name(name: &str, span: Span, level: usize) -> Result<String, PatchErro
     let level = level.saturating_sub(1);
     path::strip(name, level).map(str::to_owned).ok_or_else(|| {
         error(
-            kind::BAD_STRIP,
+            ErrorKind::BadStrip,
             format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(name)),
             Some(span),
         )
@@ -200,7 +201,7 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
     let is_deleted = headers.deleted.is_some() || new_dev_null || epoch_deleted;
     if is_new && is_deleted {
         return Err(error(
-            kind::CONFLICTING_HEADERS,
+            ErrorKind::ConflictingHeaders,
             "the section both creates and deletes the file (`/dev/null` on both sides?)",
             span,
         ));
@@ -209,7 +210,7 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
         && let Some(old) = section.old.as_ref().filter(|f| f.name != PathName::DevNull)
     {
         return Err(error(
-            kind::CONFLICTING_HEADERS,
+            ErrorKind::ConflictingHeaders,
             "a new file (`new file mode`) must have `--- /dev/null` as its old name",
             Some(old.span),
         ));
@@ -218,7 +219,7 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
         && let Some(new) = section.new.as_ref().filter(|f| f.name != PathName::DevNull)
     {
         return Err(error(
-            kind::CONFLICTING_HEADERS,
+            ErrorKind::ConflictingHeaders,
             "a deleted file (`deleted file mode`) must have `+++ /dev/null` as its new name",
             Some(new.span),
         ));
@@ -234,7 +235,7 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
         names.new.clone().or_else(|| names.old.clone())
     }
     .ok_or_else(|| {
-        error(kind::MISSING_PATH, "the section names no file; write `--- a/<path>` and `+++ b/<path>` lines", span)
+        error(ErrorKind::MissingPath, "the section names no file; write `--- a/<path>` and `+++ b/<path>` lines", span)
     })?;
 
     let ids = headers.index.as_ref().map(|(old, new, _, _)| (old.as_str(), new.as_str()));
@@ -316,7 +317,7 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
         for line in &hunk.lines {
             if line.kind != LineKind::Added {
                 return Err(error(
-                    kind::INVALID_HUNK_LINE,
+                    ErrorKind::InvalidHunkLine,
                     format!("a new file can only have added (`+`) lines, found {}", quote(&line_text(line))),
                     Some(line.span),
                 ));
@@ -337,7 +338,7 @@ fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<String>, PatchError> {
         for line in &hunk.lines {
             if line.kind != LineKind::Removed {
                 return Err(error(
-                    kind::INVALID_HUNK_LINE,
+                    ErrorKind::InvalidHunkLine,
                     format!("a deleted file can only have removed (`-`) lines, found {}", quote(&line_text(line))),
                     Some(line.span),
                 ));
@@ -418,7 +419,7 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
                 (Target::StartOfFile, Action::Replace(replacement), scope)
             } else {
                 return Err(error(
-                    kind::NO_CONTEXT,
+                    ErrorKind::NoContext,
                     format!(
                         "hunk {} only adds lines and has no context, so it cannot be located by content; \
                          regenerate the diff with context (diff -U3)",

@@ -15,8 +15,9 @@ use nom::combinator::{map_res, opt};
 use nom::sequence::preceded;
 use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, PatchError, Span};
 
-use crate::error::{error, kind, quote};
+use crate::error::{error, quote};
 use crate::path::{self, PathName};
+use polypatch_core::ErrorKind;
 
 const DIFF_GIT: &str = "diff --git ";
 const BINARY_PATCH: &str = "GIT binary patch";
@@ -238,7 +239,7 @@ pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, P
             files.push(parser.plain_section()?);
         } else if looks_like_hunk_header(t) {
             return Err(error(
-                kind::HUNK_OUTSIDE_FILE,
+                ErrorKind::HunkOutsideFile,
                 format!(
                     "hunk header {} outside a file section; start the file with `--- a/<path>` and `+++ b/<path>` lines",
                     quote(t)
@@ -253,7 +254,7 @@ pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, P
     }
     if files.is_empty() {
         return Err(error(
-            kind::NO_DIFF,
+            ErrorKind::NoDiff,
             "no diff found: expected `diff --git` lines, or `--- <old>` and `+++ <new>` lines followed by `@@` hunks",
             None,
         ));
@@ -296,7 +297,7 @@ fn binary_files_differ(t: &str) -> Option<&str> {
 
 fn binary_without_data(names: &str, span: Span) -> PatchError {
     error(
-        kind::BINARY_WITHOUT_DATA,
+        ErrorKind::BinaryWithoutData,
         format!(
             "binary files {} differ, but the diff has no data for them; regenerate the diff with `git diff --binary`",
             match names.split_once(" and ") {
@@ -377,7 +378,7 @@ impl<'a> LineParser<'a> {
     fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
         let first = self.lines[self.pos];
         let names = path::parse_git_names(&first.text[DIFF_GIT.len()..]).map_err(|e| {
-            error(kind::INVALID_PATH, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
+            error(ErrorKind::InvalidPath, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
         })?;
         let mut section = FilePatch::empty(Some(GitLine { names, span: first.span() }), first.span());
         self.pos += 1;
@@ -395,7 +396,7 @@ impl<'a> LineParser<'a> {
             if line.text.starts_with("--- ") {
                 if !self.text_at(self.pos + 1).is_some_and(|t| t.starts_with("+++ ")) {
                     return Err(error(
-                        kind::MISSING_NEW_HEADER,
+                        ErrorKind::MissingNewHeader,
                         format!("{} must be followed by a `+++ <new name>` line", quote(line.text)),
                         Some(line.span()),
                     ));
@@ -417,7 +418,7 @@ impl<'a> LineParser<'a> {
         self.hunks(&mut section)?;
         if section.headers.is_empty() && section.old.is_none() && section.hunks.is_empty() && section.binary.is_none() {
             return Err(error(
-                kind::EMPTY_SECTION,
+                ErrorKind::EmptySection,
                 "the `diff --git` line is followed by no header, hunk or binary data",
                 Some(first.span()),
             ));
@@ -432,7 +433,7 @@ impl<'a> LineParser<'a> {
         self.hunks(&mut section)?;
         if section.hunks.is_empty() {
             return Err(error(
-                kind::EMPTY_SECTION,
+                ErrorKind::EmptySection,
                 "the `---`/`+++` lines are followed by no `@@` hunk",
                 Some(Span::new(first.start, section.span.end)),
             ));
@@ -444,7 +445,7 @@ impl<'a> LineParser<'a> {
     fn file_names(&mut self, section: &mut FilePatch<'a>) -> Result<(), PatchError> {
         let read = |line: Line<'a>| -> Result<FileName, PatchError> {
             let (name, epoch) = path::parse_name(&line.text[4..])
-                .map_err(|e| error(kind::INVALID_PATH, e.message, Some(line.span_from(4))))?;
+                .map_err(|e| error(ErrorKind::InvalidPath, e.message, Some(line.span_from(4))))?;
             Ok(FileName { name, epoch, span: line.span() })
         };
         let old = self.lines[self.pos];
@@ -478,7 +479,7 @@ impl<'a> LineParser<'a> {
     fn hunk(&mut self) -> Result<Hunk<'a>, PatchError> {
         let header_line = self.lines[self.pos];
         let header = parse_hunk_header(header_line.text)
-            .map_err(|message| error(kind::INVALID_HUNK_HEADER, message, Some(header_line.span())))?;
+            .map_err(|message| error(ErrorKind::InvalidHunkHeader, message, Some(header_line.span())))?;
         let body_start = self.pos + 1;
         let counted = header.ranges.and_then(|r| self.counted_end(body_start, r.old.count, r.new.count));
         let end = match counted {
@@ -517,7 +518,7 @@ impl<'a> LineParser<'a> {
         let span = Span::new(header_line.start, span_end);
         if lines.is_empty() {
             return Err(error(
-                kind::EMPTY_HUNK,
+                ErrorKind::EmptyHunk,
                 "the hunk has no lines; write its context (` `), removed (`-`) and added (`+`) lines",
                 Some(header_line.span()),
             ));
@@ -614,7 +615,7 @@ impl<'a> LineParser<'a> {
         let forward = self.binary_block(name)?.ok_or_else(|| {
             let at = self.line().map_or(Span::new(start, start + BINARY_PATCH.len()), |l| l.span());
             error(
-                kind::INVALID_BINARY,
+                ErrorKind::InvalidBinary,
                 "`GIT binary patch` must be followed by `literal <size>` or `delta <size>`",
                 Some(at),
             )
@@ -635,14 +636,13 @@ impl<'a> LineParser<'a> {
         } else {
             return Ok(None);
         };
-        let size: usize = size
-            .trim()
-            .parse()
-            .map_err(|_| error(kind::INVALID_BINARY, format!("bad size in {}", quote(head.text)), Some(head.span())))?;
+        let size: usize = size.trim().parse().map_err(|_| {
+            error(ErrorKind::InvalidBinary, format!("bad size in {}", quote(head.text)), Some(head.span()))
+        })?;
         let too_large = |what: &str, size: u64| {
             let file = name.map_or(String::new(), |n| format!(" for `{n}`"));
             error(
-                kind::BINARY_TOO_LARGE,
+                ErrorKind::BinaryTooLarge,
                 format!(
                     "the binary patch{file} {what} {size} bytes, more than the limit of {} bytes; if the file is meant to be that large, raise the limit (command line: --max-binary-size BYTES)",
                     self.max_binary_size
@@ -662,12 +662,12 @@ impl<'a> LineParser<'a> {
         let data = crate::binary::decode(&data_lines, size).map_err(|e| {
             let at =
                 self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), Line::span);
-            error(kind::INVALID_BINARY, format!("bad binary data: {}", e.message), Some(at))
+            error(ErrorKind::InvalidBinary, format!("bad binary data: {}", e.message), Some(at))
         })?;
         if !is_literal {
             // The delta's own header announces the size of its result: the file written.
             let (_, result) = polypatch_core::binary::delta_sizes(&data)
-                .map_err(|e| error(kind::INVALID_BINARY, format!("bad binary delta: {e}"), Some(head.span())))?;
+                .map_err(|e| error(ErrorKind::InvalidBinary, format!("bad binary delta: {e}"), Some(head.span())))?;
             if result as u64 > self.max_binary_size {
                 return Err(too_large("makes a file of", result as u64));
             }
@@ -687,7 +687,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
         let value = &t[prefix.len()..];
         let mode = path::parse_mode(value).ok_or_else(|| {
             error(
-                kind::INVALID_MODE,
+                ErrorKind::InvalidMode,
                 format!("{} is not an octal file mode", quote(value)),
                 Some(line.span_from(prefix.len())),
             )
@@ -695,7 +695,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
         match mode & 0o170_000 {
             0o100_000 | 0o120_000 | 0o160_000 => Ok(mode),
             _ => Err(error(
-                kind::INVALID_MODE,
+                ErrorKind::InvalidMode,
                 format!(
                     "mode {value} is not a regular file (100644, 100755), a symbolic link (120000) or a submodule (160000)"
                 ),
@@ -707,14 +707,14 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
         match path::parse_name(&t[prefix.len()..]) {
             Ok((PathName::Path(p), _)) => Ok(p),
             Ok((PathName::DevNull, _)) => Ok(path::DEV_NULL.to_owned()),
-            Err(e) => Err(error(kind::INVALID_PATH, e.message, Some(line.span_from(prefix.len())))),
+            Err(e) => Err(error(ErrorKind::InvalidPath, e.message, Some(line.span_from(prefix.len())))),
         }
     };
     let percent = |prefix: &str| -> Result<u32, PatchError> {
         let value = &t[prefix.len()..];
         value.trim().strip_suffix('%').and_then(|n| n.parse().ok()).ok_or_else(|| {
             error(
-                kind::INVALID_HEADER,
+                ErrorKind::InvalidHeader,
                 format!("{} is not a percentage", quote(value)),
                 Some(line.span_from(prefix.len())),
             )
@@ -751,7 +751,11 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
             Ok((rest, (old, new, mode_text))) if rest.trim().is_empty() => {
                 let mode = match mode_text {
                     Some(m) => Some(path::parse_mode(m).ok_or_else(|| {
-                        error(kind::INVALID_MODE, format!("{} is not an octal file mode", quote(m)), Some(line.span()))
+                        error(
+                            ErrorKind::InvalidMode,
+                            format!("{} is not an octal file mode", quote(m)),
+                            Some(line.span()),
+                        )
                     })?),
                     None => None,
                 };
@@ -759,7 +763,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
             }
             _ => {
                 return Err(error(
-                    kind::INVALID_HEADER,
+                    ErrorKind::InvalidHeader,
                     format!("{} is not `index <old id>..<new id> [<mode>]`", quote(t)),
                     Some(line.span()),
                 ));

@@ -127,10 +127,10 @@ fn pure_addition_at_the_start_and_elsewhere() {
     );
     let text = "--- a/x\n+++ b/x\n@@ -5,0 +6,2 @@\n+a\n+b\n";
     let e = lower_err(text, &ParseOptions::default());
-    assert_eq!((e.kind, e.span), (kind::NO_CONTEXT, Some(at(text, "@@ -5,0 +6,2 @@"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::NoContext, Some(at(text, "@@ -5,0 +6,2 @@"))));
     assert!(e.message.contains("regenerate the diff with context"), "{}", e.message);
     let text = "--- a/x\n+++ b/x\n@@ @@\n+a\n";
-    assert_eq!(lower_err(text, &ParseOptions::default()).kind, kind::NO_CONTEXT);
+    assert_eq!(lower_err(text, &ParseOptions::default()).kind, ErrorKind::NoContext);
 }
 
 #[test]
@@ -192,10 +192,10 @@ fn deleted_file_expects_its_lines() {
 fn new_and_deleted_files_reject_other_lines() {
     let text = "--- /dev/null\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n ctx\n";
     let e = lower_err(text, &ParseOptions::default());
-    assert_eq!((e.kind, e.span), (kind::INVALID_HUNK_LINE, Some(at(text, " ctx"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::InvalidHunkLine, Some(at(text, " ctx"))));
     let text = "--- a/x\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n+b\n";
     let e = lower_err(text, &ParseOptions::default());
-    assert_eq!((e.kind, e.span), (kind::INVALID_HUNK_LINE, Some(at(text, "+b"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::InvalidHunkLine, Some(at(text, "+b"))));
 }
 
 /// A modify's path, move, copy source, mode and number of edits.
@@ -277,7 +277,7 @@ fn explicit_strip_levels() {
     assert_eq!(plan.files[0].path, "a/b/c");
     let text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
     let e = lower_err(text, &ParseOptions::default().strip(2));
-    assert_eq!((e.kind, e.span), (kind::BAD_STRIP, Some(at(text, "--- a/x"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::BadStrip, Some(at(text, "--- a/x"))));
 }
 
 #[test]
@@ -336,36 +336,36 @@ diff -ruN old/g.txt new/g.txt
 
 #[test]
 fn unsupported_modes_and_conflicts() {
-    let cases: &[(&str, &str, &str)] = &[
+    let cases: &[(&str, ErrorKind, &str)] = &[
         (
             "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n",
-            kind::UNSUPPORTED_SYMLINK,
+            ErrorKind::UnsupportedSymlink,
             "new file mode 120000",
         ),
         (
             "diff --git a/m b/m\nindex 1234567..89abcde 160000\n--- a/m\n+++ b/m\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n",
-            kind::UNSUPPORTED_SUBMODULE,
+            ErrorKind::UnsupportedSubmodule,
             "index 1234567..89abcde 160000",
         ),
         (
             "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
-            kind::CONFLICTING_HEADERS,
+            ErrorKind::ConflictingHeaders,
             "deleted file mode 100644",
         ),
-        ("diff --git a/x b/y\nrename from x\n", kind::CONFLICTING_HEADERS, "rename from x"),
+        ("diff --git a/x b/y\nrename from x\n", ErrorKind::ConflictingHeaders, "rename from x"),
         (
             "diff --git a/x b/y\nrename from x\nrename to y\ncopy from x\ncopy to y\n",
-            kind::CONFLICTING_HEADERS,
+            ErrorKind::ConflictingHeaders,
             "rename from x",
         ),
         (
             "diff --git a/x b/x\nnew file mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
-            kind::CONFLICTING_HEADERS,
+            ErrorKind::ConflictingHeaders,
             "--- a/x",
         ),
         (
             "diff --git a/one two b/three four\nold mode 100644\nnew mode 100755\n",
-            kind::MISSING_PATH,
+            ErrorKind::MissingPath,
             "diff --git a/one two b/three four\nold mode 100644\nnew mode 100755",
         ),
     ];

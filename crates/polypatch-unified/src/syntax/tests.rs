@@ -354,36 +354,36 @@ fn mode_only_and_rename_only_sections() {
 
 #[test]
 fn errors_have_kinds_and_spans() {
-    let cases: &[(&str, &str, &str)] = &[
-        ("just some text\n", kind::NO_DIFF, ""),
-        ("", kind::NO_DIFF, ""),
-        ("prose\n@@ -1 +1 @@\n-a\n+b\n", kind::HUNK_OUTSIDE_FILE, "@@ -1 +1 @@"),
-        ("--- a/x\n+++ b/x\n@@ -1,x +1 @@\n-a\n", kind::INVALID_HUNK_HEADER, "@@ -1,x +1 @@"),
-        ("--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n-a\n", kind::INVALID_HUNK_HEADER, "@@@ -1 -1 +1 @@@"),
-        ("--- a/x\n+++ b/x\n@@ -1 +1 junk\n-a\n", kind::INVALID_HUNK_HEADER, "@@ -1 +1 junk"),
+    let cases: &[(&str, ErrorKind, &str)] = &[
+        ("just some text\n", ErrorKind::NoDiff, ""),
+        ("", ErrorKind::NoDiff, ""),
+        ("prose\n@@ -1 +1 @@\n-a\n+b\n", ErrorKind::HunkOutsideFile, "@@ -1 +1 @@"),
+        ("--- a/x\n+++ b/x\n@@ -1,x +1 @@\n-a\n", ErrorKind::InvalidHunkHeader, "@@ -1,x +1 @@"),
+        ("--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n-a\n", ErrorKind::InvalidHunkHeader, "@@@ -1 -1 +1 @@@"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 junk\n-a\n", ErrorKind::InvalidHunkHeader, "@@ -1 +1 junk"),
         (
             "--- a/x\n+++ b/x\n@@ -99999999999999999999999 +1 @@\n-a\n",
-            kind::INVALID_HUNK_HEADER,
+            ErrorKind::InvalidHunkHeader,
             "@@ -99999999999999999999999 +1 @@",
         ),
-        ("diff --git a/x b/x\n--- a/x\nprose\n", kind::MISSING_NEW_HEADER, "--- a/x"),
-        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\nprose\n", kind::EMPTY_HUNK, "@@ -1 +1 @@"),
-        ("diff --git a/x b/x\nprose\n", kind::EMPTY_SECTION, "diff --git a/x b/x"),
-        ("--- a/x\n+++ b/x\nprose\n", kind::EMPTY_SECTION, "--- a/x\n+++ b/x"),
-        ("diff --git \"a/x b/x\n", kind::INVALID_PATH, "diff --git \"a/x b/x"),
-        ("--- \"a/\\q\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", kind::INVALID_PATH, "\"a/\\q\""),
-        ("diff --git a/x b/x\nold mode 10064z\n", kind::INVALID_MODE, "10064z"),
-        ("diff --git a/x b/x\nnew file mode 040000\n", kind::INVALID_MODE, "040000"),
-        ("diff --git a/x b/x\nsimilarity index lots\n", kind::INVALID_HEADER, "lots"),
-        ("diff --git a/x b/x\nindex zz..yy\n", kind::INVALID_HEADER, "index zz..yy"),
+        ("diff --git a/x b/x\n--- a/x\nprose\n", ErrorKind::MissingNewHeader, "--- a/x"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\nprose\n", ErrorKind::EmptyHunk, "@@ -1 +1 @@"),
+        ("diff --git a/x b/x\nprose\n", ErrorKind::EmptySection, "diff --git a/x b/x"),
+        ("--- a/x\n+++ b/x\nprose\n", ErrorKind::EmptySection, "--- a/x\n+++ b/x"),
+        ("diff --git \"a/x b/x\n", ErrorKind::InvalidPath, "diff --git \"a/x b/x"),
+        ("--- \"a/\\q\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", ErrorKind::InvalidPath, "\"a/\\q\""),
+        ("diff --git a/x b/x\nold mode 10064z\n", ErrorKind::InvalidMode, "10064z"),
+        ("diff --git a/x b/x\nnew file mode 040000\n", ErrorKind::InvalidMode, "040000"),
+        ("diff --git a/x b/x\nsimilarity index lots\n", ErrorKind::InvalidHeader, "lots"),
+        ("diff --git a/x b/x\nindex zz..yy\n", ErrorKind::InvalidHeader, "index zz..yy"),
         (
             "diff --git a/x.png b/x.png\nindex 1234567..89abcde 100644\nBinary files a/x.png and b/x.png differ\n",
-            kind::BINARY_WITHOUT_DATA,
+            ErrorKind::BinaryWithoutData,
             "Binary files a/x.png and b/x.png differ",
         ),
         (
             "Binary files old/x.png and new/x.png differ\n",
-            kind::BINARY_WITHOUT_DATA,
+            ErrorKind::BinaryWithoutData,
             "Binary files old/x.png and new/x.png differ",
         ),
     ];
@@ -428,17 +428,17 @@ fn binary_literal_and_reverse_blocks() {
 #[test]
 fn bad_binary_data_is_invalid_binary() {
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nliteral 5\n!!!!\n\n";
-    assert_eq!(err(text).kind, kind::INVALID_BINARY);
+    assert_eq!(err(text).kind, ErrorKind::InvalidBinary);
 }
 
 #[test]
 fn binary_block_header_errors_need_no_decoding() {
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nliteral five\n";
     let e = err(text);
-    assert_eq!((e.kind, e.span), (kind::INVALID_BINARY, Some(at(text, "literal five"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::InvalidBinary, Some(at(text, "literal five"))));
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nprose\n";
     let e = err(text);
-    assert_eq!((e.kind, e.span), (kind::INVALID_BINARY, Some(at(text, "prose"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::InvalidBinary, Some(at(text, "prose"))));
 }
 
 #[test]
