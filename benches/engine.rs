@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use polypatch::{ApplyOptions, EditPlan, MemoryFileSet, Status, Tier, compute};
+use polypatch::{ApplyOptions, EditPlan, Format, MemoryFileSet, Status, Tier, compute};
 
 mod common;
 use common::Rng;
@@ -144,7 +144,7 @@ fn case(lines: usize, hunks: usize, with_typo: bool, tier: Tier) -> (Case, Strin
     let source = source_lines(lines, 0x5EED_C0DE);
     let patch = make_patch(&source, hunks, with_typo);
     let files = MemoryFileSet::new().with(PATH, join(&source));
-    let plan = polypatch::parse(&patch, Some("ai-patch")).expect("the generated patch parses");
+    let plan = polypatch::parse(&patch, Format::AiPatch).expect("the generated patch parses");
     check(&plan, &files, hunks, tier);
     (Case { files, plan, lines }, patch)
 }
@@ -168,7 +168,7 @@ fn bench_engine(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(patch.len() as u64));
-    group.bench_function("ai-patch/50-hunks", |b| b.iter(|| polypatch::parse(black_box(&patch), Some("ai-patch"))));
+    group.bench_function("ai-patch/50-hunks", |b| b.iter(|| polypatch::parse(black_box(&patch), Format::AiPatch)));
     group.finish();
 
     let mut group = c.benchmark_group("locate+apply");

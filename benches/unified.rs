@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use polypatch::unified::generate::{DiffOptions, Side, diff_file};
-use polypatch::{FileOp, ParseOptions};
+use polypatch::{FileOp, Format, ParseOptions};
 
 mod common;
 use common::Rng;
@@ -64,7 +64,7 @@ fn make_diff(files: usize, hunks: usize, wrong_counts: bool) -> String {
 }
 
 fn check(diff: &str, files: usize, hunks: usize) {
-    let plan = polypatch::parse_with(diff, Some("unified"), &ParseOptions::default()).expect("the diff parses");
+    let plan = polypatch::parse_with(diff, Format::Unified, &ParseOptions::default()).expect("the diff parses");
     assert_eq!(plan.files.len(), files);
     for file in &plan.files {
         let FileOp::Modify(m) = &file.op else { panic!("a modification") };
@@ -81,9 +81,9 @@ fn bench_unified(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(diff.len() as u64));
-    group.bench_function("unified", |b| b.iter(|| polypatch::parse(black_box(&diff), Some("unified"))));
+    group.bench_function("unified", |b| b.iter(|| polypatch::parse(black_box(&diff), Format::Unified)));
     group.throughput(Throughput::Bytes(recount.len() as u64));
-    group.bench_function("unified-recount", |b| b.iter(|| polypatch::parse(black_box(&recount), Some("unified"))));
+    group.bench_function("unified-recount", |b| b.iter(|| polypatch::parse(black_box(&recount), Format::Unified)));
     group.finish();
 
     let mut rng = Rng(7);

@@ -37,7 +37,7 @@ class Greeter:
 fn run() -> Result<(MemoryFileSet, ApplyReport), Box<dyn Error>> {
     let mut buffers = MemoryFileSet::new().with("greet.py", GREET);
     // `None` detects the dialect; `Some("ai-patch")` would name it.
-    let plan = parse(PATCH, None).map_err(|err| err.render(PATCH))?;
+    let plan = parse(PATCH, polypatch::Format::Auto).map_err(|err| err.render(PATCH))?;
     let report = apply(&plan, &mut buffers, &ApplyOptions::default())?;
     Ok((buffers, report))
 }

@@ -10,7 +10,8 @@ use crate::applydiff::ApplyDiff;
 use crate::aptix::Aptix;
 use crate::unified::Unified;
 use crate::{
-    ApplyOptions, Dialect, EditPlan, FileStore, MemoryFileSet, PatchError, RelPath, apply, compute, detect, dialects,
+    ApplyOptions, Dialect, EditPlan, FileStore, Format, MemoryFileSet, PatchError, RelPath, apply, compute, detect,
+    dialects,
 };
 
 /// The patch text of fuzz input: UTF-8 as is, anything else lossily (patches are text).
@@ -213,7 +214,7 @@ pub fn detect_format(data: &[u8]) {
     if let Some(d) = detect(&text) {
         let score = d.sniff(&text);
         assert!(score > 0 && score == best, "detect chose {} ({score}) over a score of {best}", d.name());
-        match crate::parse(&text, None) {
+        match crate::parse(&text, Format::Auto) {
             Ok(plan) => assert_eq!(plan.dialect, d.name()),
             Err(err) => {
                 assert_eq!(err.dialect, d.name());
@@ -222,7 +223,7 @@ pub fn detect_format(data: &[u8]) {
         }
     } else {
         assert_eq!(best, 0, "detect chose nothing though a dialect scored {best}");
-        let err = crate::parse(&text, None).unwrap_err();
+        let err = crate::parse(&text, Format::Auto).unwrap_err();
         check_error(&err, &text);
     }
 }
@@ -260,11 +261,11 @@ pub fn apply_patch(data: &[u8]) {
         paths.push(path);
     }
     let format = if flags & 32 != 0 {
-        Some("aptix")
+        Format::Aptix
     } else if flags & 16 != 0 {
-        Some("applydiff")
+        Format::ApplyDiff
     } else {
-        [None, Some("ai-patch"), Some("unified"), Some("ap")][usize::from(flags & 3)]
+        [Format::Auto, Format::AiPatch, Format::Unified, Format::Ap][usize::from(flags & 3)]
     };
     let Ok(plan) = crate::parse(&patch, format) else { return };
     let mut options = ApplyOptions::default().strict(flags & 4 != 0);

@@ -6,20 +6,43 @@
 //! transaction applies the whole plan or nothing.
 //!
 //! ```
-//! use polypatch::{apply, parse, ApplyOptions, MemoryFileSet};
+//! use polypatch::{apply, parse, ApplyOptions, Format, MemoryFileSet};
 //!
 //! let patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-Hello\n+Hello, world\n*** End Patch\n";
 //! let mut files = MemoryFileSet::new().with("hello.txt", "Hello\n");
-//! let plan = parse(patch, None).unwrap();
+//! let plan = parse(patch, Format::Auto).unwrap();
 //! apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
 //! assert_eq!(files.get_str("hello.txt"), Some("Hello, world\n"));
 //! ```
 //!
+//! For one file in memory, [`apply_str`] does it in one call.
+//!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
+//!
+//! # Stability
+//!
+//! The items at the top of this crate are its public API. Types that may grow are
+//! `#[non_exhaustive]`: build them with their constructors and builders ([`Edit::replace`],
+//! [`FileEdit::modify`], [`EditPlan::new`]) and match their enums with a wildcard arm.
+//! [`core`] exposes the engine's lower-level building blocks (line splitting, binary
+//! deltas, elision markers) for dialect authors; they may change in any minor release.
 
+use std::fmt;
+use std::str::FromStr;
+
+/// The engine's lower-level building blocks, for dialect authors (not covered by the
+/// stability promise of the items at the top of the crate).
 pub use polypatch_core as core;
-pub use polypatch_core::*;
+pub use polypatch_core::{
+    AMBIGUITY_MARGIN, Action, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit, Change,
+    ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE, Dialect,
+    DiskFileSet, Edit, EditPlan, EditReport, Entry, ErrorKind, Expect, Failure, FailureKind, FileEdit, FileOp,
+    FileReport, FileSource, FileStore, IfExists, IfMissing, Indent, LineBreaks, LineRange, MAX_CANDIDATES,
+    MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence, ParseOptions, PatchError, PathError,
+    PathErrorKind, Policy, PostProcess, Recovery, RelPath, Replacement, Scope, Span, Status, Target, Tier, TierSet,
+    UnknownErrorKind, apply, compute, decode_lossless,
+};
 
 #[cfg(feature = "ai-patch")]
 pub use polypatch_aipatch as aipatch;
@@ -59,6 +82,11 @@ pub fn dialect(name: &str) -> Option<&'static dyn Dialect> {
 }
 
 /// The dialect `text` most looks like, if any looks like it at all.
+///
+/// ```
+/// let dialect = polypatch::detect("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n").unwrap();
+/// assert_eq!(dialect.name(), "unified");
+/// ```
 pub fn detect(text: &str) -> Option<&'static dyn Dialect> {
     let mut best: Option<(&'static dyn Dialect, u8)> = None;
     for d in dialects() {
@@ -70,28 +98,125 @@ pub fn detect(text: &str) -> Option<&'static dyn Dialect> {
     best.map(|(d, _)| d)
 }
 
-/// Parses `text` as the dialect named `format`, or as the detected dialect when `None`.
-pub fn parse(text: &str, format: Option<&str>) -> Result<EditPlan, PatchError> {
+/// Which dialect to read a patch as: one by name, or [`Format::Auto`] to detect it.
+///
+/// Every dialect has a variant whether or not its cargo feature is on; parsing with one
+/// that is not compiled in is an [`ErrorKind::UnknownFormat`] error.
+///
+/// ```
+/// use polypatch::Format;
+///
+/// assert_eq!("ai-patch".parse::<Format>(), Ok(Format::AiPatch));
+/// assert_eq!(Format::Unified.name(), "unified");
+/// assert!("yaml".parse::<Format>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// Detect the dialect from the text ([`detect`]).
+    #[default]
+    Auto,
+    /// The `*** Begin Patch` AI-PATCH dialect (`ai-patch`).
+    AiPatch,
+    /// git and plain unified diffs (`unified`).
+    Unified,
+    /// The 'ap' YAML v2.0 dialect (`ap`).
+    Ap,
+    /// `ApplyDiff` v3.0 `>>> file:` blocks (`applydiff`).
+    ApplyDiff,
+    /// Aptix JSON bundles (`aptix`).
+    Aptix,
+}
+
+impl Format {
+    /// Every format with a dialect (all but [`Format::Auto`]), compiled in or not.
+    pub const DIALECTS: &[Format] = &[Format::AiPatch, Format::Unified, Format::Ap, Format::ApplyDiff, Format::Aptix];
+
+    /// The name used on the command line and in reports (`"auto"`, `"ai-patch"`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::AiPatch => "ai-patch",
+            Format::Unified => "unified",
+            Format::Ap => "ap",
+            Format::ApplyDiff => "applydiff",
+            Format::Aptix => "aptix",
+        }
+    }
+
+    /// The dialect of this format, when it names one that is compiled in.
+    pub fn dialect(self) -> Option<&'static dyn Dialect> {
+        match self {
+            Format::Auto => None,
+            named => dialect(named.name()),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name given to [`Format`]'s `FromStr` is not a format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format `{0}`; known formats: auto, {names}", names = Format::DIALECTS.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        std::iter::once(Format::Auto)
+            .chain(Format::DIALECTS.iter().copied())
+            .find(|f| f.name() == name)
+            .ok_or_else(|| UnknownFormat(name.to_string()))
+    }
+}
+
+/// Parses `text` as `format` (or as the detected dialect for [`Format::Auto`]).
+///
+/// ```
+/// use polypatch::{parse, ErrorKind, Format};
+///
+/// let plan = parse(">>> file: a.txt\n--- from\nold\n--- to\nnew\n<<<\n", Format::Auto).unwrap();
+/// assert_eq!(plan.dialect, "applydiff");
+/// let err = parse("*** Begin Patch\n", Format::AiPatch).unwrap_err();
+/// assert_eq!(err.kind, ErrorKind::MissingEnd);
+/// ```
+pub fn parse(text: &str, format: Format) -> Result<EditPlan, PatchError> {
     parse_with(text, format, &ParseOptions::default())
 }
 
 /// [`parse`] with options (e.g. a diff's strip level).
-pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+///
+/// ```
+/// use polypatch::{parse_with, Format, ParseOptions};
+///
+/// let diff = "--- x/y/z.txt\n+++ x/y/z.txt\n@@ -1 +1 @@\n-a\n+b\n";
+/// let plan = parse_with(diff, Format::Unified, &ParseOptions::default().strip(2)).unwrap();
+/// assert_eq!(plan.files[0].path, "z.txt");
+/// ```
+pub fn parse_with(text: &str, format: Format, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     let dialect = match format {
-        Some(name) => dialect(name).ok_or_else(|| {
-            PatchError::new(
-                "polypatch",
-                ErrorKind::UnknownFormat,
-                format!("unknown format `{name}`; known formats: {}", dialect_names().join(", ")),
-                None,
-            )
-        })?,
-        None => detect(text).ok_or_else(|| {
+        Format::Auto => detect(text).ok_or_else(|| {
             PatchError::new(
                 "polypatch",
                 ErrorKind::UnknownFormat,
                 format!(
-                    "the text does not look like any known patch format ({}); name one with --format",
+                    "the text does not look like any known patch format ({}); name the format",
+                    dialect_names().join(", ")
+                ),
+                None,
+            )
+        })?,
+        named => named.dialect().ok_or_else(|| {
+            PatchError::new(
+                "polypatch",
+                ErrorKind::UnknownFormat,
+                format!(
+                    "the `{named}` format is not compiled in (cargo feature `{named}`); compiled in: {}",
                     dialect_names().join(", ")
                 ),
                 None,
@@ -101,6 +226,119 @@ pub fn parse_with(text: &str, format: Option<&str>, options: &ParseOptions) -> R
     dialect.parse_with(text, options)
 }
 
+/// Why a one-call apply ([`apply_str`]) did not give a result.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The patch text is malformed.
+    #[error(transparent)]
+    Malformed(#[from] PatchError),
+    /// The patch could not be applied (the report says which edit and why).
+    #[error(transparent)]
+    NotApplied(#[from] ApplyError),
+    /// The patch does something to another file than the one given, or deletes or moves
+    /// it: one file's text cannot hold the result.
+    #[error("the patch changes `{path}` ({operation}), not only the one file given")]
+    OtherFile {
+        /// The path the patch names.
+        path: String,
+        /// What it does there (`create`, `delete`, `modify`, …).
+        operation: String,
+    },
+    /// The result is not UTF-8 text (a binary patch).
+    #[error("the result for `{path}` is not UTF-8 text; apply binary patches with a file set")]
+    NotText {
+        /// The file.
+        path: String,
+    },
+}
+
+/// Applies `patch` (any dialect, detected) to one file's `text` known as `path`, in
+/// memory, and returns the new text.
+///
+/// A patch that touches another file, or deletes or moves this one, is refused with
+/// [`Error::OtherFile`]; for several files use [`apply`] with a [`MemoryFileSet`].
+///
+/// ```
+/// let patch = "--- a/greet.py\n+++ b/greet.py\n@@ -1,2 +1,2 @@\n def hi():\n-    print('hi')\n+    print('hello')\n";
+/// let new = polypatch::apply_str(patch, "greet.py", "def hi():\n    print('hi')\n").unwrap();
+/// assert_eq!(new, "def hi():\n    print('hello')\n");
+/// ```
+pub fn apply_str(patch: &str, path: &str, text: &str) -> Result<String, Error> {
+    let plan = parse(patch, Format::Auto)?;
+    // `./a.txt` and `a.txt` are one file; a path that is not valid stays as given, and the
+    // patch's own path check reports it.
+    let wanted = RelPath::parse(path, None).map_or_else(|_| path.to_string(), |p| p.as_str().to_string());
+    let mut files = MemoryFileSet::new().with(wanted.clone(), text);
+    let report = apply(&plan, &mut files, &ApplyOptions::default())?;
+    if let Some(other) =
+        report.files.iter().find(|f| f.path != wanted || f.moved_to.is_some() || f.operation == "delete")
+    {
+        return Err(Error::OtherFile { path: other.path.clone(), operation: other.operation.clone() });
+    }
+    match files.get(&wanted) {
+        Some(bytes) => String::from_utf8(bytes.to_vec()).map_err(|_| Error::NotText { path: wanted }),
+        None => Err(Error::OtherFile { path: wanted, operation: "delete".into() }),
+    }
+}
+
 #[cfg(all(feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
 #[doc(hidden)]
 pub mod fuzzing;
+
+#[cfg(all(test, feature = "ai-patch", feature = "unified"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip_and_unknown_names_list_the_formats() {
+        for &format in Format::DIALECTS {
+            assert_eq!(format.name().parse::<Format>(), Ok(format));
+            assert_eq!(format.dialect().map(Dialect::name), Some(format.name()));
+        }
+        assert_eq!("auto".parse::<Format>(), Ok(Format::Auto));
+        assert!(Format::Auto.dialect().is_none());
+        let err = "diff".parse::<Format>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown format `diff`; known formats: auto, ai-patch, unified, ap, applydiff, aptix"
+        );
+    }
+
+    #[test]
+    fn apply_str_refuses_what_one_text_cannot_hold() {
+        let create = "*** Begin Patch\n*** Add File: other.txt\n+x\n*** End Patch\n";
+        match apply_str(create, "a.txt", "a\n") {
+            Err(Error::OtherFile { path, operation }) => {
+                assert_eq!((path.as_str(), operation.as_str()), ("other.txt", "create"));
+            }
+            other => panic!("expected OtherFile, got {other:?}"),
+        }
+        let delete = "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n";
+        assert!(
+            matches!(apply_str(delete, "a.txt", "a\n"), Err(Error::OtherFile { operation, .. }) if operation == "delete")
+        );
+        let moved = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+b\n*** End Patch\n";
+        assert!(matches!(apply_str(moved, "a.txt", "a\n"), Err(Error::OtherFile { .. })));
+    }
+
+    #[test]
+    fn apply_str_reports_malformed_and_not_applied_patches() {
+        let err = apply_str("*** Begin Patch\n", "a.txt", "a\n").unwrap_err();
+        assert!(matches!(&err, Error::Malformed(e) if e.kind == ErrorKind::MissingEnd), "{err:?}");
+        let missing = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n";
+        let err = apply_str(missing, "a.txt", "a\n").unwrap_err();
+        let Error::NotApplied(err) = err else { panic!("expected NotApplied, got {err:?}") };
+        assert_eq!(err.report.first_failure().map(|(_, _, f)| f.kind), Some(FailureKind::NotFound));
+        // A path written as `./a.txt` is the same file.
+        assert_eq!(apply_str("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n", "./a.txt", "a\n").unwrap(), "b\n");
+    }
+
+    #[test]
+    fn parsing_an_undetectable_text_names_the_formats() {
+        let err = parse("hello\n", Format::Auto).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnknownFormat);
+        assert!(err.message.contains("ai-patch, unified"), "{}", err.message);
+        assert!(!err.message.contains("--format"), "library messages do not name CLI flags: {}", err.message);
+    }
+}

@@ -49,7 +49,7 @@ fn assert_short(err: &ApplyError) {
 fn a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
     let line = minified(60_000);
     let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
-    let plan = parse(&long_line_patch(&one_typo(&line)), None).unwrap();
+    let plan = parse(&long_line_patch(&one_typo(&line)), polypatch::Format::Auto).unwrap();
     let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
     assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
     let edit = &report.files[0].edits[0];
@@ -62,7 +62,7 @@ fn a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
     let line = minified(60_000);
     let before = format!("{HEAD}\n{line}\n{FOOT}\n");
     let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
-    let plan = parse(&long_line_patch(&one_typo(&line)), None).unwrap();
+    let plan = parse(&long_line_patch(&one_typo(&line)), polypatch::Format::Auto).unwrap();
     let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).expect_err("exact only: not found");
     assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
@@ -84,7 +84,8 @@ fn a_block_that_matches_thousands_of_places_lists_ten_and_counts_the_rest() {
     let places = 5_000;
     let mut files = MemoryFileSet::new().with("calls.c", "    call_something();\n".repeat(places));
     let patch = "*** Begin Patch\n*** Update File: calls.c\n@@\n-call_something();\n+call_other();\n*** End Patch\n";
-    let err = apply(&parse(patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("ambiguous");
+    let err = apply(&parse(patch, polypatch::Format::Auto).unwrap(), &mut files, &ApplyOptions::default())
+        .expect_err("ambiguous");
     let failure = err.report.files[0].edits[0].failure.clone().expect("the edit failed");
     assert_eq!(failure.kind, FailureKind::Ambiguous);
     assert_eq!(failure.candidates.len(), MAX_CANDIDATES);
@@ -115,7 +116,8 @@ fn a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_report() {
     }
     patch.push_str("+    changed();\n*** End Patch\n");
     let mut files = MemoryFileSet::new().with("big.rs", file.as_str());
-    let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("not found");
+    let err = apply(&parse(&patch, polypatch::Format::Auto).unwrap(), &mut files, &ApplyOptions::default())
+        .expect_err("not found");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
     assert_eq!(failure.kind, FailureKind::NotFound);
     let text = err.report.to_string();
@@ -136,7 +138,7 @@ fn long_line_block(typo: &str) -> String {
 fn applydiff_a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
     let line = minified(60_000);
     let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
-    let plan = parse(&long_line_block(&one_typo(&line)), None).unwrap();
+    let plan = parse(&long_line_block(&one_typo(&line)), polypatch::Format::Auto).unwrap();
     assert_eq!(plan.dialect, "applydiff");
     let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
     assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
@@ -150,7 +152,7 @@ fn applydiff_a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_
     let line = minified(60_000);
     let before = format!("{HEAD}\n{line}\n{FOOT}\n");
     let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
-    let plan = parse(&long_line_block(&one_typo(&line)), Some("applydiff")).unwrap();
+    let plan = parse(&long_line_block(&one_typo(&line)), polypatch::Format::ApplyDiff).unwrap();
     let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).expect_err("exact only: not found");
     assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
@@ -169,7 +171,8 @@ fn applydiff_a_block_whose_typo_is_past_the_block_fuzz_is_not_found_and_short() 
     let before = format!("{HEAD}\n{line}\n{FOOT}\n");
     let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
     let patch = long_line_block(&one_typo(&line)).replacen("app.min.js", "app.min.js | fuzz=1", 1);
-    let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("not found");
+    let err = apply(&parse(&patch, polypatch::Format::Auto).unwrap(), &mut files, &ApplyOptions::default())
+        .expect_err("not found");
     assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
     assert_eq!(failure.kind, FailureKind::NotFound);
@@ -184,7 +187,8 @@ fn applydiff_a_block_that_matches_thousands_of_places_lists_ten_and_counts_the_r
     // Exactly (with the file's indentation) and at the lenient tiers (without).
     for from in ["    call_something();", "call_something();"] {
         let patch = format!(">>> file: calls.c\n--- from\n{from}\n--- to\ncall_other();\n<\n");
-        let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("ambiguous");
+        let err = apply(&parse(&patch, polypatch::Format::Auto).unwrap(), &mut files, &ApplyOptions::default())
+            .expect_err("ambiguous");
         assert_eq!(files.get_str("calls.c"), Some(before.as_str()), "nothing written");
         let failure = err.report.files[0].edits[0].failure.clone().expect("the edit failed");
         assert_eq!(failure.kind, FailureKind::Ambiguous, "{from:?}");
@@ -208,7 +212,8 @@ fn applydiff_a_missing_block_of_300_lines_in_a_big_file_fails_with_a_bounded_rep
     to[150] = "    changed();".to_string();
     let patch = format!(">>> file: big.rs\n--- from\n{}\n--- to\n{}\n<\n", from.join("\n"), to.join("\n"));
     let mut files = MemoryFileSet::new().with("big.rs", file.as_str());
-    let err = apply(&parse(&patch, None).unwrap(), &mut files, &ApplyOptions::default()).expect_err("not found");
+    let err = apply(&parse(&patch, polypatch::Format::Auto).unwrap(), &mut files, &ApplyOptions::default())
+        .expect_err("not found");
     assert_eq!(files.get_str("big.rs"), Some(file.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
     assert_eq!(failure.kind, FailureKind::NotFound);
@@ -241,7 +246,7 @@ fn aptix_a_bundle_over_the_limit_is_refused_before_parsing() {
     patch.extend(std::iter::repeat_n('x', size - head.len() - foot.len()));
     patch.push_str(foot);
     assert_eq!(patch.len(), size);
-    let err = parse(&patch, Some("aptix")).expect_err("too large");
+    let err = parse(&patch, polypatch::Format::Aptix).expect_err("too large");
     assert_eq!((err.dialect, err.kind), ("aptix", polypatch::ErrorKind::TooLarge));
     assert!(err.message.contains(&format!("{size} bytes")) && err.message.contains("split it"), "{}", err.message);
     assert!(err.message.len() < 200, "{}", err.message);
@@ -249,10 +254,10 @@ fn aptix_a_bundle_over_the_limit_is_refused_before_parsing() {
     assert_eq!(err.span, None);
     assert!(err.render(&patch).len() < 300, "{} bytes", err.render(&patch).len());
     // Detected as Aptix too, and refused the same way.
-    assert_eq!(parse(&patch, None).expect_err("too large").kind, "too_large");
+    assert_eq!(parse(&patch, polypatch::Format::Auto).expect_err("too large").kind, "too_large");
     // In a fence with prose around it.
     let fenced = format!("Here:\n```json\n{patch}\n```\n");
-    assert_eq!(parse(&fenced, Some("aptix")).expect_err("too large").kind, "too_large");
+    assert_eq!(parse(&fenced, polypatch::Format::Aptix).expect_err("too large").kind, "too_large");
 }
 
 #[test]
@@ -264,12 +269,12 @@ fn aptix_json_nested_10000_deep_is_refused_without_overflowing_the_stack() {
         let cut = open.repeat(depth);
         for value in [&deep, &cut] {
             let patch = format!("{{\"root\": \".\", \"files\": [{{\"path\": \"a.txt\", \"content\": {value}}}]}}");
-            let err = parse(&patch, Some("aptix")).expect_err("too deep");
+            let err = parse(&patch, polypatch::Format::Aptix).expect_err("too deep");
             assert_eq!(err.kind, "too_deep", "{}", err.message);
             assert!(err.message.contains("deeper than 128 levels"), "{}", err.message);
             assert!(err.message.len() < 200, "{}", err.message);
             let top = format!("{{\"root\": \".\", \"patches\": {value}}}");
-            assert_eq!(parse(&top, Some("aptix")).expect_err("too deep").kind, "too_deep");
+            assert_eq!(parse(&top, polypatch::Format::Aptix).expect_err("too deep").kind, "too_deep");
         }
     }
 }
@@ -285,7 +290,7 @@ fn aptix_a_60k_character_line_is_edited_by_a_find() {
         (middle.to_owned(), format!("{HEAD}\n{}console.log(1);{}\n{FOOT}\n", &line[..30_000], &line[30_200..])),
     ] {
         let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
-        let plan = parse(&aptix_find("app.min.js", &find, "console.log(1);", "once"), None).unwrap();
+        let plan = parse(&aptix_find("app.min.js", &find, "console.log(1);", "once"), polypatch::Format::Auto).unwrap();
         assert_eq!(plan.dialect, "aptix");
         let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
         assert_eq!(files.get_str("app.min.js"), Some(after.as_str()));
@@ -298,7 +303,8 @@ fn aptix_a_60k_character_find_with_one_typo_fails_with_a_short_report() {
     let line = minified(60_000);
     let before = format!("{HEAD}\n{line}\n{FOOT}\n");
     let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
-    let plan = parse(&aptix_find("app.min.js", &one_typo(&line), "console.log(1);", "once"), None).unwrap();
+    let plan =
+        parse(&aptix_find("app.min.js", &one_typo(&line), "console.log(1);", "once"), polypatch::Format::Auto).unwrap();
     match apply(&plan, &mut files, &ApplyOptions::default()) {
         // A fuzzy tier may take the one line that differs by one character.
         Ok(_) => assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str())),
@@ -316,14 +322,14 @@ fn aptix_a_find_at_100000_places_with_limit_all_replaces_every_one_and_reports_b
     let places = 100_000;
     let before = "    call_something();\n".repeat(places);
     let mut files = MemoryFileSet::new().with("calls.c", before.as_str());
-    let plan = parse(&aptix_find("calls.c", "call_something", "call_other", "all"), None).unwrap();
+    let plan = parse(&aptix_find("calls.c", "call_something", "call_other", "all"), polypatch::Format::Auto).unwrap();
     let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
     assert_eq!(files.get_str("calls.c"), Some("    call_other();\n".repeat(places).as_str()));
     let text = report.to_string();
     assert!(text.len() < 8_000, "the report is short: {} bytes", text.len());
     // `once` takes the first of them only.
     let mut files = MemoryFileSet::new().with("calls.c", before.as_str());
-    let plan = parse(&aptix_find("calls.c", "call_something", "call_other", "once"), None).unwrap();
+    let plan = parse(&aptix_find("calls.c", "call_something", "call_other", "once"), polypatch::Format::Auto).unwrap();
     apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
     let after = format!("    call_other();\n{}", "    call_something();\n".repeat(places - 1));
     assert_eq!(files.get_str("calls.c"), Some(after.as_str()));
@@ -340,7 +346,7 @@ fn aptix_a_long_find_missing_from_a_big_file_fails_with_a_bounded_report() {
         let _ = writeln!(find, "    let value_{} = compute_{}(beta_{i});", i + 30_000, i % 89);
     }
     let mut files = MemoryFileSet::new().with("big.rs", file.as_str());
-    let plan = parse(&aptix_find("big.rs", &find, "    changed();\n", "once"), None).unwrap();
+    let plan = parse(&aptix_find("big.rs", &find, "    changed();\n", "once"), polypatch::Format::Auto).unwrap();
     let err = apply(&plan, &mut files, &ApplyOptions::default()).expect_err("not found");
     assert_eq!(files.get_str("big.rs"), Some(file.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
@@ -354,7 +360,7 @@ fn binary_patch(name: &str, data: &[u8]) -> String {
     let block = polypatch::unified::binary::encode_block(data);
     format!(
         "diff --git a/{name} b/{name}\nnew file mode 100644\nindex 0000000..{}\nGIT binary patch\n{block}literal 0\nHcmV?d00001\n\n",
-        polypatch::binary::git_blob_id(data)
+        polypatch::core::binary::git_blob_id(data)
     )
 }
 
@@ -362,12 +368,14 @@ fn binary_patch(name: &str, data: &[u8]) -> String {
 fn a_binary_literal_over_the_limit_is_refused_naming_the_file_the_size_and_the_flag() {
     let data = vec![0u8; 4_096];
     let patch = binary_patch("zeros.bin", &data);
-    let err = parse_with(&patch, None, &ParseOptions::default().max_binary_size(1_000)).expect_err("over the limit");
+    let err = parse_with(&patch, polypatch::Format::Auto, &ParseOptions::default().max_binary_size(1_000))
+        .expect_err("over the limit");
     assert_eq!(err.kind, "binary_too_large");
     assert!(err.message.contains("`zeros.bin`") && err.message.contains("4096 bytes"), "{}", err.message);
     assert!(err.message.contains("1000 bytes") && err.message.contains("--max-binary-size"), "{}", err.message);
     // The option raises the limit.
-    let plan = parse_with(&patch, None, &ParseOptions::default().max_binary_size(4_096)).expect("within the limit");
+    let plan = parse_with(&patch, polypatch::Format::Auto, &ParseOptions::default().max_binary_size(4_096))
+        .expect("within the limit");
     let mut files = MemoryFileSet::new();
     apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(files.get("zeros.bin").map(<[u8]>::len), Some(4_096));
@@ -377,7 +385,7 @@ fn a_binary_literal_over_the_limit_is_refused_naming_the_file_the_size_and_the_f
 fn a_binary_literal_announcing_a_gigabyte_is_refused_before_inflating() {
     // The default limit (64 MiB); the data is never decoded.
     let patch = "diff --git a/big.bin b/big.bin\nnew file mode 100644\nindex 0000000..1234567\nGIT binary patch\nliteral 1000000000\nzcmeIuF#!q%0RR91\n\nliteral 0\nHcmV?d00001\n\n";
-    let err = parse(patch, None).expect_err("over the default limit");
+    let err = parse(patch, polypatch::Format::Auto).expect_err("over the default limit");
     assert_eq!(err.kind, "binary_too_large");
     assert!(err.message.contains("1000000000 bytes"), "{}", err.message);
     assert!(err.message.contains(&polypatch::DEFAULT_MAX_BINARY_SIZE.to_string()), "{}", err.message);
@@ -395,14 +403,16 @@ fn a_binary_delta_whose_result_is_over_the_limit_is_refused() {
     let result = b"hello".repeat(20_000);
     let patch = format!(
         "diff --git a/f.bin b/f.bin\nindex {}..{} 100644\nGIT binary patch\ndelta {}\n{data}\n",
-        polypatch::binary::git_blob_id(b"hello"),
-        polypatch::binary::git_blob_id(&result),
+        polypatch::core::binary::git_blob_id(b"hello"),
+        polypatch::core::binary::git_blob_id(&result),
         delta.len()
     );
-    let err = parse_with(&patch, None, &ParseOptions::default().max_binary_size(50_000)).expect_err("over");
+    let err = parse_with(&patch, polypatch::Format::Auto, &ParseOptions::default().max_binary_size(50_000))
+        .expect_err("over");
     assert_eq!(err.kind, "binary_too_large");
     assert!(err.message.contains("100000 bytes"), "{}", err.message);
-    let plan = parse_with(&patch, None, &ParseOptions::default().max_binary_size(100_000)).expect("raised");
+    let plan =
+        parse_with(&patch, polypatch::Format::Auto, &ParseOptions::default().max_binary_size(100_000)).expect("raised");
     let mut files = MemoryFileSet::new().with("f.bin", "hello");
     apply(&plan, &mut files, &ApplyOptions::default()).expect("applies within the raised limit");
     assert_eq!(files.get("f.bin"), Some(result.as_slice()));

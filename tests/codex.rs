@@ -82,7 +82,7 @@ fn run_scenario(name: &str, dir: &Path) -> Result<(), Failed> {
     let must_fail = divergence.is_some() || expected == input;
 
     let sandbox = Sandbox::with_copy_of(&dir.join("input"))?;
-    let result = match polypatch::parse(&patch, None) {
+    let result = match polypatch::parse(&patch, polypatch::Format::Auto) {
         Err(err) => Err(err.render(&patch)),
         Ok(plan) => {
             let mut files = DiskFileSet::new(sandbox.root())?;

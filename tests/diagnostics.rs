@@ -5,11 +5,11 @@
 use polypatch::{ApplyOptions, MemoryFileSet, apply, parse};
 
 fn malformed(format: &str, patch: &str) -> String {
-    parse(patch, Some(format)).map(|_| ()).expect_err("the patch is malformed").render(patch)
+    parse(patch, format.parse().expect("a format name")).map(|_| ()).expect_err("the patch is malformed").render(patch)
 }
 
 fn failure(patch: &str, files: &mut MemoryFileSet) -> String {
-    let plan = parse(patch, None).expect("the patch parses");
+    let plan = parse(patch, polypatch::Format::Auto).expect("the patch parses");
     let err = apply(&plan, files, &ApplyOptions::default()).expect_err("the patch does not apply");
     format!("{err}\n\n{}", err.report)
 }

@@ -224,7 +224,7 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
     let strict = case.expect.iter().any(|e| matches!(e, Expectation::Strict));
     let options = ApplyOptions::default().strict(strict);
 
-    let parsed = polypatch::parse(&patch, Some(dialect));
+    let parsed = polypatch::parse(&patch, dialect.parse().expect("a dialect folder is a format name"));
     match &case.outcome {
         Outcome::Malformed(kind) => {
             let err = match parsed {
@@ -296,7 +296,8 @@ fn rerun_changes_nothing(
     options: &ApplyOptions,
     after: &Tree,
 ) -> Result<(), Failed> {
-    let plan = polypatch::parse(patch, Some(dialect)).map_err(|e| e.render(patch))?;
+    let plan = polypatch::parse(patch, dialect.parse().expect("a dialect folder is a format name"))
+        .map_err(|e| e.render(patch))?;
     let mut files = DiskFileSet::new(sandbox.root())?;
     if let Err(err) = polypatch::apply(&plan, &mut files, options)
         && let Some(commit) = err.commit_error
@@ -309,7 +310,8 @@ fn rerun_changes_nothing(
 /// Applies the patch a second time: every file and edit must be already applied, and the tree
 /// must not change.
 fn rerun(dialect: &str, patch: &str, sandbox: &Sandbox, options: &ApplyOptions, after: &Tree) -> Result<(), Failed> {
-    let plan = polypatch::parse(patch, Some(dialect)).map_err(|e| e.render(patch))?;
+    let plan = polypatch::parse(patch, dialect.parse().expect("a dialect folder is a format name"))
+        .map_err(|e| e.render(patch))?;
     let mut files = DiskFileSet::new(sandbox.root())?;
     let report = polypatch::apply(&plan, &mut files, options)
         .map_err(|e| format!("the re-run should succeed: {e}\n{}", e.report))?;

@@ -63,7 +63,7 @@ impl World {
     }
 
     fn apply(&self, dialect: &str, patch: &str) -> Result<polypatch::ApplyReport, String> {
-        let plan = parse(patch, Some(dialect)).map_err(|e| format!("parse: {e}"))?;
+        let plan = parse(patch, dialect.parse().expect("a format name")).map_err(|e| format!("parse: {e}"))?;
         let mut disk = DiskFileSet::new(self.root()).unwrap();
         apply(&plan, &mut disk, &ApplyOptions::default()).map_err(|e| {
             let kind = e.report.first_failure().map(|(_, _, f)| f.kind);

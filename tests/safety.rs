@@ -10,7 +10,7 @@ use common::snapshot;
 use polypatch::{ApplyOptions, DiskFileSet, FailureKind, apply, parse};
 
 fn apply_patch(root: &Path, patch: &str) -> Result<polypatch::ApplyReport, polypatch::ApplyError> {
-    let plan = parse(patch, Some("ai-patch")).expect("the patch parses");
+    let plan = parse(patch, polypatch::Format::AiPatch).expect("the patch parses");
     let mut disk = DiskFileSet::new(root).unwrap();
     apply(&plan, &mut disk, &ApplyOptions::default())
 }

@@ -10,7 +10,7 @@ use crate::syntax::{Hunk, HunkHeader, LineKind, Op, Patch};
 
 /// Lowers a parsed patch into an [`EditPlan`]; every well-formed patch lowers.
 pub fn lower(patch: &Patch<'_>) -> EditPlan {
-    EditPlan { dialect: DIALECT.to_owned(), files: patch.ops.iter().map(lower_op).collect(), warnings: Vec::new() }
+    EditPlan::new(DIALECT, patch.ops.iter().map(lower_op).collect())
 }
 
 fn lower_op(op: &Op<'_>) -> FileEdit {
@@ -185,9 +185,9 @@ mod tests {
         let text = "*** Begin Patch\n*** Add File: docs/a.md\n+# A\n+\n+text\n*** Add File: empty\n*** End Patch\n";
         assert_eq!(
             plan(text),
-            EditPlan {
-                dialect: "ai-patch".into(),
-                files: vec![
+            EditPlan::new(
+                "ai-patch",
+                vec![
                     FileEdit {
                         path: "docs/a.md".into(),
                         op: FileOp::Create {
@@ -208,9 +208,8 @@ mod tests {
                         },
                         span: Some(at(text, "*** Add File: empty")),
                     },
-                ],
-                warnings: Vec::new(),
-            }
+                ]
+            )
         );
     }
 

@@ -35,7 +35,7 @@ pub fn lower(patch: &Patch) -> EditPlan {
         }
         flush(&mut files, change, &mut pending);
     }
-    EditPlan { dialect: DIALECT.to_string(), files, warnings: patch.warnings.clone() }
+    EditPlan::new(DIALECT, files).with_warnings(patch.warnings.clone())
 }
 
 /// The located modifications gathered so far, as one modify operation.

@@ -269,24 +269,23 @@ mod tests {
 
     fn edit(index: usize, status: Status, failure: Option<Failure>) -> EditReport {
         let applied = status == Status::Applied;
-        EditReport {
-            index,
-            label: format!("block {index}"),
-            status,
-            tier: applied.then_some(Tier::Exact),
-            confidence: applied.then_some(1.0),
-            lines: applied.then_some(LineRange { start: 3, end: 5 }),
-            failure,
-            notes: Vec::new(),
-        }
+        let mut edit = EditReport::new(index, status);
+        edit.label = format!("block {index}");
+        edit.tier = applied.then_some(Tier::Exact);
+        edit.confidence = applied.then_some(1.0);
+        edit.lines = applied.then_some(LineRange { start: 3, end: 5 });
+        edit.failure = failure;
+        edit
     }
 
     fn file(path: &str, status: Status, edits: Vec<EditReport>) -> FileReport {
-        FileReport { path: path.into(), operation: "modify".into(), moved_to: None, status, edits, failure: None }
+        let mut file = FileReport::new(path, "modify", status);
+        file.edits = edits;
+        file
     }
 
     fn report(files: Vec<FileReport>) -> ApplyReport {
-        ApplyReport { dialect: "applydiff".into(), dry_run: false, committed: false, files }
+        ApplyReport::new("applydiff", files)
     }
 
     fn ambiguous() -> Failure {
@@ -305,11 +304,8 @@ mod tests {
             "the `--- from` lines are not in the file",
             "copy the lines from the file as they are now",
         );
-        failure.closest = Some(Closest {
-            lines: LineRange { start: 4, end: 5 },
-            similarity: 0.8123,
-            diff: "-let x = 1;\n+let x = 2;\n y();\n".into(),
-        });
+        failure.closest =
+            Some(Closest::new(LineRange { start: 4, end: 5 }, 0.8123, "-let x = 1;\n+let x = 2;\n y();\n"));
         failure
     }
 
@@ -449,7 +445,8 @@ mod tests {
              src/b.rs, block 1: already applied\n\
              src/new.rs: applied (replace)\n"
         );
-        let dry = ApplyReport { dry_run: true, ..report(Vec::new()) };
+        let mut dry = report(Vec::new());
+        dry.dry_run = true;
         assert!(
             feedback(&dry).ends_with("Action: Continue to next task step or end.\nDry run: nothing was written.\n")
         );

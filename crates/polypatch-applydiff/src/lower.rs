@@ -79,7 +79,7 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
             }),
         }
     }
-    EditPlan { dialect: DIALECT.to_owned(), files, warnings }
+    EditPlan::new(DIALECT, files).with_warnings(warnings)
 }
 
 fn lower_edit(number: usize, block: &Block<'_>) -> Edit {

@@ -445,50 +445,30 @@ mod tests {
         statuses
             .iter()
             .enumerate()
-            .map(|(i, status)| EditReport {
-                index: i + 1,
-                label: format!("block {}", i + 1),
-                status: *status,
-                tier: Some(Tier::Exact),
-                confidence: Some(1.0),
-                lines: None,
-                failure: (*status == Status::Failed)
-                    .then(|| Failure::new(failure.unwrap_or(FailureKind::NotFound), "m", "n")),
-                notes: Vec::new(),
+            .map(|(i, status)| {
+                let mut edit = EditReport::new(i + 1, *status);
+                edit.label = format!("block {}", i + 1);
+                edit.tier = Some(Tier::Exact);
+                edit.confidence = Some(1.0);
+                edit.failure = (*status == Status::Failed)
+                    .then(|| Failure::new(failure.unwrap_or(FailureKind::NotFound), "m", "n"));
+                edit
             })
             .collect()
     }
 
     fn applied(path: &str, blocks: usize) -> ApplyReport {
-        ApplyReport {
-            dialect: "applydiff".into(),
-            dry_run: false,
-            committed: true,
-            files: vec![FileReport {
-                path: path.into(),
-                operation: "modify".into(),
-                moved_to: None,
-                status: Status::Applied,
-                edits: edits(&vec![Status::Applied; blocks], None),
-                failure: None,
-            }],
-        }
+        let mut file = FileReport::new(path, "modify", Status::Applied);
+        file.edits = edits(&vec![Status::Applied; blocks], None);
+        let mut report = ApplyReport::new("applydiff", vec![file]);
+        report.committed = true;
+        report
     }
 
     fn failed(path: &str, kind: FailureKind) -> ApplyReport {
-        ApplyReport {
-            dialect: "applydiff".into(),
-            dry_run: false,
-            committed: false,
-            files: vec![FileReport {
-                path: path.into(),
-                operation: "modify".into(),
-                moved_to: None,
-                status: Status::Failed,
-                edits: edits(&[Status::Applied, Status::Failed], Some(kind)),
-                failure: None,
-            }],
-        }
+        let mut file = FileReport::new(path, "modify", Status::Failed);
+        file.edits = edits(&[Status::Applied, Status::Failed], Some(kind));
+        ApplyReport::new("applydiff", vec![file])
     }
 
     /// `n` numbered lines.

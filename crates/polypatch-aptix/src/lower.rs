@@ -80,7 +80,7 @@ pub fn lower(bundle: &Bundle) -> Result<EditPlan, PatchError> {
             }
         }
     }
-    Ok(EditPlan { dialect: DIALECT.to_owned(), files, warnings: bundle.warnings.clone() })
+    Ok(EditPlan::new(DIALECT, files).with_warnings(bundle.warnings.clone()))
 }
 
 /// `root` without `./` and trailing slashes; `""` for the workspace itself.

@@ -387,51 +387,41 @@ mod tests {
 
     #[test]
     fn a_failed_write_says_what_was_not_written() {
-        let report = ApplyReport {
-            dialect: "ai-patch".into(),
-            dry_run: false,
-            committed: false,
-            files: vec![file("a.txt", "modify", Status::Applied, &[Status::Applied])],
-        };
-        let err = ApplyError { report, commit_error: Some("disk full".into()), rolled_back: true };
+        let report = ApplyReport::new("ai-patch", vec![file("a.txt", "modify", Status::Applied, &[Status::Applied])]);
+        let err = ApplyError::commit_failed(report, "disk full", true);
         assert_eq!(
             failure_text(&err),
             "error: every edit was located, but writing the files failed: disk full\n\
              not written: modify a.txt\n\
              nothing was written: every file is as it was\n"
         );
-        let err = ApplyError { rolled_back: false, ..err };
+        let err = ApplyError::commit_failed(err.report, "disk full", false);
         let text = failure_text(&err);
         assert!(text.contains("maybe written: modify a.txt\n"), "{text}");
         assert!(text.contains("polypatch recover"), "{text}");
     }
 
     fn file(path: &str, operation: &str, status: Status, edits: &[Status]) -> FileReport {
-        FileReport {
-            path: path.into(),
-            operation: operation.into(),
-            moved_to: None,
-            status,
-            edits: edits
-                .iter()
-                .enumerate()
-                .map(|(i, s)| EditReport {
-                    index: i + 1,
-                    label: format!("hunk {}", i + 1),
-                    status: *s,
-                    tier: Some(Tier::Exact),
-                    confidence: Some(1.0),
-                    lines: None,
-                    failure: None,
-                    notes: Vec::new(),
-                })
-                .collect(),
-            failure: None,
-        }
+        let mut file = FileReport::new(path, operation, status);
+        file.edits = edits
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut edit = EditReport::new(i + 1, *s);
+                edit.label = format!("hunk {}", i + 1);
+                edit.tier = Some(Tier::Exact);
+                edit.confidence = Some(1.0);
+                edit
+            })
+            .collect();
+        file
     }
 
     fn report(files: Vec<FileReport>, dry_run: bool) -> ApplyReport {
-        ApplyReport { dialect: "ai-patch".into(), dry_run, committed: !dry_run, files }
+        let mut report = ApplyReport::new("ai-patch", files);
+        report.dry_run = dry_run;
+        report.committed = !dry_run;
+        report
     }
 
     #[test]

@@ -131,7 +131,9 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_binary_size {
         parse_options = parse_options.max_binary_size(bytes);
     }
-    let plan = match polypatch::parse_with(&text, format, &parse_options) {
+    let parse_format =
+        format.map_or(polypatch::Format::Auto, |name| name.parse().expect("resolve_format checked the name"));
+    let plan = match polypatch::parse_with(&text, parse_format, &parse_options) {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text, kept.as_mut()),
     };

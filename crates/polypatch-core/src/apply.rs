@@ -55,6 +55,7 @@ impl ApplyOptions {
 
 /// The in-memory result of a plan: the report and the changes to write.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Computed {
     /// What happened to each file and edit.
     pub report: ApplyReport,
@@ -65,6 +66,7 @@ pub struct Computed {
 /// The plan could not be applied; nothing was written.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{}", summary(.report, .commit_error.as_deref()))]
+#[non_exhaustive]
 pub struct ApplyError {
     /// What happened to each file and edit (the failed ones carry the reason).
     pub report: ApplyReport,
@@ -73,6 +75,19 @@ pub struct ApplyError {
     /// After a failed write: whether every step was undone (no file changed). When it is
     /// `false`, `commit_error` names where the originals are kept.
     pub rolled_back: bool,
+}
+
+impl ApplyError {
+    /// Some edit could not be located (the failures are in `report`); nothing was written.
+    pub fn not_located(report: ApplyReport) -> Self {
+        ApplyError { report, commit_error: None, rolled_back: true }
+    }
+
+    /// Every edit was located but writing failed with `error`; `rolled_back` says whether
+    /// every step was undone.
+    pub fn commit_failed(report: ApplyReport, error: impl Into<String>, rolled_back: bool) -> Self {
+        ApplyError { report, commit_error: Some(error.into()), rolled_back }
+    }
 }
 
 fn summary(report: &ApplyReport, commit: Option<&str>) -> String {
@@ -107,7 +122,7 @@ pub fn compute<S: FileSource + ?Sized>(
         report.files.push(state.file_op(fe, ov));
     }
     if !report.is_success() {
-        return Err(ApplyError { report, commit_error: None, rolled_back: true });
+        return Err(ApplyError::not_located(report));
     }
     let changes = state.changes();
     Ok(Computed { report, changes })
@@ -723,7 +738,7 @@ pub fn apply<S: FileStore + ?Sized>(
         if let Err(err) = files.commit(&changes) {
             let rolled_back =
                 err.get_ref().and_then(|e| e.downcast_ref::<crate::disk::CommitError>()).is_none_or(|c| c.rolled_back);
-            return Err(ApplyError { report, commit_error: Some(err.to_string()), rolled_back });
+            return Err(ApplyError::commit_failed(report, err.to_string(), rolled_back));
         }
         report.committed = true;
     }

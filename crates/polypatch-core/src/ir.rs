@@ -12,6 +12,7 @@ use crate::tier::{Tier, TierSet};
 
 /// A whole patch, lowered: every file operation in the order the patch gave them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EditPlan {
     /// The dialect the plan came from (`"ai-patch"`, `"unified"`, …), for reports.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -24,6 +25,28 @@ pub struct EditPlan {
     pub warnings: Vec<String>,
 }
 
+impl EditPlan {
+    /// A plan of `files`, in order, from the dialect called `dialect` (for reports; may be
+    /// empty).
+    ///
+    /// ```
+    /// use polypatch_core::{Edit, EditPlan, FileEdit};
+    ///
+    /// let plan = EditPlan::new("mine", vec![FileEdit::modify("a.txt", vec![Edit::replace(["old"], ["new"])])]);
+    /// assert_eq!(plan.files.len(), 1);
+    /// ```
+    pub fn new(dialect: impl Into<String>, files: Vec<FileEdit>) -> Self {
+        EditPlan { dialect: dialect.into(), files, warnings: Vec::new() }
+    }
+
+    /// Builder: the warnings the parser found (see [`EditPlan::warnings`]).
+    #[must_use]
+    pub fn with_warnings(mut self, warnings: Vec<String>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+}
+
 /// One operation on one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileEdit {
@@ -34,6 +57,44 @@ pub struct FileEdit {
     /// Where the operation was written in the patch text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+}
+
+impl FileEdit {
+    /// An operation on `path`, with no span.
+    pub fn new(path: impl Into<String>, op: FileOp) -> Self {
+        FileEdit { path: path.into(), op, span: None }
+    }
+
+    /// Change the existing file `path` with `edits`, applied in order.
+    pub fn modify(path: impl Into<String>, edits: Vec<Edit>) -> Self {
+        FileEdit::new(path, FileOp::Modify(Modify { edits, ..Modify::default() }))
+    }
+
+    /// Create `path` with the text `content` (refused if the file exists with other
+    /// content; already applied if it holds exactly this).
+    pub fn create(path: impl Into<String>, content: impl Into<String>) -> Self {
+        FileEdit::new(
+            path,
+            FileOp::Create {
+                content: Content::Text(content.into()),
+                newline: None,
+                if_exists: IfExists::default(),
+                mode: None,
+            },
+        )
+    }
+
+    /// Delete the existing file `path`, whatever it holds.
+    pub fn delete(path: impl Into<String>) -> Self {
+        FileEdit::new(path, FileOp::Delete { if_missing: IfMissing::default(), expect: None })
+    }
+
+    /// Builder: where the operation was written in the patch text.
+    #[must_use]
+    pub fn with_span(mut self, span: Span) -> Self {
+        self.span = Some(span);
+        self
+    }
 }
 
 /// What happens to a file.
@@ -297,6 +358,115 @@ pub struct Edit {
     /// Where the edit was written in the patch text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+}
+
+impl Edit {
+    /// An edit doing `action` at `target`, with the default scope and policy (unique
+    /// place, every tier).
+    pub fn new(target: Target, action: Action) -> Self {
+        Edit { target, action, scope: Scope::default(), policy: Policy::default(), label: String::new(), span: None }
+    }
+
+    /// Replace the block of whole lines `old` with `new` (lines without terminators).
+    ///
+    /// ```
+    /// use polypatch_core::{apply, ApplyOptions, Edit, EditPlan, FileEdit, MemoryFileSet};
+    ///
+    /// let mut files = MemoryFileSet::new().with("a.py", "def f():\n    return 1\n");
+    /// let edit = Edit::replace(["    return 1"], ["    return 2"]).with_label("fix");
+    /// apply(&EditPlan::new("", vec![FileEdit::modify("a.py", vec![edit])]), &mut files, &ApplyOptions::default())
+    ///     .unwrap();
+    /// assert_eq!(files.get_str("a.py"), Some("def f():\n    return 2\n"));
+    /// ```
+    pub fn replace<O, N>(old: O, new: N) -> Self
+    where
+        O: IntoIterator,
+        O::Item: Into<String>,
+        N: IntoIterator,
+        N::Item: Into<String>,
+    {
+        Edit::new(Target::Lines(strings(old)), Action::Replace(Replacement::lines(strings(new))))
+    }
+
+    /// Replace the substring `find` (which may start and end inside lines) with `replace`.
+    pub fn replace_text(find: impl Into<String>, replace: impl Into<String>) -> Self {
+        Edit::new(Target::Text(find.into()), Action::Replace(Replacement::text(replace)))
+    }
+
+    /// Insert `lines` after the block of whole lines `after`.
+    pub fn insert_after<A, L>(after: A, lines: L) -> Self
+    where
+        A: IntoIterator,
+        A::Item: Into<String>,
+        L: IntoIterator,
+        L::Item: Into<String>,
+    {
+        Edit::new(Target::Lines(strings(after)), Action::InsertAfter { lines: strings(lines) })
+    }
+
+    /// Insert `lines` before the block of whole lines `before`.
+    pub fn insert_before<B, L>(before: B, lines: L) -> Self
+    where
+        B: IntoIterator,
+        B::Item: Into<String>,
+        L: IntoIterator,
+        L::Item: Into<String>,
+    {
+        Edit::new(Target::Lines(strings(before)), Action::InsertBefore { lines: strings(lines) })
+    }
+
+    /// Remove the block of whole lines `lines`.
+    pub fn delete<L>(lines: L) -> Self
+    where
+        L: IntoIterator,
+        L::Item: Into<String>,
+    {
+        Edit::new(Target::Lines(strings(lines)), Action::Delete)
+    }
+
+    /// Builder: the name reports give the edit (`"hunk 2"`).
+    #[must_use]
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// Builder: where to search.
+    #[must_use]
+    pub fn with_scope(mut self, scope: Scope) -> Self {
+        self.scope = scope;
+        self
+    }
+
+    /// Builder: how strict to be.
+    #[must_use]
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Builder: the 1-based line where the target is expected (orders equal candidates,
+    /// never overrides content).
+    #[must_use]
+    pub fn with_line_hint(mut self, line: usize) -> Self {
+        self.scope.line_hint = Some(line);
+        self
+    }
+
+    /// Builder: where the edit was written in the patch text.
+    #[must_use]
+    pub fn with_span(mut self, span: Span) -> Self {
+        self.span = Some(span);
+        self
+    }
+}
+
+fn strings<I>(items: I) -> Vec<String>
+where
+    I: IntoIterator,
+    I::Item: Into<String>,
+{
+    items.into_iter().map(Into::into).collect()
 }
 
 /// What an edit looks for.

@@ -37,34 +37,17 @@
 //! an interrupted commit rolled back by [`DiskFileSet::recover`]).
 //!
 //! ```
-//! use polypatch_core::{apply, ApplyOptions, EditPlan, FileEdit, FileOp, Modify, Edit,
-//!     Target, Action, Replacement, MemoryFileSet, Status};
+//! use polypatch_core::{apply, ApplyOptions, Edit, EditPlan, FileEdit, MemoryFileSet, Status, Tier};
 //!
 //! let mut files = MemoryFileSet::new().with("greet.py", "def hi():\n    print('hi')\n");
-//! let plan = EditPlan {
-//!     dialect: String::new(),
-//!     files: vec![FileEdit {
-//!         path: "greet.py".into(),
-//!         span: None,
-//!         op: FileOp::Modify(Modify {
-//!             edits: vec![Edit {
-//!                 // The patch wrote the line without indentation: the indentation tier
-//!                 // finds it and the new line follows the file's indentation.
-//!                 target: Target::Lines(vec!["print('hi')".into()]),
-//!                 action: Action::Replace(Replacement::lines(vec!["print('hello')".into()])),
-//!                 scope: Default::default(),
-//!                 policy: Default::default(),
-//!                 label: String::new(),
-//!                 span: None,
-//!             }],
-//!             ..Default::default()
-//!         }),
-//!     }],
-//!     warnings: Vec::new(),
-//! };
+//! // The edit wrote the line without indentation: the indentation tier finds it and the new
+//! // line follows the file's indentation.
+//! let edit = Edit::replace(["print('hi')"], ["print('hello')"]);
+//! let plan = EditPlan::new("", vec![FileEdit::modify("greet.py", vec![edit])]);
 //! let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
 //! assert_eq!(files.get_str("greet.py"), Some("def hi():\n    print('hello')\n"));
 //! assert_eq!(report.files[0].edits[0].status, Status::Applied);
+//! assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
 //! ```
 
 mod apply;

@@ -8,6 +8,7 @@ use crate::tier::Tier;
 
 /// The outcome of applying a plan: one entry per file operation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ApplyReport {
     /// The dialect the plan came from.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -21,6 +22,11 @@ pub struct ApplyReport {
 }
 
 impl ApplyReport {
+    /// A report of `files` from the dialect `dialect`, neither a dry run nor committed.
+    pub fn new(dialect: impl Into<String>, files: Vec<FileReport>) -> Self {
+        ApplyReport { dialect: dialect.into(), dry_run: false, committed: false, files }
+    }
+
     /// Whether every file operation succeeded (applied, already applied or skipped).
     pub fn is_success(&self) -> bool {
         self.files.iter().all(|f| f.status.is_success())
@@ -49,6 +55,7 @@ impl ApplyReport {
 
 /// What happened to one file operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FileReport {
     /// The path as given in the patch (normalized, root-relative).
     pub path: String,
@@ -67,8 +74,23 @@ pub struct FileReport {
     pub failure: Option<Failure>,
 }
 
+impl FileReport {
+    /// A report of the `operation` (`"modify"`, …) on `path`, with no edits and no failure.
+    pub fn new(path: impl Into<String>, operation: impl Into<String>, status: Status) -> Self {
+        FileReport {
+            path: path.into(),
+            operation: operation.into(),
+            moved_to: None,
+            status,
+            edits: Vec::new(),
+            failure: None,
+        }
+    }
+}
+
 /// What happened to one edit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EditReport {
     /// 1-based position of the edit in its file operation.
     pub index: usize,
@@ -96,9 +118,26 @@ pub struct EditReport {
     pub notes: Vec<String>,
 }
 
+impl EditReport {
+    /// A report of the `index`th edit (1-based), with nothing else known.
+    pub fn new(index: usize, status: Status) -> Self {
+        EditReport {
+            index,
+            label: String::new(),
+            status,
+            tier: None,
+            confidence: None,
+            lines: None,
+            failure: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
 /// An outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Status {
     /// Changed as asked.
     Applied,
@@ -159,6 +198,7 @@ impl fmt::Display for LineRange {
 
 /// Why something failed, written for the model that wrote the patch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Failure {
     /// The kind of failure.
     pub kind: FailureKind,
@@ -186,6 +226,7 @@ pub struct Failure {
 
 /// The region of the file most similar to a target that was not found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Closest {
     /// Where it is.
     pub lines: LineRange,
@@ -193,6 +234,13 @@ pub struct Closest {
     pub similarity: f64,
     /// A short unified diff from the patch's expectation (`-`) to the file (`+`).
     pub diff: String,
+}
+
+impl Closest {
+    /// The region `lines`, `similarity` (0..1) to the target, and the `diff` between them.
+    pub fn new(lines: LineRange, similarity: f64, diff: impl Into<String>) -> Self {
+        Closest { lines, similarity, diff: diff.into() }
+    }
 }
 
 /// The kind of a failure.

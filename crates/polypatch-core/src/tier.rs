@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// How strictly a target matched, from strictest to loosest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Tier {
     /// Every line equal, byte for byte.
     Exact,

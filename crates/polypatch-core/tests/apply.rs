@@ -27,7 +27,7 @@ fn modify(path: &str, edits: Vec<Edit>) -> FileEdit {
 }
 
 fn plan(files: Vec<FileEdit>) -> EditPlan {
-    EditPlan { dialect: "test".into(), files, warnings: Vec::new() }
+    EditPlan::new("test", files)
 }
 
 fn run(files: &mut MemoryFileSet, p: &EditPlan) -> Result<polypatch_core::ApplyReport, polypatch_core::ApplyError> {

@@ -138,11 +138,7 @@ fn plan(old: Vec<String>, new: Vec<String>, kept: Vec<Option<usize>>) -> EditPla
         span: None,
     };
     let op = FileOp::Modify(Modify { edits: vec![edit], ..Modify::default() });
-    EditPlan {
-        dialect: "test".into(),
-        files: vec![FileEdit { path: "f".into(), op, span: None }],
-        warnings: Vec::new(),
-    }
+    EditPlan::new("test", vec![FileEdit { path: "f".into(), op, span: None }])
 }
 
 /// Whether `old`'s non-blank lines stand in a row among `file`'s non-blank lines: then

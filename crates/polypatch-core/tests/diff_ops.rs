@@ -10,7 +10,7 @@ use polypatch_core::{
 };
 
 fn plan(files: Vec<FileEdit>) -> EditPlan {
-    EditPlan { dialect: "test".into(), files, warnings: Vec::new() }
+    EditPlan::new("test", files)
 }
 
 fn file(path: &str, op: FileOp) -> FileEdit {

@@ -37,11 +37,7 @@ fn edit(target: Target, action: Action, anchor: Option<&str>) -> Edit {
 
 fn plan(path: &str, edits: Vec<Edit>) -> EditPlan {
     let m = Modify { edits, post: PostProcess { strip_trailing_whitespace: true }, ..Modify::default() };
-    EditPlan {
-        dialect: "test".into(),
-        files: vec![FileEdit { path: path.into(), op: FileOp::Modify(m), span: None }],
-        warnings: Vec::new(),
-    }
+    EditPlan::new("test", vec![FileEdit { path: path.into(), op: FileOp::Modify(m), span: None }])
 }
 
 const CALCULATOR: &str = "# A simple calculator module\nimport math\n\ndef add(a, b):\n    # Deprecated: use sum() for lists\n    return a + b\n\ndef get_pi():\n    return 3.14\n";

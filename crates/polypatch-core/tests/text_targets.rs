@@ -25,15 +25,10 @@ fn once(find: &str, replace: &str) -> Edit {
 }
 
 fn plan(path: &str, edits: Vec<Edit>) -> EditPlan {
-    EditPlan {
-        dialect: "test".into(),
-        files: vec![FileEdit {
-            path: path.into(),
-            op: FileOp::Modify(Modify { edits, ..Modify::default() }),
-            span: None,
-        }],
-        warnings: Vec::new(),
-    }
+    EditPlan::new(
+        "test",
+        vec![FileEdit { path: path.into(), op: FileOp::Modify(Modify { edits, ..Modify::default() }), span: None }],
+    )
 }
 
 /// Applies `edits` to a file `f.txt` holding `before`; the file's content afterwards and

@@ -20,7 +20,7 @@ pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, Patc
     for section in &patch.files {
         lower_section(section, options, &mut files)?;
     }
-    Ok(EditPlan { dialect: DIALECT.to_owned(), files, warnings: Vec::new() })
+    Ok(EditPlan::new(DIALECT, files))
 }
 
 /// What the extended headers of a section say.
