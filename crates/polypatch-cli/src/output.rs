@@ -272,7 +272,11 @@ pub fn recovery_json(r: &Recovery) -> String {
 
 /// Standard error for a malformed patch: the message, line, column and a caret.
 pub fn malformed_text(err: &PatchError, source: &str) -> String {
-    format!("error: {}\n", escape::terminal(&err.render(source)))
+    let mut out = format!("error: {}\n", escape::terminal(&err.render(source)));
+    if err.kind == polypatch::ErrorKind::BinaryTooLarge {
+        out.push_str("hint: raise the limit with --max-binary-size BYTES\n");
+    }
+    out
 }
 
 /// Standard error for a usage error.

@@ -644,7 +644,7 @@ impl<'a> LineParser<'a> {
             error(
                 ErrorKind::BinaryTooLarge,
                 format!(
-                    "the binary patch{file} {what} {size} bytes, more than the limit of {} bytes; if the file is meant to be that large, raise the limit (command line: --max-binary-size BYTES)",
+                    "the binary patch{file} {what} {size} bytes, more than the limit of {} bytes; if the file is meant to be that large, raise the binary size limit",
                     self.max_binary_size
                 ),
                 Some(head.span()),
