@@ -56,6 +56,13 @@ pub use polypatch_aptix as aptix;
 pub use polypatch_unified as unified;
 
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
+///
+/// ```
+/// for dialect in polypatch::dialects() {
+///     println!("{}", dialect.name());
+/// }
+/// assert_eq!(polypatch::dialects().len(), polypatch::dialect_names().len());
+/// ```
 pub fn dialects() -> Vec<&'static dyn Dialect> {
     vec![
         #[cfg(feature = "ai-patch")]
@@ -77,6 +84,12 @@ pub fn dialect_names() -> Vec<&'static str> {
 }
 
 /// The dialect called `name`, if compiled in.
+///
+/// ```
+/// let plan = polypatch::dialect("ai-patch").unwrap().parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
+/// assert_eq!(plan.files[0].path, "a");
+/// assert!(polypatch::dialect("yaml").is_none());
+/// ```
 pub fn dialect(name: &str) -> Option<&'static dyn Dialect> {
     dialects().into_iter().find(|d| d.name() == name)
 }

@@ -105,6 +105,16 @@ fn summary(report: &ApplyReport, commit: Option<&str>) -> String {
 }
 
 /// Locates every edit of `plan` in `files` and computes the new contents, writing nothing.
+///
+/// ```
+/// use polypatch_core::{compute, ApplyOptions, ChangeKind, Edit, EditPlan, FileEdit, MemoryFileSet};
+///
+/// let files = MemoryFileSet::new().with("a.txt", "one\ntwo\n");
+/// let plan = EditPlan::new("", vec![FileEdit::modify("a.txt", vec![Edit::replace(["two"], ["2"])])]);
+/// let computed = compute(&plan, &files, &ApplyOptions::default()).unwrap();
+/// assert!(matches!(&computed.changes[0].kind, ChangeKind::Write { bytes, .. } if bytes == b"one\n2\n"));
+/// assert_eq!(files.get_str("a.txt"), Some("one\ntwo\n")); // nothing written
+/// ```
 pub fn compute<S: FileSource + ?Sized>(
     plan: &EditPlan,
     files: &S,
@@ -727,6 +737,19 @@ fn not_a_file(path: &RelPath, what: &str) -> Failure {
 
 /// Applies `plan` to `files`: everything is located and computed first, then written as
 /// one transaction (unless `options.dry_run`). On failure nothing is written.
+///
+/// ```
+/// use polypatch_core::{apply, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, MemoryFileSet};
+///
+/// let mut files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "two\n");
+/// let plan = EditPlan::new("", vec![
+///     FileEdit::modify("a.txt", vec![Edit::replace(["one"], ["1"])]),
+///     FileEdit::modify("b.txt", vec![Edit::replace(["three"], ["3"])]), // not in the file
+/// ]);
+/// let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+/// assert_eq!(err.report.first_failure().unwrap().2.kind, FailureKind::NotFound);
+/// assert_eq!(files.get_str("a.txt"), Some("one\n")); // all or nothing
+/// ```
 pub fn apply<S: FileStore + ?Sized>(
     plan: &EditPlan,
     files: &mut S,

@@ -50,6 +50,17 @@ pub use commit::CommitError;
 pub use recover::Recovery;
 
 /// The files under a root directory on disk.
+///
+/// ```
+/// use polypatch_core::{apply, ApplyOptions, DiskFileSet, Edit, EditPlan, FileEdit};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+/// let mut files = DiskFileSet::new(dir.path()).unwrap();
+/// let plan = EditPlan::new("", vec![FileEdit::modify("a.txt", vec![Edit::replace(["one"], ["1"])])]);
+/// apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+/// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "1\n");
+/// ```
 pub struct DiskFileSet {
     root: PathBuf,
     given: PathBuf,
