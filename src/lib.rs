@@ -355,3 +355,8 @@ mod tests {
         assert!(!err.message.contains("--format"), "library messages do not name CLI flags: {}", err.message);
     }
 }
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
