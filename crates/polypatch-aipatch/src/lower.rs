@@ -23,18 +23,18 @@ fn lower_op(op: &Op<'_>) -> FileEdit {
             mode: None,
         },
         Op::Delete { .. } => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
-        Op::Update { move_to, hunks, .. } => FileOp::Modify(Modify {
-            edits: hunks.iter().enumerate().map(|(i, hunk)| lower_hunk(i + 1, hunk)).collect(),
-            move_to: move_to.map(str::to_owned),
+        Op::Update { move_to, hunks, .. } => {
+            let mut modify = Modify::new(hunks.iter().enumerate().map(|(i, hunk)| lower_hunk(i + 1, hunk)).collect());
+            modify.move_to = move_to.map(str::to_owned);
             // Codex's moves overwrite an existing destination.
-            if_dest_exists: IfExists::Overwrite,
+            modify.if_dest_exists = IfExists::Overwrite;
             // Codex ends a new line with the file's most frequent terminator (its scenario
             // 024): the dialect's reference wins over our neighbour rule.
-            new_line_ends: NewLineEnds::Usual,
-            ..Modify::default()
-        }),
+            modify.new_line_ends = NewLineEnds::Usual;
+            FileOp::Modify(modify)
+        }
     };
-    FileEdit { path: op.path().to_owned(), op: file_op, span: Some(op.span()) }
+    FileEdit::new(op.path(), file_op).with_span(op.span())
 }
 
 /// The lines joined with `\n`, plus a final `\n`; no lines is an empty file.
@@ -68,12 +68,14 @@ fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
     let (anchor, line_hint) = match hunk.header {
         HunkHeader::None => (None, None),
         HunkHeader::Hint(n) => (None, Some(n)),
-        HunkHeader::Context(text) => (Some(Anchor { lines: vec![text.to_owned()], unique: false }), None),
+        HunkHeader::Context(text) => (Some(Anchor::new(vec![text.to_owned()], false)), None),
         HunkHeader::Unified { old_start, old_len, .. } => (None, Some(unified_hint(old_start, old_len))),
     };
-    let scope = Scope { anchor, line_hint, after_previous: line_hint.is_none(), at_end_of_file: hunk.end_of_file };
+    let mut scope = Scope::default().with_after_previous(line_hint.is_none()).with_at_end_of_file(hunk.end_of_file);
+    scope.anchor = anchor;
+    scope.line_hint = line_hint;
     let (target, action) = if !old.is_empty() {
-        (Target::Lines(old), Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }))
+        (Target::Lines(old), Action::Replace(Replacement::lines(new).with_kept(kept)))
     } else if scope.anchor.is_some() {
         // The model wrote the context line to say where: insert right after it.
         (Target::Lines(Vec::new()), Action::InsertAfter { lines: new })
@@ -92,14 +94,11 @@ fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
     } else {
         Occurrence::First
     };
-    Edit {
-        target,
-        action,
-        scope,
-        policy: Policy { occurrence, ..Policy::default() },
-        label: format!("hunk {number}"),
-        span: Some(hunk.span),
-    }
+    Edit::new(target, action)
+        .with_scope(scope)
+        .with_policy(Policy::default().with_occurrence(occurrence))
+        .with_label(format!("hunk {number}"))
+        .with_span(hunk.span)
 }
 
 /// The line hint of a unified header `@@ -a,b …`: `a`, except that an empty old side
@@ -132,37 +131,32 @@ mod tests {
     }
 
     fn first() -> Policy {
-        Policy { occurrence: Occurrence::First, ..Policy::default() }
+        Policy::default().with_occurrence(Occurrence::First)
     }
 
     /// A file's first hunk without a header or line number must match one place; the
     /// others take the first occurrence.
     fn policy_of(label: &str, scope: &Scope) -> Policy {
         if label == "hunk 1" && scope.anchor.is_none() && scope.line_hint.is_none() {
-            Policy { occurrence: Occurrence::Unique, ..Policy::default() }
+            Policy::default().with_occurrence(Occurrence::Unique)
         } else {
             first()
         }
     }
 
     fn after_previous() -> Scope {
-        Scope { after_previous: true, ..Scope::default() }
+        Scope::default().with_after_previous(true)
     }
 
     fn replace(old: &[&str], new: &[&str], kept: &[Option<usize>], scope: Scope, label: &str, span: Span) -> Edit {
-        Edit {
-            target: Target::Lines(strings(old)),
-            action: Action::Replace(Replacement {
-                lines: strings(new),
-                kept: Some(kept.to_vec()),
-                text: None,
-                line_ends: None,
-            }),
-            policy: policy_of(label, &scope),
-            scope,
-            label: label.to_owned(),
-            span: Some(span),
-        }
+        Edit::new(
+            Target::Lines(strings(old)),
+            Action::Replace(Replacement::lines(strings(new)).with_kept(kept.to_vec())),
+        )
+        .with_policy(policy_of(label, &scope))
+        .with_scope(scope)
+        .with_label(label.to_owned())
+        .with_span(span)
     }
 
     /// The edits of the plan's only file, which must be a modify.
@@ -188,26 +182,26 @@ mod tests {
             EditPlan::new(
                 "ai-patch",
                 vec![
-                    FileEdit {
-                        path: "docs/a.md".into(),
-                        op: FileOp::Create {
+                    FileEdit::new(
+                        "docs/a.md",
+                        FileOp::Create {
                             content: Content::Text("# A\n\ntext\n".into()),
                             newline: None,
                             if_exists: IfExists::Overwrite,
                             mode: None,
-                        },
-                        span: Some(at(text, "*** Add File: docs/a.md")),
-                    },
-                    FileEdit {
-                        path: "empty".into(),
-                        op: FileOp::Create {
+                        }
+                    )
+                    .with_span(at(text, "*** Add File: docs/a.md")),
+                    FileEdit::new(
+                        "empty",
+                        FileOp::Create {
                             content: Content::Text(String::new()),
                             newline: None,
                             if_exists: IfExists::Overwrite,
                             mode: None,
-                        },
-                        span: Some(at(text, "*** Add File: empty")),
-                    },
+                        }
+                    )
+                    .with_span(at(text, "*** Add File: empty")),
                 ]
             )
         );
@@ -218,11 +212,8 @@ mod tests {
         let text = "*** Begin Patch\n*** Delete File: obsolete.txt\n*** End Patch\n";
         assert_eq!(
             plan(text).files,
-            [FileEdit {
-                path: "obsolete.txt".into(),
-                op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
-                span: Some(at(text, "*** Delete File: obsolete.txt")),
-            }]
+            [FileEdit::new("obsolete.txt", FileOp::Delete { if_missing: IfMissing::Error, expect: None })
+                .with_span(at(text, "*** Delete File: obsolete.txt"))]
         );
     }
 
@@ -231,10 +222,10 @@ mod tests {
         let text = "*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n fn a() {\n-    1\n+    2\n+    3\n }\n@@\n-x\n-y\n z\n+w\n*** End Patch\n";
         assert_eq!(
             plan(text).files,
-            [FileEdit {
-                path: "src/a.rs".into(),
-                op: FileOp::Modify(Modify {
-                    edits: vec![
+            [FileEdit::new(
+                "src/a.rs",
+                FileOp::Modify({
+                    let mut x = Modify::new(vec![
                         replace(
                             &["fn a() {", "    1", "}"],
                             &["fn a() {", "    2", "    3", "}"],
@@ -251,14 +242,14 @@ mod tests {
                             "hunk 2",
                             at(text, "@@\n-x\n-y\n z\n+w"),
                         ),
-                    ],
-                    move_to: Some("src/b.rs".into()),
-                    if_dest_exists: IfExists::Overwrite,
-                    new_line_ends: NewLineEnds::Usual,
-                    ..Modify::default()
-                }),
-                span: Some(at(text, "*** Update File: src/a.rs\n*** Move to: src/b.rs")),
-            }]
+                    ]);
+                    x.move_to = Some("src/b.rs".into());
+                    x.if_dest_exists = IfExists::Overwrite;
+                    x.new_line_ends = NewLineEnds::Usual;
+                    x
+                })
+            )
+            .with_span(at(text, "*** Update File: src/a.rs\n*** Move to: src/b.rs"))]
         );
     }
 
@@ -280,7 +271,7 @@ mod tests {
     #[test]
     fn line_hint_replaces_after_previous() {
         let (text, edit) = one_edit("@@ :42\n a\n-b\n+c\n");
-        let scope = Scope { line_hint: Some(42), ..Scope::default() };
+        let scope = Scope::default().with_line_hint(42);
         assert_eq!(
             edit,
             replace(&["a", "b"], &["a", "c"], &[Some(0), None], scope, "hunk 1", at(&text, "@@ :42\n a\n-b\n+c"))
@@ -298,7 +289,7 @@ mod tests {
         ];
         for (header, hint) in cases {
             let (_, edit) = one_edit(&format!("{header}\n-a\n+b\n"));
-            assert_eq!(edit.scope, Scope { line_hint: Some(hint), ..Scope::default() }, "{header}");
+            assert_eq!(edit.scope, Scope::default().with_line_hint(hint), "{header}");
         }
         assert_eq!(unified_hint(7, Some(3)), 7);
         assert_eq!(unified_hint(7, None), 7);
@@ -308,11 +299,8 @@ mod tests {
     #[test]
     fn context_header_is_an_anchor() {
         let (text, edit) = one_edit("@@ class Greeter:\n     def hi(self):\n-        pass\n+        return 'hi'\n");
-        let scope = Scope {
-            anchor: Some(Anchor { lines: vec!["class Greeter:".into()], unique: false }),
-            after_previous: true,
-            ..Scope::default()
-        };
+        let scope =
+            Scope::default().with_anchor(Anchor::new(vec!["class Greeter:".into()], false)).with_after_previous(true);
         assert_eq!(
             edit,
             replace(
@@ -330,7 +318,7 @@ mod tests {
     fn end_of_file_marker_scopes_the_hunk() {
         // Codex scenario 022.
         let (text, edit) = one_edit("@@\n first\n-second\n+second updated\n*** End of File\n");
-        let scope = Scope { after_previous: true, at_end_of_file: true, ..Scope::default() };
+        let scope = Scope::default().with_after_previous(true).with_at_end_of_file(true);
         assert_eq!(
             edit,
             replace(
@@ -351,29 +339,16 @@ mod tests {
         assert_eq!(edit.target, Target::Lines(strings(&["line1", "line2", "line3"])));
         assert_eq!(
             edit.action,
-            Action::Replace(Replacement {
-                lines: strings(&["line1", "line3"]),
-                kept: Some(vec![Some(0), Some(2)]),
-                text: None,
-                line_ends: None
-            })
+            Action::Replace(Replacement::lines(strings(&["line1", "line3"])).with_kept(vec![Some(0), Some(2)]))
         );
         let (_, edit) = one_edit("-only\n");
-        assert_eq!(
-            edit.action,
-            Action::Replace(Replacement { lines: vec![], kept: Some(vec![]), text: None, line_ends: None })
-        );
+        assert_eq!(edit.action, Action::Replace(Replacement::lines(vec![]).with_kept(vec![])));
         // Context only: new equals old, every line kept (the engine reports it already applied).
         let (_, edit) = one_edit("@@\n a\n\n b\n");
         assert_eq!(edit.target, Target::Lines(strings(&["a", "", "b"])));
         assert_eq!(
             edit.action,
-            Action::Replace(Replacement {
-                lines: strings(&["a", "", "b"]),
-                kept: Some(vec![Some(0), Some(1), Some(2)]),
-                text: None,
-                line_ends: None
-            })
+            Action::Replace(Replacement::lines(strings(&["a", "", "b"])).with_kept(vec![Some(0), Some(1), Some(2)]))
         );
     }
 
@@ -383,14 +358,11 @@ mod tests {
         let (text, edit) = one_edit("@@\n+added line 1\n+added line 2\n");
         assert_eq!(
             edit,
-            Edit {
-                target: Target::EndOfFile,
-                action: Action::InsertAfter { lines: strings(&["added line 1", "added line 2"]) },
-                scope: after_previous(),
-                policy: first(),
-                label: "hunk 1".into(),
-                span: Some(at(&text, "@@\n+added line 1\n+added line 2")),
-            }
+            Edit::new(Target::EndOfFile, Action::InsertAfter { lines: strings(&["added line 1", "added line 2"]) })
+                .with_scope(after_previous())
+                .with_policy(first())
+                .with_label("hunk 1")
+                .with_span(at(&text, "@@\n+added line 1\n+added line 2"))
         );
     }
 
@@ -399,18 +371,15 @@ mod tests {
         let (text, edit) = one_edit("@@ fn main() {\n+    init();\n");
         assert_eq!(
             edit,
-            Edit {
-                target: Target::Lines(vec![]),
-                action: Action::InsertAfter { lines: strings(&["    init();"]) },
-                scope: Scope {
-                    anchor: Some(Anchor { lines: vec!["fn main() {".into()], unique: false }),
-                    after_previous: true,
-                    ..Scope::default()
-                },
-                policy: first(),
-                label: "hunk 1".into(),
-                span: Some(at(&text, "@@ fn main() {\n+    init();")),
-            }
+            Edit::new(Target::Lines(vec![]), Action::InsertAfter { lines: strings(&["    init();"]) })
+                .with_scope(
+                    Scope::default()
+                        .with_anchor(Anchor::new(vec!["fn main() {".into()], false))
+                        .with_after_previous(true)
+                )
+                .with_policy(first())
+                .with_label("hunk 1")
+                .with_span(at(&text, "@@ fn main() {\n+    init();"))
         );
     }
 
@@ -419,14 +388,11 @@ mod tests {
         let (text, edit) = one_edit("@@ :3\n+inserted\n");
         assert_eq!(
             edit,
-            Edit {
-                target: Target::Lines(vec![]),
-                action: Action::InsertBefore { lines: strings(&["inserted"]) },
-                scope: Scope { line_hint: Some(3), ..Scope::default() },
-                policy: first(),
-                label: "hunk 1".into(),
-                span: Some(at(&text, "@@ :3\n+inserted")),
-            }
+            Edit::new(Target::Lines(vec![]), Action::InsertBefore { lines: strings(&["inserted"]) })
+                .with_scope(Scope::default().with_line_hint(3))
+                .with_policy(first())
+                .with_label("hunk 1")
+                .with_span(at(&text, "@@ :3\n+inserted"))
         );
         // A unified header's empty old side: `-5,0` inserts after line 5.
         let (_, edit) = one_edit("@@ -5,0 +6,1 @@\n+inserted\n");
@@ -438,7 +404,7 @@ mod tests {
         let (_, edit) = one_edit("@@ :3\n+tail\n*** End of File\n");
         assert_eq!(edit.target, Target::EndOfFile);
         assert_eq!(edit.action, Action::InsertAfter { lines: strings(&["tail"]) });
-        assert_eq!(edit.scope, Scope { line_hint: Some(3), at_end_of_file: true, ..Scope::default() });
+        assert_eq!(edit.scope, Scope::default().with_line_hint(3).with_at_end_of_file(true));
     }
 
     /// The patch texts of Codex's `apply_patch` end-to-end scenarios

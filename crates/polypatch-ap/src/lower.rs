@@ -19,16 +19,18 @@ pub fn lower(patch: &Patch) -> EditPlan {
             if m.action == ActionKind::CreateFile {
                 flush(&mut files, change, &mut pending);
                 let content = m.content.as_ref().map_or(String::new(), |t| t.value.clone());
-                files.push(FileEdit {
-                    path: change.file_path.clone(),
-                    op: FileOp::Create {
-                        content: Content::Text(content),
-                        newline: change.newline,
-                        if_exists: IfExists::ErrorUnlessIdentical,
-                        mode: None,
-                    },
-                    span: Some(change.span),
-                });
+                files.push(
+                    FileEdit::new(
+                        change.file_path.clone(),
+                        FileOp::Create {
+                            content: Content::Text(content),
+                            newline: change.newline,
+                            if_exists: IfExists::ErrorUnlessIdentical,
+                            mode: None,
+                        },
+                    )
+                    .with_span(change.span),
+                );
             } else {
                 pending.push(edit(change, m));
             }
@@ -43,15 +45,17 @@ fn flush(files: &mut Vec<FileEdit>, change: &Change, pending: &mut Vec<Edit>) {
     if pending.is_empty() {
         return;
     }
-    files.push(FileEdit {
-        path: change.file_path.clone(),
-        op: FileOp::Modify(Modify {
-            edits: std::mem::take(pending),
-            post: PostProcess { strip_trailing_whitespace: true },
-            ..Modify::default()
-        }),
-        span: Some(change.span),
-    });
+    files.push(
+        FileEdit::new(
+            change.file_path.clone(),
+            FileOp::Modify({
+                let mut modify = Modify::new(std::mem::take(pending));
+                modify.post = PostProcess::strip_trailing_whitespace();
+                modify
+            }),
+        )
+        .with_span(change.span),
+    );
 }
 
 /// One located modification as an edit.
@@ -69,36 +73,33 @@ fn edit(change: &Change, m: &Modification) -> Edit {
         ActionKind::Delete | ActionKind::CreateFile => Action::Delete,
     };
     let delete = m.action == ActionKind::Delete;
-    Edit {
-        target,
-        action,
-        scope: Scope {
-            anchor: m.anchor.as_ref().map(|a| Anchor { lines: a.lines(), unique: true }),
-            ..Scope::default()
-        },
-        policy: Policy {
-            // Whole lines only (§3.2): no prefix matching, even of a one-line anchor.
-            // DELETE never fuzzily: a re-run would delete a sibling that resembles the
-            // snippet. Look-alike characters folded are exact enough.
-            tiers: if delete {
-                TierSet::only(Tier::Trimmed).with(Tier::Unicode)
-            } else {
-                TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
-            },
-            occurrence: if m.anchor.is_some() { Occurrence::FirstAfterAnchor } else { Occurrence::Unique },
-            ignore_blank_lines: true,
-            if_missing: if delete { Missing::AlreadyApplied } else { Missing::Error },
-            // §3.3, whatever the snippet's indentation in the YAML: the content gets the
-            // snippet's first line's file indentation, unless it already carries it.
-            indent: Indent::ToTargetFirstLine,
-            detect_already_applied: true,
-            leading_blank_lines: m.leading_blank_lines,
-            trailing_blank_lines: m.trailing_blank_lines,
-            ..Policy::default()
-        },
-        label: format!("change {} modification {}", change.index, m.index),
-        span: Some(m.span),
-    }
+    // Whole lines only (§3.2): no prefix matching, even of a one-line anchor. DELETE never
+    // fuzzily: a re-run would delete a sibling that resembles the snippet. Look-alike
+    // characters folded are exact enough.
+    let tiers = if delete {
+        TierSet::only(Tier::Trimmed).with(Tier::Unicode)
+    } else {
+        TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
+    };
+    let mut policy = Policy::default()
+        .with_tiers(tiers)
+        .with_occurrence(if m.anchor.is_some() { Occurrence::FirstAfterAnchor } else { Occurrence::Unique })
+        .with_if_missing(if delete { Missing::AlreadyApplied } else { Missing::Error })
+        // §3.3, whatever the snippet's indentation in the YAML: the content gets the
+        // snippet's first line's file indentation, unless it already carries it.
+        .with_indent(Indent::ToTargetFirstLine);
+    policy.ignore_blank_lines = true;
+    policy.detect_already_applied = true;
+    policy.leading_blank_lines = m.leading_blank_lines;
+    policy.trailing_blank_lines = m.trailing_blank_lines;
+    Edit::new(target, action)
+        .with_scope(match &m.anchor {
+            Some(a) => Scope::default().with_anchor(Anchor::new(a.lines(), true)),
+            None => Scope::default(),
+        })
+        .with_policy(policy)
+        .with_label(format!("change {} modification {}", change.index, m.index))
+        .with_span(m.span)
 }
 
 #[cfg(test)]

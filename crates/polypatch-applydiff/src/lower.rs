@@ -1,8 +1,8 @@
 //! Lower the blocks into an [`EditPlan`].
 
 use polypatch_core::{
-    Action, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, Modify, Occurrence, Policy, Replacement, Scope,
-    Target, Tier, TierSet,
+    Action, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, Modify, Occurrence, Policy, Replacement, Target, Tier,
+    TierSet,
 };
 
 use crate::error::DIALECT;
@@ -54,29 +54,33 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
                     modify.edits.push(edit);
                     span.end = span.end.max(block.span.end);
                 } else {
-                    let op = FileOp::Modify(Modify { edits: vec![edit], ..Modify::default() });
-                    files.push(FileEdit { path: block.path.to_owned(), op, span: Some(block.span) });
+                    let op = FileOp::Modify(Modify::new(vec![edit]));
+                    files.push(FileEdit::new(block.path.to_owned(), op).with_span(block.span));
                 }
             }
-            (Mode::Patch, true) => files.push(FileEdit {
-                path: block.path.to_owned(),
-                op: FileOp::Create {
-                    content: Content::Text(file_content(&block.to)),
-                    newline: None,
-                    if_exists: IfExists::ErrorUnlessIdentical,
-                    mode: None,
-                },
-                span: Some(block.span),
-            }),
-            (Mode::Replace, _) => files.push(FileEdit {
-                path: block.path.to_owned(),
-                op: FileOp::Replace {
-                    content: Content::Text(file_content(&block.to)),
-                    create_if_missing: true,
-                    follow_file: true,
-                },
-                span: Some(block.span),
-            }),
+            (Mode::Patch, true) => files.push(
+                FileEdit::new(
+                    block.path.to_owned(),
+                    FileOp::Create {
+                        content: Content::Text(file_content(&block.to)),
+                        newline: None,
+                        if_exists: IfExists::ErrorUnlessIdentical,
+                        mode: None,
+                    },
+                )
+                .with_span(block.span),
+            ),
+            (Mode::Replace, _) => files.push(
+                FileEdit::new(
+                    block.path.to_owned(),
+                    FileOp::Replace {
+                        content: Content::Text(file_content(&block.to)),
+                        create_if_missing: true,
+                        follow_file: true,
+                    },
+                )
+                .with_span(block.span),
+            ),
         }
     }
     EditPlan::new(DIALECT, files).with_warnings(warnings)
@@ -84,22 +88,18 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
 
 fn lower_edit(number: usize, block: &Block<'_>) -> Edit {
     let lines = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    Edit {
-        target: Target::Lines(lines(&block.from)),
-        // The engine aligns the from and to lines itself: the lines both sides share are
-        // kept as the file has them when the match was lenient.
-        action: Action::Replace(Replacement::lines(lines(&block.to))),
-        scope: Scope::default(),
-        policy: Policy {
-            // `Prefix` is for one-line anchors; a from block is located whole.
-            tiers: TierSet::ALL.without(Tier::Prefix),
-            fuzzy_threshold: block.fuzz.unwrap_or(DEFAULT_FUZZ),
-            occurrence: Occurrence::Unique,
-            ..Policy::default()
-        },
-        label: format!("block {number}"),
-        span: Some(block.span),
-    }
+    // The engine aligns the from and to lines itself: the lines both sides share are kept
+    // as the file has them when the match was lenient.
+    Edit::new(Target::Lines(lines(&block.from)), Action::Replace(Replacement::lines(lines(&block.to))))
+        .with_policy(
+            Policy::default()
+                // `Prefix` is for one-line anchors; a from block is located whole.
+                .with_tiers(TierSet::ALL.without(Tier::Prefix))
+                .with_fuzzy_threshold(block.fuzz.unwrap_or(DEFAULT_FUZZ))
+                .with_occurrence(Occurrence::Unique),
+        )
+        .with_label(format!("block {number}"))
+        .with_span(block.span)
 }
 
 /// The lines joined with `\n`, plus a final `\n`; no lines is an empty file.
@@ -132,7 +132,7 @@ mod tests {
         let text = ">>> file: a.py | fuzz=0.9\n--- from\nx = 1\n--- to\nx = 2\n<\n";
         let p = plan(text);
         assert_eq!(p.dialect, "applydiff");
-        let [FileEdit { path, op: FileOp::Modify(m), span }] = p.files.as_slice() else { panic!("{p:?}") };
+        let [FileEdit { path, op: FileOp::Modify(m), span, .. }] = p.files.as_slice() else { panic!("{p:?}") };
         assert_eq!(path, "a.py");
         assert_eq!(span.map(|s| &text[s.start..s.end]), Some(text.trim_end()));
         let [edit] = m.edits.as_slice() else { panic!() };

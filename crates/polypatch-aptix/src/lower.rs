@@ -2,7 +2,7 @@
 
 use polypatch_core::{
     Action, Content, Dialect, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Occurrence, PatchError,
-    Policy, Replacement, Scope, Span, Target, Tier, TierSet,
+    Policy, Replacement, Span, Target, Tier, TierSet,
 };
 
 use crate::error::{DIALECT, error};
@@ -52,15 +52,15 @@ pub fn lower(bundle: &Bundle) -> Result<EditPlan, PatchError> {
                         FileOp::Replace { content: text(entry), create_if_missing: false, follow_file: false }
                     }
                     Some(Operation::Delete) => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
-                    Some(Operation::Patch) => {
-                        FileOp::Modify(Modify { edits: entry.patches.iter().map(edit).collect(), ..Modify::default() })
-                    }
+                    Some(Operation::Patch) => FileOp::Modify(Modify::new(entry.patches.iter().map(edit).collect())),
                     Some(Operation::GitPatch) => {
                         files.extend(git_patch(entry, &root, span)?);
                         continue;
                     }
                 };
-                files.push(FileEdit { path, op, span });
+                let mut file = FileEdit::new(path, op);
+                file.span = span;
+                files.push(file);
             }
         }
         Body::Patches(entries) => {
@@ -71,11 +71,10 @@ pub fn lower(bundle: &Bundle) -> Result<EditPlan, PatchError> {
                     Some(FileEdit { path: last, op: FileOp::Modify(modify), .. }) if *last == path => {
                         modify.edits.extend(edits);
                     }
-                    _ => files.push(FileEdit {
-                        path,
-                        op: FileOp::Modify(Modify { edits: edits.collect(), ..Modify::default() }),
-                        span: entry.span.or(Some(bundle.span)),
-                    }),
+                    _ => files.push(
+                        FileEdit::new(path, FileOp::Modify(Modify::new(edits.collect())))
+                            .with_span(entry.span.unwrap_or(bundle.span)),
+                    ),
                 }
             }
         }
@@ -94,21 +93,14 @@ fn text(entry: &FileEntry) -> Content {
 }
 
 fn edit(find: &Find) -> Edit {
-    Edit {
-        target: Target::Text(find.find.clone()),
-        action: Action::Replace(Replacement::text(find.replace.clone())),
-        scope: Scope::default(),
-        policy: Policy {
-            tiers: TierSet::ALL.without(Tier::Prefix),
-            occurrence: match find.limit {
+    Edit::new(Target::Text(find.find.clone()), Action::Replace(Replacement::text(find.replace.clone())))
+        .with_policy(Policy::default().with_tiers(TierSet::ALL.without(Tier::Prefix)).with_occurrence(
+            match find.limit {
                 Limit::Once => Occurrence::First,
                 Limit::All => Occurrence::All,
             },
-            ..Policy::default()
-        },
-        label: find.label.clone(),
-        span: None,
-    }
+        ))
+        .with_label(find.label.clone())
 }
 
 /// The unified dialect's plan for a `gitPatch` entry's diff, every path under `root`.

@@ -49,6 +49,7 @@ impl EditPlan {
 
 /// One operation on one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FileEdit {
     /// The path as written in the patch: relative to the root, or absolute inside it.
     pub path: String,
@@ -67,7 +68,7 @@ impl FileEdit {
 
     /// Change the existing file `path` with `edits`, applied in order.
     pub fn modify(path: impl Into<String>, edits: Vec<Edit>) -> Self {
-        FileEdit::new(path, FileOp::Modify(Modify { edits, ..Modify::default() }))
+        FileEdit::new(path, FileOp::Modify(Modify::new(edits)))
     }
 
     /// Create `path` with the text `content` (refused if the file exists with other
@@ -160,6 +161,7 @@ pub enum Expect {
 
 /// The body of [`FileOp::Binary`]: a git binary patch (`GIT binary patch`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct BinaryEdit {
     /// The forward data: the new content, or a delta against the current content.
     pub data: BinaryData,
@@ -179,6 +181,13 @@ pub struct BinaryEdit {
     pub mode: Option<u32>,
 }
 
+impl BinaryEdit {
+    /// A binary patch applying `data`, with no blob ids, no creation and no mode.
+    pub fn new(data: BinaryData) -> Self {
+        BinaryEdit { data, old_id: None, new_id: None, create: false, mode: None }
+    }
+}
+
 /// The data of a git binary patch, already inflated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
@@ -191,6 +200,7 @@ pub enum BinaryData {
 
 /// The body of [`FileOp::Modify`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Modify {
     /// Edits, applied in order; each sees the result of the ones before.
     pub edits: Vec<Edit>,
@@ -234,6 +244,14 @@ pub struct Modify {
     /// patched, whatever its text looks like.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postimage: Option<String>,
+}
+
+impl Modify {
+    /// Edits applied in order, with every other field at its default (no move, no mode
+    /// change, the file must exist).
+    pub fn new(edits: Vec<Edit>) -> Self {
+        Modify { edits, ..Modify::default() }
+    }
 }
 
 /// What ends a line of a file being edited.
@@ -332,6 +350,7 @@ pub enum IfMissing {
 
 /// Whole-file post-processing after all edits of a file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PostProcess {
     /// Remove trailing spaces and tabs from every line (the `ap` spec, §3.5), when at
     /// least one edit of the file was applied (or the operation has no edits).
@@ -339,8 +358,16 @@ pub struct PostProcess {
     pub strip_trailing_whitespace: bool,
 }
 
+impl PostProcess {
+    /// Post-processing that strips trailing spaces and tabs from every line.
+    pub fn strip_trailing_whitespace() -> Self {
+        PostProcess { strip_trailing_whitespace: true }
+    }
+}
+
 /// One located change inside a file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Edit {
     /// What to find.
     pub target: Target,
@@ -516,6 +543,7 @@ pub enum Action {
 
 /// The new side of a replacement.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Replacement {
     /// The new lines (for line targets).
     #[serde(default)]
@@ -546,10 +574,25 @@ impl Replacement {
     pub fn text(text: impl Into<String>) -> Self {
         Replacement { lines: Vec::new(), kept: None, text: Some(text.into()), line_ends: None }
     }
+
+    /// Builder: for each new line, the target line it keeps (see [`Replacement::kept`]).
+    #[must_use]
+    pub fn with_kept(mut self, kept: Vec<Option<usize>>) -> Self {
+        self.kept = Some(kept);
+        self
+    }
+
+    /// Builder: for each new line, its terminator (see [`Replacement::line_ends`]).
+    #[must_use]
+    pub fn with_line_ends(mut self, line_ends: Vec<Newline>) -> Self {
+        self.line_ends = Some(line_ends);
+        self
+    }
 }
 
 /// Where an edit is searched.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Scope {
     /// A block that must be found first; the target is searched from the line after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -567,8 +610,39 @@ pub struct Scope {
     pub at_end_of_file: bool,
 }
 
+impl Scope {
+    /// Builder: a block that must be found first.
+    #[must_use]
+    pub fn with_anchor(mut self, anchor: Anchor) -> Self {
+        self.anchor = Some(anchor);
+        self
+    }
+
+    /// Builder: the 1-based line where the target is expected.
+    #[must_use]
+    pub fn with_line_hint(mut self, line: usize) -> Self {
+        self.line_hint = Some(line);
+        self
+    }
+
+    /// Builder: search only after the previous edit of the same file.
+    #[must_use]
+    pub fn with_after_previous(mut self, yes: bool) -> Self {
+        self.after_previous = yes;
+        self
+    }
+
+    /// Builder: the target must end at the last line of the file.
+    #[must_use]
+    pub fn with_at_end_of_file(mut self, yes: bool) -> Self {
+        self.at_end_of_file = yes;
+        self
+    }
+}
+
 /// A scoping block (an `ap` anchor, a Codex `@@ context` header).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Anchor {
     /// The lines of the anchor.
     pub lines: Vec<String>,
@@ -578,8 +652,16 @@ pub struct Anchor {
     pub unique: bool,
 }
 
+impl Anchor {
+    /// An anchor of `lines`; `unique`: it must occur exactly once in the file.
+    pub fn new(lines: Vec<String>, unique: bool) -> Self {
+        Anchor { lines, unique }
+    }
+}
+
 /// How an edit is matched and what a miss means.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Policy {
     /// The tiers that may be used, tried from strictest to loosest.
     pub tiers: TierSet,
@@ -629,6 +711,41 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// Builder: which occurrence counts.
+    #[must_use]
+    pub fn with_occurrence(mut self, occurrence: Occurrence) -> Self {
+        self.occurrence = occurrence;
+        self
+    }
+
+    /// Builder: the tiers that may be used.
+    #[must_use]
+    pub fn with_tiers(mut self, tiers: TierSet) -> Self {
+        self.tiers = tiers;
+        self
+    }
+
+    /// Builder: the minimum similarity (0..1) for the fuzzy tier.
+    #[must_use]
+    pub fn with_fuzzy_threshold(mut self, threshold: f64) -> Self {
+        self.fuzzy_threshold = threshold;
+        self
+    }
+
+    /// Builder: what a target that is not found means.
+    #[must_use]
+    pub fn with_if_missing(mut self, missing: Missing) -> Self {
+        self.if_missing = missing;
+        self
+    }
+
+    /// Builder: how new lines are indented.
+    #[must_use]
+    pub fn with_indent(mut self, indent: Indent) -> Self {
+        self.indent = indent;
+        self
+    }
+
     /// The tiers of this policy restricted to exact matching.
     #[must_use]
     pub fn strict(mut self) -> Self {

@@ -12,18 +12,13 @@ use polypatch_core::{
 /// An edit from diff-style lines: ` ` context, `-` removed, `+` added.
 fn hunk(lines: &[&str]) -> Edit {
     let (old, new, kept) = common::sides(lines);
-    Edit {
-        target: Target::Lines(old),
-        action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }),
-        scope: Scope { after_previous: true, ..Scope::default() },
-        policy: Policy { occurrence: Occurrence::First, ..Policy::default() },
-        label: String::new(),
-        span: None,
-    }
+    Edit::new(Target::Lines(old), Action::Replace(Replacement::lines(new).with_kept(kept)))
+        .with_scope(Scope::default().with_after_previous(true))
+        .with_policy(Policy::default().with_occurrence(Occurrence::First))
 }
 
 fn modify(path: &str, edits: Vec<Edit>) -> FileEdit {
-    FileEdit { path: path.into(), op: FileOp::Modify(Modify { edits, ..Modify::default() }), span: None }
+    FileEdit::new(path, FileOp::Modify(Modify::new(edits)))
 }
 
 fn plan(files: Vec<FileEdit>) -> EditPlan {
@@ -217,13 +212,13 @@ fn hunks_are_searched_after_the_previous_one() {
 fn line_hint_picks_the_nearest_and_never_beats_content() {
     let mut files = MemoryFileSet::new().with("a.txt", "v\nk\nv\nk\n");
     let mut edit = hunk(&[" v", "-k", "+K"]);
-    edit.scope = Scope { line_hint: Some(3), ..Scope::default() };
+    edit.scope = Scope::default().with_line_hint(3);
     run(&mut files, &plan(vec![modify("a.txt", vec![edit.clone()])])).unwrap();
     assert_eq!(files.get_str("a.txt"), Some("v\nk\nv\nK\n"));
     // A wrong hint still finds the only place that matches.
     let mut files = MemoryFileSet::new().with("a.txt", "a\nb\nc\nd\n");
     edit = hunk(&[" c", "-d", "+D"]);
-    edit.scope = Scope { line_hint: Some(1), ..Scope::default() };
+    edit.scope = Scope::default().with_line_hint(1);
     run(&mut files, &plan(vec![modify("a.txt", vec![edit])])).unwrap();
     assert_eq!(files.get_str("a.txt"), Some("a\nb\nc\nD\n"));
 }
@@ -232,15 +227,9 @@ fn line_hint_picks_the_nearest_and_never_beats_content() {
 fn anchor_scopes_and_pure_insertion_lands_after_it() {
     let mut files = MemoryFileSet::new().with("a.py", "def a():\n    pass\ndef b():\n    pass\n");
     let mut edit = hunk(&["-    pass", "+    return 2"]);
-    edit.scope.anchor = Some(Anchor { lines: vec!["def b():".into()], unique: false });
-    let insert = Edit {
-        target: Target::Lines(vec![]),
-        action: Action::InsertAfter { lines: vec!["    # first".into()] },
-        scope: Scope { anchor: Some(Anchor { lines: vec!["def a():".into()], unique: false }), ..Scope::default() },
-        policy: Policy::default(),
-        label: String::new(),
-        span: None,
-    };
+    edit.scope.anchor = Some(Anchor::new(vec!["def b():".into()], false));
+    let insert = Edit::new(Target::Lines(vec![]), Action::InsertAfter { lines: vec!["    # first".into()] })
+        .with_scope(Scope::default().with_anchor(Anchor::new(vec!["def a():".into()], false)));
     run(&mut files, &plan(vec![modify("a.py", vec![insert, edit])])).unwrap();
     assert_eq!(files.get_str("a.py"), Some("def a():\n    # first\n    pass\ndef b():\n    return 2\n"));
 }
@@ -250,14 +239,7 @@ fn end_of_file_scope_and_target() {
     let mut files = MemoryFileSet::new().with("a.txt", "x\ny\nx\n");
     let mut edit = hunk(&["-x", "+z"]);
     edit.scope.at_end_of_file = true;
-    let append = Edit {
-        target: Target::EndOfFile,
-        action: Action::InsertAfter { lines: vec!["tail".into()] },
-        scope: Scope::default(),
-        policy: Policy::default(),
-        label: String::new(),
-        span: None,
-    };
+    let append = Edit::new(Target::EndOfFile, Action::InsertAfter { lines: vec!["tail".into()] });
     let p = plan(vec![modify("a.txt", vec![edit.clone()])]);
     run(&mut files, &p).unwrap();
     assert_eq!(files.get_str("a.txt"), Some("x\ny\nz\n"));
@@ -273,31 +255,25 @@ fn file_operations() {
     let mut files =
         MemoryFileSet::new().with("old/a.txt", "a\n").with("gone.txt", "g\n").with("dest.txt", "old dest\n");
     let p = plan(vec![
-        FileEdit {
-            path: "new/b.txt".into(),
-            op: FileOp::Create {
+        FileEdit::new(
+            "new/b.txt",
+            FileOp::Create {
                 content: Content::Text("b\nc\n".into()),
                 newline: Some(polypatch_core::Newline::CrLf),
                 if_exists: IfExists::ErrorUnlessIdentical,
                 mode: None,
             },
-            span: None,
-        },
-        FileEdit {
-            path: "gone.txt".into(),
-            op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
-            span: None,
-        },
-        FileEdit {
-            path: "old/a.txt".into(),
-            op: FileOp::Modify(Modify {
-                edits: vec![hunk(&["-a", "+A"])],
-                move_to: Some("dest.txt".into()),
-                if_dest_exists: IfExists::Overwrite,
-                ..Modify::default()
+        ),
+        FileEdit::new("gone.txt", FileOp::Delete { if_missing: IfMissing::Error, expect: None }),
+        FileEdit::new(
+            "old/a.txt",
+            FileOp::Modify({
+                let mut x = Modify::new(vec![hunk(&["-a", "+A"])]);
+                x.move_to = Some("dest.txt".into());
+                x.if_dest_exists = IfExists::Overwrite;
+                x
             }),
-            span: None,
-        },
+        ),
     ]);
     let report = run(&mut files, &p).unwrap();
     assert_eq!(files.paths().collect::<Vec<_>>(), ["dest.txt", "new/b.txt"]);
@@ -311,11 +287,19 @@ fn move_or_copy_onto_another_file_is_refused_unless_it_holds_the_result() {
     let files = MemoryFileSet::new().with("a.txt", "a\n").with("taken.txt", "other\n").with("same.txt", "A\n");
     let op = |to: &str, copy: bool| {
         let m = if copy {
-            Modify { edits: vec![hunk(&["-a", "+A"])], copy_from: Some("a.txt".into()), ..Modify::default() }
+            {
+                let mut x = Modify::new(vec![hunk(&["-a", "+A"])]);
+                x.copy_from = Some("a.txt".into());
+                x
+            }
         } else {
-            Modify { edits: vec![hunk(&["-a", "+A"])], move_to: Some(to.into()), ..Modify::default() }
+            {
+                let mut x = Modify::new(vec![hunk(&["-a", "+A"])]);
+                x.move_to = Some(to.into());
+                x
+            }
         };
-        FileEdit { path: if copy { to.into() } else { "a.txt".into() }, op: FileOp::Modify(m), span: None }
+        FileEdit::new(if copy { to } else { "a.txt" }, FileOp::Modify(m))
     };
     for copy in [false, true] {
         let mut f = files.clone();
@@ -336,36 +320,24 @@ fn file_level_failures_have_kinds() {
     let files = MemoryFileSet::new().with("dir/x.txt", "x\n").with("bin", vec![0xff, 0xfe, 0x00]).with("e.txt", "e\n");
     let cases: Vec<(FileEdit, FailureKind)> = vec![
         (
-            FileEdit {
-                path: "missing".into(),
-                op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
-                span: None,
-            },
+            FileEdit::new("missing", FileOp::Delete { if_missing: IfMissing::Error, expect: None }),
             FailureKind::FileMissing,
         ),
-        (
-            FileEdit {
-                path: "dir".into(),
-                op: FileOp::Delete { if_missing: IfMissing::Error, expect: None },
-                span: None,
-            },
-            FailureKind::NotAFile,
-        ),
+        (FileEdit::new("dir", FileOp::Delete { if_missing: IfMissing::Error, expect: None }), FailureKind::NotAFile),
         (modify("missing", vec![hunk(&["-a", "+b"])]), FailureKind::FileMissing),
         (modify("bin", vec![hunk(&["-a", "+b"])]), FailureKind::NotText),
         (modify("../x", vec![hunk(&["-a", "+b"])]), FailureKind::PathEscapesRoot),
         (modify("/etc/passwd", vec![hunk(&["-a", "+b"])]), FailureKind::PathEscapesRoot),
         (
-            FileEdit {
-                path: "e.txt".into(),
-                op: FileOp::Create {
+            FileEdit::new(
+                "e.txt",
+                FileOp::Create {
                     content: Content::Text("other\n".into()),
                     newline: None,
                     if_exists: IfExists::ErrorUnlessIdentical,
                     mode: None,
                 },
-                span: None,
-            },
+            ),
             FailureKind::FileExists,
         ),
     ];
@@ -429,20 +401,20 @@ fn occurrence_all_replaces_every_place() {
 #[test]
 fn edit_plan_round_trips_through_json() {
     let mut edit = hunk(&[" ctx", "-old", "+new"]);
-    edit.scope.anchor = Some(Anchor { lines: vec!["fn f() {".into()], unique: true });
+    edit.scope.anchor = Some(Anchor::new(vec!["fn f() {".into()], true));
     edit.scope.line_hint = Some(12);
     let p = plan(vec![
         modify("src/a.rs", vec![edit]),
-        FileEdit {
-            path: "b.bin".into(),
-            op: FileOp::Create {
+        FileEdit::new(
+            "b.bin",
+            FileOp::Create {
                 content: Content::Bytes(vec![0, 159, 146, 150]),
                 newline: None,
                 if_exists: IfExists::Overwrite,
                 mode: Some(0o755),
             },
-            span: Some(polypatch_core::Span::new(3, 9)),
-        },
+        )
+        .with_span(polypatch_core::Span::new(3, 9)),
     ]);
     let json = serde_json::to_string(&p).unwrap();
     let back: EditPlan = serde_json::from_str(&json).unwrap();
@@ -544,7 +516,7 @@ fn a_whole_file_write_with_an_elision_is_refused() {
         },
     ] {
         let mut files = MemoryFileSet::new().with("m.py", file);
-        let p = plan(vec![FileEdit { path: "m.py".into(), op, span: None }]);
+        let p = plan(vec![FileEdit::new("m.py", op)]);
         let err = run(&mut files, &p).unwrap_err();
         let failure = err.report.files[0].failure.as_ref().unwrap();
         assert_eq!(failure.kind, FailureKind::Elision, "{failure}");
@@ -559,7 +531,7 @@ fn a_whole_file_write_with_an_elision_is_refused() {
         if_exists: IfExists::Overwrite,
         mode: None,
     };
-    run(&mut files, &plan(vec![FileEdit { path: "new.py".into(), op: create, span: None }])).unwrap();
+    run(&mut files, &plan(vec![FileEdit::new("new.py", create)])).unwrap();
     assert_eq!(files.get_str("new.py"), Some("# ...\n"));
 }
 
@@ -621,8 +593,12 @@ fn diff_modify(path: &str, lines: &[&[u8]]) -> FileEdit {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut edit = hunk(&refs);
     edit.policy = Policy::default();
-    let m = Modify { edits: vec![edit], line_breaks: polypatch_core::LineBreaks::LfOrCrLf, ..Modify::default() };
-    FileEdit { path: path.into(), op: FileOp::Modify(m), span: None }
+    let m = {
+        let mut x = Modify::new(vec![edit]);
+        x.line_breaks = polypatch_core::LineBreaks::LfOrCrLf;
+        x
+    };
+    FileEdit::new(path, FileOp::Modify(m))
 }
 
 #[test]
@@ -675,7 +651,7 @@ fn a_replace_that_follows_the_file_keeps_its_line_ends_and_missing_final_newline
         let mut files = MemoryFileSet::new().with("f", before);
         let op =
             FileOp::Replace { content: Content::Text(content.into()), create_if_missing: false, follow_file: true };
-        let p = plan(vec![FileEdit { path: "f".into(), op, span: None }]);
+        let p = plan(vec![FileEdit::new("f", op)]);
         let report = run(&mut files, &p).unwrap();
         assert_eq!(files.get_str("f"), Some(after), "{before:?}");
         assert_eq!(report.files[0].status, Status::Applied, "{before:?}");

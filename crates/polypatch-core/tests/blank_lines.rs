@@ -3,8 +3,7 @@
 //! refused with nothing changed; never another result. Applying it again changes nothing.
 
 use polypatch_core::{
-    Action, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, MemoryFileSet, Modify, Policy, Replacement, Scope, Target,
-    apply,
+    Action, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, MemoryFileSet, Modify, Replacement, Target, apply,
 };
 use proptest::prelude::*;
 
@@ -129,16 +128,9 @@ fn hunk(c: &Case) -> Option<Hunk> {
 }
 
 fn plan(old: Vec<String>, new: Vec<String>, kept: Vec<Option<usize>>) -> EditPlan {
-    let edit = Edit {
-        target: Target::Lines(old),
-        action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }),
-        scope: Scope::default(),
-        policy: Policy::default(),
-        label: String::new(),
-        span: None,
-    };
-    let op = FileOp::Modify(Modify { edits: vec![edit], ..Modify::default() });
-    EditPlan::new("test", vec![FileEdit { path: "f".into(), op, span: None }])
+    let edit = Edit::new(Target::Lines(old), Action::Replace(Replacement::lines(new).with_kept(kept)));
+    let op = FileOp::Modify(Modify::new(vec![edit]));
+    EditPlan::new("test", vec![FileEdit::new("f", op)])
 }
 
 /// Whether `old`'s non-blank lines stand in a row among `file`'s non-blank lines: then

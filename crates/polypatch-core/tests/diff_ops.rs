@@ -14,20 +14,20 @@ fn plan(files: Vec<FileEdit>) -> EditPlan {
 }
 
 fn file(path: &str, op: FileOp) -> FileEdit {
-    FileEdit { path: path.into(), op, span: None }
+    FileEdit::new(path, op)
 }
 
 /// A diff hunk: ` ` context, `-` removed, `+` added; `hint` is the 1-based line.
 fn hunk(lines: &[&str], hint: Option<usize>) -> Edit {
     let (old, new, kept) = common::sides(lines);
-    Edit {
-        target: Target::Lines(old),
-        action: Action::Replace(Replacement { lines: new, kept: Some(kept), text: None, line_ends: None }),
-        scope: Scope { after_previous: true, line_hint: hint, ..Scope::default() },
-        policy: polypatch_core::Policy::default(),
-        label: String::new(),
-        span: None,
-    }
+    Edit::new(Target::Lines(old), Action::Replace(Replacement::lines(new).with_kept(kept)))
+        .with_scope({
+            let mut x = Scope::default();
+            x.after_previous = true;
+            x.line_hint = hint;
+            x
+        })
+        .with_policy(polypatch_core::Policy::default())
 }
 
 fn run(files: &mut MemoryFileSet, p: &EditPlan) -> Result<polypatch_core::ApplyReport, polypatch_core::ApplyError> {
@@ -73,12 +73,11 @@ fn delete_checks_a_blob_id() {
 }
 
 fn binary(data: BinaryData, old: &[u8], new: &[u8]) -> FileOp {
-    FileOp::Binary(BinaryEdit {
-        data,
-        old_id: Some(git_blob_id(old)),
-        new_id: Some(git_blob_id(new)),
-        create: false,
-        mode: None,
+    FileOp::Binary({
+        let mut x = BinaryEdit::new(data);
+        x.old_id = Some(git_blob_id(old));
+        x.new_id = Some(git_blob_id(new));
+        x
     })
 }
 
@@ -120,12 +119,12 @@ fn binary_delta_applies_to_the_current_bytes() {
 #[test]
 fn binary_create_from_an_empty_base() {
     let delta = vec![0, 2, 2, b'h', b'i'];
-    let op = FileOp::Binary(BinaryEdit {
-        data: BinaryData::Delta(delta),
-        old_id: None,
-        new_id: Some(git_blob_id(b"hi")),
-        create: true,
-        mode: Some(0o755),
+    let op = FileOp::Binary({
+        let mut x = BinaryEdit::new(BinaryData::Delta(delta));
+        x.new_id = Some(git_blob_id(b"hi"));
+        x.create = true;
+        x.mode = Some(0o755);
+        x
     });
     let mut files = MemoryFileSet::new();
     run(&mut files, &plan(vec![file("new", op)])).unwrap();
@@ -133,7 +132,12 @@ fn binary_create_from_an_empty_base() {
 }
 
 fn modify(edits: Vec<Edit>, final_newline: Option<bool>) -> FileOp {
-    FileOp::Modify(Modify { edits, final_newline, line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() })
+    FileOp::Modify({
+        let mut x = Modify::new(edits);
+        x.final_newline = final_newline;
+        x.line_breaks = LineBreaks::LfOrCrLf;
+        x
+    })
 }
 
 #[test]
@@ -200,7 +204,12 @@ fn preimage_id_settles_repetitive_text() {
     // the file the diff was made for settles it.
     let with = |id: Option<String>, hint: Option<usize>| {
         let edit = hunk(&[" a", "+a", " b", "+a", " a"], hint);
-        let m = Modify { edits: vec![edit], preimage: id, line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() };
+        let m = {
+            let mut x = Modify::new(vec![edit]);
+            x.preimage = id;
+            x.line_breaks = LineBreaks::LfOrCrLf;
+            x
+        };
         plan(vec![file("f", FileOp::Modify(m))])
     };
     let original = "a\na\nb\na\na\n";
@@ -221,10 +230,10 @@ fn preimage_id_settles_repetitive_text() {
 #[test]
 fn postimage_id_means_already_patched() {
     let mut files = MemoryFileSet::new().with("f", "k\nv\n");
-    let op = FileOp::Modify(Modify {
-        edits: vec![hunk(&[" k", "+v"], Some(1))],
-        postimage: Some(git_blob_id(b"k\nv\n")[..7].to_string()),
-        ..Modify::default()
+    let op = FileOp::Modify({
+        let mut x = Modify::new(vec![hunk(&[" k", "+v"], Some(1))]);
+        x.postimage = Some(git_blob_id(b"k\nv\n")[..7].to_string());
+        x
     });
     let report = run(&mut files, &plan(vec![file("f", op)])).unwrap();
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
@@ -238,10 +247,13 @@ fn a_diff_made_from_this_very_file_may_add_an_ellipsis_line() {
     // whose preimage id is the file's was made by a tool from it, and means it.
     let original = "def f():\n    return 1\n";
     let with = |preimage: Option<String>| {
-        let m = Modify {
-            edits: vec![hunk(&[" def f():", "-    return 1", "+    # ... rest ...", "+    return 2"], Some(1))],
-            preimage,
-            ..Modify::default()
+        let m = {
+            let mut x = Modify::new(vec![hunk(
+                &[" def f():", "-    return 1", "+    # ... rest ...", "+    return 2"],
+                Some(1),
+            )]);
+            x.preimage = preimage;
+            x
         };
         plan(vec![file("f.py", FileOp::Modify(m))])
     };
@@ -252,7 +264,7 @@ fn a_diff_made_from_this_very_file_may_add_an_ellipsis_line() {
     assert_eq!(files.get_str("f.py"), Some("def f():\n    # ... rest ...\n    return 2\n"));
 
     // Python's `...` as a block's only statement is a stub body, code whatever the id.
-    let stub = Modify { edits: vec![hunk(&[" def f():", "-    return 1", "+    ..."], Some(1))], ..Modify::default() };
+    let stub = Modify::new(vec![hunk(&[" def f():", "-    return 1", "+    ..."], Some(1))]);
     let mut files = MemoryFileSet::new().with("f.py", original);
     run(&mut files, &plan(vec![file("f.py", FileOp::Modify(stub))])).unwrap();
     assert_eq!(files.get_str("f.py"), Some("def f():\n    ...\n"));

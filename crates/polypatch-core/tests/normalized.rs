@@ -14,30 +14,34 @@ fn lines(text: &str) -> Vec<String> {
 
 fn edit(target: Target, action: Action, anchor: Option<&str>) -> Edit {
     let delete = matches!(action, Action::Delete);
-    Edit {
-        target,
-        action,
-        scope: Scope { anchor: anchor.map(|a| Anchor { lines: lines(a), unique: true }), ..Scope::default() },
-        policy: Policy {
-            tiers: if delete {
+    Edit::new(target, action)
+        .with_scope({
+            let mut x = Scope::default();
+            x.anchor = anchor.map(|a| Anchor::new(lines(a), true));
+            x
+        })
+        .with_policy({
+            let mut x = Policy::default();
+            x.tiers = if delete {
                 TierSet::only(Tier::Trimmed).with(Tier::Unicode)
             } else {
                 TierSet::range(Tier::Trimmed, Tier::Fuzzy).without(Tier::Prefix)
-            },
-            occurrence: if anchor.is_some() { Occurrence::FirstAfterAnchor } else { Occurrence::Unique },
-            ignore_blank_lines: true,
-            if_missing: if delete { Missing::AlreadyApplied } else { Missing::Error },
-            indent: Indent::ToTargetFirstLine,
-            ..Policy::default()
-        },
-        label: String::new(),
-        span: None,
-    }
+            };
+            x.occurrence = if anchor.is_some() { Occurrence::FirstAfterAnchor } else { Occurrence::Unique };
+            x.ignore_blank_lines = true;
+            x.if_missing = if delete { Missing::AlreadyApplied } else { Missing::Error };
+            x.indent = Indent::ToTargetFirstLine;
+            x
+        })
 }
 
 fn plan(path: &str, edits: Vec<Edit>) -> EditPlan {
-    let m = Modify { edits, post: PostProcess { strip_trailing_whitespace: true }, ..Modify::default() };
-    EditPlan::new("test", vec![FileEdit { path: path.into(), op: FileOp::Modify(m), span: None }])
+    let m = {
+        let mut x = Modify::new(edits);
+        x.post = PostProcess::strip_trailing_whitespace();
+        x
+    };
+    EditPlan::new("test", vec![FileEdit::new(path, FileOp::Modify(m))])
 }
 
 const CALCULATOR: &str = "# A simple calculator module\nimport math\n\ndef add(a, b):\n    # Deprecated: use sum() for lists\n    return a + b\n\ndef get_pi():\n    return 3.14\n";

@@ -5,19 +5,13 @@ use std::fmt::Write as _;
 
 use polypatch_core::{
     Action, ApplyError, ApplyOptions, ApplyReport, Edit, EditPlan, EditReport, FailureKind, FileEdit, FileOp,
-    MemoryFileSet, Missing, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier, apply,
+    MemoryFileSet, Missing, Modify, Occurrence, Policy, Replacement, Status, Target, Tier, apply,
 };
 
 /// A text edit as the Aptix dialect lowers it (`limit: once` is [`Occurrence::First`]).
 fn text(find: &str, replace: &str, occurrence: Occurrence) -> Edit {
-    Edit {
-        target: Target::Text(find.into()),
-        action: Action::Replace(Replacement::text(replace)),
-        scope: Scope::default(),
-        policy: Policy { occurrence, ..Policy::default() },
-        label: String::new(),
-        span: None,
-    }
+    Edit::new(Target::Text(find.into()), Action::Replace(Replacement::text(replace)))
+        .with_policy(Policy::default().with_occurrence(occurrence))
 }
 
 fn once(find: &str, replace: &str) -> Edit {
@@ -25,10 +19,7 @@ fn once(find: &str, replace: &str) -> Edit {
 }
 
 fn plan(path: &str, edits: Vec<Edit>) -> EditPlan {
-    EditPlan::new(
-        "test",
-        vec![FileEdit { path: path.into(), op: FileOp::Modify(Modify { edits, ..Modify::default() }), span: None }],
-    )
+    EditPlan::new("test", vec![FileEdit::new(path, FileOp::Modify(Modify::new(edits)))])
 }
 
 /// Applies `edits` to a file `f.txt` holding `before`; the file's content afterwards and

@@ -6,7 +6,7 @@
 
 use polypatch_core::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    Modify, Newline, ParseOptions, PatchError, Policy, Replacement, Scope, Span, Target,
+    Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
@@ -255,25 +255,27 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
                 mode: headers.new_file.map(|(m, _)| m & 0o777),
             }
         } else {
-            FileOp::Binary(BinaryEdit {
-                data,
-                old_id: ids.and_then(|(old, _)| usable_id(old)),
-                new_id: ids.and_then(|(_, new)| usable_id(new)),
-                create: is_new,
-                mode: headers.new_file.or(headers.new_mode).map(|(m, _)| m & 0o777),
-            })
+            let mut binary = BinaryEdit::new(data);
+            binary.old_id = ids.and_then(|(old, _)| usable_id(old));
+            binary.new_id = ids.and_then(|(_, new)| usable_id(new));
+            binary.create = is_new;
+            binary.mode = headers.new_file.or(headers.new_mode).map(|(m, _)| m & 0o777);
+            FileOp::Binary(binary)
         };
         // A binary change of a copied file: copy first, then patch the copy. Of a
         // renamed file: patch in place, then move.
         if let Some((from, to)) = &copy {
-            let modify =
-                Modify { copy_from: Some(from.clone()), line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() };
-            out.push(FileEdit { path: to.clone(), op: FileOp::Modify(modify), span });
+            let mut modify = Modify::default();
+            modify.copy_from = Some(from.clone());
+            modify.line_breaks = LineBreaks::LfOrCrLf;
+            out.push(file_edit(to.clone(), FileOp::Modify(modify), span));
         }
-        out.push(FileEdit { path: path.clone(), op, span });
+        out.push(file_edit(path.clone(), op, span));
         if let Some((_, to)) = &rename {
-            let modify = Modify { move_to: Some(to.clone()), line_breaks: LineBreaks::LfOrCrLf, ..Modify::default() };
-            out.push(FileEdit { path, op: FileOp::Modify(modify), span });
+            let mut modify = Modify::default();
+            modify.move_to = Some(to.clone());
+            modify.line_breaks = LineBreaks::LfOrCrLf;
+            out.push(file_edit(path, FileOp::Modify(modify), span));
         }
         return Ok(());
     }
@@ -288,21 +290,26 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
     } else if is_deleted {
         FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(deleted_lines(section)?)) }
     } else {
-        FileOp::Modify(Modify {
-            edits: edits(section)?,
-            move_to: rename.map(|(_, to)| to),
-            copy_from: copy.map(|(from, _)| from),
-            mode: headers.new_mode.map(|(m, _)| m & 0o777),
-            if_missing: IfMissing::Error,
-            final_newline: final_newline(section),
-            line_breaks: LineBreaks::LfOrCrLf,
-            preimage: ids.and_then(|(old, _)| usable_id(old)),
-            postimage: ids.and_then(|(_, new)| usable_id(new)),
-            ..Modify::default()
-        })
+        let mut modify = Modify::new(edits(section)?);
+        modify.move_to = rename.map(|(_, to)| to);
+        modify.copy_from = copy.map(|(from, _)| from);
+        modify.mode = headers.new_mode.map(|(m, _)| m & 0o777);
+        modify.if_missing = IfMissing::Error;
+        modify.final_newline = final_newline(section);
+        modify.line_breaks = LineBreaks::LfOrCrLf;
+        modify.preimage = ids.and_then(|(old, _)| usable_id(old));
+        modify.postimage = ids.and_then(|(_, new)| usable_id(new));
+        FileOp::Modify(modify)
     };
-    out.push(FileEdit { path, op, span });
+    out.push(file_edit(path, op, span));
     Ok(())
+}
+
+/// A file operation written at `span` of the diff.
+fn file_edit(path: String, op: FileOp, span: Option<Span>) -> FileEdit {
+    let mut edit = FileEdit::new(path, op);
+    edit.span = span;
+    edit
 }
 
 fn is_null_id(id: &str) -> bool {
@@ -406,16 +413,14 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
             usize::try_from(hint.max(1)).unwrap_or(usize::MAX)
         });
         offset += hunk.new_len() as i128 - hunk.old_len() as i128;
-        let scope = Scope {
-            anchor: None,
-            line_hint,
-            after_previous: true,
-            at_end_of_file: hunk.lines.iter().any(|l| l.no_newline),
-        };
+        let mut scope =
+            Scope::default().with_after_previous(true).with_at_end_of_file(hunk.lines.iter().any(|l| l.no_newline));
+        scope.line_hint = line_hint;
         let line_ends = crlf.then_some(ends);
         let (target, action, scope) = if target.is_empty() {
             if hunk.ranges.is_some_and(|r| r.old.start == 0) {
-                let replacement = Replacement { lines: new, kept: Some(kept), text: None, line_ends };
+                let mut replacement = Replacement::lines(new).with_kept(kept);
+                replacement.line_ends = line_ends;
                 (Target::StartOfFile, Action::Replace(replacement), scope)
             } else {
                 return Err(error(
@@ -429,17 +434,13 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
                 ));
             }
         } else {
-            let replacement = Replacement { lines: new, kept: Some(kept), text: None, line_ends };
+            let mut replacement = Replacement::lines(new).with_kept(kept);
+            replacement.line_ends = line_ends;
             (Target::Lines(target), Action::Replace(replacement), scope)
         };
-        edits.push(Edit {
-            target,
-            action,
-            scope,
-            policy: Policy::default(),
-            label: format!("hunk {}", i + 1),
-            span: Some(hunk.span),
-        });
+        edits.push(
+            Edit::new(target, action).with_scope(scope).with_label(format!("hunk {}", i + 1)).with_span(hunk.span),
+        );
     }
     Ok(edits)
 }

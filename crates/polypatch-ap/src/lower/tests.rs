@@ -10,7 +10,7 @@ fn plan(text: &str) -> EditPlan {
 fn edits(fe: &FileEdit) -> &[Edit] {
     match &fe.op {
         FileOp::Modify(m) => {
-            assert_eq!(m.post, PostProcess { strip_trailing_whitespace: true });
+            assert_eq!(m.post, PostProcess::strip_trailing_whitespace());
             assert_eq!(m.if_missing, polypatch_core::IfMissing::Error);
             &m.edits
         }
@@ -92,7 +92,7 @@ fn every_action_lowers_per_the_contract() {
     // block and is not part of it.
     assert_eq!(e[1].target, Target::Lines(strings(&["return a + b"])));
     assert_eq!(e[1].action, Action::Replace(Replacement::lines(strings(&["if a:", "    return 0", "return a + b"]))));
-    assert_eq!(e[1].scope.anchor, Some(Anchor { lines: strings(&["def add(a, b):"]), unique: true }));
+    assert_eq!(e[1].scope.anchor, Some(Anchor::new(strings(&["def add(a, b):"]), true)));
     assert_eq!(e[1].scope.line_hint, None);
     assert!(!e[1].scope.after_previous);
     assert_eq!(e[1].policy.occurrence, Occurrence::FirstAfterAnchor);

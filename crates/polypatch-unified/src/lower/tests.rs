@@ -57,36 +57,38 @@ fn git_modify_lowers_exactly() {
     assert_eq!(plan.dialect, "unified");
     assert_eq!(
         plan.files,
-        [FileEdit {
-            path: "src/x.rs".into(),
-            op: FileOp::Modify(Modify {
-                edits: vec![Edit {
-                    target: Target::Lines(strings(&["a", "b", "c"])),
-                    action: Action::Replace(Replacement {
-                        lines: strings(&["a", "B", "C", "c"]),
-                        kept: Some(vec![Some(0), None, None, Some(2)]),
-                        text: None,
-                        line_ends: None,
-                    }),
-                    scope: Scope { anchor: None, line_hint: Some(5), after_previous: true, at_end_of_file: false },
-                    policy: Policy::default(),
-                    label: "hunk 1".into(),
-                    span: Some(Span::new(text.find("@@").unwrap(), text.len() - 1)),
-                }],
-                move_to: None,
-                copy_from: None,
-                if_dest_exists: IfExists::ErrorUnlessIdentical,
-                mode: None,
-                if_missing: IfMissing::Error,
-                post: polypatch_core::PostProcess::default(),
-                final_newline: None,
-                line_breaks: LineBreaks::LfOrCrLf,
-                new_line_ends: NewLineEnds::Neighbour,
-                preimage: Some("1234567".into()),
-                postimage: Some("89abcde".into()),
-            }),
-            span: Some(Span::new(0, text.len() - 1)),
-        }]
+        [FileEdit::new(
+            "src/x.rs",
+            FileOp::Modify({
+                let mut x = Modify::new(vec![
+                    Edit::new(
+                        Target::Lines(strings(&["a", "b", "c"])),
+                        Action::Replace(Replacement::lines(strings(&["a", "B", "C", "c"])).with_kept(vec![
+                            Some(0),
+                            None,
+                            None,
+                            Some(2),
+                        ])),
+                    )
+                    .with_scope(Scope::default().with_line_hint(5).with_after_previous(true))
+                    .with_label("hunk 1")
+                    .with_span(Span::new(text.find("@@").unwrap(), text.len() - 1)),
+                ]);
+                x.move_to = None;
+                x.copy_from = None;
+                x.if_dest_exists = IfExists::ErrorUnlessIdentical;
+                x.mode = None;
+                x.if_missing = IfMissing::Error;
+                x.post = polypatch_core::PostProcess::default();
+                x.final_newline = None;
+                x.line_breaks = LineBreaks::LfOrCrLf;
+                x.new_line_ends = NewLineEnds::Neighbour;
+                x.preimage = Some("1234567".into());
+                x.postimage = Some("89abcde".into());
+                x
+            })
+        )
+        .with_span(Span::new(0, text.len() - 1))]
     );
 }
 
@@ -118,12 +120,7 @@ fn pure_addition_at_the_start_and_elsewhere() {
     assert_eq!(m.edits[0].target, Target::StartOfFile);
     assert_eq!(
         m.edits[0].action,
-        Action::Replace(Replacement {
-            lines: strings(&["a", "b"]),
-            kept: Some(vec![None, None]),
-            text: None,
-            line_ends: None
-        })
+        Action::Replace(Replacement::lines(strings(&["a", "b"])).with_kept(vec![None, None]))
     );
     let text = "--- a/x\n+++ b/x\n@@ -5,0 +6,2 @@\n+a\n+b\n";
     let e = lower_err(text, &ParseOptions::default());
@@ -138,16 +135,16 @@ fn new_file_is_an_exact_create() {
     let text = "diff --git a/bin/run b/bin/run\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/bin/run\n@@ -0,0 +1,3 @@\n+#!/bin/sh\n+\n+echo hi\n";
     assert_eq!(
         plan(text).files,
-        [FileEdit {
-            path: "bin/run".into(),
-            op: FileOp::Create {
+        [FileEdit::new(
+            "bin/run",
+            FileOp::Create {
                 content: Content::Text("#!/bin/sh\n\necho hi\n".into()),
                 newline: None,
                 if_exists: IfExists::ErrorUnlessIdentical,
                 mode: Some(0o755),
-            },
-            span: Some(Span::new(0, text.len() - 1)),
-        }]
+            }
+        )
+        .with_span(Span::new(0, text.len() - 1))]
     );
 }
 
@@ -175,11 +172,11 @@ fn deleted_file_expects_its_lines() {
     let text = "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\nindex 1111111..0000000\n--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\r\n-b\n";
     assert_eq!(
         plan(text).files,
-        [FileEdit {
-            path: "old.txt".into(),
-            op: FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(strings(&["a", "b"]))) },
-            span: Some(Span::new(0, text.len() - 1)),
-        }]
+        [FileEdit::new(
+            "old.txt",
+            FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(strings(&["a", "b"]))) }
+        )
+        .with_span(Span::new(0, text.len() - 1))]
     );
     let text = "diff --git a/empty b/empty\ndeleted file mode 100644\nindex e69de29..0000000\n";
     assert_eq!(
@@ -391,12 +388,11 @@ fn binary_sections_lower_by_kind() {
     let plan = lower(&binary_section(&modify_text, BinaryHunk::Delta(vec![1, 2])), &ParseOptions::default()).unwrap();
     assert_eq!(
         plan.files[0].op,
-        FileOp::Binary(BinaryEdit {
-            data: BinaryData::Delta(vec![1, 2]),
-            old_id: Some(OLD_ID.into()),
-            new_id: Some(NEW_ID.into()),
-            create: false,
-            mode: None,
+        FileOp::Binary({
+            let mut x = BinaryEdit::new(BinaryData::Delta(vec![1, 2]));
+            x.old_id = Some(OLD_ID.into());
+            x.new_id = Some(NEW_ID.into());
+            x
         })
     );
     let new_text = format!("diff --git a/x.bin b/x.bin\nnew file mode 100755\nindex {}..{NEW_ID}\n", "0".repeat(40));
