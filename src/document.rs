@@ -276,13 +276,15 @@ pub fn located(report: &ApplyReport) -> ApplyReport {
     report
 }
 
-/// `schema` with `"additionalProperties": false` on every object schema that lists its
-/// properties and does not say otherwise.
+/// `schema` with `"additionalProperties": false` on every object type that lists its
+/// properties and does not say otherwise (conditions such as `if` / `then`, which name
+/// properties without being a type, are left open).
 pub(crate) fn closed_schema(schema: &schemars::Schema) -> serde_json::Value {
     fn close(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
-                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                let is_type = map.get("type").is_some_and(|t| t == "object");
+                if is_type && map.contains_key("properties") && !map.contains_key("additionalProperties") {
                     map.insert("additionalProperties".into(), serde_json::Value::Bool(false));
                 }
                 map.values_mut().for_each(close);

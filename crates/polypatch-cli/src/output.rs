@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::escape;
 
-pub use polypatch::Outcome;
+
 
 /// What a report adds up to.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -295,7 +295,7 @@ fn document(value: &impl Serialize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{EditReport, FileReport, Span, Tier};
+    use polypatch::{EditReport, FileReport, Outcome, Span, Tier};
     use serde_json::Value;
 
     use super::*;
