@@ -210,7 +210,8 @@ impl Overlay {
     fn new(request: &Request, root: Option<&Path>) -> Result<Self, String> {
         let disk = match root {
             Some(root) => Some(
-                DiskFileSet::new(root).map_err(|err| format!("cannot use root directory `{}`: {err}", root.display()))?,
+                DiskFileSet::new(root)
+                    .map_err(|err| format!("cannot use root directory `{}`: {err}", root.display()))?,
             ),
             None => None,
         };

@@ -260,7 +260,14 @@ enum ApAction {
 /// §2.4: `snippet` or the pair, which actions take which, and `content`.
 fn ap_modification_rules(schema: &mut Schema) {
     let action = |names: &[&str]| json!({ "properties": { "action": { "enum": names } } });
-    let locators = ["snippet", "start_snippet", "end_snippet", "anchor", "include_leading_blank_lines", "include_trailing_blank_lines"];
+    let locators = [
+        "snippet",
+        "start_snippet",
+        "end_snippet",
+        "anchor",
+        "include_leading_blank_lines",
+        "include_trailing_blank_lines",
+    ];
     let no_locator: Vec<Value> = locators.iter().map(|k| json!({ "required": [k] })).collect();
     let rules = json!([
         { "if": action(&["REPLACE", "INSERT_AFTER", "INSERT_BEFORE", "CREATE_FILE"]), "then": { "required": ["content"] } },

@@ -69,10 +69,8 @@ fn real_report_documents_validate() {
         &defaults,
     );
     assert_valid(&schema, &fuzzy, "fuzzy");
-    let extras = ReportDocument::usage("bad")
-        .with_diff("diff --git a/x b/x\n")
-        .with_warnings(&["w".into()])
-        .with_extras(
+    let extras =
+        ReportDocument::usage("bad").with_diff("diff --git a/x b/x\n").with_warnings(&["w".into()]).with_extras(
             Some("feedback".into()),
             Some(polypatch::SessionBlock::new("ctx".into(), vec!["r".into()], json!({"exchange": 1}))),
         );
@@ -82,7 +80,8 @@ fn real_report_documents_validate() {
 #[test]
 fn a_field_the_schema_does_not_list_is_refused_at_every_level() {
     let schema = validator(&polypatch::schema::report());
-    let doc = run(TWO_FILES, &[("a.py", "def f():\n    value = compute()\n    print(value)\n")], &ApplyOptions::default());
+    let doc =
+        run(TWO_FILES, &[("a.py", "def f():\n    value = compute()\n    print(value)\n")], &ApplyOptions::default());
     assert_valid(&schema, &doc, "the failure");
     for pointer in ["", "/report", "/report/files/0", "/report/files/0/edits/0", "/report/files/0/edits/0/failure"] {
         let mut extended = doc.clone();
@@ -106,12 +105,22 @@ fn fixtures() -> PathBuf {
 /// `patch.<extension>`.
 fn cases(dialect: &str, extension: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (dir, file) in [(fixtures().join(dialect), "patch".to_string()), (fixtures().join("equivalence"), format!("patch.{extension}"))] {
+    for (dir, file) in [
+        (fixtures().join(dialect), "patch".to_string()),
+        (fixtures().join("equivalence"), format!("patch.{extension}")),
+    ] {
         let mut entries: Vec<PathBuf> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         entries.sort();
         for case in entries {
             if let Ok(text) = fs::read_to_string(case.join(&file)) {
-                out.push((format!("{}/{}", case.parent().unwrap().file_name().unwrap().to_string_lossy(), case.file_name().unwrap().to_string_lossy()), text));
+                out.push((
+                    format!(
+                        "{}/{}",
+                        case.parent().unwrap().file_name().unwrap().to_string_lossy(),
+                        case.file_name().unwrap().to_string_lossy()
+                    ),
+                    text,
+                ));
             }
         }
     }
@@ -169,7 +178,10 @@ fn every_clean_aptix_fixture_validates_and_malformed_shapes_are_refused() {
         "aptix/malformed_files_and_patches",
         "aptix/malformed_unknown_operation",
     ] {
-        assert!(refused.contains(&name.to_string()), "{name} is malformed but the schema accepts it; refused: {refused:?}");
+        assert!(
+            refused.contains(&name.to_string()),
+            "{name} is malformed but the schema accepts it; refused: {refused:?}"
+        );
     }
 }
 
@@ -188,6 +200,9 @@ fn every_clean_ap_fixture_validates_and_malformed_shapes_are_refused() {
         "ap/malformed_unknown_key",
         "ap/version_unsupported",
     ] {
-        assert!(refused.contains(&name.to_string()), "{name} is malformed but the schema accepts it; refused: {refused:?}");
+        assert!(
+            refused.contains(&name.to_string()),
+            "{name} is malformed but the schema accepts it; refused: {refused:?}"
+        );
     }
 }

@@ -36,7 +36,8 @@ fn a_failure_gives_the_report_and_no_files() {
     let report = response.document.report.unwrap();
     let failure = report.files[1].edits[0].failure.as_ref().unwrap();
     assert_eq!(failure.kind, FailureKind::NotFound);
-    let json: serde_json::Value = serde_json::from_str(&Response::without_files(ReportDocument::usage("x")).to_json()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&Response::without_files(ReportDocument::usage("x")).to_json()).unwrap();
     assert_eq!(json["files"], serde_json::json!({}), "files is always present");
 }
 
@@ -56,7 +57,11 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>, SystemTime)> {
     for entry in fs::read_dir(dir).unwrap() {
         let entry = entry.unwrap();
         let meta = entry.metadata().unwrap();
-        out.push((entry.file_name().to_string_lossy().into_owned(), fs::read(entry.path()).unwrap(), meta.modified().unwrap()));
+        out.push((
+            entry.file_name().to_string_lossy().into_owned(),
+            fs::read(entry.path()).unwrap(),
+            meta.modified().unwrap(),
+        ));
     }
     out.sort();
     out

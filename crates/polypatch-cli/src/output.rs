@@ -8,8 +8,6 @@ use serde::Serialize;
 
 use crate::escape;
 
-
-
 /// What a report adds up to.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Counts {
@@ -152,7 +150,10 @@ pub fn malformed_text_with(err: &PatchError, source: &str, extra: &Extra) -> Str
 /// Standard error of a failed apply: what failed, the closest candidate, the next step.
 pub fn failure_text(err: &ApplyError) -> String {
     let Some(cause) = &err.commit_error else {
-        return format!("error: could not apply the patch, nothing was written\n{}", escape::report(&err.report));
+        return format!(
+            "error: could not apply the patch, nothing was written\n{}",
+            escape::report(&polypatch::located(&err.report))
+        );
     };
     // Every edit was located; the disk refused. Say what was and was not written.
     let mut out = format!("error: every edit was located, but writing the files failed: {}\n", escape::one_line(cause));

@@ -10,9 +10,9 @@ use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
-use crate::{editor, escape, schema};
 use crate::output;
 use crate::session::{self, Kept};
+use crate::{editor, escape, schema};
 
 /// The exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,7 +43,8 @@ fn polypatch(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
-const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** End Patch\n";
+const PATCH: &str =
+    "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** End Patch\n";
 
 /// Every file under `dir` with its bytes and modification time.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
@@ -51,7 +52,11 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).unwrap(), e.metadata().unwrap().modified().unwrap())
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
         })
         .collect();
     out.sort();
@@ -165,6 +170,9 @@ fn a_failed_check_reports_located_files_not_applied_ones() {
     assert_eq!(doc["report"]["files"][0]["status"], "located");
     assert_eq!(doc["report"]["files"][0]["edits"][0]["status"], "located");
     assert_eq!(doc["report"]["files"][1]["status"], "failed");
+    let run = polypatch(dir.path(), &["apply", "--root", root, "-"], PATCH.as_bytes());
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("\nlocated, not written: modify a.txt\n"), "{}", run.stderr);
     fs::write(dir.path().join("b.txt"), "two\n").unwrap();
     let run = polypatch(dir.path(), &["check", "--json", "--root", root, "-"], PATCH.as_bytes());
     assert_eq!(run.code, 0, "{run:?}");
