@@ -11,14 +11,14 @@ use crate::run::{Exit, stderr, stdout};
 pub fn run(args: &SchemaArgs) -> Exit {
     let schema = match &args.format {
         None => polypatch::schema::report(),
-        Some(name) => match polypatch::schema::format(name) {
-            Some(schema) => schema,
-            None => {
+        Some(name) => {
+            let Some(schema) = polypatch::schema::format(name) else {
                 let known = polypatch::schema::FORMATS.join(", ");
                 stderr(&output::usage_text(&anyhow!("no schema for format `{name}`; formats with a schema: {known}")));
                 return Exit::Invalid;
-            }
-        },
+            };
+            schema
+        }
     };
     let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     stdout(&format!("{text}\n"));
