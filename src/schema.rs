@@ -27,7 +27,7 @@ pub fn report() -> Value {
     ReportDocument::schema()
 }
 
-/// The dialects [`format`] has a schema for: the ones written as JSON or YAML.
+/// The dialects [`format()`] has a schema for: the ones written as JSON or YAML.
 pub const FORMATS: &[&str] = &["aptix", "ap"];
 
 /// The JSON Schema of the input of the dialect `name` (`aptix` or `ap`; see [`FORMATS`]).
