@@ -150,3 +150,12 @@ fn a_result_that_is_not_text_is_refused_not_altered() {
     assert_eq!(report.files[0].failure.as_ref().unwrap().kind, FailureKind::NotText);
     assert_eq!(snapshot(dir.path()), before);
 }
+
+#[test]
+fn unusual_characters_come_back_as_they_went() {
+    let text = "zero\u{202e}\u{85}\none\n\u{feff}two\t\n";
+    let request = Request::new(RENAME_ONE).with_file("a.txt", text);
+    let response = handle_json(&serde_json::to_string(&request).unwrap(), None);
+    let json: serde_json::Value = serde_json::from_str(&response.to_json()).unwrap();
+    assert_eq!(json["files"]["a.txt"], "zero\u{202e}\u{85}\nONE\n\u{feff}two\t\n");
+}

@@ -287,7 +287,7 @@ fn document(value: &impl Serialize) -> String {
     // the output is still one valid document.
     let text = serde_json::to_string(value).unwrap_or_else(|err| {
         let message = serde_json::Value::String(err.to_string());
-        format!(r#"{{"version":1,"status":"internal_error","error":{{"message":{message}}}}}"#)
+        format!(r#"{{"version":1,"status":"usage_error","error":{{"message":{message}}}}}"#)
     });
     // serde_json escapes C0 controls only; C1 controls and bidirectional overrides
     // would reach a terminal as they are.

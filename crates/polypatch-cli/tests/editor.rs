@@ -180,3 +180,42 @@ fn a_failed_check_reports_located_files_not_applied_ones() {
     assert_eq!(doc["status"], "dry_run");
     assert_eq!(doc["report"]["files"][0]["status"], "located");
 }
+
+/// Every kind of document the command line prints validates against `schema --report`,
+/// so a field the command line adds without the schema fails here.
+#[test]
+fn every_cli_document_validates_against_the_report_schema() {
+    let schema = jsonschema::draft202012::new(&polypatch::schema::report()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_string();
+    let write = |a: &str, b: &str| {
+        fs::write(dir.path().join("a.txt"), a).unwrap();
+        fs::write(dir.path().join("b.txt"), b).unwrap();
+    };
+    let applydiff = ">>> file: a.txt\n--- from\nONE\n--- to\nuno\n<\n";
+    let runs: Vec<(&str, Vec<&str>, &str, &str)> = vec![
+        ("dry run", vec!["check", "--json"], PATCH, "one\n"),
+        ("diff", vec!["diff", "--json"], PATCH, "one\n"),
+        ("applied", vec!["apply", "--json"], PATCH, "one\n"),
+        ("already applied", vec!["apply", "--json"], PATCH, "ONE\n"),
+        ("failed", vec!["apply", "--json"], PATCH, "three\n"),
+        ("malformed", vec!["apply", "--json"], "*** Begin Patch\n*** Frob\n", "one\n"),
+        ("usage error", vec!["apply", "--json", "--format", "klingon"], PATCH, "one\n"),
+        ("applydiff session", vec!["apply", "--json", "--session", "state.json"], applydiff, "ONE\n"),
+        ("applydiff failure", vec!["apply", "--json", "--session", "state.json"], applydiff, "two\n"),
+    ];
+    for (what, mut args, patch, a) in runs {
+        write(a, "two\n");
+        args.extend(["--root", &root, "-"]);
+        let run = polypatch(dir.path(), &args, patch.as_bytes());
+        let doc = run.json();
+        let errors: Vec<String> = schema.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{what}: {}\n{doc:#}", errors.join("\n"));
+        if what.starts_with("applydiff") {
+            assert!(doc["session"]["state"].is_object() && doc["feedback"].is_string(), "{what}: {doc:#}");
+        }
+        if what == "diff" {
+            assert!(doc["diff"].is_string(), "{doc:#}");
+        }
+    }
+}
