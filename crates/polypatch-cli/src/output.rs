@@ -74,8 +74,9 @@ pub fn summary(report: &ApplyReport) -> String {
 
 /// Standard output of a successful apply: the report, then the summary line. Names and
 /// messages from the patch are escaped for the terminal, here and in every text below.
+/// A dry run's files and edits say `located`: nothing was written.
 pub fn success_text(report: &ApplyReport) -> String {
-    format!("{}{}\n", escape::report(report), summary(report))
+    format!("{}{}\n", escape::report(&polypatch::located(report)), summary(report))
 }
 
 /// What the `ApplyDiff` feedback and `--session` add to the output of an apply.

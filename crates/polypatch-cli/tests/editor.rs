@@ -172,13 +172,20 @@ fn a_failed_check_reports_located_files_not_applied_ones() {
     assert_eq!(doc["report"]["files"][1]["status"], "failed");
     let run = polypatch(dir.path(), &["apply", "--root", root, "-"], PATCH.as_bytes());
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(run.stderr.contains("\nlocated, not written: modify a.txt\n"), "{}", run.stderr);
+    assert!(run.stderr.contains("\nlocated: modify a.txt\n  hunk 1: located at line 1\n"), "{}", run.stderr);
     fs::write(dir.path().join("b.txt"), "two\n").unwrap();
     let run = polypatch(dir.path(), &["check", "--json", "--root", root, "-"], PATCH.as_bytes());
     assert_eq!(run.code, 0, "{run:?}");
     let doc = run.json();
     assert_eq!(doc["status"], "dry_run");
     assert_eq!(doc["report"]["files"][0]["status"], "located");
+    let run = polypatch(dir.path(), &["check", "--root", root, "-"], PATCH.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "located: modify a.txt\n  hunk 1: located at line 1\nlocated: modify b.txt\n  hunk 1: located at line 1\n\
+         dry run: would apply 2 edits in 2 files, nothing written\n"
+    );
 }
 
 /// Every kind of document the command line prints validates against `schema --report`,

@@ -135,7 +135,7 @@ impl Status {
             Status::Skipped => "skipped",
             Status::Failed => "FAILED",
             Status::NotAttempted => "not attempted",
-            Status::Located => "located, not written",
+            Status::Located => "located",
         }
     }
 }
