@@ -55,6 +55,12 @@ pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
+mod document;
+pub mod editor;
+pub mod schema;
+
+pub use document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};
+
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
 ///
 /// ```

@@ -32,7 +32,9 @@ pub enum Command {
     /// first on its own)
     Recover(RecoverArgs),
     /// List the patch dialects this build understands
-    Formats,
+    Formats(FormatsArgs),
+    /// Print a JSON Schema: of the `--json` report, or of a structured dialect's input
+    Schema(SchemaArgs),
 }
 
 /// Options of `apply` and `check`.
@@ -80,9 +82,35 @@ pub struct ApplyArgs {
     /// Default: 20 for a new session, then the saved value
     #[arg(long, value_name = "N", requires = "session", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_exchanges: Option<u64>,
+    /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
+    /// text}}` on standard input and print the new contents of the changed files as JSON,
+    /// writing nothing; files the request lacks are read from `--root` when given
+    #[arg(long, conflicts_with_all = ["patch", "session", "dry_run", "strict", "skip_missing_find", "strip", "max_binary_size", "format"])]
+    pub stdin_json: bool,
     /// The patch file, or `-` for standard input
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
+}
+
+/// Options of `formats`.
+#[derive(Debug, Args)]
+pub struct FormatsArgs {
+    /// Print one JSON document on standard output instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `schema`: exactly one of `--report` and `--format`.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct SchemaArgs {
+    /// The schema of the JSON document `--json` prints (and the editor protocol answers with)
+    #[arg(long)]
+    pub report: bool,
+    /// The schema of a structured dialect's patches: aptix or ap (an ap patch is YAML; the
+    /// schema describes the value it reads as)
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
 }
 
 /// Options of `detect`.

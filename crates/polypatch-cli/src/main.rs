@@ -1,12 +1,15 @@
 //! `polypatch`: apply LLM-written patches exactly and atomically.
 //!
 //! `cli` holds the argument types, `run` the logic (it returns the exit code), `output`
-//! the human and JSON rendering, `session` the `--session` state file.
+//! the human and JSON rendering, `session` the `--session` state file, `editor` the
+//! editor protocol (`apply --stdin-json`), `schema` the `schema` verb.
 
 mod cli;
+mod editor;
 mod escape;
 mod output;
 mod run;
+mod schema;
 mod session;
 
 fn main() -> std::process::ExitCode {

@@ -1,47 +1,12 @@
 //! Rendering outcomes for people (text) and for tools (one JSON document).
 
 use polypatch::applydiff::{self, Session};
-use polypatch::{ApplyError, ApplyReport, PatchError, Recovery, Status};
+use polypatch::{ApplyError, ApplyReport, PatchError, Recovery, ReportDocument, SessionBlock, Status};
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use crate::escape;
-
-/// How an apply ended, as named in the JSON `status` field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Files were changed.
-    Applied,
-    /// Nothing needed to change.
-    AlreadyApplied,
-    /// A dry run succeeded; nothing was written.
-    DryRun,
-    /// The patch could not be applied; nothing was written.
-    Failed,
-}
-
-impl Outcome {
-    /// The outcome of a successful apply.
-    pub fn of(report: &ApplyReport) -> Outcome {
-        if report.dry_run {
-            Outcome::DryRun
-        } else if Counts::of(report).files == 0 {
-            Outcome::AlreadyApplied
-        } else {
-            Outcome::Applied
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Outcome::Applied => "applied",
-            Outcome::AlreadyApplied => "already_applied",
-            Outcome::DryRun => "dry_run",
-            Outcome::Failed => "failed",
-        }
-    }
-}
 
 /// What a report adds up to.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -109,8 +74,9 @@ pub fn summary(report: &ApplyReport) -> String {
 
 /// Standard output of a successful apply: the report, then the summary line. Names and
 /// messages from the patch are escaped for the terminal, here and in every text below.
+/// A dry run's files and edits say `located`: nothing was written.
 pub fn success_text(report: &ApplyReport) -> String {
-    format!("{}{}\n", escape::report(report), summary(report))
+    format!("{}{}\n", escape::report(&polypatch::located(report)), summary(report))
 }
 
 /// What the `ApplyDiff` feedback and `--session` add to the output of an apply.
@@ -134,33 +100,17 @@ impl Extra<'_> {
         }
     }
 
-    fn json(&self) -> ExtraJson<'_> {
-        ExtraJson {
-            feedback: self.feedback.as_deref(),
-            session: self.session.map(|(session, guidance)| SessionJson {
-                context: session.render(guidance),
-                recommendations: session.recommendations().lines().map(str::to_string).collect(),
-                state: session,
-            }),
-        }
+    /// The feedback and the session block a JSON document carries.
+    fn json(&self) -> (Option<String>, Option<SessionBlock>) {
+        let session = self.session.map(|(session, guidance)| {
+            SessionBlock::new(
+                session.render(guidance),
+                session.recommendations().lines().map(str::to_string).collect(),
+                serde_json::to_value(session).unwrap_or_default(),
+            )
+        });
+        (self.feedback.clone(), session)
     }
-}
-
-/// The fields [`Extra`] adds to a JSON document.
-#[derive(Serialize)]
-struct ExtraJson<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    feedback: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session: Option<SessionJson<'a>>,
-}
-
-/// `"session"` in a JSON document: the block as printed, the `Recommend:` lines, the state.
-#[derive(Serialize)]
-struct SessionJson<'a> {
-    context: String,
-    recommendations: Vec<String>,
-    state: &'a Session,
 }
 
 /// [`success_text`] with the extras: for an `ApplyDiff` patch the §5 feedback in place of
@@ -201,7 +151,10 @@ pub fn malformed_text_with(err: &PatchError, source: &str, extra: &Extra) -> Str
 /// Standard error of a failed apply: what failed, the closest candidate, the next step.
 pub fn failure_text(err: &ApplyError) -> String {
     let Some(cause) = &err.commit_error else {
-        return format!("error: could not apply the patch, nothing was written\n{}", escape::report(&err.report));
+        return format!(
+            "error: could not apply the patch, nothing was written\n{}",
+            escape::report(&polypatch::located(&err.report))
+        );
     };
     // Every edit was located; the disk refused. Say what was and was not written.
     let mut out = format!("error: every edit was located, but writing the files failed: {}\n", escape::one_line(cause));
@@ -257,6 +210,7 @@ pub fn recovery_text(r: &Recovery) -> String {
 pub fn recovery_json(r: &Recovery) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
+        version: u32,
         status: &'static str,
         recovery: &'a Recovery,
     }
@@ -267,7 +221,7 @@ pub fn recovery_json(r: &Recovery) -> String {
     } else {
         "recovered"
     };
-    document(&Document { status, recovery: r })
+    document(&Document { version: polypatch::JSON_VERSION, status, recovery: r })
 }
 
 /// Standard error for a malformed patch: the message, line, column and a caret.
@@ -284,48 +238,25 @@ pub fn usage_text(err: &anyhow::Error) -> String {
     format!("error: {}\n", escape::terminal(&format!("{err:#}")))
 }
 
-/// The JSON document of an apply that got as far as locating edits. `commit_error` is set
-/// when every edit was located but writing failed (and was rolled back); `warnings` are the
-/// parser's (omitted when there are none).
-pub fn report_json(outcome: Outcome, report: &ApplyReport, commit_error: Option<&str>, warnings: &[String]) -> String {
-    report_json_with(outcome, report, commit_error, warnings, &Extra::default())
+/// The JSON document of a successful apply or check, with the parser's `warnings`
+/// (omitted when there are none) and the extras: `feedback` (the §5 text) and `session`
+/// (`context`, the block as printed; `recommendations`, the `Recommend:` lines; `state`, the
+/// saved state), each when there is one.
+pub fn success_json_with(report: &ApplyReport, warnings: &[String], extra: &Extra) -> String {
+    let (feedback, session) = extra.json();
+    document(&ReportDocument::success(report).with_warnings(warnings).with_extras(feedback, session))
 }
 
-/// [`report_json`] with the extras: `feedback` (the §5 text) and `session` (`context`, the
-/// block as printed; `recommendations`, the `Recommend:` lines; `state`, the saved state),
-/// each when there is one.
-pub fn report_json_with(
-    outcome: Outcome,
-    report: &ApplyReport,
-    commit_error: Option<&str>,
-    warnings: &[String],
-    extra: &Extra,
-) -> String {
-    #[derive(Serialize)]
-    struct Document<'a> {
-        status: &'static str,
-        report: &'a ApplyReport,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        commit_error: Option<&'a str>,
-        #[serde(skip_serializing_if = "<[String]>::is_empty")]
-        warnings: &'a [String],
-        #[serde(flatten)]
-        extra: ExtraJson<'a>,
-    }
-    document(&Document { status: outcome.name(), report, commit_error, warnings, extra: extra.json() })
+/// [`success_json_with`] for a failed apply: `commit_error` and `rolled_back` are set when
+/// every edit was located but writing failed.
+pub fn failure_json_with(err: &ApplyError, warnings: &[String], extra: &Extra) -> String {
+    let (feedback, session) = extra.json();
+    document(&ReportDocument::failure(err).with_warnings(warnings).with_extras(feedback, session))
 }
 
 /// The JSON document of `diff`: the report and the git diff of what applying would change.
-pub fn diff_json(outcome: Outcome, report: &ApplyReport, diff: &str, warnings: &[String]) -> String {
-    #[derive(Serialize)]
-    struct Document<'a> {
-        status: &'static str,
-        report: &'a ApplyReport,
-        diff: &'a str,
-        #[serde(skip_serializing_if = "<[String]>::is_empty")]
-        warnings: &'a [String],
-    }
-    document(&Document { status: outcome.name(), report, diff, warnings })
+pub fn diff_json(report: &ApplyReport, diff: &str, warnings: &[String]) -> String {
+    document(&ReportDocument::success(report).with_diff(diff).with_warnings(warnings))
 }
 
 /// The parser's warnings, one `warning:` line each.
@@ -333,49 +264,35 @@ pub fn warnings_text(warnings: &[String]) -> String {
     warnings.iter().flat_map(|w| ["warning: ".into(), escape::one_line(w), "\n".into()]).collect()
 }
 
-/// The JSON document of a malformed patch, with the extras of [`report_json_with`].
+/// The JSON document of a malformed patch, with the extras of [`success_json_with`].
 pub fn malformed_json(err: &PatchError, source: &str, extra: &Extra) -> String {
-    #[derive(Serialize)]
-    struct Document<'a> {
-        status: &'static str,
-        error: Malformed<'a>,
-        #[serde(flatten)]
-        extra: ExtraJson<'a>,
-    }
-    #[derive(Serialize)]
-    struct Malformed<'a> {
-        dialect: &'static str,
-        kind: polypatch::ErrorKind,
-        message: &'a str,
-        line: Option<usize>,
-        column: Option<usize>,
-    }
-    let (line, column) = err.line_col(source).unzip();
-    let error = Malformed { dialect: err.dialect, kind: err.kind, message: &err.message, line, column };
-    document(&Document { status: "malformed", error, extra: extra.json() })
+    let (feedback, session) = extra.json();
+    document(&ReportDocument::malformed(err, source).with_extras(feedback, session))
 }
 
 /// The JSON document of a usage error found after the arguments were parsed.
 pub fn usage_json(err: &anyhow::Error) -> String {
-    #[derive(Serialize)]
-    struct Document {
-        status: &'static str,
-        error: Usage,
-    }
-    #[derive(Serialize)]
-    struct Usage {
-        message: String,
-    }
-    document(&Document { status: "usage_error", error: Usage { message: format!("{err:#}") } })
+    document(&ReportDocument::usage(format!("{err:#}")))
 }
 
-/// One JSON document on one line. Field order follows the structs (`status` first).
+/// The JSON document of `formats`: the dialects this build understands.
+pub fn formats_json(names: &[&str]) -> String {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        version: u32,
+        formats: &'a [&'a str],
+    }
+    document(&Document { version: polypatch::JSON_VERSION, formats: names })
+}
+
+/// One JSON document on one line. Field order follows the structs (`version`, then
+/// `status`).
 fn document(value: &impl Serialize) -> String {
     // Serializing these types cannot fail (no maps with non-string keys); should it ever,
     // the output is still one valid document.
     let text = serde_json::to_string(value).unwrap_or_else(|err| {
         let message = serde_json::Value::String(err.to_string());
-        format!(r#"{{"status":"internal_error","error":{{"message":{message}}}}}"#)
+        format!(r#"{{"version":1,"status":"usage_error","error":{{"message":{message}}}}}"#)
     });
     // serde_json escapes C0 controls only; C1 controls and bidirectional overrides
     // would reach a terminal as they are.
@@ -384,7 +301,7 @@ fn document(value: &impl Serialize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{EditReport, FileReport, Span, Tier};
+    use polypatch::{EditReport, FileReport, Outcome, Span, Tier};
     use serde_json::Value;
 
     use super::*;
@@ -497,9 +414,9 @@ mod tests {
         assert_eq!(warnings_text(&[]), "");
         assert_eq!(warnings_text(&["a".into(), "b c".into()]), "warning: a\nwarning: b c\n");
         let r = report(vec![], false);
-        let value: Value = serde_json::from_str(&report_json(Outcome::Applied, &r, None, &["w".into()])).unwrap();
+        let value: Value = serde_json::from_str(&success_json_with(&r, &["w".into()], &Extra::default())).unwrap();
         assert_eq!(value["warnings"][0], "w");
-        let value: Value = serde_json::from_str(&report_json(Outcome::Applied, &r, None, &[])).unwrap();
+        let value: Value = serde_json::from_str(&success_json_with(&r, &[], &Extra::default())).unwrap();
         assert!(value.get("warnings").is_none());
     }
 
@@ -518,7 +435,7 @@ mod tests {
             ),
             "{text}"
         );
-        let value: Value = serde_json::from_str(&report_json_with(Outcome::Applied, &r, None, &[], &extra)).unwrap();
+        let value: Value = serde_json::from_str(&success_json_with(&r, &[], &extra)).unwrap();
         assert!(value["session"]["context"].as_str().unwrap().contains("Modified: a\u{1b}[2J.py (1 patch"));
         assert_eq!(value["session"]["state"]["exchange"], 1);
         assert!(value.get("feedback").is_none());
@@ -527,9 +444,9 @@ mod tests {
     #[test]
     fn report_json_is_one_document() {
         let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], false);
-        let text = report_json(Outcome::Applied, &r, None, &[]);
+        let text = success_json_with(&r, &[], &Extra::default());
         assert_eq!(text.lines().count(), 1);
-        assert!(text.starts_with(r#"{"status":"applied","report":{"#), "{text}");
+        assert!(text.starts_with(r#"{"version":1,"status":"applied","report":{"#), "{text}");
         let value: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value["status"], "applied");
         assert_eq!(value["report"]["files"][0]["edits"][0]["status"], "applied");

@@ -10,9 +10,9 @@ use polypatch::unified::generate::DiffOptions;
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
-use crate::escape;
-use crate::output::{self, Outcome};
+use crate::output;
 use crate::session::{self, Kept};
+use crate::{editor, escape, schema};
 
 /// The exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,15 +34,26 @@ impl From<Exit> for ExitCode {
 /// Runs the verb `cli` names.
 pub fn run(cli: &Cli) -> Exit {
     match &cli.command {
+        Command::Apply(args) if args.stdin_json => editor::run(args.root.as_deref()),
         Command::Apply(args) => apply(args, if args.dry_run { Mode::Check } else { Mode::Apply }),
+        Command::Check(args) | Command::Diff(args) if args.stdin_json => {
+            stderr(&output::usage_text(&anyhow!("`--stdin-json` is for `apply`")));
+            Exit::Invalid
+        }
         Command::Check(args) => apply(args, Mode::Check),
         Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
         Command::Recover(args) => recover(args),
-        Command::Formats => {
-            stdout(&polypatch::dialect_names().iter().flat_map(|name| [*name, "\n"]).collect::<String>());
+        Command::Formats(args) => {
+            let names = polypatch::dialect_names();
+            if args.json {
+                stdout(&output::formats_json(&names));
+            } else {
+                stdout(&names.iter().flat_map(|name| [*name, "\n"]).collect::<String>());
+            }
             Exit::Success
         }
+        Command::Schema(args) => schema::run(args),
     }
 }
 
@@ -194,7 +205,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     let exit = match &result {
         Ok(report) => {
             if args.json {
-                stdout(&output::report_json_with(Outcome::of(report), report, None, &warnings, &extra));
+                stdout(&output::success_json_with(report, &warnings, &extra));
             } else {
                 stdout(&output::success_text_with(report, &extra));
             }
@@ -202,13 +213,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         }
         Err(err) => {
             if args.json {
-                stdout(&output::report_json_with(
-                    Outcome::Failed,
-                    &err.report,
-                    err.commit_error.as_deref(),
-                    &warnings,
-                    &extra,
-                ));
+                stdout(&output::failure_json_with(err, &warnings, &extra));
             } else {
                 stderr(&output::failure_text_with(err, &extra));
             }
@@ -237,7 +242,7 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
         Ok(computed) => computed,
         Err(err) => {
             if args.json {
-                stdout(&output::report_json(Outcome::Failed, &err.report, None, &plan.warnings));
+                stdout(&output::failure_json_with(&err, &plan.warnings, &output::Extra::default()));
             } else {
                 stderr(&output::failure_text(&err));
             }
@@ -257,7 +262,7 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
         }
     };
     if args.json {
-        stdout(&output::diff_json(Outcome::of(&computed.report), &computed.report, &diff, &plan.warnings));
+        stdout(&output::diff_json(&computed.report, &diff, &plan.warnings));
     } else if io::stdout().is_terminal() {
         // Shown, not piped: the file's bytes may hold escape sequences.
         stdout(&escape::terminal(&diff));
@@ -383,13 +388,13 @@ fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
 
 /// Writes to standard output. A closed pipe (`polypatch … | head`) is not an error worth
 /// a panic: the exit code still says what happened.
-fn stdout(text: &str) {
+pub(crate) fn stdout(text: &str) {
     let mut out = io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// Writes to standard error, ignoring a closed stream like [`stdout`].
-fn stderr(text: &str) {
+pub(crate) fn stderr(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 

@@ -9,6 +9,7 @@ use crate::tier::Tier;
 /// The outcome of applying a plan: one entry per file operation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ApplyReport {
     /// The dialect the plan came from.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -56,6 +57,7 @@ impl ApplyReport {
 /// What happened to one file operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileReport {
     /// The path as given in the patch (normalized, root-relative).
     pub path: String,
@@ -91,6 +93,7 @@ impl FileReport {
 /// What happened to one edit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct EditReport {
     /// 1-based position of the edit in its file operation.
     pub index: usize,
@@ -136,6 +139,7 @@ impl EditReport {
 
 /// An outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Status {
@@ -149,12 +153,17 @@ pub enum Status {
     Failed,
     /// Not tried because an earlier part of the plan failed.
     NotAttempted,
+    /// Located, and would change the file, but not written: the run was a dry run, or
+    /// another part of it failed. [`apply`](crate::apply) itself reports such an operation
+    /// `Applied` in a report whose `committed` is false; documents meant for other programs
+    /// say `Located`, so that `Applied` always means written.
+    Located,
 }
 
 impl Status {
-    /// Applied, already applied or skipped.
+    /// Applied, already applied, skipped or located.
     pub fn is_success(self) -> bool {
-        matches!(self, Status::Applied | Status::AlreadyApplied | Status::Skipped)
+        matches!(self, Status::Applied | Status::AlreadyApplied | Status::Skipped | Status::Located)
     }
 
     /// The word used in human output.
@@ -165,6 +174,7 @@ impl Status {
             Status::Skipped => "skipped",
             Status::Failed => "FAILED",
             Status::NotAttempted => "not attempted",
+            Status::Located => "located",
         }
     }
 }
@@ -172,6 +182,7 @@ impl Status {
 /// A 1-based inclusive line range. An empty range (an insertion point) has
 /// `end == start - 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LineRange {
     /// First line, 1-based.
     pub start: usize,
@@ -199,6 +210,7 @@ impl fmt::Display for LineRange {
 /// Why something failed, written for the model that wrote the patch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Failure {
     /// The kind of failure.
     pub kind: FailureKind,
@@ -227,6 +239,7 @@ pub struct Failure {
 /// The region of the file most similar to a target that was not found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Closest {
     /// Where it is.
     pub lines: LineRange,
@@ -245,6 +258,7 @@ impl Closest {
 
 /// The kind of a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum FailureKind {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// How strictly a target matched, from strictest to loosest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Tier {

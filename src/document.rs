@@ -1,0 +1,347 @@
+//! The JSON document of an apply: the one contract the library, the command line and the
+//! editor protocol share.
+//!
+//! Every document has `"version": 1` ([`JSON_VERSION`]) and a `status` ([`Outcome`]); the
+//! rest depends on how far the run got: a `report` once edits were located, an `error` when
+//! the patch or the request was malformed. Within a report, `applied` means written: a file
+//! or edit that was located and would change, but was not written because the run was a
+//! dry run or failed elsewhere, is [`Status::Located`].
+//!
+//! ```
+//! use polypatch::{apply, parse, ApplyOptions, MemoryFileSet, ReportDocument};
+//!
+//! let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n";
+//! let mut files = MemoryFileSet::new().with("a.txt", "one\n");
+//! let plan = parse(patch, polypatch::Format::Auto).unwrap();
+//! let doc = ReportDocument::of_result(&apply(&plan, &mut files, &ApplyOptions::default()));
+//! let json = serde_json::to_value(&doc).unwrap();
+//! assert_eq!(json["version"], 1);
+//! assert_eq!(json["status"], "applied");
+//! assert_eq!(json["report"]["files"][0]["status"], "applied");
+//! ```
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{ApplyError, ApplyReport, PatchError, Status};
+
+/// The `version` of every JSON document polypatch writes. It changes only when a field
+/// changes meaning or goes away; new fields may appear without a new version.
+pub const JSON_VERSION: u32 = 1;
+
+/// How a run ended: the document's `status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Every edit was located and the changes were written.
+    Applied,
+    /// Every edit was already there; nothing needed to change.
+    AlreadyApplied,
+    /// Every edit was located; nothing was written on purpose.
+    DryRun,
+    /// Some edit could not be located (or writing failed); nothing was written.
+    Failed,
+    /// The patch could not be parsed; `error` says where.
+    Malformed,
+    /// The request itself was unusable (an unknown format, unreadable input, a malformed
+    /// editor request); `error` says why.
+    UsageError,
+}
+
+impl Outcome {
+    /// The outcome of a successful run.
+    pub fn of(report: &ApplyReport) -> Outcome {
+        if report.dry_run {
+            Outcome::DryRun
+        } else if report.files.iter().any(|f| f.status == Status::Applied) {
+            Outcome::Applied
+        } else {
+            Outcome::AlreadyApplied
+        }
+    }
+
+    /// The name as written in JSON (`already_applied`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Applied => "applied",
+            Outcome::AlreadyApplied => "already_applied",
+            Outcome::DryRun => "dry_run",
+            Outcome::Failed => "failed",
+            Outcome::Malformed => "malformed",
+            Outcome::UsageError => "usage_error",
+        }
+    }
+}
+
+/// One JSON document describing a run. Build it with [`ReportDocument::of_result`],
+/// [`ReportDocument::malformed`] or [`ReportDocument::usage`], then add what the caller
+/// has (warnings, a diff, feedback).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ReportDocument {
+    /// Always [`JSON_VERSION`].
+    pub version: u32,
+    /// How the run ended.
+    pub status: Outcome,
+    /// What happened to each file and edit, once the patch was parsed. `applied` means
+    /// written; `located` means found but not written (a dry run, or a failed run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<ApplyReport>,
+    /// Every edit was located, but writing the files failed with this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_error: Option<String>,
+    /// With `commit_error`: whether every file was restored (`false`: some may be half
+    /// written, and the interrupted commit must be recovered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolled_back: Option<bool>,
+    /// Why the patch or the request was refused (`malformed`, `usage_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<DocumentError>,
+    /// Things the parser accepted that the writer should fix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// What applying would change, as a git diff (the command line's `diff` verb).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// The `ApplyDiff` spec's feedback text (§5), for `ApplyDiff` patches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// The `ApplyDiff` session kept across applies (spec §1, §3), when one is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionBlock>,
+}
+
+/// Why a patch or a request was refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct DocumentError {
+    /// The dialect whose parser refused the patch (`polypatch` for refusals before any
+    /// dialect); absent for usage errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
+    /// A stable, machine-readable kind (`syntax`, `unknown_format`, `not_utf8`, …); absent
+    /// for usage errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// What is wrong and what to do.
+    pub message: String,
+    /// The 1-based line of the patch where the problem is, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The 1-based column (in characters) on that line, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+/// An `ApplyDiff` session as a document shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct SessionBlock {
+    /// The `[SESSION CONTEXT]` block as printed.
+    pub context: String,
+    /// The `Recommend:` lines, one per entry.
+    pub recommendations: Vec<String>,
+    /// The saved session state.
+    pub state: serde_json::Value,
+}
+
+impl SessionBlock {
+    /// A session block from its parts.
+    pub fn new(context: String, recommendations: Vec<String>, state: serde_json::Value) -> Self {
+        SessionBlock { context, recommendations, state }
+    }
+}
+
+impl ReportDocument {
+    fn bare(status: Outcome) -> Self {
+        ReportDocument {
+            version: JSON_VERSION,
+            status,
+            report: None,
+            commit_error: None,
+            rolled_back: None,
+            error: None,
+            warnings: Vec::new(),
+            diff: None,
+            feedback: None,
+            session: None,
+        }
+    }
+
+    /// The document of a successful run (applied, already applied, or a dry run).
+    pub fn success(report: &ApplyReport) -> Self {
+        ReportDocument { report: Some(located(report)), ..Self::bare(Outcome::of(report)) }
+    }
+
+    /// The document of a failed run: the report with the failures, and the write error
+    /// when every edit was located but writing failed.
+    pub fn failure(err: &ApplyError) -> Self {
+        ReportDocument {
+            commit_error: err.commit_error.clone(),
+            rolled_back: err.commit_error.as_ref().map(|_| err.rolled_back),
+            ..Self::failed(&err.report)
+        }
+    }
+
+    /// The document of a run that failed before anything was written: `report` carries
+    /// the failures.
+    pub fn failed(report: &ApplyReport) -> Self {
+        ReportDocument { report: Some(located(report)), ..Self::bare(Outcome::Failed) }
+    }
+
+    /// The document of [`crate::apply`]'s or [`crate::compute`]'s result.
+    pub fn of_result(result: &Result<ApplyReport, ApplyError>) -> Self {
+        match result {
+            Ok(report) => Self::success(report),
+            Err(err) => Self::failure(err),
+        }
+    }
+
+    /// The document of a patch that could not be parsed; `source` is the patch text the
+    /// error's span points into (for the line and column).
+    pub fn malformed(err: &PatchError, source: &str) -> Self {
+        let (line, column) = err.line_col(source).unzip();
+        let error = DocumentError {
+            dialect: Some(err.dialect.to_string()),
+            kind: Some(err.kind.to_string()),
+            message: err.message.clone(),
+            line,
+            column,
+        };
+        ReportDocument { error: Some(error), ..Self::bare(Outcome::Malformed) }
+    }
+
+    /// The document of a request that could not be carried out at all.
+    pub fn usage(message: impl Into<String>) -> Self {
+        let error = DocumentError { dialect: None, kind: None, message: message.into(), line: None, column: None };
+        ReportDocument { error: Some(error), ..Self::bare(Outcome::UsageError) }
+    }
+
+    /// Builder: the parser's warnings.
+    #[must_use]
+    pub fn with_warnings(mut self, warnings: &[String]) -> Self {
+        self.warnings = warnings.to_vec();
+        self
+    }
+
+    /// Builder: the git diff of what applying changes.
+    #[must_use]
+    pub fn with_diff(mut self, diff: impl Into<String>) -> Self {
+        self.diff = Some(diff.into());
+        self
+    }
+
+    /// Builder: the `ApplyDiff` feedback text and session, each when there is one.
+    #[must_use]
+    pub fn with_extras(mut self, feedback: Option<String>, session: Option<SessionBlock>) -> Self {
+        self.feedback = feedback;
+        self.session = session;
+        self
+    }
+
+    /// The document as one line of JSON, without a trailing newline.
+    pub fn to_json(&self) -> String {
+        // The types hold no maps with non-string keys and no non-finite floats the report
+        // makes, so serializing cannot fail; should it ever, the text is still a document.
+        serde_json::to_string(self).unwrap_or_else(|err| {
+            let message = serde_json::Value::String(err.to_string());
+            format!(r#"{{"version":{JSON_VERSION},"status":"usage_error","error":{{"message":{message}}}}}"#)
+        })
+    }
+
+    /// The JSON Schema (draft 2020-12) of this document. Every object in it refuses
+    /// properties it does not list, so a document with a field the schema lacks is invalid.
+    pub fn schema() -> serde_json::Value {
+        closed_schema(&schemars::schema_for!(ReportDocument))
+    }
+}
+
+/// `report` as documents show it: an operation or edit that is `Applied` in a report that
+/// was not committed (a dry run, a failed run) becomes `Located`.
+pub fn located(report: &ApplyReport) -> ApplyReport {
+    let mut report = report.clone();
+    if !report.committed {
+        for file in &mut report.files {
+            if file.status == Status::Applied {
+                file.status = Status::Located;
+            }
+            for edit in &mut file.edits {
+                if edit.status == Status::Applied {
+                    edit.status = Status::Located;
+                }
+            }
+        }
+    }
+    report
+}
+
+/// `schema` with `"additionalProperties": false` on every object type that lists its
+/// properties and does not say otherwise (conditions such as `if` / `then`, which name
+/// properties without being a type, are left open).
+pub(crate) fn closed_schema(schema: &schemars::Schema) -> serde_json::Value {
+    fn close(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                let is_type = map.get("type").is_some_and(|t| t == "object");
+                if is_type && map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".into(), serde_json::Value::Bool(false));
+                }
+                map.values_mut().for_each(close);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(close),
+            _ => {}
+        }
+    }
+    let mut value = schema.as_value().clone();
+    close(&mut value);
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ApplyOptions, MemoryFileSet, apply, parse};
+
+    const TWO: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** End Patch\n";
+
+    #[test]
+    fn a_file_located_in_a_failed_run_is_not_applied() {
+        let mut files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "three\n");
+        let plan = parse(TWO, crate::Format::Auto).unwrap();
+        let doc = ReportDocument::of_result(&apply(&plan, &mut files, &ApplyOptions::default()));
+        assert_eq!(doc.status, Outcome::Failed);
+        let report = doc.report.unwrap();
+        assert_eq!(report.files[0].status, Status::Located);
+        assert_eq!(report.files[0].edits[0].status, Status::Located);
+        assert_eq!(report.files[1].status, Status::Failed);
+        assert_eq!(files.get_str("a.txt"), Some("one\n"));
+    }
+
+    #[test]
+    fn a_dry_run_locates_and_a_real_run_applies() {
+        let plan = parse(TWO, crate::Format::Auto).unwrap();
+        let mut files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "two\n");
+        let dry = ReportDocument::of_result(&apply(&plan, &mut files, &ApplyOptions::default().dry_run(true)));
+        assert_eq!(dry.status, Outcome::DryRun);
+        assert!(dry.report.unwrap().files.iter().all(|f| f.status == Status::Located));
+        let real = ReportDocument::of_result(&apply(&plan, &mut files, &ApplyOptions::default()));
+        assert_eq!(real.status, Outcome::Applied);
+        assert!(real.report.unwrap().files.iter().all(|f| f.status == Status::Applied));
+    }
+
+    #[test]
+    fn version_comes_first_and_absent_parts_are_left_out() {
+        let json = ReportDocument::usage("no such file").to_json();
+        assert_eq!(json, r#"{"version":1,"status":"usage_error","error":{"message":"no such file"}}"#);
+    }
+
+    #[test]
+    fn every_object_of_the_schema_is_closed() {
+        let schema = ReportDocument::schema();
+        assert_eq!(schema["additionalProperties"], false);
+        let text = schema.to_string();
+        assert!(text.contains("\"located\""), "the schema lacks the located status");
+        assert!(!text.contains("\"additionalProperties\":true"));
+    }
+}

@@ -1,0 +1,251 @@
+//! The editor protocol: apply a patch to an editor's unsaved buffers and answer with their
+//! new contents, touching no disk.
+//!
+//! A [`Request`] carries the patch and the buffers (`path` → text). Files the patch needs
+//! that the request lacks are read, read-only, from a root directory when one is given;
+//! without one they are missing, and an edit of such a file fails naming it
+//! (`file_missing`). The [`Response`] is the [`ReportDocument`] of the run plus `files`:
+//! the new text of every file the patch changes, `null` for a file it deletes. `files` is
+//! always present and empty unless the run succeeded.
+//!
+//! The protocol carries text: buffers are JSON strings, and a file whose new content would
+//! not be UTF-8 (a binary patch, a Latin-1 file read from the root) fails the run with
+//! `not_text` rather than having its bytes altered.
+//!
+//! ```
+//! use polypatch::editor::{self, Request};
+//!
+//! let request = Request::new("*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n")
+//!     .with_file("a.txt", "one\n");
+//! let response = editor::handle(&request, None);
+//! assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
+//! assert_eq!(response.document.status, polypatch::Outcome::Applied);
+//! ```
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    ApplyOptions, ApplyReport, ChangeKind, DiskFileSet, Entry, Failure, FailureKind, FileSource, MemoryFileSet,
+    ParseOptions, PathError, RelPath, ReportDocument, Status,
+};
+
+/// What an editor sends: the patch, its format, the buffers, the options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Request {
+    /// The patch text, in any dialect.
+    pub patch: String,
+    /// The dialect's name, or `auto` (the default) to detect it.
+    #[serde(default = "auto")]
+    pub format: String,
+    /// The buffers: root-relative path → full text. They win over the files on disk.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// Accept exact matches only.
+    #[serde(default)]
+    pub strict: bool,
+    /// Report a text replacement whose `find` is not in the file as skipped instead of
+    /// failing (the Aptix specs' no-op).
+    #[serde(default)]
+    pub skip_missing_find: bool,
+    /// Strip this many leading components from a diff's paths (default: `a/` and `b/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strip: Option<usize>,
+}
+
+fn auto() -> String {
+    "auto".to_string()
+}
+
+impl Request {
+    /// A request to apply `patch`, format detected, no buffers, default options.
+    pub fn new(patch: impl Into<String>) -> Self {
+        Request {
+            patch: patch.into(),
+            format: auto(),
+            files: BTreeMap::new(),
+            strict: false,
+            skip_missing_find: false,
+            strip: None,
+        }
+    }
+
+    /// Builder: adds a buffer.
+    #[must_use]
+    pub fn with_file(mut self, path: impl Into<String>, text: impl Into<String>) -> Self {
+        self.files.insert(path.into(), text.into());
+        self
+    }
+
+    /// Builder: names the dialect (`auto` detects it).
+    #[must_use]
+    pub fn format(mut self, format: impl Into<String>) -> Self {
+        self.format = format.into();
+        self
+    }
+
+    /// Builder: exact matches only.
+    #[must_use]
+    pub fn strict(mut self, yes: bool) -> Self {
+        self.strict = yes;
+        self
+    }
+}
+
+/// What the editor gets back: the run's document and the new buffers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct Response {
+    /// The run's document (`version`, `status`, `report` or `error`, `warnings`).
+    #[serde(flatten)]
+    pub document: ReportDocument,
+    /// The new text of every file the patch changes or creates, `null` for a file it
+    /// deletes (a move gives both). Files it does not change are left out. Empty unless
+    /// the status is `applied` or `already_applied`.
+    pub files: BTreeMap<String, Option<String>>,
+}
+
+impl Response {
+    fn without_files(document: ReportDocument) -> Self {
+        Response { document, files: BTreeMap::new() }
+    }
+
+    /// The response to a request that could not be read at all: status `usage_error`.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Response::without_files(ReportDocument::usage(message))
+    }
+
+    /// The response as one line of JSON, without a trailing newline.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|err| ReportDocument::usage(err.to_string()).to_json())
+    }
+}
+
+/// Parses a request from JSON and handles it. Text that is not a request gives a
+/// `usage_error` response saying what is wrong.
+pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
+    match serde_json::from_str::<Request>(text) {
+        Ok(request) => handle(&request, root),
+        Err(err) => Response::usage(format!("the request is not valid: {err}")),
+    }
+}
+
+/// Applies the request's patch to its buffers (and, for files it lacks, to the files
+/// under `root`, read-only) and answers with the new contents. Nothing is written.
+pub fn handle(request: &Request, root: Option<&Path>) -> Response {
+    let source = match Overlay::new(request, root) {
+        Ok(source) => source,
+        Err(message) => return Response::without_files(ReportDocument::usage(message)),
+    };
+    let format = match request.format.parse::<crate::Format>() {
+        Ok(format) => format,
+        Err(err) => return Response::without_files(ReportDocument::usage(err.to_string())),
+    };
+    let mut parse_options = ParseOptions::default();
+    if let Some(n) = request.strip {
+        parse_options = parse_options.strip(n);
+    }
+    let plan = match crate::parse_with(&request.patch, format, &parse_options) {
+        Ok(plan) => plan,
+        Err(err) => return Response::without_files(ReportDocument::malformed(&err, &request.patch)),
+    };
+    let options = ApplyOptions::default().strict(request.strict).skip_missing_text(request.skip_missing_find);
+    let computed = match crate::compute(&plan, &source, &options) {
+        Ok(computed) => computed,
+        Err(err) => {
+            return Response::without_files(ReportDocument::failure(&err).with_warnings(&plan.warnings));
+        }
+    };
+    let mut report = computed.report;
+    let mut files = BTreeMap::new();
+    let mut not_text = Vec::new();
+    for change in &computed.changes {
+        let path = change.path.as_str().to_string();
+        match &change.kind {
+            ChangeKind::Write { bytes, .. } => match String::from_utf8(bytes.clone()) {
+                Ok(text) => {
+                    files.insert(path, Some(text));
+                }
+                Err(_) => not_text.push(path),
+            },
+            ChangeKind::Delete => {
+                files.insert(path, None);
+            }
+        }
+    }
+    if !not_text.is_empty() {
+        refuse_not_text(&mut report, &not_text);
+        return Response::without_files(ReportDocument::failed(&report).with_warnings(&plan.warnings));
+    }
+    // Delivered in `files`: in this protocol that is what written means.
+    report.committed = true;
+    Response { document: ReportDocument::success(&report).with_warnings(&plan.warnings), files }
+}
+
+/// Marks the operations whose new content is not UTF-8 as failed.
+fn refuse_not_text(report: &mut ApplyReport, paths: &[String]) {
+    for file in &mut report.files {
+        let target = file.moved_to.as_ref().unwrap_or(&file.path);
+        if paths.contains(target) {
+            file.status = Status::Failed;
+            file.failure = Some(Failure::new(
+                FailureKind::NotText,
+                format!("the new content of `{target}` is not UTF-8 text, and the editor protocol carries text only"),
+                "apply this patch to the files on disk instead",
+            ));
+        }
+    }
+}
+
+/// The buffers over the files under the root (or over nothing).
+struct Overlay {
+    buffers: MemoryFileSet,
+    disk: Option<DiskFileSet>,
+}
+
+impl Overlay {
+    fn new(request: &Request, root: Option<&Path>) -> Result<Self, String> {
+        let disk = match root {
+            Some(root) => Some(
+                DiskFileSet::new(root)
+                    .map_err(|err| format!("cannot use root directory `{}`: {err}", root.display()))?,
+            ),
+            None => None,
+        };
+        let mut overlay = Overlay { buffers: MemoryFileSet::new(), disk };
+        for (path, text) in &request.files {
+            let rel = overlay.resolve(path).map_err(|err| format!("the request's file `{path}`: {err}"))?;
+            overlay.buffers.insert(rel.as_str(), text.as_bytes());
+        }
+        Ok(overlay)
+    }
+}
+
+impl FileSource for Overlay {
+    fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
+        match &self.disk {
+            Some(disk) => disk.resolve(path),
+            None => self.buffers.resolve(path),
+        }
+    }
+
+    fn read(&self, path: &RelPath) -> io::Result<Entry> {
+        match (self.buffers.read(path)?, &self.disk) {
+            (Entry::Missing, Some(disk)) => disk.read(path),
+            (entry, _) => Ok(entry),
+        }
+    }
+
+    fn is_symlink(&self, path: &str) -> bool {
+        self.disk.as_ref().is_some_and(|disk| disk.is_symlink(path))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,208 @@
+//! The JSON Schemas hold what they describe: real report documents validate against the
+//! report schema, and every fixture of the structured dialects that parses cleanly
+//! validates against its dialect's schema, while malformed ones the schema can express are
+//! refused.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use polypatch::{ApplyOptions, MemoryFileSet, ReportDocument, apply, parse};
+use serde_json::{Value, json};
+
+fn validator(schema: &Value) -> jsonschema::Validator {
+    jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("the schema is not a valid JSON Schema: {e}"))
+}
+
+/// Panics with every error when `doc` does not validate.
+fn assert_valid(validator: &jsonschema::Validator, doc: &Value, what: &str) {
+    let errors: Vec<String> = validator.iter_errors(doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{what} does not validate:\n{}\n{doc:#}", errors.join("\n"));
+}
+
+/// The document of applying `patch` to `files`, as JSON.
+fn run(patch: &str, files: &[(&str, &str)], options: &ApplyOptions) -> Value {
+    let mut set = MemoryFileSet::new();
+    for (path, text) in files {
+        set.insert(*path, *text);
+    }
+    let doc = match parse(patch, polypatch::Format::Auto) {
+        Ok(plan) => ReportDocument::of_result(&apply(&plan, &mut set, options)).with_warnings(&plan.warnings),
+        Err(err) => ReportDocument::malformed(&err, patch),
+    };
+    serde_json::from_str(&doc.to_json()).unwrap()
+}
+
+const TWO_FILES: &str = "*** Begin Patch\n*** Update File: a.py\n@@\n def f():\n-    return 1\n+    return 2\n*** Add File: b.py\n+x = 1\n*** End Patch\n";
+
+#[test]
+fn real_report_documents_validate() {
+    let schema = validator(&polypatch::schema::report());
+    let a = ("a.py", "def f():\n    return 1\n");
+    let defaults = ApplyOptions::default();
+    let cases = [
+        ("success, several files", run(TWO_FILES, &[a], &defaults), "applied"),
+        ("dry run", run(TWO_FILES, &[a], &ApplyOptions::default().dry_run(true)), "dry_run"),
+        (
+            "already applied",
+            run(TWO_FILES, &[("a.py", "def f():\n    return 2\n"), ("b.py", "x = 1\n")], &defaults),
+            "already_applied",
+        ),
+        (
+            "failure with the closest candidate",
+            run(TWO_FILES, &[("a.py", "def f():\n    value = compute()\n    print(value)\n")], &defaults),
+            "failed",
+        ),
+        ("file missing", run(TWO_FILES, &[], &defaults), "failed"),
+        ("malformed", run("*** Begin Patch\n*** Frob File: a\n*** End Patch\n", &[], &defaults), "malformed"),
+    ];
+    for (what, doc, status) in &cases {
+        assert_eq!(doc["status"], *status, "{what}: {doc:#}");
+        assert_eq!(doc["version"], polypatch::JSON_VERSION, "{what}");
+        assert_valid(&schema, doc, what);
+    }
+    // The failure shows what it claims to: a closest candidate.
+    assert!(cases[3].1["report"]["files"][0]["edits"][0]["failure"]["closest"]["diff"].is_string());
+    // Fuzzy matching, warnings, a diff, a session, a usage error.
+    let fuzzy = run(
+        "*** Begin Patch\n*** Update File: a.py\n@@\n def f():\n-    retrun 1\n+    return 2\n*** End Patch\n",
+        &[a],
+        &defaults,
+    );
+    assert_valid(&schema, &fuzzy, "fuzzy");
+    let extras =
+        ReportDocument::usage("bad").with_diff("diff --git a/x b/x\n").with_warnings(&["w".into()]).with_extras(
+            Some("feedback".into()),
+            Some(polypatch::SessionBlock::new("ctx".into(), vec!["r".into()], json!({"exchange": 1}))),
+        );
+    assert_valid(&schema, &serde_json::to_value(&extras).unwrap(), "every optional part");
+}
+
+#[test]
+fn a_field_the_schema_does_not_list_is_refused_at_every_level() {
+    let schema = validator(&polypatch::schema::report());
+    let doc =
+        run(TWO_FILES, &[("a.py", "def f():\n    value = compute()\n    print(value)\n")], &ApplyOptions::default());
+    assert_valid(&schema, &doc, "the failure");
+    for pointer in ["", "/report", "/report/files/0", "/report/files/0/edits/0", "/report/files/0/edits/0/failure"] {
+        let mut extended = doc.clone();
+        let object = extended.pointer_mut(pointer).and_then(Value::as_object_mut).expect(pointer);
+        object.insert("surprise".into(), json!(true));
+        assert!(!schema.is_valid(&extended), "a new field at `{pointer}` was accepted");
+    }
+    let mut wrong = doc.clone();
+    wrong["report"]["files"][0]["status"] = json!("appplied");
+    assert!(!schema.is_valid(&wrong), "an unknown status was accepted");
+    let mut versionless = doc;
+    versionless.as_object_mut().unwrap().remove("version");
+    assert!(!schema.is_valid(&versionless), "a document without version was accepted");
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures")
+}
+
+/// `(name, patch text)` of every case of `dialect`, and of every equivalence case's
+/// `patch.<extension>`.
+fn cases(dialect: &str, extension: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (dir, file) in [
+        (fixtures().join(dialect), "patch".to_string()),
+        (fixtures().join("equivalence"), format!("patch.{extension}")),
+    ] {
+        let mut entries: Vec<PathBuf> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for case in entries {
+            if let Ok(text) = fs::read_to_string(case.join(&file)) {
+                out.push((
+                    format!(
+                        "{}/{}",
+                        case.parent().unwrap().file_name().unwrap().to_string_lossy(),
+                        case.file_name().unwrap().to_string_lossy()
+                    ),
+                    text,
+                ));
+            }
+        }
+    }
+    assert!(out.len() > 5, "no {dialect} fixtures found");
+    out
+}
+
+/// The bundle's JSON, out of its markdown fence or prose.
+fn aptix_value(text: &str) -> Option<Value> {
+    let span = polypatch::aptix::extract(text)?;
+    serde_json::from_str(&text[span.start..span.end]).ok()
+}
+
+/// The YAML document as a JSON value, a markdown fence around it dropped.
+fn ap_value(text: &str) -> Option<Value> {
+    let lines: Vec<&str> = text.lines().collect();
+    let fenced = lines.first().is_some_and(|l| l.trim_start().starts_with("```"));
+    let body = if fenced { lines[1..lines.len().saturating_sub(1)].join("\n") } else { text.to_string() };
+    serde_saphyr::from_str(&body).ok()
+}
+
+/// Validates every case that parses without warnings; returns how many were validated and
+/// the names of the malformed cases the schema refused.
+fn check_dialect(dialect: &str, value: fn(&str) -> Option<Value>) -> (usize, Vec<String>) {
+    let schema = validator(&polypatch::schema::format(dialect).unwrap());
+    let (mut validated, mut refused) = (0, Vec::new());
+    for (name, text) in cases(dialect, dialect) {
+        match polypatch::dialect(dialect).unwrap().parse(&text) {
+            Ok(plan) if plan.warnings.is_empty() => {
+                let doc = value(&text).unwrap_or_else(|| panic!("{name}: parses, but its JSON value cannot be read"));
+                assert_valid(&schema, &doc, &name);
+                validated += 1;
+            }
+            // Accepted with a warning (an unknown field, no `root`, an unquoted version):
+            // the schema, written for writers, may refuse what the parser forgives.
+            Ok(_) => {}
+            Err(_) => {
+                if value(&text).is_some_and(|doc| !schema.is_valid(&doc)) {
+                    refused.push(name);
+                }
+            }
+        }
+    }
+    eprintln!("{dialect}: {validated} cases validated; malformed cases the schema refuses: {refused:?}");
+    (validated, refused)
+}
+
+#[test]
+fn every_clean_aptix_fixture_validates_and_malformed_shapes_are_refused() {
+    let (validated, refused) = check_dialect("aptix", aptix_value);
+    assert!(validated >= 20, "only {validated} aptix fixtures validated");
+    for name in [
+        "aptix/malformed_delete_with_content",
+        "aptix/malformed_empty_bundle",
+        "aptix/malformed_files_and_patches",
+        "aptix/malformed_unknown_operation",
+    ] {
+        assert!(
+            refused.contains(&name.to_string()),
+            "{name} is malformed but the schema accepts it; refused: {refused:?}"
+        );
+    }
+}
+
+#[test]
+fn every_clean_ap_fixture_validates_and_malformed_shapes_are_refused() {
+    let (validated, refused) = check_dialect("ap", ap_value);
+    assert!(validated >= 30, "only {validated} ap fixtures validated");
+    for name in [
+        "ap/malformed_create_file_with_snippet",
+        "ap/malformed_delete_with_content",
+        "ap/malformed_incomplete_range",
+        "ap/malformed_missing_content",
+        "ap/malformed_snippet_and_range",
+        "ap/malformed_range_with_insert",
+        "ap/malformed_unknown_action",
+        "ap/malformed_unknown_key",
+        "ap/version_unsupported",
+    ] {
+        assert!(
+            refused.contains(&name.to_string()),
+            "{name} is malformed but the schema accepts it; refused: {refused:?}"
+        );
+    }
+}
