@@ -18,6 +18,9 @@
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
 
+mod prompt;
+pub use prompt::prompt;
+
 pub use polypatch_core as core;
 pub use polypatch_core::*;
 
