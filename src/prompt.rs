@@ -38,7 +38,8 @@ mod tests {
 
     /// The file every example changes, and what it becomes.
     const PATH: &str = "app/greet.py";
-    const BEFORE: &str = "import sys\n\n\ndef greet(name):\n    print(\"Hello, \" + name)\n\n\ndef main():\n    greet(sys.argv[1])\n";
+    const BEFORE: &str =
+        "import sys\n\n\ndef greet(name):\n    print(\"Hello, \" + name)\n\n\ndef main():\n    greet(sys.argv[1])\n";
     const AFTER: &str = "import sys\n\n\ndef greet(name):\n    print(f\"Hello, {name}!\")\n\n\ndef main():\n    name = sys.argv[1] if len(sys.argv) > 1 else \"world\"\n    greet(name)\n";
 
     /// The contents of the text's fenced blocks (lines between a line opening with three

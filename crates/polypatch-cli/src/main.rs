@@ -1,13 +1,16 @@
 //! `polypatch`: apply LLM-written patches exactly and atomically.
 //!
 //! `cli` holds the argument types, `run` the logic (it returns the exit code), `output`
-//! the human and JSON rendering, `session` the `--session` state file.
+//! the human and JSON rendering, `session` the `--session` state file, `term` colors,
+//! `--quiet` and the terminal hint, `generate` the prompts, completions and manual page.
 
 mod cli;
 mod escape;
+mod generate;
 mod output;
 mod run;
 mod session;
+mod term;
 
 fn main() -> std::process::ExitCode {
     let cli = cli::parse(std::env::args_os());
