@@ -85,7 +85,7 @@ const CYAN: &str = "\x1b[36m";
 const BOLD: &str = "\x1b[1m";
 const RESET: &str = "\x1b[0m";
 
-/// A text report (`apply`, `check`, failures, ApplyDiff feedback) as it is shown on
+/// A text report (`apply`, `check`, failures, `ApplyDiff` feedback) as it is shown on
 /// `stream`: its headlines (lines that open at the left margin with a status) painted when
 /// color is on, every other byte unchanged.
 pub fn report(text: &str, stream: Stream) -> String {
