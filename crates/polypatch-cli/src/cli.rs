@@ -31,21 +31,21 @@ pub struct Cli {
 /// Usage examples shown after the top command's help.
 const EXAMPLES: &str = "\
 Examples:
-  polypatch apply fix.patch                 apply a patch to the current directory
-  polypatch check --root ~/src/app fix.diff check it applies, write nothing
-  polypatch apply --root app < fix.patch    the patch on standard input, paths under app
-  polypatch diff reply.aptix.json           show what it would change, as a git diff
-  polypatch prompt --format ai-patch        instructions that make a model write a dialect well
+  polypatch apply fix.patch                  apply a patch to the current directory
+  polypatch check --root ~/src/app fix.diff  check it applies, write nothing
+  polypatch apply --root app < fix.patch     the patch on standard input, paths under app
+  polypatch diff reply.aptix.json            show what it would change, as a git diff
+  polypatch prompt --format ai-patch         instructions that make a model write a dialect well
   polypatch completions bash > ~/.local/share/bash-completion/completions/polypatch
   polypatch man > ~/.local/share/man/man1/polypatch.1";
 
 /// Usage examples shown after `apply --help`.
 const APPLY_EXAMPLES: &str = "\
 Examples:
-  polypatch apply fix.patch                  every edit of fix.patch, or none
+  polypatch apply fix.patch                 every edit of fix.patch, or none
   polypatch apply --root ../app < fix.diff  the patch on standard input, paths under ../app
-  polypatch apply --dry-run --json fix.ap    locate everything, print a JSON report, write nothing
-  polypatch apply --strict -p1 fix.diff      exact matches only, strip one path component";
+  polypatch apply --dry-run --json fix.ap   locate everything, print a JSON report, write nothing
+  polypatch apply --strict -p1 fix.diff     exact matches only, strip one path component";
 
 /// The verbs.
 #[derive(Debug, Subcommand)]
