@@ -37,7 +37,7 @@ Examples:
   polypatch diff reply.aptix.json            show what it would change, as a git diff
   polypatch prompt --format ai-patch         instructions that make a model write a dialect well
   polypatch completions bash > ~/.local/share/bash-completion/completions/polypatch
-  polypatch man > ~/.local/share/man/man1/polypatch.1";
+  polypatch man --dir ~/.local/share/man/man1";
 
 /// Usage examples shown after `apply --help`.
 const APPLY_EXAMPLES: &str = "\
@@ -68,8 +68,18 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
-    /// Print the manual page (roff), e.g. `polypatch man > polypatch.1`
-    Man,
+    /// Print the manual page (roff), e.g. `polypatch man > polypatch.1`, or write one page
+    /// per verb into a directory
+    Man(ManArgs),
+}
+
+/// Options of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `polypatch.1` and a `polypatch-VERB.1` for every verb into DIR (it must exist)
+    /// instead of printing the top page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Options of `prompt`.

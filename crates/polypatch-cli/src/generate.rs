@@ -19,11 +19,16 @@ pub fn completions(shell: Shell) -> Vec<u8> {
 }
 
 /// `man`: the manual page in roff (the verbs are listed with a line each; `polypatch VERB
-/// --help` has their options).
+/// --help` and `man --dir` have their options).
 pub fn man() -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     clap_mangen::Man::new(crate::cli::command()).render(&mut out)?;
     Ok(out)
+}
+
+/// `man --dir DIR`: `polypatch.1` and `polypatch-VERB.1` for every verb, written into `dir`.
+pub fn man_pages(dir: &std::path::Path) -> std::io::Result<()> {
+    clap_mangen::generate_to(crate::cli::command(), dir)
 }
 
 #[cfg(test)]

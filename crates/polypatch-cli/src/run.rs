@@ -60,16 +60,23 @@ pub fn run(cli: &Cli) -> Exit {
             stdout_bytes(&generate::completions(args.shell));
             Exit::Success
         }
-        Command::Man => match generate::man() {
-            Ok(page) => {
-                stdout_bytes(&page);
-                Exit::Success
+        Command::Man(args) => {
+            let written = match &args.dir {
+                None => generate::man().map(|page| stdout_bytes(&page)),
+                Some(dir) => generate::man_pages(dir),
+            };
+            match written {
+                Ok(()) => Exit::Success,
+                Err(err) => {
+                    let err = anyhow::Error::new(err).context(match &args.dir {
+                        None => "cannot write the manual page".to_string(),
+                        Some(dir) => format!("cannot write the manual pages into `{}`", dir.display()),
+                    });
+                    stderr(&output::usage_text(&err));
+                    Exit::Invalid
+                }
             }
-            Err(err) => {
-                stderr(&output::usage_text(&anyhow::Error::new(err).context("cannot write the manual page")));
-                Exit::Invalid
-            }
-        },
+        }
     }
 }
 

@@ -104,6 +104,22 @@ fn man_prints_a_roff_page() {
 }
 
 #[test]
+fn man_dir_writes_a_page_per_verb() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = polypatch(dir.path(), &["man", "--dir", "."], &[], None);
+    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (0, "", ""));
+    for verb in ["", "-apply", "-check", "-diff", "-detect", "-recover", "-formats", "-prompt", "-completions", "-man"]
+    {
+        let page = fs::read_to_string(dir.path().join(format!("polypatch{verb}.1"))).unwrap();
+        assert!(page.contains(&format!(".TH polypatch{verb} 1")), "polypatch{verb}.1:\n{page}");
+    }
+    assert!(fs::read_to_string(dir.path().join("polypatch-apply.1")).unwrap().contains("dry\\-run"));
+    let missing = polypatch(dir.path(), &["man", "--dir", "nope"], &[], None);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.starts_with("error: cannot write the manual pages into `nope`"), "{}", missing.stderr);
+}
+
+#[test]
 fn help_shows_usage_examples() {
     let dir = tempfile::tempdir().unwrap();
     let top = polypatch(dir.path(), &["--help"], &[], None);
