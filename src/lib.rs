@@ -20,6 +20,8 @@
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
 //!
+//! [`prompt`] gives the instructions to hand a model so that it writes a dialect well.
+//!
 //! # Stability
 //!
 //! The items at the top of this crate are its public API. Types that may grow are
@@ -27,6 +29,9 @@
 //! [`FileEdit::modify`], [`EditPlan::new`]) and match their enums with a wildcard arm.
 //! [`core`] exposes the engine's lower-level building blocks (line splitting, binary
 //! deltas, elision markers) for dialect authors; they may change in any minor release.
+
+mod prompt;
+pub use prompt::prompt;
 
 use std::fmt;
 use std::str::FromStr;

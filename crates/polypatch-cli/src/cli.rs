@@ -5,22 +5,53 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::term;
+
 /// Apply LLM-written patches exactly and atomically.
 ///
 /// Exit codes: 0 applied (or already applied), 1 the patch could not be applied and nothing
 /// was written, 2 malformed patch or usage error.
 #[derive(Debug, Parser)]
-#[command(name = "polypatch", version)]
+#[command(name = "polypatch", version, after_help = EXAMPLES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Color the report's headlines and a diff's lines: `auto` (on a terminal, unless
+    /// `NO_COLOR` is set; `CLICOLOR_FORCE` forces it), `always` or `never`. JSON is never
+    /// colored
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub color: term::ColorChoice,
+    /// Print errors only: no report on success, no warnings (the exit code still says what
+    /// happened; `--json` documents and the output of `diff`, `prompt` and the like stay)
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
+
+/// Usage examples shown after the top command's help.
+const EXAMPLES: &str = "\
+Examples:
+  polypatch apply fix.patch                  apply a patch to the current directory
+  polypatch check --root ~/src/app fix.diff  check it applies, write nothing
+  polypatch apply --root app < fix.patch     the patch on standard input, paths under app
+  polypatch diff reply.aptix.json            show what it would change, as a git diff
+  polypatch prompt --format ai-patch         instructions that make a model write a dialect well
+  polypatch completions bash > ~/.local/share/bash-completion/completions/polypatch
+  polypatch man --dir ~/.local/share/man/man1";
+
+/// Usage examples shown after `apply --help`.
+const APPLY_EXAMPLES: &str = "\
+Examples:
+  polypatch apply fix.patch                 every edit of fix.patch, or none
+  polypatch apply --root ../app < fix.diff  the patch on standard input, paths under ../app
+  polypatch apply --dry-run --json fix.ap   locate everything, print a JSON report, write nothing
+  polypatch apply --strict -p1 fix.diff     exact matches only, strip one path component";
 
 /// The verbs.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Apply a patch to the files under a root directory: every edit or none
+    #[command(after_help = APPLY_EXAMPLES)]
     Apply(ApplyArgs),
     /// Check that a patch applies, writing nothing (the same as `apply --dry-run`)
     Check(ApplyArgs),
@@ -35,6 +66,38 @@ pub enum Command {
     Formats(FormatsArgs),
     /// Print a JSON Schema: of the `--json` report, or of a structured dialect's input
     Schema(SchemaArgs),
+    /// Print the instructions to give a model so that it writes a patch dialect well
+    Prompt(PromptArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), e.g. `polypatch man > polypatch.1`, or write one page
+    /// per verb into a directory
+    Man(ManArgs),
+}
+
+/// Options of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `polypatch.1` and a `polypatch-VERB.1` for every verb into DIR (it must exist)
+    /// instead of printing the top page
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// Options of `prompt`.
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The dialect the model should write (a name from `polypatch formats`)
+    #[arg(long, value_name = "FORMAT")]
+    pub format: String,
+}
+
+/// Options of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete in
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 /// Options of `apply` and `check`.
@@ -146,13 +209,19 @@ pub fn format_names() -> Vec<&'static str> {
 /// compiled-in names at run time. Exits (code 2, or 0 for `--help`/`--version`) when clap
 /// rejects the arguments.
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
+    let matches = command().get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut Cli::command()).exit())
+}
+
+/// The command with its run-time help (the `--format` lists), as `parse`, the completion
+/// scripts and the manual page see it.
+pub fn command() -> clap::Command {
     let help = format!("The patch dialect: {}", format_names().join(", "));
     let mut command = Cli::command();
     for verb in ["apply", "check", "diff"] {
         command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
     }
-    let matches = command.get_matches_from(args);
-    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut Cli::command()).exit())
+    command
 }
 
 #[cfg(test)]

@@ -2,15 +2,18 @@
 //!
 //! `cli` holds the argument types, `run` the logic (it returns the exit code), `output`
 //! the human and JSON rendering, `session` the `--session` state file, `editor` the
-//! editor protocol (`apply --stdin-json`), `schema` the `schema` verb.
+//! editor protocol (`apply --stdin-json`), `schema` the `schema` verb, `term` colors,
+//! `--quiet` and the terminal hint, `generate` the prompts, completions and manual page.
 
 mod cli;
 mod editor;
 mod escape;
+mod generate;
 mod output;
 mod run;
 mod schema;
 mod session;
+mod term;
 
 fn main() -> std::process::ExitCode {
     let cli = cli::parse(std::env::args_os());

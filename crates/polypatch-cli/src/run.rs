@@ -12,7 +12,8 @@ use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
 use crate::output;
 use crate::session::{self, Kept};
-use crate::{editor, escape, schema};
+use crate::term::{self, Stream};
+use crate::{editor, escape, generate, schema};
 
 /// The exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +34,7 @@ impl From<Exit> for ExitCode {
 
 /// Runs the verb `cli` names.
 pub fn run(cli: &Cli) -> Exit {
+    term::init(cli.color, cli.quiet);
     match &cli.command {
         Command::Apply(args) if args.stdin_json => editor::run(args.root.as_deref()),
         Command::Apply(args) => apply(args, if args.dry_run { Mode::Check } else { Mode::Apply }),
@@ -54,6 +56,37 @@ pub fn run(cli: &Cli) -> Exit {
             Exit::Success
         }
         Command::Schema(args) => schema::run(args),
+        Command::Prompt(args) => match generate::prompt(&args.format) {
+            Ok(text) => {
+                stdout(text);
+                Exit::Success
+            }
+            Err(err) => {
+                stderr(&output::usage_text(&err));
+                Exit::Invalid
+            }
+        },
+        Command::Completions(args) => {
+            stdout_bytes(&generate::completions(args.shell));
+            Exit::Success
+        }
+        Command::Man(args) => {
+            let written = match &args.dir {
+                None => generate::man().map(|page| stdout_bytes(&page)),
+                Some(dir) => generate::man_pages(dir),
+            };
+            match written {
+                Ok(()) => Exit::Success,
+                Err(err) => {
+                    let err = anyhow::Error::new(err).context(match &args.dir {
+                        None => "cannot write the manual page".to_string(),
+                        Some(dir) => format!("cannot write the manual pages into `{}`", dir.display()),
+                    });
+                    stderr(&output::usage_text(&err));
+                    Exit::Invalid
+                }
+            }
+        }
     }
 }
 
@@ -122,7 +155,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         if args.json {
             stdout(&output::malformed_json(err, source, &extra));
         } else {
-            stderr(&output::malformed_text_with(err, source, &extra));
+            stderr(&term::report(&output::malformed_text_with(err, source, &extra), Stream::Err));
         }
         if let Some(err) = save_error {
             stderr(&output::usage_text(&err.context("the patch was malformed; nothing was written")));
@@ -172,7 +205,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
              `polypatch recover` rolls it back first"
         ));
     }
-    if !args.json {
+    if !args.json && !term::quiet() {
         stderr(&output::warnings_text(&warnings));
     }
 
@@ -206,8 +239,8 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         Ok(report) => {
             if args.json {
                 stdout(&output::success_json_with(report, &warnings, &extra));
-            } else {
-                stdout(&output::success_text_with(report, &extra));
+            } else if !term::quiet() {
+                stdout(&term::report(&output::success_text_with(report, &extra), Stream::Out));
             }
             Exit::Success
         }
@@ -215,7 +248,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
             if args.json {
                 stdout(&output::failure_json_with(err, &warnings, &extra));
             } else {
-                stderr(&output::failure_text_with(err, &extra));
+                stderr(&term::report(&output::failure_text_with(err, &extra), Stream::Err));
             }
             Exit::NotApplied
         }
@@ -244,7 +277,7 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
             if args.json {
                 stdout(&output::failure_json_with(&err, &plan.warnings, &output::Extra::default()));
             } else {
-                stderr(&output::failure_text(&err));
+                stderr(&term::report(&output::failure_text(&err), Stream::Err));
             }
             return Exit::NotApplied;
         }
@@ -265,10 +298,11 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
         stdout(&output::diff_json(&computed.report, &diff, &plan.warnings));
     } else if io::stdout().is_terminal() {
         // Shown, not piped: the file's bytes may hold escape sequences.
-        stdout(&escape::terminal(&diff));
+        stdout(&term::diff(&escape::terminal(&diff)));
     } else {
-        // Piped or redirected, the diff is data and keeps its bytes.
-        stdout(&diff);
+        // Piped or redirected, the diff is data and keeps its bytes (colored only when
+        // `--color always` asks for it).
+        stdout(&term::diff(&diff));
     }
     Exit::Success
 }
@@ -329,7 +363,7 @@ fn recover(args: &RecoverArgs) -> Exit {
         Ok(recovery) => {
             if args.json {
                 stdout(&output::recovery_json(&recovery));
-            } else {
+            } else if !term::quiet() || !recovery.problems.is_empty() {
                 stdout(&output::recovery_text(&recovery));
             }
             if recovery.problems.is_empty() { Exit::Success } else { Exit::NotApplied }
@@ -358,6 +392,9 @@ fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
 /// patch must be UTF-8 text.
 fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
     let bytes = if cli::is_stdin(patch) {
+        if let Some(hint) = term::stdin_hint(io::stdin().is_terminal()) {
+            stderr(hint);
+        }
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).context("cannot read the patch from standard input")
     } else {
@@ -389,8 +426,13 @@ fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
 /// Writes to standard output. A closed pipe (`polypatch … | head`) is not an error worth
 /// a panic: the exit code still says what happened.
 pub(crate) fn stdout(text: &str) {
+    stdout_bytes(text.as_bytes());
+}
+
+/// Writes bytes to standard output, ignoring a closed pipe like [`stdout`].
+fn stdout_bytes(bytes: &[u8]) {
     let mut out = io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    let _ = out.write_all(bytes).and_then(|()| out.flush());
 }
 
 /// Writes to standard error, ignoring a closed stream like [`stdout`].
