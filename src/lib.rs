@@ -32,6 +32,15 @@ pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
+pub mod extract;
+pub mod reply;
+
+pub use extract::{Block, detect_all, extract};
+pub use reply::{
+    BlockInfo, BlockReport, ComputedReply, PlannedBlock, ReplyError, ReplyReport, apply_blocks, apply_text,
+    apply_text_with, compute_blocks, plan_reply,
+};
+
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
 pub fn dialects() -> Vec<&'static dyn Dialect> {
     vec![
