@@ -1,0 +1,62 @@
+//! Format detection is unambiguous on every fixture patch: for `spec-fixtures/<dialect>/*/patch`
+//! and `spec-fixtures/equivalence/*/patch.<dialect>`, the fixture's dialect scores highest and
+//! strictly above the runner-up.
+
+use std::fs;
+use std::path::Path;
+
+/// Fixtures whose patch holds no recognisable marker of its dialect (a malformed case about
+/// the missing marker itself), each with the reason.
+const UNRECOGNISABLE: &[(&str, &str)] = &[
+    ("unified/malformed_no_diff", "prose only: the case is a reply without any diff"),
+    ("applydiff/malformed_no_blocks", "prose only: the case is a reply without any block"),
+    ("aptix/malformed_no_bundle", "prose only: the case is a reply without any bundle"),
+];
+
+#[test]
+fn every_fixture_is_detected_as_its_dialect_unambiguously() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures");
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    let mut check = |name: String, dialect: &str, path: &Path| {
+        let text = polypatch::decode_lossless(&fs::read(path).expect("a readable patch")).into_owned();
+        let scores = polypatch::detect_all(&text);
+        let (top, top_score) = scores[0];
+        let runner_up = scores[1].1;
+        checked += 1;
+        if UNRECOGNISABLE.iter().any(|(n, _)| *n == name) {
+            return;
+        }
+        if top.name() != dialect || top_score <= runner_up {
+            let all: Vec<_> = scores.iter().map(|(d, s)| format!("{}={s}", d.name())).collect();
+            problems.push(format!("{name}: {}", all.join(" ")));
+        }
+    };
+    for dialect in polypatch::dialect_names() {
+        let Ok(cases) = fs::read_dir(base.join(dialect)) else { continue };
+        for case in cases.flatten() {
+            let patch = case.path().join("patch");
+            if patch.is_file() {
+                check(format!("{dialect}/{}", case.file_name().to_string_lossy()), dialect, &patch);
+            }
+        }
+    }
+    for case in fs::read_dir(base.join("equivalence")).expect("the equivalence cases").flatten() {
+        for dialect in polypatch::dialect_names() {
+            let patch = case.path().join(format!("patch.{dialect}"));
+            if patch.is_file() {
+                check(format!("equivalence/{}/patch.{dialect}", case.file_name().to_string_lossy()), dialect, &patch);
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} fixtures found");
+    for (name, _) in UNRECOGNISABLE {
+        assert!(base.join(name).join("patch").is_file(), "the exception list names `{name}`, which is not a fixture");
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {checked} fixtures are not detected unambiguously:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
