@@ -164,7 +164,8 @@ impl fmt::Display for ReplyReport {
 pub enum ReplyError {
     /// The reply holds no patch block at all.
     #[error(
-        "the reply holds no patch: no fenced or bare block of any known dialect ({})",
+        "the reply holds no patch: no fenced or bare block in it, nor the whole text, looks like any known patch \
+         format ({})",
         crate::dialect_names().join(", ")
     )]
     NoPatch,

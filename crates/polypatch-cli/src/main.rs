@@ -6,6 +6,7 @@
 mod cli;
 mod escape;
 mod output;
+mod reply;
 mod run;
 mod session;
 

@@ -33,7 +33,8 @@ impl Outcome {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// The name in the JSON `status` field.
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Outcome::Applied => "applied",
             Outcome::AlreadyApplied => "already_applied",
@@ -366,7 +367,7 @@ pub fn usage_json(err: &anyhow::Error) -> String {
 }
 
 /// One JSON document on one line. Field order follows the structs (`status` first).
-fn document(value: &impl Serialize) -> String {
+pub(crate) fn document(value: &impl Serialize) -> String {
     // Serializing these types cannot fail (no maps with non-string keys); should it ever,
     // the output is still one valid document.
     let text = serde_json::to_string(value).unwrap_or_else(|err| {

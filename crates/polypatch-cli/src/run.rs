@@ -12,6 +12,7 @@ use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
 use crate::escape;
 use crate::output::{self, Outcome};
+use crate::reply;
 use crate::session::{self, Kept};
 
 /// The exit codes.
@@ -38,6 +39,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Check(args) => apply(args, Mode::Check),
         Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
+        Command::Extract(args) => reply::extract(args),
         Command::Recover(args) => recover(args),
         Command::Formats => {
             stdout(&polypatch::dialect_names().iter().flat_map(|name| [*name, "\n"]).collect::<String>());
@@ -47,7 +49,7 @@ pub fn run(cli: &Cli) -> Exit {
 }
 
 /// Why the patch text could not be had.
-enum Input {
+pub(crate) enum Input {
     /// Unreadable file, stdin failure: a usage error.
     Unreadable(anyhow::Error),
     /// Not UTF-8 and not a unified diff: a malformed patch, reported against the lossily
@@ -57,7 +59,7 @@ enum Input {
 
 /// What `apply` does once every edit is located.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     /// Write the changes.
     Apply,
     /// Write nothing, report.
@@ -131,6 +133,11 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_binary_size {
         parse_options = parse_options.max_binary_size(bytes);
     }
+    // Several patch files, or a model's reply (several blocks, prose around a block): every
+    // block is applied as one transaction.
+    if let Some(exit) = reply::route(args, mode, format, &text, &parse_options) {
+        return exit;
+    }
     let plan = match polypatch::parse_with(&text, format, &parse_options) {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text, kept.as_mut()),
@@ -141,23 +148,8 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         Err(err) => return usage(err),
     };
     let mut warnings = plan.warnings.clone();
-    // An interrupted commit is rolled back before anything else is read or written.
-    if mode == Mode::Apply {
-        match files.recover() {
-            Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
-            Ok(_) => {}
-            Err(err) => {
-                stderr(&format!("error: cannot recover the interrupted commit in `{}`: {err}\n", root.display()));
-                return Exit::NotApplied;
-            }
-        }
-    } else if let Ok(pending) = files.interrupted()
-        && let Some(first) = pending.first()
-    {
-        warnings.push(format!(
-            "an interrupted commit is pending (`{first}`): the files may be half patched; `polypatch apply` or \
-             `polypatch recover` rolls it back first"
-        ));
+    if let Err(exit) = prepare_root(&files, &root, mode, &mut warnings) {
+        return exit;
     }
     if !args.json {
         stderr(&output::warnings_text(&warnings));
@@ -223,6 +215,34 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
 }
 
+/// Rolls back an interrupted commit before anything else is read or written (`apply`), or
+/// warns that one is pending (`check`, `diff`).
+pub(crate) fn prepare_root(
+    files: &DiskFileSet,
+    root: &Path,
+    mode: Mode,
+    warnings: &mut Vec<String>,
+) -> Result<(), Exit> {
+    if mode == Mode::Apply {
+        match files.recover() {
+            Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
+            Ok(_) => {}
+            Err(err) => {
+                stderr(&format!("error: cannot recover the interrupted commit in `{}`: {err}\n", root.display()));
+                return Err(Exit::NotApplied);
+            }
+        }
+    } else if let Ok(pending) = files.interrupted()
+        && let Some(first) = pending.first()
+    {
+        warnings.push(format!(
+            "an interrupted commit is pending (`{first}`): the files may be half patched; `polypatch apply` or \
+             `polypatch recover` rolls it back first"
+        ));
+    }
+    Ok(())
+}
+
 /// The session and guidance to show, when `--session` is given.
 fn kept_view<'a>(kept: Option<&'a Kept>, guidance: &'a str) -> Option<(&'a polypatch::applydiff::Session, &'a str)> {
     kept.map(|kept| (&kept.session, guidance))
@@ -267,6 +287,9 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
 }
 
 fn detect(args: &DetectArgs) -> Exit {
+    if args.json {
+        return reply::detect_json(args);
+    }
     let text = match read_patch(&args.patch, None) {
         Ok(text) => text,
         Err(Input::Unreadable(err)) => {
@@ -300,7 +323,7 @@ fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
 
 /// The root when `--root` is not given: an `ap` patch's paths are relative to the patch
 /// file's folder (its spec, §2.3); every other patch's to the current directory.
-fn default_root(dialect: &str, patch: &Path) -> PathBuf {
+pub(crate) fn default_root(dialect: &str, patch: &Path) -> PathBuf {
     match patch.parent() {
         Some(dir) if dialect == "ap" && !cli::is_stdin(patch) => {
             if dir.as_os_str().is_empty() {
@@ -338,7 +361,7 @@ fn recover(args: &RecoverArgs) -> Exit {
     }
 }
 
-fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
+pub(crate) fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
     let meta = fs::metadata(root).with_context(|| format!("cannot use root directory `{}`", root.display()))?;
     if !meta.is_dir() {
         bail!("root `{}` is not a directory", root.display());
@@ -349,7 +372,7 @@ fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
 /// The patch's text. A unified diff may hold bytes that are not UTF-8 (a Latin-1 file's
 /// lines): it is read without loss and applied byte for byte, as git applies it. Any other
 /// patch must be UTF-8 text.
-fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
+pub(crate) fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
     let bytes = if cli::is_stdin(patch) {
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).context("cannot read the patch from standard input")
@@ -378,13 +401,13 @@ fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
 
 /// Writes to standard output. A closed pipe (`polypatch … | head`) is not an error worth
 /// a panic: the exit code still says what happened.
-fn stdout(text: &str) {
+pub(crate) fn stdout(text: &str) {
     let mut out = io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// Writes to standard error, ignoring a closed stream like [`stdout`].
-fn stderr(text: &str) {
+pub(crate) fn stderr(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 

@@ -311,7 +311,8 @@ fn text_that_is_no_patch_is_exit_2() {
     let sb = calc_sandbox();
     let run = sb.run("apply", &[], "please change add() to add\n");
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("does not look like any known patch format"), "{}", run.stderr);
+    assert!(run.stderr.contains("the reply holds no patch"), "{}", run.stderr);
+    assert!(run.stderr.contains("looks like any known patch format"), "{}", run.stderr);
 }
 
 #[test]
