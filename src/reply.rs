@@ -5,7 +5,9 @@
 //! locates them in reply order on one view of the files: a block sees what the blocks
 //! before it changed (two blocks editing the same file one after the other are common).
 //! Nothing is written unless every edit of every block is located; then all the changes
-//! are committed at once.
+//! are committed at once. A block whose every line ends in CRLF (a reply pasted from a
+//! Windows clipboard) is read as if its lines ended in LF: the files keep their own line
+//! ends.
 //!
 //! # Which block did what
 //!
@@ -233,10 +235,22 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
             source: None,
         };
         let Some(d) = dialect(block.dialect) else { unreachable!("extract names compiled-in dialects") };
-        match d.parse_with(block.text, options) {
+        // A block whose every line ends in CRLF came through a Windows clipboard or chat
+        // client: its line ends are the transport's, not the patch's (a diff would otherwise
+        // add `\r` to an LF file's lines). It is read with LF; the files keep their own.
+        let crlf = block.text.contains('\n') && block.text.matches('\n').count() == block.text.matches("\r\n").count();
+        let text = if crlf { block.text.replace("\r\n", "\n") } else { block.text.to_string() };
+        match d.parse_with(&text, options) {
             Ok(plan) => out.push(PlannedBlock { info, plan }),
             Err(mut error) => {
-                error.span = error.span.map(|s| Span::new(s.start + block.span.start, s.end + block.span.start));
+                // Back to the reply's bytes: each line break before the offset was one byte longer.
+                let at = |offset: usize| {
+                    let offset = offset.min(text.len());
+                    let breaks =
+                        if crlf { text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() } else { 0 };
+                    block.span.start + offset + breaks
+                };
+                error.span = error.span.map(|s| Span::new(at(s.start), at(s.end)));
                 return Err(ReplyError::Malformed { block: info, error });
             }
         }
@@ -417,6 +431,22 @@ mod tests {
         let (line, _) = error.line_col(reply).unwrap();
         assert_eq!(line, 12, "{}", error.render(reply));
         assert_eq!(files, self::files());
+    }
+
+    #[test]
+    fn a_crlf_block_is_read_with_lf_and_errors_point_into_the_reply() {
+        let reply = "Fix:\r\n```diff\r\n--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1 +1 @@\r\n-one\r\n+uno\r\n```\r\n";
+        let mut files = files();
+        apply_text(reply, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(files.get_str("a.txt"), Some("uno\ntwo\n"));
+        let reply =
+            "Fix:\r\n\r\n*** Begin Patch\r\n*** Update File: b.txt\r\n@@\r\n-three\r\n*** Bogus\r\n*** End Patch\r\n";
+        let ReplyError::Malformed { error, .. } = apply_text(reply, &mut files, &ApplyOptions::default()).unwrap_err()
+        else {
+            panic!("expected a malformed block")
+        };
+        let span = error.span.unwrap();
+        assert!(reply[span.start..].starts_with("*** Bogus"), "{}", error.render(reply));
     }
 
     #[test]

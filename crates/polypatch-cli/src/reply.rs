@@ -44,12 +44,25 @@ fn is_reply(text: &str, parse: &ParseOptions) -> bool {
             if blocks.len() == 1 {
                 return false;
             }
+            // Several blocks of the one dialect: the whole parse must take every edit of every
+            // block (an Aptix parse takes the first bundle only; ApplyDiff merges a file's blocks).
             let each: usize =
-                blocks.iter().filter_map(|b| detected.parse_with(b.text, parse).ok()).map(|p| p.files.len()).sum();
-            plan.files.len() != each
+                blocks.iter().filter_map(|b| detected.parse_with(b.text, parse).ok()).map(|p| edits(&p)).sum();
+            edits(&plan) != each
         }
         Err(_) => !(blocks.len() == 1 && blocks[0].text.trim() == text.trim()),
     }
+}
+
+/// How many edits a plan makes: each edit of a modified file, and each other file operation.
+fn edits(plan: &polypatch::EditPlan) -> usize {
+    plan.files
+        .iter()
+        .map(|f| match &f.op {
+            polypatch::FileOp::Modify(m) => m.edits.len().max(1),
+            _ => 1,
+        })
+        .sum()
 }
 
 /// `apply`/`check`/`diff` through the reply path, when it applies (see [`is_reply`]); `None`
