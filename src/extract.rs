@@ -12,7 +12,7 @@
 //!   A fence tagged `markdown` or `md` is searched for blocks inside it. An unclosed fence
 //!   runs to the end of the reply;
 //! - outside fences: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run of
-//!   `>>> file:` blocks each closed by `<` (ApplyDiff); a raw git or unified diff (from a
+//!   `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff (from a
 //!   `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line that
 //!   belongs to it); a JSON object starting at the beginning of a line that sniffs as an
 //!   Aptix bundle;
@@ -77,7 +77,7 @@ pub fn extract(reply: &str) -> Vec<Block<'_>> {
 /// ```
 pub fn detect_all(text: &str) -> Vec<(&'static dyn Dialect, u8)> {
     let mut scores: Vec<_> = dialects().into_iter().map(|d| (d, d.sniff(text))).collect();
-    scores.sort_by(|a, b| b.1.cmp(&a.1));
+    scores.sort_by_key(|s| std::cmp::Reverse(s.1));
     scores
 }
 
@@ -514,7 +514,7 @@ mod tests {
         let reply = format!("Edits:\n{two}\nDone.\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text.as_ref()), ("applydiff", two.as_str()));
+        assert_eq!((blocks[0].dialect, blocks[0].text), ("applydiff", two.as_str()));
     }
 
     #[test]

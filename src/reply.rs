@@ -246,8 +246,11 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
                 // Back to the reply's bytes: each line break before the offset was one byte longer.
                 let at = |offset: usize| {
                     let offset = offset.min(text.len());
-                    let breaks =
-                        if crlf { text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() } else { 0 };
+                    let breaks = if crlf {
+                        text.as_bytes()[..offset].iter().fold(0, |n, &b| n + usize::from(b == b'\n'))
+                    } else {
+                        0
+                    };
                     block.span.start + offset + breaks
                 };
                 error.span = error.span.map(|s| Span::new(at(s.start), at(s.end)));

@@ -93,7 +93,7 @@ fn plan_sources(
 ) -> Result<Vec<PlannedBlock>, Exit> {
     let several = !args.more.is_empty();
     let mut paths = vec![args.patch.as_path()];
-    paths.extend(args.more.iter().map(|p| p.as_path()));
+    paths.extend(args.more.iter().map(std::path::PathBuf::as_path));
     if paths.iter().filter(|p| cli::is_stdin(p)).count() > 1 {
         return Err(usage(args.json, &anyhow!("standard input (`-`) can be given as one PATCH only")));
     }
@@ -435,10 +435,6 @@ pub fn extract(args: &ExtractArgs) -> Exit {
 /// `detect --json`: every dialect's score, highest first, and the best dialect (`null` when
 /// none scores above 0; exit 1 then, as `detect` without `--json`).
 pub fn detect_json(args: &DetectArgs) -> Exit {
-    let text = match read_text(&args.patch) {
-        Ok(text) => text,
-        Err(exit) => return exit,
-    };
     #[derive(Serialize)]
     struct Document {
         version: u32,
@@ -450,6 +446,10 @@ pub fn detect_json(args: &DetectArgs) -> Exit {
         dialect: &'static str,
         confidence: u8,
     }
+    let text = match read_text(&args.patch) {
+        Ok(text) => text,
+        Err(exit) => return exit,
+    };
     let scores: Vec<Score> = polypatch::detect_all(&text)
         .into_iter()
         .map(|(d, confidence)| Score { dialect: d.name(), confidence })
