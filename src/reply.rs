@@ -316,7 +316,31 @@ pub fn compute_blocks<S: FileSource + ?Sized>(
 
 /// Applies `blocks` as one transaction: every block is located (see [`compute_blocks`]),
 /// then all changes are committed at once, or nothing is written. A dry run stops after
-/// locating.
+/// locating. The blocks may come from several texts (several patch files, say): number
+/// them and name their source with [`BlockInfo`].
+///
+/// ```
+/// use polypatch::{apply_blocks, compute_blocks, parse, plan_reply, ApplyOptions, BlockInfo,
+///     MemoryFileSet, ParseOptions, PlannedBlock};
+///
+/// let mut files = MemoryFileSet::new().with("a.txt", "one\n");
+/// // A whole patch file, and a reply with a block in it.
+/// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n";
+/// let mut blocks = vec![PlannedBlock::new(BlockInfo::new(1, "ai-patch").with_source("fix.patch"), parse(patch, None).unwrap())];
+/// let reply = "Then:\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n```\n";
+/// for mut block in plan_reply(reply, &ParseOptions::default()).unwrap() {
+///     block.info.index += 1;
+///     block.info.source = Some("reply.md".into());
+///     blocks.push(block);
+/// }
+/// // Locate only: one change for `a.txt`, the files untouched.
+/// let computed = compute_blocks(&blocks, &files, &ApplyOptions::default()).unwrap();
+/// assert_eq!(computed.changes.len(), 1);
+/// assert_eq!(files.get_str("a.txt"), Some("one\n"));
+/// let report = apply_blocks(&blocks, &mut files, &ApplyOptions::default()).unwrap();
+/// assert_eq!(files.get_str("a.txt"), Some("three\n"));
+/// assert_eq!(report.blocks[1].block.to_string(), "block 2 (unified, reply.md, lines 3-7)");
+/// ```
 pub fn apply_blocks<S: FileStore + ?Sized>(
     blocks: &[PlannedBlock],
     files: &mut S,

@@ -1,6 +1,7 @@
 //! Format detection is unambiguous on every fixture patch: for `spec-fixtures/<dialect>/*/patch`
 //! and `spec-fixtures/equivalence/*/patch.<dialect>`, the fixture's dialect scores highest and
-//! strictly above the runner-up.
+//! strictly above the runner-up. And `extract`, built on the same sniffers, is total on
+//! replies cut off anywhere.
 
 use std::fs;
 use std::path::Path;
@@ -59,4 +60,28 @@ fn every_fixture_is_detected_as_its_dialect_unambiguously() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// `extract` on every prefix of every chat reply (a reply cut off mid-stream, as a model's
+/// reply can be): no panic, blocks in order without overlap, each block's text its span.
+#[test]
+fn extract_is_total_on_cut_off_replies() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures/chat");
+    let mut replies = 0;
+    for case in fs::read_dir(&base).expect("the chat cases").flatten() {
+        let reply = fs::read_to_string(case.path().join("patch")).expect("a UTF-8 reply");
+        replies += 1;
+        for cut in (0..=reply.len()).filter(|&i| reply.is_char_boundary(i)) {
+            let text = &reply[..cut];
+            let blocks = polypatch::extract(text);
+            let mut end = 0;
+            for block in &blocks {
+                assert!(block.span.start >= end && block.span.end >= block.span.start, "{cut}: {blocks:?}");
+                assert_eq!(block.text, &text[block.span.start..block.span.end]);
+                assert!(block.confidence > 0 && block.lines.start <= block.lines.end + 1);
+                end = block.span.end;
+            }
+        }
+    }
+    assert!(replies >= 8, "only {replies} chat replies found");
 }
