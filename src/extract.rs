@@ -10,7 +10,8 @@
 //!   tie, the order of [`crate::dialects`]). A fence no dialect recognises (a shell
 //!   snippet, example code, a JSON object that is not a bundle) is skipped, not an error.
 //!   A fence tagged `markdown` or `md` is searched for blocks inside it. An unclosed fence
-//!   runs to the end of the reply;
+//!   runs to the end of the reply. A fence indented in a list item, whose lines all carry
+//!   its indentation, is read without it ([`Block::content`]);
 //! - outside fences: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run of
 //!   `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff (from a
 //!   `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line that
@@ -50,6 +51,35 @@ pub struct Block<'a> {
     pub text: &'a str,
     /// The dialect's sniff score of the text, 1..=100.
     pub confidence: u8,
+    /// The indentation of a fence inside a list item (`1. Fix it:` then an indented
+    /// ```` ``` ````): every line of `text` starts with this many spaces (or is blank), and
+    /// [`Block::content`] removes them. 0 otherwise.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub indent: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Block<'_> {
+    /// The block as its dialect reads it: `text` without the fence's indentation.
+    pub fn content(&self) -> std::borrow::Cow<'_, str> {
+        dedent(self.text, self.indent)
+    }
+}
+
+/// `text` with up to `indent` leading spaces removed from each line.
+fn dedent(text: &str, indent: usize) -> std::borrow::Cow<'_, str> {
+    if indent == 0 {
+        return text.into();
+    }
+    text.split_inclusive('\n').map(|line| &line[leading_spaces(line).min(indent)..]).collect::<String>().into()
+}
+
+fn leading_spaces(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
 }
 
 /// Every patch block in `reply`, in order; empty when the reply holds no patch. See the
@@ -121,6 +151,7 @@ fn block<'a>(reply: &'a str, span: Span, fence: Option<&'a str>, dialect: &'stat
         fence,
         text: &reply[span.start..span.end],
         confidence: score,
+        indent: 0,
     }
 }
 
@@ -145,8 +176,13 @@ fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Ve
             } else {
                 let span = span_of(i + 1, inner_end);
                 let content = &reply[span.start..span.end];
-                if let Some((dialect, score)) = best(content) {
-                    out.push(block(reply, span, Some(info), dialect, score));
+                // A fence in a list item: its lines carry the item's indentation.
+                let indent = leading_spaces(line);
+                let indented = indent > 0
+                    && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
+                let indent = if indented { indent } else { 0 };
+                if let Some((dialect, score)) = best(&dedent(content, indent)) {
+                    out.push(Block { indent, ..block(reply, span, Some(info), dialect, score) });
                 }
             }
             i = close.map_or(to, |j| j + 1);
@@ -437,6 +473,20 @@ mod tests {
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
         assert_eq!((blocks[0].dialect, blocks[0].text, blocks[0].fence), ("unified", DIFF, Some("diff")));
+    }
+
+    #[test]
+    fn a_fence_in_a_list_item_is_read_without_its_indentation() {
+        let indented: String = DIFF.lines().flat_map(|l| ["   ", l, "\n"]).collect();
+        let reply = format!("1. Fix b:\n\n   ```diff\n{indented}   ```\n2. Done.\n");
+        let blocks = extract(&reply);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!((blocks[0].dialect, blocks[0].indent, blocks[0].text), ("unified", 3, indented.as_str()));
+        assert_eq!(blocks[0].content(), DIFF);
+        // Content that does not carry the fence's indentation is taken as it is.
+        let reply = format!("  ```diff\n{DIFF}  ```\n");
+        let blocks = extract(&reply);
+        assert_eq!((blocks[0].indent, blocks[0].content().as_ref()), (0, DIFF));
     }
 
     #[test]

@@ -235,30 +235,44 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
             source: None,
         };
         let Some(d) = dialect(block.dialect) else { unreachable!("extract names compiled-in dialects") };
-        // A block whose every line ends in CRLF came through a Windows clipboard or chat
-        // client: its line ends are the transport's, not the patch's (a diff would otherwise
-        // add `\r` to an LF file's lines). It is read with LF; the files keep their own.
-        let crlf = block.text.contains('\n') && block.text.matches('\n').count() == block.text.matches("\r\n").count();
-        let text = if crlf { block.text.replace("\r\n", "\n") } else { block.text.to_string() };
+        let (text, origin) = readable(block);
         match d.parse_with(&text, options) {
             Ok(plan) => out.push(PlannedBlock { info, plan }),
             Err(mut error) => {
-                // Back to the reply's bytes: each line break before the offset was one byte longer.
-                let at = |offset: usize| {
-                    let offset = offset.min(text.len());
-                    let breaks = if crlf {
-                        text.as_bytes()[..offset].iter().fold(0, |n, &b| n + usize::from(b == b'\n'))
-                    } else {
-                        0
-                    };
-                    block.span.start + offset + breaks
-                };
+                let at = |offset: usize| origin[offset.min(text.len())];
                 error.span = error.span.map(|s| Span::new(at(s.start), at(s.end)));
                 return Err(ReplyError::Malformed { block: info, error });
             }
         }
     }
     Ok(out)
+}
+
+/// The block's text as its dialect reads it, and for each of its bytes (and its end) the
+/// byte of the reply it stands for. The fence's indentation is removed
+/// ([`crate::Block::content`]); and a block whose every line ends in CRLF came through a
+/// Windows clipboard or chat client: its line ends are the transport's, not the patch's (a
+/// diff would otherwise add `\r` to an LF file's lines), so it is read with LF and the
+/// files keep their own.
+fn readable(block: &crate::Block<'_>) -> (String, Vec<usize>) {
+    let crlf = block.text.contains('\n') && block.text.matches('\n').count() == block.text.matches("\r\n").count();
+    let mut text = String::with_capacity(block.text.len());
+    let mut origin = Vec::with_capacity(block.text.len() + 1);
+    let mut at = block.span.start;
+    for line in block.text.split_inclusive('\n') {
+        let skip = (line.len() - line.trim_start_matches(' ').len()).min(block.indent);
+        let kept = &line[skip..];
+        let kept = match kept.strip_suffix("\r\n") {
+            Some(body) if crlf => format!("{body}\n"),
+            _ => kept.to_string(),
+        };
+        // A CRLF's `\n` stands for the `\r`, the first byte of the line break.
+        origin.extend((0..kept.len()).map(|i| at + skip + i));
+        text.push_str(&kept);
+        at += line.len();
+    }
+    origin.push(block.span.end);
+    (text, origin)
 }
 
 /// The report of blocks located together, and the changes that would write them.
@@ -474,6 +488,25 @@ mod tests {
         };
         let span = error.span.unwrap();
         assert!(reply[span.start..].starts_with("*** Bogus"), "{}", error.render(reply));
+    }
+
+    #[test]
+    fn an_indented_fence_is_read_without_its_indentation() {
+        let reply = "1. Rename:\n\n   ```diff\n   --- a/a.txt\n   +++ b/a.txt\n   @@ -1,2 +1,2 @@\n   -one\n   +uno\n    two\n   ```\n\n\
+                     2. Then:\n\n   ```\n   *** Begin Patch\n   *** Frobnicate File: b.txt\n   *** End Patch\n   ```\n";
+        let mut files = files();
+        let ReplyError::Malformed { block, error } =
+            apply_text(reply, &mut files, &ApplyOptions::default()).unwrap_err()
+        else {
+            panic!("expected a malformed block")
+        };
+        assert_eq!(block.index, 2);
+        let span = error.span.unwrap();
+        assert!(reply[span.start..].starts_with("*** Frobnicate"), "{}", error.render(reply));
+        let fixed =
+            reply.replace("*** Frobnicate File: b.txt\n", "*** Update File: b.txt\n   @@\n   -three\n   +tres\n");
+        apply_text(&fixed, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!((files.get_str("a.txt"), files.get_str("b.txt")), (Some("uno\ntwo\n"), Some("tres\n")));
     }
 
     #[test]

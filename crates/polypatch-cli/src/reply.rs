@@ -47,7 +47,7 @@ fn is_reply(text: &str, parse: &ParseOptions) -> bool {
             // Several blocks of the one dialect: the whole parse must take every edit of every
             // block (an Aptix parse takes the first bundle only; ApplyDiff merges a file's blocks).
             let each: usize =
-                blocks.iter().filter_map(|b| detected.parse_with(b.text, parse).ok()).map(|p| edits(&p)).sum();
+                blocks.iter().filter_map(|b| detected.parse_with(&b.content(), parse).ok()).map(|p| edits(&p)).sum();
             edits(&plan) != each
         }
         Err(_) => !(blocks.len() == 1 && blocks[0].text.trim() == text.trim()),
