@@ -73,6 +73,8 @@ fn extract_is_total_on_cut_off_replies() {
         replies += 1;
         for cut in (0..=reply.len()).filter(|&i| reply.is_char_boundary(i)) {
             let text = &reply[..cut];
+            // The fuzz target's invariants: detect, detect_all, extract and plan_reply agree.
+            polypatch::fuzzing::detect_format(text.as_bytes());
             let blocks = polypatch::extract(text);
             let mut end = 0;
             for block in &blocks {
