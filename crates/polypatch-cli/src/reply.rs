@@ -36,6 +36,13 @@ fn is_reply(text: &str, parse: &ParseOptions) -> bool {
     if blocks.is_empty() {
         return false;
     }
+    // The usual bare patch: one block that is the whole text (no second parse needed).
+    if let [only] = blocks.as_slice()
+        && only.indent == 0
+        && only.text.trim() == text.trim()
+    {
+        return false;
+    }
     match detected.parse_with(text, parse) {
         Ok(plan) => {
             if blocks.iter().any(|b| b.dialect != detected.name()) {
@@ -50,7 +57,7 @@ fn is_reply(text: &str, parse: &ParseOptions) -> bool {
                 blocks.iter().filter_map(|b| detected.parse_with(&b.content(), parse).ok()).map(|p| edits(&p)).sum();
             edits(&plan) != each
         }
-        Err(_) => !(blocks.len() == 1 && blocks[0].text.trim() == text.trim()),
+        Err(_) => true,
     }
 }
 
@@ -106,7 +113,8 @@ fn plan_sources(
                 Ok(text) => text,
                 Err(Input::Unreadable(err)) => return Err(usage(args.json, &err)),
                 Err(Input::NotText(err, lossy)) => {
-                    return Err(malformed(args.json, &BlockInfo::new(blocks.len() + 1, err.dialect), &err, &lossy));
+                    let block = BlockInfo::new(blocks.len() + 1, err.dialect).with_source(path.display().to_string());
+                    return Err(malformed(args.json, &block, &err, &lossy));
                 }
             }
         };
@@ -344,7 +352,8 @@ fn malformed(json: bool, block: &BlockInfo, err: &PatchError, source: &str) -> E
         let error = Malformed { dialect: err.dialect, kind: err.kind, message: &err.message, line, column, block };
         stdout(&output::document(&Document { status: "malformed", error }));
     } else {
-        stderr(&format!("error: {}:\n{}", escape::one_line(&block.to_string()), output::malformed_text(err, source)));
+        let head = escape::one_line(&block.to_string()).into_owned();
+        stderr(&format!("error: {head}: {}\n", escape::terminal(&err.render(source))));
     }
     Exit::Invalid
 }
