@@ -11,7 +11,9 @@
 //!   snippet, example code, a JSON object that is not a bundle) is skipped, not an error.
 //!   A fence tagged `markdown` or `md` is searched for blocks inside it. An unclosed fence
 //!   runs to the end of the reply. A fence indented in a list item, whose lines all carry
-//!   its indentation, is read without it ([`Block::content`]);
+//!   its indentation, is read without it ([`Block::content`]). A fence line more than 3
+//!   spaces deeper than the opening one (in a YAML block scalar), or a diff's context line
+//!   ` ``` ` followed only by diff lines up to the real close, is content, not the close;
 //! - outside fences: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run of
 //!   `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff (from a
 //!   `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line that
@@ -168,7 +170,7 @@ fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Ve
     while i < to {
         let line = text(i);
         if let Some((fence_char, width, info)) = fence_open(line) {
-            let close = (i + 1..to).find(|&j| fence_closes(text(j), fence_char, width));
+            let close = fence_close(&text, i + 1, to, fence_char, width, leading_spaces(line));
             let inner_end = close.unwrap_or(to);
             let tag = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
             if matches!(tag.as_str(), "markdown" | "md") {
@@ -228,7 +230,13 @@ fn fence_open(line: &str) -> Option<(char, usize, &str)> {
     (width >= 3 && !(c == '`' && info.contains('`'))).then_some((c, width, info))
 }
 
-fn fence_closes(line: &str, c: char, width: usize) -> bool {
+/// Whether `line` closes a fence of `width` characters `c` opened at indentation `indent`:
+/// at least as wide, nothing after it, and indented at most 3 spaces more than the opening
+/// (a fence line deeper than that is content: a YAML block scalar quoting markdown, say).
+fn fence_closes(line: &str, c: char, width: usize, indent: usize) -> bool {
+    if leading_spaces(line) > indent + 3 {
+        return false;
+    }
     let trimmed = line.trim();
     let run = trimmed.len() - trimmed.trim_start_matches(c).len();
     run >= width && run == trimmed.len()
@@ -286,6 +294,42 @@ fn diff_header(line: &str) -> bool {
         "\\ ",
     ];
     HEADERS.iter().any(|h| line.starts_with(h))
+}
+
+/// The line that closes the fence opened at `indent` before line `from`, if any before `to`.
+/// A diff's context line ` ``` ` (a markdown file's fence, one space deeper than ours) is
+/// content, not the close, when only lines that can stand in a hunk lie between it and a
+/// fence at our depth. One pass: such a line waits until prose (it closed) or a fence at
+/// our depth (it was content).
+fn fence_close<'a>(
+    text: &impl Fn(usize) -> &'a str,
+    from: usize,
+    to: usize,
+    c: char,
+    width: usize,
+    indent: usize,
+) -> Option<usize> {
+    let mut pending = None;
+    for j in from..to {
+        let line = text(j);
+        if fence_closes(line, c, width, indent) {
+            if leading_spaces(line) != indent + 1 {
+                return Some(j);
+            }
+            pending = pending.or(Some(j));
+        } else if pending.is_some() && !hunk_line(line.get(indent..).unwrap_or("")) {
+            return pending;
+        }
+    }
+    pending
+}
+
+/// A line that can stand in a hunk (or between hunks) of a diff or an AI-PATCH.
+fn hunk_line(line: &str) -> bool {
+    line.trim().is_empty()
+        || line.starts_with([' ', '+', '-', '\\'])
+        || line.starts_with("@@")
+        || line.starts_with("***")
 }
 
 /// A line of a git binary patch's base85 data: a length letter, then base85 characters.
@@ -487,6 +531,31 @@ mod tests {
         let reply = format!("  ```diff\n{DIFF}  ```\n");
         let blocks = extract(&reply);
         assert_eq!((blocks[0].indent, blocks[0].content().as_ref()), (0, DIFF));
+    }
+
+    #[test]
+    fn a_deeper_fence_line_is_content() {
+        let plan = "version: \"2.0\"\nchanges:\n  - file_path: README.md\n    modifications:\n      - action: REPLACE\n        snippet: |\n          ```\n          make\n          ```\n        content: |\n          ```\n          make all\n          ```\n";
+        let reply = format!("```yaml\n{plan}```\n");
+        let blocks = extract(&reply);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!((blocks[0].dialect, blocks[0].text), ("ap", plan));
+    }
+
+    #[test]
+    fn a_diff_of_a_markdown_file_keeps_its_context_fences() {
+        let diff = "--- a/README.md\n+++ b/README.md\n@@ -1,4 +1,4 @@\n ```\n-make\n+make all\n ```\n";
+        let reply = format!("Docs:\n```diff\n{diff}```\nDone.\n");
+        let blocks = extract(&reply);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].text, diff);
+        // In a list item, one space deeper than the item's fence.
+        let indented: String = diff.lines().flat_map(|l| ["   ", l, "\n"]).collect();
+        let reply = format!("1. Docs:\n   ```diff\n{indented}   ```\n2. Done.\n");
+        assert_eq!(extract(&reply)[0].content(), diff);
+        // A fence one space deep that prose follows does close.
+        let reply = format!("```diff\n{DIFF} ```\nThen some prose.\n```\n");
+        assert_eq!(extract(&reply)[0].text, DIFF);
     }
 
     #[test]
