@@ -149,7 +149,7 @@ fn block<'a>(reply: &'a str, span: Span, fence: Option<&'a str>, dialect: &'stat
     Block {
         dialect,
         span,
-        lines: LineRange { start, end },
+        lines: LineRange::from_zero_based(start - 1, end),
         fence,
         text: &reply[span.start..span.end],
         confidence: score,
@@ -592,7 +592,7 @@ mod tests {
         let blocks = extract(&reply);
         assert_eq!(blocks.iter().map(|b| b.dialect).collect::<Vec<_>>(), ["ai-patch", "unified", "applydiff", "aptix"]);
         assert_eq!(blocks.iter().map(|b| b.text).collect::<Vec<_>>(), [AI, DIFF, APPLYDIFF, BUNDLE]);
-        assert_eq!(blocks[0].lines, LineRange { start: 3, end: 8 });
+        assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (3, 8));
         for pair in blocks.windows(2) {
             assert!(pair[0].span.end <= pair[1].span.start);
         }
@@ -642,7 +642,7 @@ mod tests {
         let blocks = extract(reply);
         assert_eq!(blocks.len(), 1);
         assert_eq!(blocks[0].text, "--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\r\n-a\r\n+b\r\n");
-        assert_eq!(blocks[0].lines, LineRange { start: 3, end: 7 });
+        assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (3, 7));
         let bare = AI.replace('\n', "\r\n");
         let reply = format!("Here:\r\n{bare}Bye\r\n");
         assert_eq!(extract(&reply)[0].text, bare);

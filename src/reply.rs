@@ -297,7 +297,9 @@ pub fn compute_blocks<S: FileSource + ?Sized>(
     let mut failed = false;
     for block in blocks {
         let (status, block_report) = if failed {
-            let empty = ApplyReport { dialect: block.plan.dialect.clone(), ..ApplyReport::default() };
+            // Field by field: the report type may grow (`#[non_exhaustive]`).
+            let mut empty = ApplyReport::default();
+            empty.dialect.clone_from(&block.plan.dialect);
             (Status::NotAttempted, empty)
         } else {
             match compute(&block.plan, &overlay, options) {
@@ -438,7 +440,7 @@ mod tests {
         let dialects: Vec<_> = report.blocks.iter().map(|b| (b.block.index, b.block.dialect.as_str())).collect();
         assert_eq!(dialects, [(1, "unified"), (2, "ai-patch"), (3, "aptix")]);
         assert_eq!(report.blocks[1].report.files[0].path, "a.txt");
-        assert_eq!(report.blocks[0].block.lines, Some(LineRange { start: 3, end: 8 }));
+        assert_eq!(report.blocks[0].block.lines.map(|l| (l.start, l.end)), Some((3, 8)));
         let attributed: Vec<_> = report.files().map(|(b, f)| (b.block.index, f.path.as_str())).collect();
         assert_eq!(attributed, [(1, "a.txt"), (2, "a.txt"), (3, "c.txt")]);
     }
