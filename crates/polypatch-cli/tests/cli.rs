@@ -1207,6 +1207,17 @@ fn a_whole_reply_is_applied_as_one_transaction() {
     assert_eq!(doc["blocks"][1]["report"]["files"][0]["path"], "notes.txt");
     assert_eq!(sb.read("calc.py"), CALC);
 
+    // `diff`: one git diff of what every block changes together, nothing written.
+    let run = sb.run("diff", &[], REPLY);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("--- a/calc.py\n+++ b/calc.py\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+add() was subtracting\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("calc.py"), CALC);
+
     // A second block that does not locate: exit 1, nothing written, the block named.
     let sb = calc_sandbox();
     let before = sb.snapshot();
