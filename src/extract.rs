@@ -7,7 +7,9 @@
 //!
 //! - a fenced block (```` ``` ```` or `~~~`, any fence length of three or more, any info
 //!   string or none) whose content some dialect sniffs above 0; the best score wins (on a
-//!   tie, the order of [`crate::dialects`]). A fence no dialect recognises (a shell
+//!   tie, the order of [`crate::dialects`]). When the content holds bare blocks (below),
+//!   those are the blocks, with the fence's info string: a `*** Begin Patch` block in an
+//!   `apply_patch <<'EOF'` heredoc leaves the heredoc lines out. A fence no dialect recognises (a shell
 //!   snippet, example code, a JSON object that is not a bundle) is skipped, not an error.
 //!   A fence tagged `markdown` or `md` is searched for blocks inside it. An unclosed fence
 //!   runs to the end of the reply. A fence indented in a list item, whose lines all carry
@@ -173,19 +175,25 @@ fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Ve
             let close = fence_close(&text, i + 1, to, fence_char, width, leading_spaces(line));
             let inner_end = close.unwrap_or(to);
             let tag = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+            let span = span_of(i + 1, inner_end);
+            let content = &reply[span.start..span.end];
+            // A fence in a list item: its lines carry the item's indentation.
+            let indent = leading_spaces(line);
+            let indented =
+                indent > 0 && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
+            let indent = if indented { indent } else { 0 };
             if matches!(tag.as_str(), "markdown" | "md") {
                 scan(reply, lines, i + 1, inner_end, out);
-            } else {
-                let span = span_of(i + 1, inner_end);
-                let content = &reply[span.start..span.end];
-                // A fence in a list item: its lines carry the item's indentation.
-                let indent = leading_spaces(line);
-                let indented = indent > 0
-                    && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
-                let indent = if indented { indent } else { 0 };
-                if let Some((dialect, score)) = best(&dedent(content, indent)) {
-                    out.push(Block { indent, ..block(reply, span, Some(info), dialect, score) });
-                }
+            } else if let inner = bare_blocks(reply, lines, i + 1, inner_end)
+                && indent == 0
+                && !inner.is_empty()
+            {
+                // Bare blocks inside the fence (an `apply_patch <<'EOF'` heredoc around a
+                // `*** Begin Patch` block, prose inside the fence): those, not the lines
+                // around them.
+                out.extend(inner.into_iter().map(|b| Block { fence: Some(info), ..b }));
+            } else if let Some((dialect, score)) = best(&dedent(content, indent)) {
+                out.push(Block { indent, ..block(reply, span, Some(info), dialect, score) });
             }
             i = close.map_or(to, |j| j + 1);
             continue;
@@ -218,6 +226,14 @@ fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Ve
             None => i += 1,
         }
     }
+}
+
+/// The blocks of lines `from..to` found without looking at fences inside them.
+fn bare_blocks<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize) -> Vec<Block<'a>> {
+    let mut inner = Vec::new();
+    scan(reply, lines, from, to, &mut inner);
+    inner.retain(|b| b.fence.is_none());
+    inner
 }
 
 /// A fence opening line: its character, its width and its info string.
@@ -507,11 +523,11 @@ mod tests {
         let reply = format!("~~~~diff\n{DIFF}~~~~\n");
         assert_eq!(extract(&reply)[0].text, DIFF);
         // A shorter fence inside a longer one does not close it.
-        let inner = "*** Begin Patch\n*** Add File: r.md\n+x\n*** End Patch\n```\nnot a close\n";
-        let reply = format!("`````\n{inner}`````\nafter\n");
+        let reply = format!("`````\n```\nnot a close\n{AI}`````\nafter\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!(blocks[0].text, inner);
+        assert_eq!((blocks[0].dialect, blocks[0].fence), ("ai-patch", Some("")));
+        assert!(blocks[0].text.ends_with(AI), "{blocks:?}");
         // A markdown fence is searched for blocks inside it.
         let reply = format!("````markdown\nText\n```diff\n{DIFF}```\n````\n");
         let blocks = extract(&reply);
@@ -556,6 +572,14 @@ mod tests {
         // A fence one space deep that prose follows does close.
         let reply = format!("```diff\n{DIFF} ```\nThen some prose.\n```\n");
         assert_eq!(extract(&reply)[0].text, DIFF);
+    }
+
+    #[test]
+    fn a_heredoc_around_a_begin_patch_is_left_out() {
+        let reply = format!("Run:\n```bash\napply_patch <<'EOF'\n{AI}EOF\n```\n");
+        let blocks = extract(&reply);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!((blocks[0].dialect, blocks[0].text, blocks[0].fence), ("ai-patch", AI, Some("bash")));
     }
 
     #[test]
