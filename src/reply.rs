@@ -234,7 +234,8 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
             fence: block.fence.map(str::to_string),
             source: None,
         };
-        let Some(d) = dialect(block.dialect) else { unreachable!("extract names compiled-in dialects") };
+        // `extract` names compiled-in dialects only.
+        let Some(d) = dialect(block.dialect) else { continue };
         let (text, origin) = readable(block);
         match d.parse_with(&text, options) {
             Ok(plan) => out.push(PlannedBlock { info, plan }),
