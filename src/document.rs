@@ -23,7 +23,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ApplyError, ApplyReport, PatchError, Status};
+use crate::{ApplyError, ApplyReport, BlockInfo, BlockReport, ErrorKind, PatchError, ReplyError, ReplyReport, Status};
 
 /// The `version` of every JSON document polypatch writes. It changes only when a field
 /// changes meaning or goes away; new fields may appear without a new version.
@@ -110,6 +110,11 @@ pub struct ReportDocument {
     /// The `ApplyDiff` session kept across applies (spec §1, §3), when one is kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionBlock>,
+    /// For a chat reply or several patches applied as one transaction
+    /// ([`crate::apply_text`]): each block, where it came from and its own report (then
+    /// `report` is absent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<BlockReport>,
 }
 
 /// Why a patch or a request was refused.
@@ -132,6 +137,9 @@ pub struct DocumentError {
     /// The 1-based column (in characters) on that line, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// For a block of a chat reply: the block (its `line` and `column` are in the reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockInfo>,
 }
 
 /// An `ApplyDiff` session as a document shows it.
@@ -166,6 +174,7 @@ impl ReportDocument {
             diff: None,
             feedback: None,
             session: None,
+            blocks: Vec::new(),
         }
     }
 
@@ -208,13 +217,56 @@ impl ReportDocument {
             message: err.message.clone(),
             line,
             column,
+            block: None,
         };
         ReportDocument { error: Some(error), ..Self::bare(Outcome::Malformed) }
     }
 
+    /// The document of a chat reply (or several patches) applied as one transaction
+    /// ([`crate::apply_text`]'s result): `blocks` carries each block's report.
+    pub fn of_reply(result: &Result<ReplyReport, ReplyError>, reply: &str) -> Self {
+        match result {
+            Ok(report) => {
+                let outcome = if report.dry_run {
+                    Outcome::DryRun
+                } else if report.files().any(|(_, f)| f.status == Status::Applied) {
+                    Outcome::Applied
+                } else {
+                    Outcome::AlreadyApplied
+                };
+                ReportDocument { blocks: located_blocks(report), ..Self::bare(outcome) }
+            }
+            Err(ReplyError::NoPatch) => {
+                let error = DocumentError {
+                    dialect: None,
+                    kind: Some(ErrorKind::NoPatch.to_string()),
+                    message: ReplyError::NoPatch.to_string(),
+                    line: None,
+                    column: None,
+                    block: None,
+                };
+                ReportDocument { error: Some(error), ..Self::bare(Outcome::Malformed) }
+            }
+            Err(ReplyError::Malformed { block, error }) => {
+                let mut doc = Self::malformed(error, reply);
+                if let Some(err) = doc.error.as_mut() {
+                    err.block = Some(block.clone());
+                }
+                doc
+            }
+            Err(ReplyError::NotApplied { report, commit_error, rolled_back }) => ReportDocument {
+                blocks: located_blocks(report),
+                commit_error: commit_error.clone(),
+                rolled_back: commit_error.as_ref().map(|_| *rolled_back),
+                ..Self::bare(Outcome::Failed)
+            },
+        }
+    }
+
     /// The document of a request that could not be carried out at all.
     pub fn usage(message: impl Into<String>) -> Self {
-        let error = DocumentError { dialect: None, kind: None, message: message.into(), line: None, column: None };
+        let error =
+            DocumentError { dialect: None, kind: None, message: message.into(), line: None, column: None, block: None };
         ReportDocument { error: Some(error), ..Self::bare(Outcome::UsageError) }
     }
 
@@ -255,6 +307,25 @@ impl ReportDocument {
     pub fn schema() -> serde_json::Value {
         closed_schema(&schemars::schema_for!(ReportDocument))
     }
+}
+
+/// The blocks of `report` as documents show them: [`located`] each block's report, and a
+/// block `applied` in a run that was not committed is `located`.
+fn located_blocks(report: &ReplyReport) -> Vec<BlockReport> {
+    report
+        .blocks
+        .iter()
+        .map(|block| {
+            let mut block = block.clone();
+            block.report.committed = report.committed;
+            block.report.dry_run = report.dry_run;
+            block.report = located(&block.report);
+            if !report.committed && block.status == Status::Applied {
+                block.status = Status::Located;
+            }
+            block
+        })
+        .collect()
 }
 
 /// `report` as documents show it: an operation or edit that is `Applied` in a report that

@@ -226,6 +226,30 @@ pub fn detect_format(data: &[u8]) {
         let err = crate::parse(&text, Format::Auto).unwrap_err();
         check_error(&err, &text);
     }
+    let all = crate::detect_all(&text);
+    assert_eq!(all[0].1, best, "detect_all does not put the best score first");
+    assert_eq!(detect(&text).map(Dialect::name), all.first().filter(|(_, s)| *s > 0).map(|(d, _)| d.name()));
+    check_extract(&text);
+}
+
+/// `extract` gives blocks in order, without overlap, each its span's text and recognised by
+/// its dialect; a reply's malformed block points into the reply.
+fn check_extract(text: &str) {
+    let blocks = crate::extract(text);
+    let mut end = 0;
+    for block in &blocks {
+        check_span(block.span, text);
+        assert!(block.span.start >= end, "blocks overlap: {blocks:?}");
+        assert_eq!(block.text, &text[block.span.start..block.span.end]);
+        assert!(block.confidence > 0);
+        end = block.span.end;
+    }
+    match crate::plan_reply(text, &crate::ParseOptions::default()) {
+        Ok(planned) => assert_eq!(planned.len(), blocks.len()),
+        Err(crate::ReplyError::Malformed { error, .. }) => check_error(&error, text),
+        Err(crate::ReplyError::NoPatch) => assert!(blocks.is_empty()),
+        Err(err) => panic!("plan_reply failed with {err:?}"),
+    }
 }
 
 /// Target `apply`: arbitrary patch text applied to up to three arbitrary in-memory files.

@@ -44,7 +44,7 @@ pub use polypatch_core::{
     ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE, Dialect,
     DiskFileSet, Edit, EditPlan, EditReport, Entry, ErrorKind, Expect, Failure, FailureKind, FileEdit, FileOp,
     FileReport, FileSource, FileStore, IfExists, IfMissing, Indent, LineBreaks, LineRange, MAX_CANDIDATES,
-    MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence, ParseOptions, PatchError, PathError,
+    MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence, Overlay, ParseOptions, PatchError, PathError,
     PathErrorKind, Policy, PostProcess, Recovery, RelPath, Replacement, Scope, Span, Status, Target, Tier, TierSet,
     UnknownErrorKind, apply, compute, decode_lossless,
 };
@@ -65,6 +65,14 @@ pub mod editor;
 pub mod schema;
 
 pub use document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};
+pub mod extract;
+pub mod reply;
+
+pub use extract::{Block, detect_all, extract};
+pub use reply::{
+    BlockInfo, BlockReport, ComputedReply, PlannedBlock, ReplyError, ReplyReport, apply_blocks, apply_text,
+    apply_text_with, compute_blocks, plan_reply,
+};
 
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
 ///

@@ -8,7 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use polypatch::{ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, Status, Tier};
+use polypatch::{
+    ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, ReplyError, Status, Tier,
+};
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
 
@@ -24,6 +26,13 @@ fn main() {
         let dialect = file_name(&dialect_dir);
         if dialect == EQUIVALENCE {
             trials.extend(equivalence_trials(&dialect_dir));
+            continue;
+        }
+        if dialect == CHAT {
+            for case_dir in subdirs(&dialect_dir) {
+                let name = format!("{CHAT}::{}", file_name(&case_dir));
+                trials.push(Trial::test(name, move || run_chat_case(&case_dir)));
+            }
             continue;
         }
         let compiled_in = polypatch::dialect(&dialect).is_some();
@@ -74,6 +83,72 @@ fn equivalence_trials(dir: &Path) -> Vec<Trial> {
     trials
 }
 
+/// The folder of models' whole replies: `patch` is the reply (prose, fences, blocks of any
+/// dialect), applied with `polypatch::apply_text` as one transaction.
+const CHAT: &str = "chat";
+
+fn run_chat_case(dir: &Path) -> Result<(), Failed> {
+    let case = Case::load(dir, "patch")?;
+    let sandbox = Sandbox::with_copy_of(&case.before)?;
+    let before = sandbox.tree()?;
+    let reply = case.patch.replace("@ROOT@", &sandbox.root().to_string_lossy());
+    let mut strict = false;
+    for e in &case.expect {
+        match e {
+            Expectation::Strict => strict = true,
+            Expectation::Blocks(want) => {
+                let got: Vec<&str> = polypatch::extract(&reply).iter().map(|b| b.dialect).collect();
+                if got != *want {
+                    return Err(format!("expected the blocks {want:?}, extract found {got:?}").into());
+                }
+            }
+            other => return Err(format!("a chat case takes `blocks` and `options` only, not {other:?}").into()),
+        }
+    }
+    let options = ApplyOptions::default().strict(strict);
+    let mut files = DiskFileSet::new(sandbox.root())?;
+    let result = polypatch::apply_text(&reply, &mut files, &options);
+    match (&case.outcome, result) {
+        (Outcome::Tree(_), Ok(_)) => {}
+        (Outcome::NoPatch, Err(ReplyError::NoPatch)) => {}
+        (Outcome::Malformed(kind), Err(ReplyError::Malformed { block, error })) => {
+            if error.kind != kind.as_str() {
+                return Err(format!(
+                    "expected malformed:{kind}, got {} in {block}:\n{}",
+                    error.kind,
+                    error.render(&reply)
+                )
+                .into());
+            }
+        }
+        (Outcome::Failed(kind), Err(ReplyError::NotApplied { report, commit_error: None, .. })) => {
+            let (_, _, _, failure) = report.first_failure().ok_or_else(|| format!("no failure in:\n{report}"))?;
+            let got = failure_kind_name(failure.kind);
+            if got != *kind {
+                return Err(format!("expected failed:{kind}, got failed:{got}:\n{report}").into());
+            }
+        }
+        (_, result) => return Err(format!("not the expected outcome: {result:#?}").into()),
+    }
+    let expected_tree = match &case.outcome {
+        Outcome::Tree(after) => after,
+        _ => &before,
+    };
+    compare_trees(&sandbox.tree()?, expected_tree).map_err(|d| format!("the tree is not as expected:\n{d}"))?;
+    sandbox.nothing_outside_root()?;
+    // Applying the reply again, whether it succeeds or is refused, changes nothing.
+    if let Outcome::Tree(after) = &case.outcome {
+        let mut files = DiskFileSet::new(sandbox.root())?;
+        if let Err(ReplyError::NotApplied { commit_error: Some(commit), .. }) =
+            polypatch::apply_text(&reply, &mut files, &options)
+        {
+            return Err(format!("the re-run failed while writing: {commit}").into());
+        }
+        compare_trees(&sandbox.tree()?, after).map_err(|d| format!("the re-run changed the tree:\n{d}"))?;
+    }
+    Ok(())
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name().expect("a named directory").to_string_lossy().into_owned()
 }
@@ -86,6 +161,8 @@ enum Outcome {
     Malformed(String),
     /// `apply` fails with this `FailureKind` (its JSON name).
     Failed(String),
+    /// A chat reply without any patch block (`no_patch`).
+    NoPatch,
 }
 
 /// One parsed line of an `expect` file.
@@ -101,6 +178,9 @@ enum Expectation {
     EditStatus(Selector, Status),
     FileStatus(String, Status),
     Lines(Selector, usize, usize),
+    /// `blocks = unified ai-patch`: a chat case's reply holds blocks of these dialects, in
+    /// this order.
+    Blocks(Vec<String>),
 }
 
 /// `[path] hunk N`: an edit of a file of the report.
@@ -135,6 +215,8 @@ impl Case {
                     Outcome::Malformed(kind.trim().to_string())
                 } else if let Some(kind) = first.strip_prefix("failed:") {
                     Outcome::Failed(kind.trim().to_string())
+                } else if first == "no_patch" {
+                    Outcome::NoPatch
                 } else {
                     return Err(format!("error.txt must start with `malformed:` or `failed:`, not `{first}`"));
                 }
@@ -171,6 +253,9 @@ fn parse_expect(text: &str) -> Result<Vec<Expectation>, String> {
         let expectation = match key {
             "options" if target.is_empty() && value == "strict" => Expectation::Strict,
             "rerun" if target.is_empty() && value == "already_applied" => Expectation::Rerun,
+            "blocks" if target.is_empty() => {
+                Expectation::Blocks(value.split_whitespace().map(str::to_string).collect())
+            }
             "rerun" if value == "unchanged" => match target {
                 [dialect] => Expectation::RerunUnchanged((*dialect).to_string()),
                 _ => return Err(bad("expected `rerun <dialect> = unchanged`")),
@@ -224,6 +309,9 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
     let strict = case.expect.iter().any(|e| matches!(e, Expectation::Strict));
     let options = ApplyOptions::default().strict(strict);
 
+    if case.expect.iter().any(|e| matches!(e, Expectation::Blocks(_))) {
+        return Err("`blocks` is for chat cases".into());
+    }
     let parsed = polypatch::parse(&patch, dialect.parse().expect("a dialect folder is a format name"));
     match &case.outcome {
         Outcome::Malformed(kind) => {
@@ -269,11 +357,12 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
                 .map_err(|e| format!("the patch should apply: {e}\n{}", e.report))?;
             check_expectations(&case.expect, &report)?;
         }
+        Outcome::NoPatch => return Err("`no_patch` is for chat cases".into()),
     }
 
     let expected_tree = match &case.outcome {
         Outcome::Tree(after) => after,
-        Outcome::Malformed(_) | Outcome::Failed(_) => &before,
+        Outcome::Malformed(_) | Outcome::Failed(_) | Outcome::NoPatch => &before,
     };
     compare_trees(&sandbox.tree()?, expected_tree).map_err(|d| format!("the tree is not as expected:\n{d}"))?;
     sandbox.nothing_outside_root()?;
@@ -326,7 +415,7 @@ fn rerun(dialect: &str, patch: &str, sandbox: &Sandbox, options: &ApplyOptions, 
 fn check_expectations(expect: &[Expectation], report: &ApplyReport) -> Result<(), Failed> {
     for e in expect {
         let problem = match e {
-            Expectation::Strict | Expectation::Rerun | Expectation::RerunUnchanged(_) => None,
+            Expectation::Strict | Expectation::Rerun | Expectation::RerunUnchanged(_) | Expectation::Blocks(_) => None,
             Expectation::Tier(sel, tier) => {
                 let edit = edit(report, sel)?;
                 (edit.tier != Some(*tier))

@@ -175,12 +175,17 @@ impl Dialect for Ap {
     }
 
     /// 90 for a `version:` and a `changes:` key at column 1; 70 for `changes:`,
-    /// `file_path:` and `modifications:` anywhere; else 0.
+    /// `file_path:` and `modifications:` anywhere; 30 for `version: "2.0"` at column 1
+    /// alone; else 0.
     fn sniff(&self, text: &str) -> u8 {
         let (mut version, mut changes_at_root, mut changes, mut file_path, mut modifications) =
             (false, false, false, false, false);
+        // This dialect's own version at the root, even without its `changes` list.
+        let mut ap_version = false;
         for line in text.lines() {
             version |= line.starts_with("version:");
+            let value = line.strip_prefix("version:").map(|v| v.trim().trim_matches(['"', '\'']));
+            ap_version |= value == Some("2.0");
             changes_at_root |= line.starts_with("changes:");
             let t = line.trim_start().trim_start_matches("- ");
             changes |= t.starts_with("changes:");
@@ -191,6 +196,8 @@ impl Dialect for Ap {
             90
         } else if changes && file_path && modifications {
             70
+        } else if ap_version {
+            30
         } else {
             0
         }
@@ -215,6 +222,8 @@ mod tests {
         assert_eq!(Ap.sniff("# plan\nversion: \"2.0\"\nchanges:\n  - file_path: a\n"), 90);
         assert_eq!(Ap.sniff("changes:\n  - file_path: a\n    modifications:\n"), 70);
         assert_eq!(Ap.sniff("  version: 1\n  changes: []\n"), 0);
+        assert_eq!(Ap.sniff("version: \"2.0\"\n"), 30);
+        assert_eq!(Ap.sniff("version: '3'\nservices:\n"), 0);
         assert_eq!(Ap.sniff("*** Begin Patch\n*** End Patch\n"), 0);
         assert_eq!(Ap.sniff("diff --git a/x b/x\n"), 0);
     }

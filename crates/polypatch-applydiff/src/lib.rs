@@ -133,14 +133,19 @@ impl Dialect for ApplyDiff {
     }
 
     /// 92 for a `>>> file:` line followed by `--- from`, 40 for a `>>> file:` line alone,
-    /// else 0.
+    /// 30 for a `--- from` line and a later `--- to` line without a header, else 0.
     fn sniff(&self, text: &str) -> u8 {
         let mut score = 0;
         let mut after_header = false;
+        let mut from = false;
         for line in text.strip_prefix('\u{feff}').unwrap_or(text).lines() {
             if after_header && line.trim_end() == "--- from" {
                 return 92;
             }
+            if from && line.trim_end() == "--- to" && score == 0 {
+                score = 30;
+            }
+            from |= line.trim_end() == "--- from";
             after_header = line.trim_start().starts_with(">>> file:");
             if after_header {
                 score = 40;
@@ -169,6 +174,7 @@ mod tests {
         assert_eq!(ApplyDiff.sniff("  >>> file: a.rs | mode=replace\r\n--- from\r\n"), 92);
         assert_eq!(ApplyDiff.sniff(">>> file: a.rs\nx\n"), 40);
         assert_eq!(ApplyDiff.sniff("--- from\n+++ b\n"), 0);
+        assert_eq!(ApplyDiff.sniff("Change:\n--- from\nx\n--- to\ny\n<\n"), 30);
         assert_eq!(ApplyDiff.sniff("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"), 0);
         assert_eq!(ApplyDiff.sniff(""), 0);
     }

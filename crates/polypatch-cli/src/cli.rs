@@ -57,8 +57,10 @@ pub enum Command {
     Check(ApplyArgs),
     /// Show what a patch would change, as a git diff, writing nothing
     Diff(ApplyArgs),
-    /// Print the dialect a patch is written in
+    /// Print the dialect a patch is written in (with `--json`: every dialect's score)
     Detect(DetectArgs),
+    /// List the patch blocks in a model's reply (fenced, bare, raw diffs), or print them
+    Extract(ExtractArgs),
     /// Roll back a commit a crash interrupted and remove its leftovers (`apply` does this
     /// first on its own)
     Recover(RecoverArgs),
@@ -148,11 +150,16 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "session", "dry_run", "strict", "skip_missing_find", "strip", "max_binary_size", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "strip", "max_binary_size", "format"])]
     pub stdin_json: bool,
-    /// The patch file, or `-` for standard input
+    /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
+    /// patch block in it is applied, as one transaction
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
+    /// More patch files: all of them are applied as one transaction (every edit of every
+    /// file, or nothing)
+    #[arg(value_name = "PATCH")]
+    pub more: Vec<PathBuf>,
 }
 
 /// Options of `formats`.
@@ -179,9 +186,23 @@ pub struct SchemaArgs {
 /// Options of `detect`.
 #[derive(Debug, Args)]
 pub struct DetectArgs {
+    /// Print one JSON document with every dialect's score
+    #[arg(long)]
+    pub json: bool,
     /// The patch file, or `-` for standard input
     #[arg(value_name = "PATCH", default_value = "-")]
     pub patch: PathBuf,
+}
+
+/// Options of `extract`.
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Print one JSON document listing the blocks instead of the blocks themselves
+    #[arg(long)]
+    pub json: bool,
+    /// The reply, or `-` for standard input
+    #[arg(value_name = "REPLY", default_value = "-")]
+    pub reply: PathBuf,
 }
 
 /// Options of `recover`.
@@ -253,6 +274,7 @@ mod tests {
         assert_eq!(args.strip, None);
         assert_eq!(args.max_binary_size, None);
         assert_eq!((args.session, args.guidance, args.max_exchanges), (None, None, None));
+        assert!(args.more.is_empty());
         let Command::Check(args) = parse(["polypatch", "check", "-p0", "x.diff"]).command else { panic!("check") };
         assert_eq!(args.strip, Some(0));
     }
@@ -268,6 +290,19 @@ mod tests {
         let zero =
             Cli::command().try_get_matches_from(["polypatch", "apply", "--session", "s", "--max-exchanges", "0"]);
         assert_eq!(zero.unwrap_err().kind(), clap::error::ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn several_patches_and_extract() {
+        let Command::Apply(args) = parse(["polypatch", "apply", "a.patch", "b.diff", "-"]).command else {
+            panic!("expected apply")
+        };
+        assert_eq!(args.patch, PathBuf::from("a.patch"));
+        assert_eq!(args.more, [PathBuf::from("b.diff"), PathBuf::from("-")]);
+        let Command::Extract(args) = parse(["polypatch", "extract", "--json"]).command else { panic!("extract") };
+        assert!(args.json && is_stdin(&args.reply));
+        let Command::Detect(args) = parse(["polypatch", "detect", "--json", "x"]).command else { panic!("detect") };
+        assert!(args.json);
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod editor;
 mod escape;
 mod generate;
 mod output;
+mod reply;
 mod run;
 mod schema;
 mod session;

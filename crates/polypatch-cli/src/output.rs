@@ -287,7 +287,7 @@ pub fn formats_json(names: &[&str]) -> String {
 
 /// One JSON document on one line. Field order follows the structs (`version`, then
 /// `status`).
-fn document(value: &impl Serialize) -> String {
+pub(crate) fn document(value: &impl Serialize) -> String {
     // Serializing these types cannot fail (no maps with non-string keys); should it ever,
     // the output is still one valid document.
     let text = serde_json::to_string(value).unwrap_or_else(|err| {

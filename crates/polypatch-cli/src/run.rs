@@ -11,6 +11,7 @@ use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
 use crate::output;
+use crate::reply;
 use crate::session::{self, Kept};
 use crate::term::{self, Stream};
 use crate::{editor, escape, generate, schema};
@@ -45,6 +46,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Check(args) => apply(args, Mode::Check),
         Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
+        Command::Extract(args) => reply::extract(args),
         Command::Recover(args) => recover(args),
         Command::Formats(args) => {
             let names = polypatch::dialect_names();
@@ -91,7 +93,7 @@ pub fn run(cli: &Cli) -> Exit {
 }
 
 /// Why the patch text could not be had.
-enum Input {
+pub(crate) enum Input {
     /// Unreadable file, stdin failure: a usage error.
     Unreadable(anyhow::Error),
     /// Not UTF-8 and not a unified diff: a malformed patch, reported against the lossily
@@ -101,7 +103,7 @@ enum Input {
 
 /// What `apply` does once every edit is located.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     /// Write the changes.
     Apply,
     /// Write nothing, report.
@@ -175,9 +177,12 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_binary_size {
         parse_options = parse_options.max_binary_size(bytes);
     }
-    let parse_format =
-        format.map_or(polypatch::Format::Auto, |name| name.parse().expect("resolve_format checked the name"));
-    let plan = match polypatch::parse_with(&text, parse_format, &parse_options) {
+    // Several patch files, or a model's reply (several blocks, prose around a block): every
+    // block is applied as one transaction.
+    if let Some(exit) = reply::route(args, mode, format, &text, &parse_options) {
+        return exit;
+    }
+    let plan = match polypatch::parse_with(&text, library_format(format), &parse_options) {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text, kept.as_mut()),
     };
@@ -187,23 +192,8 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         Err(err) => return usage(err),
     };
     let mut warnings = plan.warnings.clone();
-    // An interrupted commit is rolled back before anything else is read or written.
-    if mode == Mode::Apply {
-        match files.recover() {
-            Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
-            Ok(_) => {}
-            Err(err) => {
-                stderr(&format!("error: cannot recover the interrupted commit in `{}`: {err}\n", root.display()));
-                return Exit::NotApplied;
-            }
-        }
-    } else if let Ok(pending) = files.interrupted()
-        && let Some(first) = pending.first()
-    {
-        warnings.push(format!(
-            "an interrupted commit is pending (`{first}`): the files may be half patched; `polypatch apply` or \
-             `polypatch recover` rolls it back first"
-        ));
+    if let Err(exit) = prepare_root(&files, &root, mode, &mut warnings) {
+        return exit;
     }
     if !args.json && !term::quiet() {
         stderr(&output::warnings_text(&warnings));
@@ -263,6 +253,34 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
 }
 
+/// Rolls back an interrupted commit before anything else is read or written (`apply`), or
+/// warns that one is pending (`check`, `diff`).
+pub(crate) fn prepare_root(
+    files: &DiskFileSet,
+    root: &Path,
+    mode: Mode,
+    warnings: &mut Vec<String>,
+) -> Result<(), Exit> {
+    if mode == Mode::Apply {
+        match files.recover() {
+            Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
+            Ok(_) => {}
+            Err(err) => {
+                stderr(&format!("error: cannot recover the interrupted commit in `{}`: {err}\n", root.display()));
+                return Err(Exit::NotApplied);
+            }
+        }
+    } else if let Ok(pending) = files.interrupted()
+        && let Some(first) = pending.first()
+    {
+        warnings.push(format!(
+            "an interrupted commit is pending (`{first}`): the files may be half patched; `polypatch apply` or \
+             `polypatch recover` rolls it back first"
+        ));
+    }
+    Ok(())
+}
+
 /// The session and guidance to show, when `--session` is given.
 fn kept_view<'a>(kept: Option<&'a Kept>, guidance: &'a str) -> Option<(&'a polypatch::applydiff::Session, &'a str)> {
     kept.map(|kept| (&kept.session, guidance))
@@ -308,6 +326,9 @@ fn show_diff(args: &ApplyArgs, plan: &polypatch::EditPlan, files: &DiskFileSet, 
 }
 
 fn detect(args: &DetectArgs) -> Exit {
+    if args.json {
+        return reply::detect_json(args);
+    }
     let text = match read_patch(&args.patch, None) {
         Ok(text) => text,
         Err(Input::Unreadable(err)) => {
@@ -339,9 +360,14 @@ fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     }
 }
 
+/// The library's [`polypatch::Format`] of a name [`resolve_format`] returned.
+pub(crate) fn library_format(name: Option<&str>) -> polypatch::Format {
+    name.map_or(polypatch::Format::Auto, |name| name.parse().expect("resolve_format checked the name"))
+}
+
 /// The root when `--root` is not given: an `ap` patch's paths are relative to the patch
 /// file's folder (its spec, §2.3); every other patch's to the current directory.
-fn default_root(dialect: &str, patch: &Path) -> PathBuf {
+pub(crate) fn default_root(dialect: &str, patch: &Path) -> PathBuf {
     match patch.parent() {
         Some(dir) if dialect == "ap" && !cli::is_stdin(patch) => {
             if dir.as_os_str().is_empty() {
@@ -379,7 +405,7 @@ fn recover(args: &RecoverArgs) -> Exit {
     }
 }
 
-fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
+pub(crate) fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
     let meta = fs::metadata(root).with_context(|| format!("cannot use root directory `{}`", root.display()))?;
     if !meta.is_dir() {
         bail!("root `{}` is not a directory", root.display());
@@ -390,7 +416,7 @@ fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
 /// The patch's text. A unified diff may hold bytes that are not UTF-8 (a Latin-1 file's
 /// lines): it is read without loss and applied byte for byte, as git applies it. Any other
 /// patch must be UTF-8 text.
-fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
+pub(crate) fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
     let bytes = if cli::is_stdin(patch) {
         if let Some(hint) = term::stdin_hint(io::stdin().is_terminal()) {
             stderr(hint);

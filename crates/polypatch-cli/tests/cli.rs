@@ -313,7 +313,8 @@ fn text_that_is_no_patch_is_exit_2() {
     let sb = calc_sandbox();
     let run = sb.run("apply", &[], "please change add() to add\n");
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("does not look like any known patch format"), "{}", run.stderr);
+    assert!(run.stderr.contains("the reply holds no patch"), "{}", run.stderr);
+    assert!(run.stderr.contains("looks like any known patch format"), "{}", run.stderr);
 }
 
 #[test]
@@ -1096,4 +1097,217 @@ fn demo_aptix_reply_gives_the_same_tree_as_demo_patch() {
     let run = polypatch(dir.path(), &args, None);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(run.stdout.ends_with("already applied: nothing to do\n"), "{}", run.stdout);
+}
+
+/// A model's reply: prose, a fenced diff for `calc.py`, a shell snippet, and a bare AI-PATCH
+/// block creating `notes.txt`.
+const REPLY: &str = "\
+The subtraction is a typo:
+
+```diff
+--- a/calc.py
++++ b/calc.py
+@@ -1,2 +1,2 @@
+ def add(a, b):
+-    return a - b
++    return a + b
+```
+
+Check it with:
+
+```bash
+python -c 'import calc; print(calc.add(1, 2))'
+```
+
+And a note for later:
+
+*** Begin Patch
+*** Add File: notes.txt
++add() was subtracting
+*** End Patch
+";
+
+#[test]
+fn extract_json_lists_every_block() {
+    let sb = calc_sandbox();
+    let patch = sb.patch(REPLY);
+    let run = polypatch(sb.top(), &["extract", "--json", &patch], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["version"], 1);
+    let blocks = doc["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len(), 2, "{doc}");
+    assert_eq!(blocks[0]["index"], 1);
+    assert_eq!(blocks[0]["dialect"], "unified");
+    assert_eq!(blocks[0]["fence"], "diff");
+    assert_eq!(blocks[0]["lines"], serde_json::json!({"start": 4, "end": 9}));
+    assert_eq!(blocks[0]["confidence"], 80);
+    let (start, end) = (blocks[0]["span"]["start"].as_u64().unwrap(), blocks[0]["span"]["end"].as_u64().unwrap());
+    assert_eq!(&REPLY[start as usize..end as usize], blocks[0]["text"].as_str().unwrap());
+    assert!(blocks[0]["text"].as_str().unwrap().starts_with("--- a/calc.py\n"));
+    assert_eq!(blocks[1]["dialect"], "ai-patch");
+    assert_eq!(blocks[1]["fence"], Value::Null);
+    assert_eq!(blocks[1]["lines"], serde_json::json!({"start": 20, "end": 23}));
+
+    // Without --json: each block under its heading.
+    let run = polypatch(sb.top(), &["extract", &patch], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.starts_with("=== block 1: unified, lines 4-9, fenced ```diff ===\n--- a/calc.py\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("+    return a + b\n=== block 2: ai-patch, lines 20-23 ===\n*** Begin Patch\n"));
+
+    // No block: exit 1, an empty list.
+    let run = polypatch(sb.top(), &["extract", "--json", "-"], Some("Nothing to change.\n"));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.json()["blocks"], serde_json::json!([]));
+}
+
+#[test]
+fn detect_json_gives_every_score() {
+    let sb = calc_sandbox();
+    let run = polypatch(sb.top(), &["detect", "--json", "-"], Some(TWO_FILES));
+    assert_eq!(run.code, 0, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["dialect"], "ai-patch");
+    let scores = doc["scores"].as_array().unwrap();
+    assert_eq!(scores.len(), polypatch::dialect_names().len());
+    assert_eq!(scores[0], serde_json::json!({"dialect": "ai-patch", "confidence": 95}));
+    assert!(scores[1]["confidence"].as_u64().unwrap() < 95);
+    // Without --json: the best dialect, as before.
+    let run = polypatch(sb.top(), &["detect", "-"], Some(TWO_FILES));
+    assert_eq!((run.code, run.stdout.as_str()), (0, "ai-patch\n"));
+    let run = polypatch(sb.top(), &["detect", "--json", "-"], Some("hello\n"));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.json()["dialect"], Value::Null);
+}
+
+#[test]
+fn a_whole_reply_is_applied_as_one_transaction() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &[], REPLY);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    assert_eq!(sb.read("notes.txt"), "add() was subtracting\n");
+    assert!(
+        run.stdout.starts_with("block 1 (unified, lines 4-9): applied\n  applied: modify calc.py\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.ends_with("applied 2 edits in 2 files (2 blocks)\n"), "{}", run.stdout);
+
+    // JSON: each file under the block it came from.
+    let sb = calc_sandbox();
+    let doc = sb.run("check", &["--json"], REPLY).json();
+    assert_eq!(doc["status"], "dry_run");
+    assert_eq!(doc["blocks"][0]["dialect"], "unified");
+    assert_eq!(doc["blocks"][0]["report"]["files"][0]["path"], "calc.py");
+    assert_eq!(doc["blocks"][1]["dialect"], "ai-patch");
+    assert_eq!(doc["blocks"][1]["report"]["files"][0]["path"], "notes.txt");
+    assert_eq!(sb.read("calc.py"), CALC);
+
+    // `diff`: one git diff of what every block changes together, nothing written.
+    let run = sb.run("diff", &[], REPLY);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("--- a/calc.py\n+++ b/calc.py\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+add() was subtracting\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(sb.read("calc.py"), CALC);
+
+    // A second block that does not locate: exit 1, nothing written, the block named.
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    let bad =
+        REPLY.replace("*** Add File: notes.txt\n+add() was subtracting", "*** Update File: calc.py\n@@\n-nowhere\n+x");
+    let run = sb.run("apply", &[], &bad);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("block 2 (ai-patch, lines 20-25): FAILED"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+}
+
+#[test]
+fn a_bare_patch_keeps_the_one_patch_output() {
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &[], TWO_FILES);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stdout.contains("block 1"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("applied 2 edits in 2 files\n"), "{}", run.stdout);
+}
+
+#[test]
+fn a_reply_without_a_patch_is_exit_2_kind_no_patch() {
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    let reply = "It already works.\n\n```bash\npython calc.py\n```\n";
+    let run = sb.run("apply", &[], reply);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.starts_with("error: the reply holds no patch"), "{}", run.stderr);
+    let doc = sb.run("apply", &["--json"], reply).json();
+    assert_eq!(doc["status"], "malformed");
+    assert_eq!(doc["error"]["kind"], "no_patch");
+    assert_eq!(sb.snapshot(), before);
+}
+
+#[test]
+fn a_malformed_block_of_a_reply_is_exit_2_naming_the_block() {
+    let sb = calc_sandbox();
+    let bad = REPLY.replace("*** Add File: notes.txt", "*** Create File: notes.txt");
+    let run = sb.run("apply", &["--json"], &bad);
+    assert_eq!(run.code, 2, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["status"], "malformed");
+    assert_eq!(doc["error"]["dialect"], "ai-patch");
+    assert_eq!(doc["error"]["line"], 21);
+    assert_eq!(doc["error"]["block"]["index"], 2);
+    assert_eq!(sb.read("calc.py"), CALC);
+}
+
+#[test]
+fn several_patch_arguments_are_one_transaction() {
+    let sb = calc_sandbox();
+    let first = sb.top().join("one.diff");
+    fs::write(
+        &first,
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n",
+    )
+    .unwrap();
+    let second = sb.top().join("two.patch");
+    // Edits what the first patch wrote.
+    fs::write(
+        &second,
+        "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a + b\n+    return b + a\n*** End Patch\n",
+    )
+    .unwrap();
+    let root = sb.root_arg();
+    let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+    let run = polypatch(sb.top(), &["apply", "--json", "--root", &root, first, second], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    let doc = run.json();
+    assert_eq!(doc["blocks"][0]["source"], first);
+    assert_eq!(doc["blocks"][1]["source"], second);
+    assert_eq!(doc["blocks"][1]["index"], 2);
+    assert_eq!(sb.read("calc.py"), CALC.replace("a - b", "b + a"));
+
+    // All or nothing: the second one does not locate, so the first is not written either.
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    let root = sb.root_arg();
+    let bad = sb.top().join("bad.patch");
+    fs::write(&bad, "*** Begin Patch\n*** Update File: calc.py\n@@\n-import nowhere_at_all_in_this_file\n+import os\n*** End Patch\n")
+        .unwrap();
+    let bad = bad.to_str().unwrap();
+    let run = polypatch(sb.top(), &["apply", "--root", &root, first, bad], None);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(&format!("block 2 (ai-patch, {bad}): FAILED")), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+
+    // Standard input once at most.
+    let run = polypatch(sb.top(), &["apply", "--root", &root, "-", "-"], Some(""));
+    assert_eq!(run.code, 2, "{run:?}");
 }

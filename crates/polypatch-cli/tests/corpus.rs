@@ -66,6 +66,10 @@ fn cases() -> Vec<Case> {
                     let name = format!("{group}::{case}::{dialect}");
                     out.push(Case { name, dialect: dialect.to_string(), dir: dir.clone(), patch });
                 }
+            } else if group == "chat" {
+                // A model's whole reply: detected and extracted, as a user pastes it.
+                let patch = dir.join("patch");
+                out.push(Case { name: format!("{group}::{case}"), dialect: "auto".to_string(), dir, patch });
             } else if polypatch::dialect(&group).is_some() {
                 let patch = dir.join("patch");
                 out.push(Case { name: format!("{group}::{case}"), dialect: group.clone(), dir, patch });
@@ -121,6 +125,8 @@ fn run_case(case: &Case) -> Result<(), String> {
                 (2, "malformed", kind.trim())
             } else if let Some(kind) = line.strip_prefix("failed:") {
                 (1, "failed", kind.trim())
+            } else if line == "no_patch" {
+                (2, "malformed", "no_patch")
             } else {
                 return Err(format!("bad error.txt: {line}"));
             };

@@ -202,6 +202,11 @@ fn every_cli_document_validates_against_the_report_schema() {
         fs::write(dir.path().join("b.txt"), b).unwrap();
     };
     let applydiff = ">>> file: a.txt\n--- from\nONE\n--- to\nuno\n<\n";
+    // A chat reply: prose around two blocks of two dialects, applied as one transaction.
+    let reply = String::from(
+        "Here is the fix:\n\n```diff\n*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n```\n\nand the second file:\n\n```diff\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-two\n+TWO\n```\n",
+    );
+    let malformed_reply = "Two blocks:\n\n```diff\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-two\n+TWO\n```\n\n*** Begin Patch\n*** Frob File: a.txt\n*** End Patch\n";
     let runs: Vec<(&str, Vec<&str>, &str, &str)> = vec![
         ("dry run", vec!["check", "--json"], PATCH, "one\n"),
         ("diff", vec!["diff", "--json"], PATCH, "one\n"),
@@ -212,6 +217,12 @@ fn every_cli_document_validates_against_the_report_schema() {
         ("usage error", vec!["apply", "--json", "--format", "klingon"], PATCH, "one\n"),
         ("applydiff session", vec!["apply", "--json", "--session", "state.json"], applydiff, "ONE\n"),
         ("applydiff failure", vec!["apply", "--json", "--session", "state.json"], applydiff, "two\n"),
+        ("reply applied", vec!["apply", "--json"], &reply, "one\n"),
+        ("reply dry run", vec!["check", "--json"], &reply, "one\n"),
+        ("reply diff", vec!["diff", "--json"], &reply, "one\n"),
+        ("reply failed", vec!["apply", "--json"], &reply, "three\n"),
+        ("reply malformed block", vec!["apply", "--json"], malformed_reply, "one\n"),
+        ("reply without a patch", vec!["apply", "--json"], "Sure, I can help with that.\n", "one\n"),
     ];
     for (what, mut args, patch, a) in runs {
         write(a, "two\n");
@@ -223,8 +234,13 @@ fn every_cli_document_validates_against_the_report_schema() {
         if what.starts_with("applydiff") {
             assert!(doc["session"]["state"].is_object() && doc["feedback"].is_string(), "{what}: {doc:#}");
         }
-        if what == "diff" {
+        if what == "diff" || what == "reply diff" {
             assert!(doc["diff"].is_string(), "{doc:#}");
+        }
+        if what.starts_with("reply") {
+            let blocks = doc["blocks"].as_array().map_or(0, Vec::len);
+            let error_block = doc["error"]["block"].is_object();
+            assert!(blocks == 2 || error_block || doc["error"]["kind"] == "no_patch", "{what}: {doc:#}");
         }
     }
 }

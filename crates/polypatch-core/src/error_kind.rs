@@ -167,6 +167,8 @@ pub enum ErrorKind {
     NoContext,
     /// unified: The text holds no file section (`diff --git`, `---`/`+++`) at all.
     NoDiff,
+    /// A chat reply (`polypatch::apply_text`) holds no patch block at all.
+    NoPatch,
     /// The patch text is not UTF-8 (and not a unified diff, which may carry other bytes).
     NotUtf8,
     /// Aptix: A field an operation must not have, or lacks (SYS-004 §3.3).
@@ -277,6 +279,7 @@ impl ErrorKind {
         ErrorKind::NoBundle,
         ErrorKind::NoContext,
         ErrorKind::NoDiff,
+        ErrorKind::NoPatch,
         ErrorKind::NotUtf8,
         ErrorKind::OperationFields,
         ErrorKind::RangeWithInsert,
@@ -359,6 +362,7 @@ impl ErrorKind {
             ErrorKind::NoBundle => "no_bundle",
             ErrorKind::NoContext => "no_context",
             ErrorKind::NoDiff => "no_diff",
+            ErrorKind::NoPatch => "no_patch",
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::OperationFields => "operation_fields",
             ErrorKind::RangeWithInsert => "range_with_insert",

@@ -315,6 +315,112 @@ impl FileStore for MemoryFileSet {
     }
 }
 
+/// A read-only view of a file set with pending changes on top: what the files would be
+/// once the changes were written. Several plans computed one after the other on it see
+/// each other's results, and [`Overlay::changes`] gives one set of changes for a single
+/// [`FileStore::commit`].
+///
+/// ```
+/// use polypatch_core::{Change, ChangeKind, Entry, FileSource, MemoryFileSet, Overlay, RelPath};
+///
+/// let base = MemoryFileSet::new().with("a.txt", "one\n");
+/// let mut overlay = Overlay::new(&base);
+/// let path = RelPath::parse("a.txt", None).unwrap();
+/// overlay.record(&[Change { path: path.clone(), kind: ChangeKind::Write { bytes: b"two\n".to_vec(), mode: None } }]);
+/// assert_eq!(overlay.read(&path).unwrap(), Entry::File { bytes: b"two\n".to_vec(), mode: None });
+/// assert_eq!(overlay.changes().len(), 1);
+/// assert_eq!(base.get_str("a.txt"), Some("one\n"));
+/// ```
+#[derive(Debug)]
+pub struct Overlay<'a, S: ?Sized> {
+    base: &'a S,
+    /// The latest change of each path, in the order the paths were first changed.
+    pending: Vec<Change>,
+}
+
+impl<'a, S: FileSource + ?Sized> Overlay<'a, S> {
+    /// The file set as it is, nothing pending.
+    pub fn new(base: &'a S) -> Self {
+        Overlay { base, pending: Vec::new() }
+    }
+
+    /// Puts `changes` on top of the pending ones: the last change of a path wins (a write
+    /// after a delete is a write; a delete after a write is a delete).
+    pub fn record(&mut self, changes: &[Change]) {
+        for change in changes {
+            let kind = match (&change.kind, self.pending_kind(&change.path)) {
+                // A write that keeps the mode keeps the one an earlier pending write set.
+                (ChangeKind::Write { bytes, mode: None }, Some(ChangeKind::Write { mode: Some(m), .. })) => {
+                    ChangeKind::Write { bytes: bytes.clone(), mode: Some(*m) }
+                }
+                (kind, _) => kind.clone(),
+            };
+            match self.pending.iter_mut().find(|c| c.path == change.path) {
+                Some(slot) => slot.kind = kind,
+                None => self.pending.push(Change { path: change.path.clone(), kind }),
+            }
+        }
+    }
+
+    fn pending_kind(&self, path: &RelPath) -> Option<&ChangeKind> {
+        self.pending.iter().find(|c| c.path == *path).map(|c| &c.kind)
+    }
+
+    /// The changes that turn the base into this view, one per path, in the order the paths
+    /// were first changed. A file created and then deleted again, or written back to its
+    /// base bytes and mode, needs no change and is left out.
+    pub fn changes(&self) -> Vec<Change> {
+        self.pending
+            .iter()
+            .filter(|change| {
+                let base = self.base.read(&change.path).ok();
+                match (&change.kind, base) {
+                    (ChangeKind::Delete, Some(Entry::Missing)) => false,
+                    (ChangeKind::Write { bytes, mode }, Some(Entry::File { bytes: old, mode: old_mode })) => {
+                        *bytes != old || mode.is_some_and(|m| Some(m) != old_mode)
+                    }
+                    _ => true,
+                }
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
+    fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
+        self.base.resolve(path)
+    }
+
+    fn read(&self, path: &RelPath) -> io::Result<Entry> {
+        match self.pending_kind(path) {
+            Some(ChangeKind::Write { bytes, mode }) => {
+                let mode = match (mode, self.base.read(path)?) {
+                    (Some(m), _) => Some(*m),
+                    (None, Entry::File { mode, .. }) => mode,
+                    (None, _) => None,
+                };
+                Ok(Entry::File { bytes: bytes.clone(), mode })
+            }
+            Some(ChangeKind::Delete) => Ok(Entry::Missing),
+            None => {
+                let entry = self.base.read(path)?;
+                // A folder a pending write creates.
+                let prefix = format!("{path}/");
+                let written_under = self
+                    .pending
+                    .iter()
+                    .any(|c| matches!(c.kind, ChangeKind::Write { .. }) && c.path.as_str().starts_with(&prefix));
+                Ok(if entry == Entry::Missing && written_under { Entry::Directory } else { entry })
+            }
+        }
+    }
+
+    fn is_symlink(&self, path: &str) -> bool {
+        self.base.is_symlink(path)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,5 +444,28 @@ mod tests {
         assert_eq!(set.read(&RelPath::parse("dir", None).unwrap()).unwrap(), Entry::Directory);
         assert_eq!(set.read(&RelPath::parse("di", None).unwrap()).unwrap(), Entry::Missing);
         assert_eq!(set.read(&RelPath::parse("dir/a.txt/b", None).unwrap()).unwrap(), Entry::Other);
+    }
+
+    #[test]
+    fn overlay_merges_changes_last_one_wins() {
+        let base = MemoryFileSet::new().with("a", "1").with("b", "2");
+        let path = |p: &str| RelPath::parse(p, None).unwrap();
+        let write = |p: &str, bytes: &str, mode: Option<u32>| Change {
+            path: path(p),
+            kind: ChangeKind::Write { bytes: bytes.as_bytes().to_vec(), mode },
+        };
+        let delete = |p: &str| Change { path: path(p), kind: ChangeKind::Delete };
+        let mut overlay = Overlay::new(&base);
+        overlay.record(&[write("a", "10", Some(0o755)), delete("b"), write("new/c", "3", None)]);
+        assert_eq!(overlay.read(&path("a")).unwrap(), Entry::File { bytes: b"10".to_vec(), mode: Some(0o755) });
+        assert_eq!(overlay.read(&path("b")).unwrap(), Entry::Missing);
+        assert_eq!(overlay.read(&path("new")).unwrap(), Entry::Directory);
+        // Later changes: the mode set earlier stays; a deleted file comes back; a new file goes.
+        overlay.record(&[write("a", "11", None), write("b", "2", None), delete("new/c")]);
+        assert_eq!(overlay.read(&path("a")).unwrap(), Entry::File { bytes: b"11".to_vec(), mode: Some(0o755) });
+        assert_eq!(overlay.read(&path("new")).unwrap(), Entry::Missing);
+        // `b` is back as it was and `new/c` never existed: neither needs a change.
+        assert_eq!(overlay.changes(), vec![write("a", "11", Some(0o755))]);
+        assert_eq!(base.get_str("a"), Some("1"));
     }
 }

@@ -74,7 +74,9 @@ pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
 pub use disk::{CommitError, DiskFileSet, Recovery};
 pub use error_kind::{ErrorKind, UnknownErrorKind};
-pub use fileset::{Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, PathError, PathErrorKind, RelPath};
+pub use fileset::{
+    Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
+};
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
     FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,

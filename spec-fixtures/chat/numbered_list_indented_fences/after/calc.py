@@ -1,0 +1,5 @@
+import math
+
+
+def area(r):
+    return math.pi * r * r

@@ -1,0 +1,5 @@
+import math
+
+
+def area(r):
+    return 3.14 * r * r
