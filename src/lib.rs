@@ -32,6 +32,8 @@ pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
+pub mod convert;
+
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
 pub fn dialects() -> Vec<&'static dyn Dialect> {
     vec![

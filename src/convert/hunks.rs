@@ -1,0 +1,189 @@
+//! Hunks from two versions of a file, with context grown until each is unique by the
+//! target dialect's rules.
+
+use std::ops::Range;
+
+use similar::{Algorithm, DiffTag, capture_diff_slices};
+
+/// The lines of a text, each with its terminator (`\n` ends a line; a `\r` before it is
+/// part of the terminator).
+pub(crate) fn split(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// A line without its terminator.
+pub(crate) fn body(line: &str) -> &str {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// A changed region of a file with its context: the same lines before `lead` and after
+/// `trail` on both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hunk {
+    /// The lines of the old version it covers.
+    pub old: Range<usize>,
+    /// The lines of the new version it covers.
+    pub new: Range<usize>,
+    /// How many of its first lines are context.
+    pub lead: usize,
+    /// How many of its last lines are context.
+    pub trail: usize,
+}
+
+impl Hunk {
+    /// Widens the hunk by up to `n` context lines on each side; whether it grew.
+    fn grow(&mut self, n: usize, old_len: usize, new_len: usize) -> bool {
+        let before = n.min(self.old.start).min(self.new.start);
+        let after = n.min(old_len - self.old.end).min(new_len - self.new.end);
+        self.old = self.old.start - before..self.old.end + after;
+        self.new = self.new.start - before..self.new.end + after;
+        self.lead += before;
+        self.trail += after;
+        before + after > 0
+    }
+}
+
+/// The hunks that turn `old` into `new` (lines with terminators), each with `context`
+/// lines around it, then widened one line each side at a time while `accept(hunks, i)`
+/// refuses hunk `i` (hunks that come to touch are merged). `Err(i)`: hunk `i` covers the
+/// whole file and is still refused.
+pub(crate) fn plan(
+    old: &[&str],
+    new: &[&str],
+    context: usize,
+    mut accept: impl FnMut(&[Hunk], usize) -> bool,
+) -> Result<Vec<Hunk>, Hunk> {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, old, new) {
+        if op.tag() == DiffTag::Equal {
+            continue;
+        }
+        let (o, n) = (op.old_range(), op.new_range());
+        match hunks.last_mut() {
+            Some(last) if last.old.end == o.start && last.new.end == n.start => {
+                last.old.end = o.end;
+                last.new.end = n.end;
+            }
+            _ => hunks.push(Hunk { old: o, new: n, lead: 0, trail: 0 }),
+        }
+    }
+    for hunk in &mut hunks {
+        hunk.grow(context, old.len(), new.len());
+    }
+    merge(&mut hunks);
+    let mut i = 0;
+    while i < hunks.len() {
+        if accept(&hunks, i) {
+            i += 1;
+            continue;
+        }
+        if !hunks[i].grow(1, old.len(), new.len()) {
+            return Err(hunks[i].clone());
+        }
+        let count = hunks.len();
+        merge(&mut hunks);
+        if hunks.len() < count {
+            i = i.saturating_sub(1);
+        }
+    }
+    Ok(hunks)
+}
+
+/// Merges hunks that overlap or touch.
+fn merge(hunks: &mut Vec<Hunk>) {
+    let mut out: Vec<Hunk> = Vec::with_capacity(hunks.len());
+    for hunk in hunks.drain(..) {
+        match out.last_mut() {
+            Some(last) if hunk.old.start <= last.old.end => {
+                if hunk.old.end >= last.old.end {
+                    last.trail = hunk.trail;
+                }
+                last.old.end = last.old.end.max(hunk.old.end);
+                last.new.end = last.new.end.max(hunk.new.end);
+            }
+            _ => out.push(hunk),
+        }
+    }
+    *hunks = out;
+}
+
+/// One line of a hunk: kept (context), removed or added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// In both versions.
+    Keep,
+    /// Only in the old version.
+    Remove,
+    /// Only in the new version.
+    Add,
+}
+
+/// The lines of a hunk in diff order, each with its mark.
+pub(crate) fn lines<'a>(old: &[&'a str], new: &[&'a str], hunk: &Hunk) -> Vec<(Mark, &'a str)> {
+    let (o, n) = (&old[hunk.old.clone()], &new[hunk.new.clone()]);
+    let mut out = Vec::with_capacity(o.len().max(n.len()));
+    for op in capture_diff_slices(Algorithm::Myers, o, n) {
+        match op.tag() {
+            DiffTag::Equal => out.extend(o[op.old_range()].iter().map(|l| (Mark::Keep, *l))),
+            _ => {
+                out.extend(o[op.old_range()].iter().map(|l| (Mark::Remove, *l)));
+                out.extend(n[op.new_range()].iter().map(|l| (Mark::Add, *l)));
+            }
+        }
+    }
+    out
+}
+
+/// The start of every occurrence of `needle` in `hay`, compared with `eq`.
+pub(crate) fn occurrences<T>(hay: &[T], needle: &[T], eq: impl Fn(&T, &T) -> bool) -> Vec<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return Vec::new();
+    }
+    (0..=hay.len() - needle.len())
+        .filter(|&i| hay[i..i + needle.len()].iter().zip(needle).all(|(a, b)| eq(a, b)))
+        .collect()
+}
+
+/// The file after the first `n` hunks are applied: the new lines up to the end of hunk
+/// `n - 1`, then the old lines after it.
+pub(crate) fn after_hunks<'a>(old: &[&'a str], new: &[&'a str], hunks: &[Hunk], n: usize) -> Vec<&'a str> {
+    match n.checked_sub(1).map(|last| &hunks[last]) {
+        None => old.to_vec(),
+        Some(last) => new[..last.new.end].iter().chain(&old[last.old.end..]).copied().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_is_grown_until_accepted_and_touching_hunks_merge() {
+        let old = ["a\n", "x\n", "b\n", "x\n", "c\n"];
+        let new = ["a\n", "y\n", "b\n", "y\n", "c\n"];
+        let hunks = plan(&old, &new, 0, |_, _| true).unwrap();
+        assert_eq!(hunks.len(), 2);
+        assert_eq!((hunks[0].old.clone(), hunks[1].old.clone()), (1..2, 3..4));
+        // A rule that wants every hunk to have two lines of context before it.
+        let hunks = plan(&old, &new, 0, |h, i| h[i].lead >= 1 || h[i].old.start == 0).unwrap();
+        assert_eq!(hunks.len(), 1, "{hunks:?}");
+        assert_eq!((hunks[0].old.clone(), hunks[0].new.clone(), hunks[0].lead, hunks[0].trail), (0..5, 0..5, 1, 1));
+    }
+
+    #[test]
+    fn a_hunk_that_cannot_be_accepted_is_returned() {
+        let err = plan(&["a\n"], &["b\n"], 3, |_, _| false).unwrap_err();
+        assert_eq!(err.old, 0..1);
+    }
+
+    #[test]
+    fn occurrences_and_the_file_between_hunks() {
+        assert_eq!(occurrences(&[1, 2, 1, 2], &[1, 2], |a, b| a == b), [0, 2]);
+        assert!(occurrences(&[1], &[1, 2], |a, b| a == b).is_empty());
+        let old = ["a\n", "b\n", "c\n", "d\n"];
+        let new = ["a\n", "B\n", "B2\n", "c\n", "D\n"];
+        let hunks = plan(&old, &new, 0, |_, _| true).unwrap();
+        assert_eq!(after_hunks(&old, &new, &hunks, 1), ["a\n", "B\n", "B2\n", "c\n", "d\n"]);
+    }
+}
