@@ -4,6 +4,7 @@
 //! the human and JSON rendering, `session` the `--session` state file.
 
 mod cli;
+mod convert;
 mod escape;
 mod output;
 mod run;

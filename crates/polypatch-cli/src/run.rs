@@ -38,6 +38,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Check(args) => apply(args, Mode::Check),
         Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
+        Command::Convert(args) => crate::convert::convert_verb(args),
         Command::Recover(args) => recover(args),
         Command::Formats => {
             stdout(&polypatch::dialect_names().iter().flat_map(|name| [*name, "\n"]).collect::<String>());
@@ -47,7 +48,7 @@ pub fn run(cli: &Cli) -> Exit {
 }
 
 /// Why the patch text could not be had.
-enum Input {
+pub(crate) enum Input {
     /// Unreadable file, stdin failure: a usage error.
     Unreadable(anyhow::Error),
     /// Not UTF-8 and not a unified diff: a malformed patch, reported against the lossily
@@ -288,7 +289,7 @@ fn detect(args: &DetectArgs) -> Exit {
 }
 
 /// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
-fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
+pub(crate) fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     if name == "auto" {
         return Ok(None);
     }
@@ -338,7 +339,7 @@ fn recover(args: &RecoverArgs) -> Exit {
     }
 }
 
-fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
+pub(crate) fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
     let meta = fs::metadata(root).with_context(|| format!("cannot use root directory `{}`", root.display()))?;
     if !meta.is_dir() {
         bail!("root `{}` is not a directory", root.display());
@@ -349,7 +350,7 @@ fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
 /// The patch's text. A unified diff may hold bytes that are not UTF-8 (a Latin-1 file's
 /// lines): it is read without loss and applied byte for byte, as git applies it. Any other
 /// patch must be UTF-8 text.
-fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
+pub(crate) fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
     let bytes = if cli::is_stdin(patch) {
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).context("cannot read the patch from standard input")
@@ -378,13 +379,13 @@ fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
 
 /// Writes to standard output. A closed pipe (`polypatch … | head`) is not an error worth
 /// a panic: the exit code still says what happened.
-fn stdout(text: &str) {
+pub(crate) fn stdout(text: &str) {
     let mut out = io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// Writes to standard error, ignoring a closed stream like [`stdout`].
-fn stderr(text: &str) {
+pub(crate) fn stderr(text: &str) {
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
 

@@ -20,7 +20,7 @@ pub(crate) enum Style {
     Replace,
 }
 
-pub(super) fn render(deltas: &[Delta], context: usize, style: Style) -> Result<String, ConvertError> {
+pub(super) fn render(deltas: &[Delta], style: Style) -> Result<String, ConvertError> {
     let mut entries = Vec::new();
     for delta in deltas {
         let binary = [&delta.before, &delta.after].iter().any(|s| s.as_ref().is_some_and(|s| text(&s.bytes).is_none()));
@@ -41,7 +41,7 @@ pub(super) fn render(deltas: &[Delta], context: usize, style: Style) -> Result<S
             entries.push(entry(new_path, "create", Some(("content", json(after_text)))));
             continue;
         }
-        let pairs = if style == Style::Patch { pairs(before, after_text, context) } else { None };
+        let pairs = if style == Style::Patch { pairs(before, after_text) } else { None };
         match pairs {
             Some(pairs) => entries.push(entry(new_path, "patch", Some(("patches", pairs)))),
             None => entries.push(entry(new_path, "replace", Some(("content", json(after_text))))),
@@ -67,21 +67,22 @@ fn json(text: &str) -> String {
 
 /// The `patches` array: one pair per hunk, each `find` (whole lines with their
 /// terminators) occurring once where it is applied. `None` when some hunk has none.
-fn pairs(before: &str, after: &str, context: usize) -> Option<String> {
+/// The specs ask for minimal pairs: context only where a `find` needs it to be unique.
+fn pairs(before: &str, after: &str) -> Option<String> {
     let old = split(before);
     let new = split(after);
     let accept = |hunks: &[Hunk], i: usize| {
         let find: String = old[hunks[i].old.clone()].concat();
         !find.is_empty() && count(&after_hunks(&old, &new, hunks, i).concat(), &find) == 1
     };
-    let planned = hunks::plan(&old, &new, context, accept).ok()?;
+    let planned = hunks::plan(&old, &new, 0, accept).ok()?;
     let items: Vec<String> = planned
         .iter()
         .map(|h| {
             let find: String = old[h.old.clone()].concat();
             let replace: String = new[h.new.clone()].concat();
             format!(
-                "          {{\n            \"find\": {},\n            \"replace\": {},\n            \"limit\": \"once\"\n          }}",
+                "        {{\n          \"find\": {},\n          \"replace\": {},\n          \"limit\": \"once\"\n        }}",
                 json(&find),
                 json(&replace)
             )
