@@ -31,17 +31,20 @@ pub(crate) struct Hunk {
     pub trail: usize,
 }
 
-impl Hunk {
-    /// Widens the hunk by up to `n` context lines on each side; whether it grew.
-    fn grow(&mut self, n: usize, old_len: usize, new_len: usize) -> bool {
-        let before = n.min(self.old.start).min(self.new.start);
-        let after = n.min(old_len - self.old.end).min(new_len - self.new.end);
-        self.old = self.old.start - before..self.old.end + after;
-        self.new = self.new.start - before..self.new.end + after;
-        self.lead += before;
-        self.trail += after;
-        before + after > 0
-    }
+/// Widens hunk `i` by up to `n` context lines on each side, never past its neighbours (the
+/// lines between two hunks are the same in both versions, so both sides move together);
+/// whether it grew.
+fn grow(hunks: &mut [Hunk], i: usize, n: usize, old_len: usize, new_len: usize) -> bool {
+    let (prev_old, prev_new) = i.checked_sub(1).map_or((0, 0), |p| (hunks[p].old.end, hunks[p].new.end));
+    let (next_old, next_new) = hunks.get(i + 1).map_or((old_len, new_len), |h| (h.old.start, h.new.start));
+    let h = &mut hunks[i];
+    let before = n.min(h.old.start - prev_old).min(h.new.start - prev_new);
+    let after = n.min(next_old - h.old.end).min(next_new - h.new.end);
+    h.old = h.old.start - before..h.old.end + after;
+    h.new = h.new.start - before..h.new.end + after;
+    h.lead += before;
+    h.trail += after;
+    before + after > 0
 }
 
 /// The hunks that turn `old` into `new` (lines with terminators), each with `context`
@@ -55,11 +58,10 @@ pub(crate) fn plan(
     mut accept: impl FnMut(&[Hunk], usize) -> bool,
 ) -> Result<Vec<Hunk>, Hunk> {
     let mut hunks: Vec<Hunk> = Vec::new();
-    for op in capture_diff_slices(Algorithm::Myers, old, new) {
-        if op.tag() == DiffTag::Equal {
+    for (op, o, n) in ops(old, new) {
+        if op == DiffTag::Equal {
             continue;
         }
-        let (o, n) = (op.old_range(), op.new_range());
         match hunks.last_mut() {
             Some(last) if last.old.end == o.start && last.new.end == n.start => {
                 last.old.end = o.end;
@@ -68,8 +70,8 @@ pub(crate) fn plan(
             _ => hunks.push(Hunk { old: o, new: n, lead: 0, trail: 0 }),
         }
     }
-    for hunk in &mut hunks {
-        hunk.grow(context, old.len(), new.len());
+    for i in 0..hunks.len() {
+        grow(&mut hunks, i, context, old.len(), new.len());
     }
     merge(&mut hunks);
     let mut i = 0;
@@ -78,7 +80,7 @@ pub(crate) fn plan(
             i += 1;
             continue;
         }
-        if !hunks[i].grow(1, old.len(), new.len()) {
+        if !grow(&mut hunks, i, 1, old.len(), new.len()) {
             return Err(hunks[i].clone());
         }
         let count = hunks.len();
@@ -90,17 +92,30 @@ pub(crate) fn plan(
     Ok(hunks)
 }
 
-/// Merges hunks that overlap or touch.
+/// The line diff as (tag, old range, new range), in order. The ranges are counted here
+/// from the lengths: `similar` can give a deletion at the start a stray new index.
+fn ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)> {
+    let (mut o, mut n) = (0, 0);
+    capture_diff_slices(Algorithm::Myers, old, new)
+        .iter()
+        .map(|op| {
+            let (ol, nl) = (op.old_range().len(), op.new_range().len());
+            let out = (op.tag(), o..o + ol, n..n + nl);
+            (o, n) = (o + ol, n + nl);
+            out
+        })
+        .collect()
+}
+
+/// Merges hunks that touch.
 fn merge(hunks: &mut Vec<Hunk>) {
     let mut out: Vec<Hunk> = Vec::with_capacity(hunks.len());
     for hunk in hunks.drain(..) {
         match out.last_mut() {
-            Some(last) if hunk.old.start <= last.old.end => {
-                if hunk.old.end >= last.old.end {
-                    last.trail = hunk.trail;
-                }
-                last.old.end = last.old.end.max(hunk.old.end);
-                last.new.end = last.new.end.max(hunk.new.end);
+            Some(last) if hunk.old.start == last.old.end => {
+                last.trail = hunk.trail;
+                last.old.end = hunk.old.end;
+                last.new.end = hunk.new.end;
             }
             _ => out.push(hunk),
         }
@@ -123,13 +138,12 @@ pub(crate) enum Mark {
 pub(crate) fn lines<'a>(old: &[&'a str], new: &[&'a str], hunk: &Hunk) -> Vec<(Mark, &'a str)> {
     let (o, n) = (&old[hunk.old.clone()], &new[hunk.new.clone()]);
     let mut out = Vec::with_capacity(o.len().max(n.len()));
-    for op in capture_diff_slices(Algorithm::Myers, o, n) {
-        match op.tag() {
-            DiffTag::Equal => out.extend(o[op.old_range()].iter().map(|l| (Mark::Keep, *l))),
-            _ => {
-                out.extend(o[op.old_range()].iter().map(|l| (Mark::Remove, *l)));
-                out.extend(n[op.new_range()].iter().map(|l| (Mark::Add, *l)));
-            }
+    for (tag, old_range, new_range) in ops(o, n) {
+        if tag == DiffTag::Equal {
+            out.extend(o[old_range].iter().map(|l| (Mark::Keep, *l)));
+        } else {
+            out.extend(o[old_range].iter().map(|l| (Mark::Remove, *l)));
+            out.extend(n[new_range].iter().map(|l| (Mark::Add, *l)));
         }
     }
     out
@@ -165,10 +179,11 @@ mod tests {
         let hunks = plan(&old, &new, 0, |_, _| true).unwrap();
         assert_eq!(hunks.len(), 2);
         assert_eq!((hunks[0].old.clone(), hunks[1].old.clone()), (1..2, 3..4));
-        // A rule that wants every hunk to have two lines of context before it.
+        // A rule that wants a line of context before every hunk not at the top.
         let hunks = plan(&old, &new, 0, |h, i| h[i].lead >= 1 || h[i].old.start == 0).unwrap();
         assert_eq!(hunks.len(), 1, "{hunks:?}");
-        assert_eq!((hunks[0].old.clone(), hunks[0].new.clone(), hunks[0].lead, hunks[0].trail), (0..5, 0..5, 1, 1));
+        // The first grew one line each side and so came to touch the second.
+        assert_eq!((hunks[0].old.clone(), hunks[0].new.clone(), hunks[0].lead, hunks[0].trail), (0..4, 0..4, 1, 0));
     }
 
     #[test]
@@ -181,6 +196,9 @@ mod tests {
     fn occurrences_and_the_file_between_hunks() {
         assert_eq!(occurrences(&[1, 2, 1, 2], &[1, 2], |a, b| a == b), [0, 2]);
         assert!(occurrences(&[1], &[1, 2], |a, b| a == b).is_empty());
+        // Context never reaches past a neighbour, where the two versions differ.
+        let hunks = plan(&split("a\n\n\n}\n\t\n{\n"), &split("\n\n\n \n\n\n"), 3, |_, _| true).unwrap();
+        assert_eq!(hunks, [Hunk { old: 0..6, new: 0..6, lead: 0, trail: 0 }]);
         let old = ["a\n", "b\n", "c\n", "d\n"];
         let new = ["a\n", "B\n", "B2\n", "c\n", "D\n"];
         let hunks = plan(&old, &new, 0, |_, _| true).unwrap();

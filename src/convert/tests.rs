@@ -1,16 +1,209 @@
+use proptest::prelude::*;
+
 use super::*;
-use crate::MemoryFileSet;
+use crate::{Content, FileEdit, FileOp, MemoryFileSet};
 
 fn to(patch: &str, files: &MemoryFileSet, target: &str) -> Result<String, ConvertError> {
     convert(patch, files, target, &ConvertOptions::default()).map(|c| c.text)
 }
 
+/// A plan that replaces the whole content of `path` (or creates it).
+fn replace_plan(path: &str, after: &str) -> EditPlan {
+    EditPlan {
+        files: vec![FileEdit {
+            path: path.to_owned(),
+            op: FileOp::Replace {
+                content: Content::Text(after.to_owned()),
+                create_if_missing: true,
+                follow_file: false,
+            },
+            span: None,
+        }],
+        ..EditPlan::default()
+    }
+}
+
+/// Converts `plan` to `target`, applies the result exactly to a copy of `files`, and returns
+/// the content of `path` afterwards; or the conversion's error.
+fn round_trip(files: &MemoryFileSet, plan: &EditPlan, target: &str, path: &str) -> Result<Vec<u8>, ConvertError> {
+    let text = convert(plan, files, target, &ConvertOptions::default())?.text;
+    let parsed = crate::parse(&text, Some(target)).unwrap_or_else(|e| panic!("{target}:\n{}\n{text}", e.render(&text)));
+    let mut copy = files.clone();
+    crate::apply(&parsed, &mut copy, &ApplyOptions::default().strict(true)).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    Ok(copy.get(path).map(<[u8]>::to_vec).unwrap_or_default())
+}
+
 #[test]
-fn a_unified_diff_becomes_each_dialect() {
-    let files = MemoryFileSet::new().with("a.txt", "one\ntwo\nthree\n");
-    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n";
+fn a_fuzzy_unified_hunk_becomes_exact_edits_in_each_dialect() {
+    let files = MemoryFileSet::new().with("a.py", "def f():\n    x = 1\n    return x\n");
+    // The hunk lost its indentation and has a typo in a context line.
+    let diff = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n def f():\n-x = 1\n+x = 2\n retrun x\n";
     for target in crate::dialect_names() {
         let text = to(diff, &files, target).unwrap_or_else(|e| panic!("{target}: {e}"));
-        assert!(!text.is_empty(), "{target}");
+        assert!(text.contains("    x = 2"), "{target}: the new line carries the file's indentation:\n{text}");
+        assert!(!text.contains("retrun"), "{target}: the context is the file's, not the patch's:\n{text}");
+    }
+}
+
+#[test]
+fn repeated_blocks_get_context_until_unique() {
+    let before = "fn a() {\n    x();\n}\n\nfn b() {\n    x();\n}\n";
+    let after = "fn a() {\n    x();\n}\n\nfn b() {\n    y();\n}\n";
+    let files = MemoryFileSet::new().with("r.rs", before);
+    let plan = replace_plan("r.rs", after);
+    for target in crate::dialect_names() {
+        assert_eq!(round_trip(&files, &plan, target, "r.rs").unwrap(), after.as_bytes(), "{target}");
+    }
+    let ap = convert(&plan, &files, "ap", &ConvertOptions::default()).unwrap().text;
+    assert!(ap.contains("fn b() {"), "the snippet reaches the line that makes it unique:\n{ap}");
+}
+
+#[test]
+fn inexpressible_operations_name_the_operation_and_the_file() {
+    let files = MemoryFileSet::new().with("gone.txt", "x\n").with("t.txt", "a \nb\n");
+    let delete = "*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n";
+    for target in ["ap", "applydiff"] {
+        let err = to(delete, &files, target).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Delete), "{target}");
+        assert!(err.to_string().contains("gone.txt"), "{err}");
+    }
+    let edit = "*** Begin Patch\n*** Update File: t.txt\n@@\n a \n-b\n+c\n*** End Patch\n";
+    let err = to(edit, &files, "ap").unwrap_err();
+    assert_eq!(err.operation(), Some(Operation::TrailingWhitespace));
+    let rename = "*** Begin Patch\n*** Update File: t.txt\n*** Move to: u.txt\n@@\n-b\n+c\n*** End Patch\n";
+    assert_eq!(to(rename, &files, "applydiff").unwrap_err().operation(), Some(Operation::Rename));
+    // Aptix writes a rename as a delete and a create.
+    let aptix = to(rename, &files, "aptix").unwrap();
+    assert!(aptix.contains("\"operation\": \"delete\"") && aptix.contains("\"operation\": \"create\""), "{aptix}");
+    let binary = MemoryFileSet::new().with("b.bin", b"\x00\x01".to_vec());
+    let plan = replace_plan("b.bin", "text now\n");
+    assert_eq!(
+        convert(&plan, &binary, "ai-patch", &ConvertOptions::default()).unwrap_err().operation(),
+        Some(Operation::Binary)
+    );
+    assert_eq!(round_trip(&binary, &plan, "aptix", "b.bin").unwrap(), b"text now\n");
+}
+
+#[test]
+fn applydiff_writes_a_file_whole_when_a_hunk_would_hold_a_marker_line() {
+    let files = MemoryFileSet::new().with("m.txt", "<\nb\n");
+    let plan = replace_plan("m.txt", "x\nb\n");
+    let text = convert(&plan, &files, "applydiff", &ConvertOptions::default()).unwrap().text;
+    assert!(text.starts_with(">>> file: m.txt | mode=replace\n"), "{text}");
+    // The new content itself holds the marker: nothing can carry it.
+    let plan = replace_plan("n.txt", "--- to\n");
+    let err = convert(&plan, &MemoryFileSet::new(), "applydiff", &ConvertOptions::default()).unwrap_err();
+    assert_eq!(err.operation(), Some(Operation::MarkerLine));
+}
+
+#[test]
+fn nothing_to_convert_is_an_empty_patch() {
+    let files = MemoryFileSet::new().with("a.txt", "b\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    let out = convert(diff, &files, "ap", &ConvertOptions::default()).unwrap();
+    assert_eq!((out.text.as_str(), out.files), ("", 0));
+}
+
+#[test]
+fn unknown_formats_and_unapplicable_patches_are_errors() {
+    let files = MemoryFileSet::new().with("a.txt", "a\n");
+    assert!(matches!(to("x", &files, "yaml"), Err(ConvertError::UnknownFormat { .. })));
+    let missing = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n";
+    assert!(matches!(to(missing, &files, "ap"), Err(ConvertError::NotApplied(_))));
+    assert!(matches!(to("*** Begin Patch\n", &files, "ap"), Err(ConvertError::Malformed(_))));
+}
+
+/// Text a YAML or JSON writer can get wrong.
+const TRICKY: &[&str] = &[
+    "  leading spaces\n",
+    "\ttab first\n\tsecond\n",
+    "# not a comment\n",
+    "key: value\n",
+    "'single' and \"double\" quotes\n",
+    "trailing spaces   \n",
+    "a\n\n\nb\n",
+    "no final newline",
+    "two final newlines\n\n",
+    "crlf\r\nlines\r\n",
+    "mixed\r\nends\n",
+    "unicode: é ü — “quotes” 😀\n",
+    "\u{feff}bom first\n",
+    "- dash\n? question\n| pipe\n> fold\n",
+    "   \n  \n",
+    "\n\nleading newlines\n",
+    "back\\slash \\n not a newline\n",
+    "control \u{7} bell\n",
+    "|\n",
+    "---\n...\n",
+];
+
+#[test]
+fn tricky_content_round_trips_through_every_dialect_that_can_carry_it() {
+    for content in TRICKY {
+        for target in crate::dialect_names() {
+            // A new file, and a changed one.
+            let created = round_trip(&MemoryFileSet::new(), &replace_plan("t.txt", content), target, "t.txt");
+            let files = MemoryFileSet::new().with("t.txt", format!("head\n{content}"));
+            let changed = round_trip(&files, &replace_plan("t.txt", &format!("head2\n{content}")), target, "t.txt");
+            for (what, result, want) in
+                [("created", created, content.to_string()), ("changed", changed, format!("head2\n{content}"))]
+            {
+                match result {
+                    Ok(bytes) => assert_eq!(String::from_utf8(bytes).unwrap(), want, "{target} {what} {content:?}"),
+                    // Refusing is right only for what the dialect lacks.
+                    Err(ConvertError::Inexpressible { operation, .. }) => assert!(
+                        matches!(
+                            operation,
+                            Operation::LineEnding
+                                | Operation::FinalNewline
+                                | Operation::TrailingWhitespace
+                                | Operation::ByteOrderMark
+                                | Operation::MarkerLine
+                        ) && !matches!(target, "unified" | "aptix"),
+                        "{target} {what} {content:?}: {operation}"
+                    ),
+                    Err(err) => panic!("{target} {what} {content:?}: {err}"),
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Any string, as the YAML scalar of an ap `CREATE_FILE`, reads back as itself.
+    #[test]
+    fn yaml_scalars_read_back_exactly(value in "[ a-z#:'\"\t\r\n\\\\|>\u{e9}\u{feff}\u{7}-]{0,40}") {
+        let doc = format!(
+            "version: \"2.0\"\nchanges:\n  - file_path: \"f\"\n    modifications:\n      - action: CREATE_FILE\n        content: {}",
+            yaml_scalar(&value, 10)
+        );
+        let plan = crate::parse(&doc, Some("ap")).map_err(|e| TestCaseError::fail(format!("{}\n{doc}", e.render(&doc))))?;
+        let FileOp::Create { content: Content::Text(got), .. } = &plan.files[0].op else {
+            return Err(TestCaseError::fail("not a create"));
+        };
+        prop_assert_eq!(got, &value, "{}", doc);
+    }
+
+    /// Any change of a small text, in any dialect, applies exactly or is refused for what
+    /// the dialect lacks; JSON strings (Aptix) always carry it.
+    #[test]
+    fn random_edits_round_trip(
+        before in proptest::collection::vec("[ ab{}\t]{0,4}", 1..8),
+        after in proptest::collection::vec("[ ab{}\t]{0,4}", 1..8),
+    ) {
+        let (before, after) = (before.join("\n") + "\n", after.join("\n") + "\n");
+        let files = MemoryFileSet::new().with("f", before.as_str());
+        for target in crate::dialect_names() {
+            match round_trip(&files, &replace_plan("f", &after), target, "f") {
+                Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), after.clone(), "{}", target),
+                Err(ConvertError::Inexpressible { operation, detail, .. }) => prop_assert!(
+                    target != "unified" && target != "aptix" && !(target == "ai-patch" && operation == Operation::Edit),
+                    "{} refused {}: {}", target, operation, detail
+                ),
+                Err(err) => return Err(TestCaseError::fail(format!("{target}: {err}"))),
+            }
+        }
     }
 }
