@@ -83,7 +83,7 @@ fn main() {
             }
             continue;
         }
-        let Some(source) = polypatch::dialect(&dialect).map(|d| d.name()) else { continue };
+        let Some(source) = polypatch::dialect(&dialect).map(polypatch::Dialect::name) else { continue };
         for case_dir in subdirs(&dialect_dir) {
             let name = format!("{dialect}::{}", name_of(&case_dir));
             trials.extend(pairs(&name, source, &case_dir, &case_dir.join("patch")));
@@ -188,7 +188,7 @@ fn changes_modes(source: &str, case_dir: &Path, patch_file: &Path, strict: bool)
             .unwrap_or_default()
             .into_keys()
             .map(|p| {
-                let mode = fs::metadata(root.join(&p)).map(|m| m.permissions().mode()).unwrap_or(0);
+                let mode = fs::metadata(root.join(&p)).map_or(0, |m| m.permissions().mode());
                 (p, mode & 0o111 != 0)
             })
             .collect()

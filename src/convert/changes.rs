@@ -30,7 +30,7 @@ impl Delta {
     pub fn mode_changes(&self) -> bool {
         let exec = |side: &Option<Side>| side.as_ref().and_then(|s| s.mode).is_some_and(|m| m & 0o111 != 0);
         match (&self.before, &self.after) {
-            (Some(_), Some(_)) | (None, Some(_)) => exec(&self.before) != exec(&self.after),
+            (Some(_) | None, Some(_)) => exec(&self.before) != exec(&self.after),
             _ => false,
         }
     }

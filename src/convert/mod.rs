@@ -88,7 +88,7 @@ pub struct ConvertOptions {
     /// How the source text is parsed (a diff's strip level).
     pub parse: ParseOptions,
     /// Lines of context written around each change where the target dialect has context
-    /// (unified, AI-PATCH, ApplyDiff, ap); more are added where needed to be unique.
+    /// (unified, AI-PATCH, `ApplyDiff`, ap); more are added where needed to be unique.
     /// Default 3.
     pub context: usize,
 }

@@ -120,8 +120,8 @@ fn modifications(
     };
     for h in &planned {
         let h = &without_blank_context(h, &old);
-        let snippet: String = old[h.old.clone()].iter().map(|l| format!("{}\n", body(l))).collect();
-        let content: String = new[h.new.clone()].iter().map(|l| format!("{}\n", body(l))).collect();
+        let snippet = joined(&old[h.old.clone()]);
+        let content = joined(&new[h.new.clone()]);
         let action = if content.is_empty() { "DELETE" } else { "REPLACE" };
         let _ = write!(out, "      - action: {action}\n        snippet: {}", yaml_scalar(&snippet, 10));
         if !content.is_empty() {
@@ -157,4 +157,9 @@ fn without_blank_context(hunk: &Hunk, old: &[&str]) -> Hunk {
         h.trail -= 1;
     }
     h
+}
+
+/// Lines without their terminators, each ended by `\n`.
+fn joined(lines: &[&str]) -> String {
+    lines.iter().flat_map(|l| [body(l), "\n"]).collect()
 }

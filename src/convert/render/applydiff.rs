@@ -39,16 +39,13 @@ pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, Convert
         let planned = hunks::plan(&old, &new, context, accept).ok().filter(|planned| {
             planned.iter().all(|h| !old[h.old.clone()].iter().chain(&new[h.new.clone()]).any(|l| is_marker(body(l))))
         });
-        match planned {
-            Some(planned) => {
-                for h in &planned {
-                    block(&mut out, &delta.path, "", &old[h.old.clone()], &new[h.new.clone()]);
-                }
+        if let Some(planned) = planned {
+            for h in &planned {
+                block(&mut out, &delta.path, "", &old[h.old.clone()], &new[h.new.clone()]);
             }
-            None => {
-                no_marker(delta, after)?;
-                block(&mut out, &delta.path, " | mode=replace", &[], &new);
-            }
+        } else {
+            no_marker(delta, after)?;
+            block(&mut out, &delta.path, " | mode=replace", &[], &new);
         }
     }
     Ok(out)

@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 
 use super::texts;
-use crate::convert::ConvertError;
 use crate::convert::changes::{Delta, Side, text};
 use crate::convert::hunks::{self, Hunk, after_hunks, split};
 
@@ -20,7 +19,7 @@ pub(crate) enum Style {
     Replace,
 }
 
-pub(super) fn render(deltas: &[Delta], style: Style) -> Result<String, ConvertError> {
+pub(super) fn render(deltas: &[Delta], style: Style) -> String {
     let mut entries = Vec::new();
     for delta in deltas {
         let binary = [&delta.before, &delta.after].iter().any(|s| s.as_ref().is_some_and(|s| text(&s.bytes).is_none()));
@@ -47,7 +46,7 @@ pub(super) fn render(deltas: &[Delta], style: Style) -> Result<String, ConvertEr
             None => entries.push(entry(new_path, "replace", Some(("content", json(after_text))))),
         }
     }
-    Ok(format!("{{\n  \"root\": \".\",\n  \"files\": [\n{}\n  ]\n}}\n", entries.join(",\n")))
+    format!("{{\n  \"root\": \".\",\n  \"files\": [\n{}\n  ]\n}}\n", entries.join(",\n"))
 }
 
 /// A `files[]` entry, with its last field already rendered.

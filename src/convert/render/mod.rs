@@ -38,7 +38,7 @@ pub(crate) fn render<S: FileSource + ?Sized>(
         #[cfg(feature = "applydiff")]
         "applydiff" => applydiff::render(deltas, context),
         #[cfg(feature = "aptix")]
-        "aptix" => aptix::render(deltas, if whole { aptix::Style::Replace } else { aptix::Style::Patch }),
+        "aptix" => Ok(aptix::render(deltas, if whole { aptix::Style::Replace } else { aptix::Style::Patch })),
         other => unreachable!("dialect `{other}` is compiled in but has no renderer"),
     }
 }
