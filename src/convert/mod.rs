@@ -302,8 +302,8 @@ pub fn convert<'a, S: FileSource + ?Sized>(
         let text = render::render(target, files, &computed.changes, &deltas, options.context, false)?;
         match verify(target, &text, files, &computed.changes, &deltas) {
             Ok(()) => text,
-            // Aptix can always fall back on whole contents (`replace`).
-            Err(first) if target == "aptix" => {
+            // Aptix can fall back on whole contents (`replace`), AI-PATCH on context only.
+            Err(first) if matches!(target, "aptix" | "ai-patch") => {
                 let whole = render::render(target, files, &computed.changes, &deltas, options.context, true)?;
                 verify(target, &whole, files, &computed.changes, &deltas).map_err(|_| first)?;
                 whole

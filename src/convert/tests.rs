@@ -207,3 +207,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn ai_patch_scopes_a_repeated_hunk_by_a_unique_line_above_it() {
+    let block = "    if x {\n        return;\n    }\n";
+    let before = format!("fn a() {{\n{block}}}\nfn b() {{\n{block}}}\n");
+    let after = format!("fn a() {{\n{block}}}\nfn b() {{\n{}}}\n", block.replace("return;", "return 1;"));
+    let files = MemoryFileSet::new().with("s.rs", before.as_str());
+    let plan = replace_plan("s.rs", &after);
+    let options = ConvertOptions::default().context(1);
+    let text = convert(&plan, &files, "ai-patch", &options).unwrap().text;
+    assert_eq!(
+        text,
+        "*** Begin Patch\n*** Update File: s.rs\n@@ fn b() {\n     if x {\n-        return;\n+        return 1;\n     }\n\
+         *** End Patch\n"
+    );
+    let parsed = crate::parse(&text, Some("ai-patch")).unwrap();
+    let mut copy = files.clone();
+    crate::apply(&parsed, &mut copy, &ApplyOptions::default()).unwrap();
+    assert_eq!(copy.get_str("s.rs"), Some(after.as_str()));
+}

@@ -2,7 +2,9 @@
 //! and hunks whose context makes each one's place certain.
 //!
 //! An update's first hunk must occur once in the file; each later one must occur first
-//! after the hunk before it (the dialect's in-order search). A hunk that ends the file is
+//! after the hunk before it (the dialect's in-order search). Where it does not, a scope
+//! line (`@@ <line>`) is written when a line above the hunk occurs once in the file and the
+//! hunk occurs first after it; otherwise context is added. A hunk that ends the file is
 //! closed with `*** End of File`, so that blank lines there stay context; elsewhere a hunk
 //! never ends in a blank line (AI-PATCH reads such lines as separators).
 
@@ -15,7 +17,8 @@ use crate::convert::{ConvertError, Operation};
 
 const DIALECT: &str = "ai-patch";
 
-pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, ConvertError> {
+/// `scopes`: whether `@@ <line>` scope lines may stand in for more context.
+pub(super) fn render(deltas: &[Delta], context: usize, scopes: bool) -> Result<String, ConvertError> {
     let mut out = String::from("*** Begin Patch\n");
     for delta in deltas {
         text_only(DIALECT, delta, true, true)?;
@@ -36,7 +39,7 @@ pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, Convert
                 if let Some(to) = &delta.renamed_to {
                     let _ = writeln!(out, "*** Move to: {to}");
                 }
-                update(&mut out, delta, unmarked(before), unmarked(after), context)?;
+                update(&mut out, delta, unmarked(before), unmarked(after), context, scopes)?;
             }
         }
     }
@@ -45,7 +48,14 @@ pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, Convert
 }
 
 /// The hunks of an update.
-fn update(out: &mut String, delta: &Delta, before: &str, after: &str, context: usize) -> Result<(), ConvertError> {
+fn update(
+    out: &mut String,
+    delta: &Delta,
+    before: &str,
+    after: &str,
+    context: usize,
+    scopes: bool,
+) -> Result<(), ConvertError> {
     let old = split(before);
     let new = split(after);
     let bodies: Vec<&str> = old.iter().map(|l| body(l)).collect();
@@ -60,13 +70,7 @@ fn update(out: &mut String, delta: &Delta, before: &str, after: &str, context: u
         if !ends_file && h.trail > 0 && bodies[h.old.end - 1].trim().is_empty() {
             return false;
         }
-        let places = occurrences(&bodies, &bodies[h.old.clone()], |a, b| a == b);
-        if i == 0 {
-            places.len() == 1
-        } else {
-            let from = hunks[i - 1].old.end;
-            places.iter().find(|&&p| p >= from) == Some(&h.old.start)
-        }
+        located(&bodies, hunks, i) || (scopes && scope(&bodies, hunks, i).is_some())
     };
     let planned = if old == new {
         // A move without a change: one context-only hunk, so the update has a body.
@@ -82,8 +86,13 @@ fn update(out: &mut String, delta: &Delta, before: &str, after: &str, context: u
             "no hunk of its lines occurs in one place only (the file repeats itself throughout)",
         ));
     };
-    for h in &planned {
-        out.push_str("@@\n");
+    for (i, h) in planned.iter().enumerate() {
+        match scope(&bodies, &planned, i).filter(|_| scopes && !located(&bodies, &planned, i)) {
+            Some(k) => {
+                let _ = writeln!(out, "@@ {}", bodies[k]);
+            }
+            None => out.push_str("@@\n"),
+        }
         for (mark, line) in hunks::lines(&old, &new, h) {
             let sign = match mark {
                 Mark::Keep => ' ',
@@ -108,4 +117,34 @@ fn context_only(old: &[&str], bodies: &[&str]) -> Option<Vec<Hunk>> {
                 && occurrences(bodies, &bodies[..n], |a, b| a == b).len() == 1
         })
         .map(|n| vec![Hunk { old: 0..n, new: 0..n, lead: n, trail: 0 }])
+}
+
+/// Whether a plain `@@` finds hunk `i`: the first hunk occurs once, a later one occurs first
+/// after the hunk before it.
+fn located(bodies: &[&str], hunks: &[Hunk], i: usize) -> bool {
+    let h = &hunks[i];
+    let places = occurrences(bodies, &bodies[h.old.clone()], |a, b| a == b);
+    match i.checked_sub(1) {
+        None => places.len() == 1,
+        Some(prev) => places.iter().find(|&&p| p >= hunks[prev].old.end) == Some(&h.old.start),
+    }
+}
+
+/// The nearest line above hunk `i` (after the hunk before it) that occurs once in the file,
+/// after which the hunk occurs first: a scope line (`@@ <line>`) that places the hunk. Lines
+/// that would read as another header (`@@ :N`, `@@ -a,b +c,d @@`) or are blank are not used.
+fn scope(bodies: &[&str], hunks: &[Hunk], i: usize) -> Option<usize> {
+    let h = &hunks[i];
+    let from = i.checked_sub(1).map_or(0, |prev| hunks[prev].old.end);
+    let block = &bodies[h.old.clone()];
+    (from..h.old.start).rev().find(|&k| {
+        let line = bodies[k];
+        let usable = !line.trim().is_empty()
+            && !line.starts_with([':', '-', '+', ' ', '\t'])
+            && !line.contains("@@")
+            && line.trim_end() == line;
+        usable
+            && bodies.iter().filter(|l| **l == line).count() == 1
+            && occurrences(&bodies[k + 1..], block, |a, b| a == b).first().map(|p| p + k + 1) == Some(h.old.start)
+    })
 }

@@ -14,7 +14,9 @@ use polypatch_core::{Change, FileSource};
 use super::changes::{Delta, text};
 use super::{ConvertError, Operation};
 
-/// The deltas written in the dialect `target` (a name [`crate::dialect`] knows).
+/// The deltas written in the dialect `target` (a name [`crate::dialect`] knows). `whole`
+/// asks for the plainest form, tried when the first rendering did not verify: Aptix writes
+/// whole contents, AI-PATCH context only (no scope lines).
 pub(crate) fn render<S: FileSource + ?Sized>(
     target: &'static str,
     files: &S,
@@ -32,7 +34,7 @@ pub(crate) fn render<S: FileSource + ?Sized>(
                 .map_err(|source| ConvertError::Read { path: String::new(), source })
         }
         #[cfg(feature = "ai-patch")]
-        "ai-patch" => aipatch::render(deltas, context),
+        "ai-patch" => aipatch::render(deltas, context, !whole),
         #[cfg(feature = "ap")]
         "ap" => ap::render(deltas, context),
         #[cfg(feature = "applydiff")]
