@@ -17,6 +17,9 @@ pub(crate) fn body(line: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
+/// How many lines of context a hunk may gain, beyond those asked for, to be unique.
+pub(crate) const MAX_EXTRA_CONTEXT: usize = 64;
+
 /// A changed region of a file with its context: the same lines before `lead` and after
 /// `trail` on both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,8 +52,10 @@ fn grow(hunks: &mut [Hunk], i: usize, n: usize, old_len: usize, new_len: usize) 
 
 /// The hunks that turn `old` into `new` (lines with terminators), each with `context`
 /// lines around it, then widened one line each side at a time while `accept(hunks, i)`
-/// refuses hunk `i` (hunks that come to touch are merged). `Err(i)`: hunk `i` covers the
-/// whole file and is still refused.
+/// refuses hunk `i` (hunks that come to touch are merged). `Err(hunk)`: the hunk covers
+/// the whole file, or has [`MAX_EXTRA_CONTEXT`] lines of context beyond `context`, and is
+/// still refused (a file that repeats itself throughout; the bound keeps the search from
+/// growing with the square of the file's size).
 pub(crate) fn plan(
     old: &[&str],
     new: &[&str],
@@ -80,7 +85,8 @@ pub(crate) fn plan(
             i += 1;
             continue;
         }
-        if !grow(&mut hunks, i, 1, old.len(), new.len()) {
+        let h = &hunks[i];
+        if h.lead + h.trail > 2 * context + MAX_EXTRA_CONTEXT || !grow(&mut hunks, i, 1, old.len(), new.len()) {
             return Err(hunks[i].clone());
         }
         let count = hunks.len();

@@ -227,3 +227,28 @@ fn ai_patch_scopes_a_repeated_hunk_by_a_unique_line_above_it() {
     crate::apply(&parsed, &mut copy, &ApplyOptions::default()).unwrap();
     assert_eq!(copy.get_str("s.rs"), Some(after.as_str()));
 }
+
+#[test]
+fn a_file_that_repeats_itself_throughout_is_refused_or_written_whole() {
+    let before = "x\n".repeat(2000);
+    let after = format!("{}y\n{}", "x\n".repeat(1000), "x\n".repeat(999));
+    let files = MemoryFileSet::new().with("r.txt", before.as_str());
+    let plan = replace_plan("r.txt", &after);
+    for target in ["ai-patch", "ap"] {
+        let err = convert(&plan, &files, target, &ConvertOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Edit), "{target}");
+    }
+    for target in ["applydiff", "aptix", "unified"] {
+        assert_eq!(round_trip(&files, &plan, target, "r.txt").unwrap(), after.as_bytes(), "{target}");
+    }
+    let aptix = convert(&plan, &files, "aptix", &ConvertOptions::default()).unwrap().text;
+    assert!(aptix.contains("\"operation\": \"replace\""), "written whole");
+}
+
+#[test]
+fn an_empty_file_moves_in_ai_patch_as_a_delete_and_an_add() {
+    let files = MemoryFileSet::new().with("e.txt", "");
+    let git = "diff --git a/e.txt b/f.txt\nsimilarity index 100%\nrename from e.txt\nrename to f.txt\n";
+    let text = to(git, &files, "ai-patch").unwrap();
+    assert_eq!(text, "*** Begin Patch\n*** Delete File: e.txt\n*** Add File: f.txt\n*** End Patch\n");
+}

@@ -28,7 +28,8 @@ pub struct ConvertArgs {
     /// The dialect of the patch read, or `auto` to detect it
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub format: String,
-    /// The directory the patch's paths are relative to. Default: the current directory
+    /// The directory the patch's paths are relative to. Default: the current directory (for
+    /// an `ap` patch file, the patch file's folder)
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
@@ -83,7 +84,9 @@ pub fn convert_verb(args: &ConvertArgs) -> Exit {
         Err(run::Input::Unreadable(err)) => return usage(err),
         Err(run::Input::NotText(err, lossy)) => return malformed(&err, &lossy),
     };
-    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    // As for `apply`: an `ap` patch file's paths are relative to its folder.
+    let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name)).unwrap_or_default();
+    let root = args.root.clone().unwrap_or_else(|| run::default_root(dialect, &args.patch));
     let files = match run::open_root(&root) {
         Ok(files) => files,
         Err(err) => return usage(err),

@@ -301,7 +301,7 @@ pub(crate) fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>>
 
 /// The root when `--root` is not given: an `ap` patch's paths are relative to the patch
 /// file's folder (its spec, §2.3); every other patch's to the current directory.
-fn default_root(dialect: &str, patch: &Path) -> PathBuf {
+pub(crate) fn default_root(dialect: &str, patch: &Path) -> PathBuf {
     match patch.parent() {
         Some(dir) if dialect == "ap" && !cli::is_stdin(patch) => {
             if dir.as_os_str().is_empty() {

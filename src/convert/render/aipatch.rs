@@ -33,6 +33,11 @@ pub(super) fn render(deltas: &[Delta], context: usize, scopes: bool) -> Result<S
             (Some(_), None) => {
                 let _ = writeln!(out, "*** Delete File: {}", delta.path);
             }
+            (Some(_), Some(_)) if before.is_empty() && after.is_empty() => {
+                // An empty file moved: an update needs a hunk, and there is no line for one.
+                let to = delta.new_path();
+                let _ = writeln!(out, "*** Delete File: {}\n*** Add File: {to}", delta.path);
+            }
             (Some(_), Some(_)) => {
                 keeps_ends(DIALECT, delta, before, after)?;
                 let _ = writeln!(out, "*** Update File: {}", delta.path);
