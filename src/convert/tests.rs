@@ -186,6 +186,22 @@ proptest! {
         prop_assert_eq!(got, &value, "{}", doc);
     }
 
+    /// Any text, even with control characters and quotes, as a new file's content in an
+    /// Aptix bundle (JSON strings) and in ap (YAML), comes out byte for byte.
+    #[test]
+    fn json_and_yaml_strings_carry_any_text(value in "\\PC{0,30}|[\u{0}-\u{1f}\u{7f}\"\\\\]{1,10}") {
+        for target in ["aptix", "ap", "unified"] {
+            match round_trip(&MemoryFileSet::new(), &replace_plan("n.txt", &value), target, "n.txt") {
+                Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), value.clone(), "{}", target),
+                // A NUL makes the content binary: a text format refuses it.
+                Err(ConvertError::Inexpressible { operation: Operation::Binary, .. }) => {
+                    prop_assert!(target == "ap" && value.contains('\0'));
+                }
+                Err(err) => return Err(TestCaseError::fail(format!("{target}: {err}"))),
+            }
+        }
+    }
+
     /// Any change of a small text, in any dialect, applies exactly or is refused for what
     /// the dialect lacks; JSON strings (Aptix) always carry it.
     #[test]
