@@ -7,8 +7,9 @@
 //! `find` until the target's own rules locate it in exactly one place. Last, the output is
 //! parsed as the target dialect and computed again against the same files with exact
 //! matching only: the conversion succeeds only when that gives byte for byte the same
-//! files as the source patch. So the result of a conversion always applies at the exact
-//! tier, and never approximates.
+//! files as the source patch, and when applying it once more to that result changes
+//! nothing. So the result of a conversion always applies at the exact tier, never
+//! approximates, and is safe to re-run.
 //!
 //! What a dialect cannot say (deleting a file in `ap`, binary content outside a git diff,
 //! an executable bit in `ai-patch`, …) is a [`ConvertError::Inexpressible`] naming the
@@ -161,7 +162,8 @@ pub enum Operation {
     /// A line the dialect reserves as a marker (`ApplyDiff`: `<`, `--- to`, `>>> file:` …).
     MarkerLine,
     /// Text the dialect's locating rules cannot pin to one place (an empty file to edit
-    /// in `ap`, a change whose indentation `ap` would rewrite, …).
+    /// in `ap`, a change whose indentation `ap` would rewrite, a file that repeats itself
+    /// throughout), or that a re-run would apply again (lines added next to the same lines).
     Edit,
 }
 
@@ -302,8 +304,9 @@ pub fn convert<'a, S: FileSource + ?Sized>(
         let text = render::render(target, files, &computed.changes, &deltas, options.context, false)?;
         match verify(target, &text, files, &computed.changes, &deltas) {
             Ok(()) => text,
-            // Aptix can fall back on whole contents (`replace`), AI-PATCH on context only.
-            Err(first) if matches!(target, "aptix" | "ai-patch") => {
+            // Aptix can fall back on whole contents (`replace`), AI-PATCH on context only,
+            // ap on single snippets.
+            Err(first) if matches!(target, "aptix" | "ai-patch" | "ap") => {
                 let whole = render::render(target, files, &computed.changes, &deltas, options.context, true)?;
                 verify(target, &whole, files, &computed.changes, &deltas).map_err(|_| first)?;
                 whole
@@ -344,6 +347,15 @@ fn verify<S: FileSource + ?Sized>(
             return Err(unfaithful(&path, format!("its rendering does not apply exactly: {err}")));
         }
     };
+    // Applied again, it must change nothing (already applied, or refused).
+    if let Ok(again) = polypatch_core::compute(&plan, &Overlay { files, changes: &got }, &strict)
+        && let Some(change) = again.changes.first()
+    {
+        return Err(unfaithful(
+            change.path.as_str(),
+            "its rendering would change the file again on a re-run".to_owned(),
+        ));
+    }
     let state = |changes: &[Change], path: &str| -> Option<Option<Vec<u8>>> {
         changes.iter().find(|c| c.path.as_str() == path).map(|c| match &c.kind {
             ChangeKind::Write { bytes, .. } => Some(bytes.clone()),
@@ -378,6 +390,30 @@ fn verify<S: FileSource + ?Sized>(
         });
     }
     Ok(())
+}
+
+/// A file set with computed changes laid over it.
+struct Overlay<'a, S: ?Sized> {
+    files: &'a S,
+    changes: &'a [Change],
+}
+
+impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
+    fn resolve(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        self.files.resolve(path)
+    }
+
+    fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
+        match self.changes.iter().find(|c| c.path == *path).map(|c| &c.kind) {
+            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
+            Some(ChangeKind::Delete) => Ok(Entry::Missing),
+            None => self.files.read(path),
+        }
+    }
+
+    fn is_symlink(&self, path: &str) -> bool {
+        self.files.is_symlink(path)
+    }
 }
 
 #[cfg(test)]

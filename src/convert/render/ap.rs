@@ -23,7 +23,8 @@ use crate::convert::{ConvertError, Operation};
 
 const DIALECT: &str = "ap";
 
-pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, ConvertError> {
+/// `ranges`: whether blocks of [`MIN_RANGE`] lines or more are written as ranges.
+pub(super) fn render(deltas: &[Delta], context: usize, ranges: bool) -> Result<String, ConvertError> {
     let mut out = String::from("version: \"2.0\"\nchanges:\n");
     for delta in deltas {
         text_only(DIALECT, delta, false, false)?;
@@ -44,7 +45,7 @@ pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, Convert
             ));
         }
         out.push_str("    modifications:\n");
-        modifications(&mut out, delta, before, after, context)?;
+        modifications(&mut out, delta, before, after, context, ranges)?;
     }
     Ok(out)
 }
@@ -70,12 +71,14 @@ fn create(out: &mut String, after: &str) {
 }
 
 /// The located modifications of a changed file.
+/// `ranges`: whether long blocks are written as `start_snippet`/`end_snippet` ranges.
 fn modifications(
     out: &mut String,
     delta: &Delta,
     before: &str,
     after: &str,
     context: usize,
+    ranges: bool,
 ) -> Result<(), ConvertError> {
     let old = split(before);
     let new = split(after);
@@ -103,9 +106,6 @@ fn modifications(
             return false;
         }
         let current = after_hunks(&old, &new, hunks, i);
-        let normal = |lines: &[&str]| -> Vec<String> {
-            lines.iter().map(|l| body(l).trim().to_owned()).filter(|l| !l.is_empty()).collect()
-        };
         let snippet = normal(&old[h.old.clone()]);
         occurrences(&normal(&current), &snippet, |a, b| a == b).len() == 1
     };
@@ -118,18 +118,73 @@ fn modifications(
              whitespace-insensitive search, with the content's indentation kept",
         ));
     };
-    for h in &planned {
+    for (i, h) in planned.iter().enumerate() {
         let h = &without_blank_context(h, &old);
-        let snippet = joined(&old[h.old.clone()]);
+        let block = &old[h.old.clone()];
         let content = joined(&new[h.new.clone()]);
         let action = if content.is_empty() { "DELETE" } else { "REPLACE" };
-        let _ = write!(out, "      - action: {action}\n        snippet: {}", yaml_scalar(&snippet, 10));
+        let _ = writeln!(out, "      - action: {action}");
+        let current = normal(&after_hunks(&old, &new, &planned, i));
+        // Only a deletion: a replaced range is found again, smaller, on a re-run (its end
+        // block recurs in the content), so it would not be idempotent (§3.1).
+        match range(block, &current).filter(|_| ranges && content.is_empty()) {
+            Some((start, end)) => {
+                let (start, end) = (joined(&block[..start]), joined(&block[block.len() - end..]));
+                let _ = write!(out, "        start_snippet: {}", yaml_scalar(&start, 10));
+                let _ = write!(out, "        end_snippet: {}", yaml_scalar(&end, 10));
+            }
+            None => {
+                let _ = write!(out, "        snippet: {}", yaml_scalar(&joined(block), 10));
+            }
+        }
         if !content.is_empty() {
             let _ = write!(out, "        content: {}", yaml_scalar(&content, 10));
         }
     }
     Ok(())
 }
+
+/// Lines as the spec's search sees them: trimmed, blank ones dropped (§3.2).
+fn normal(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| body(l).trim().to_owned()).filter(|l| !l.is_empty()).collect()
+}
+
+/// The fewest lines at the start and at the end of `block` (a snippet that occurs once in
+/// `current`, normalized) that locate it as a `start_snippet`/`end_snippet` range (§4.2):
+/// the start occurs once, and the end's first occurrence after the start is the block's
+/// end. `None` for a block under [`MIN_RANGE`] non-blank lines, or when the pair would
+/// say no less than the whole block.
+fn range(block: &[&str], current: &[String]) -> Option<(usize, usize)> {
+    let norm = normal(block);
+    if norm.len() < MIN_RANGE {
+        return None;
+    }
+    let at = *occurrences(current, &norm, |a, b| a == b).first()?;
+    let start = (1..norm.len()).find(|&k| occurrences(current, &norm[..k], |a, b| a == b).len() == 1)?;
+    let end = (1..=norm.len() - start).find(|&j| {
+        let from = at + start;
+        occurrences(&current[from..], &norm[norm.len() - j..], |a, b| a == b).first() == Some(&(norm.len() - start - j))
+    })?;
+    if start + end >= norm.len() {
+        return None;
+    }
+    // From normalized line counts to the block's own lines (blank ones included).
+    let raw = |n: usize, lines: &mut dyn Iterator<Item = &&str>| {
+        let mut seen = 0;
+        lines
+            .take_while(|l| {
+                let more = seen < n;
+                seen += usize::from(!body(l).trim().is_empty());
+                more
+            })
+            .count()
+    };
+    Some((raw(start, &mut block.iter()), raw(end, &mut block.iter().rev())))
+}
+
+/// A block of at least this many non-blank lines is written as a range (§4.2: a range
+/// change is three or more lines; a range of fewer would say as much as the block).
+const MIN_RANGE: usize = 5;
 
 /// A path as a double-quoted YAML string.
 fn quoted(path: &str) -> String {

@@ -16,7 +16,7 @@ use super::{ConvertError, Operation};
 
 /// The deltas written in the dialect `target` (a name [`crate::dialect`] knows). `whole`
 /// asks for the plainest form, tried when the first rendering did not verify: Aptix writes
-/// whole contents, AI-PATCH context only (no scope lines).
+/// whole contents, AI-PATCH context only (no scope lines), ap single snippets (no ranges).
 pub(crate) fn render<S: FileSource + ?Sized>(
     target: &'static str,
     files: &S,
@@ -36,7 +36,7 @@ pub(crate) fn render<S: FileSource + ?Sized>(
         #[cfg(feature = "ai-patch")]
         "ai-patch" => aipatch::render(deltas, context, !whole),
         #[cfg(feature = "ap")]
-        "ap" => ap::render(deltas, context),
+        "ap" => ap::render(deltas, context, !whole),
         #[cfg(feature = "applydiff")]
         "applydiff" => applydiff::render(deltas, context),
         #[cfg(feature = "aptix")]
