@@ -9,30 +9,30 @@ use std::error::Error;
 use polypatch::MemoryFileSet;
 use polypatch::convert::{ConvertOptions, convert};
 
-/// The diff a model wrote: its hunk header counts are wrong and it lost the indentation of
-/// the method, which the lenient tiers forgive; each conversion is exact.
+/// The diff a model wrote: it lost the indentation, and the line it changes occurs twice;
+/// its line number picks the second. Each conversion says exactly which line, with
+/// context that makes it unique.
 const DIFF: &str = "\
---- a/greet.py
-+++ b/greet.py
-@@ -5,2 +5,2 @@
- def farewell(self):
--    return 'bye'
-+    return 'Goodbye!'
+--- a/src/main.rs
++++ b/src/main.rs
+@@ -6 +6 @@
+-println!(\"hello\");
++println!(\"goodbye\");
 ";
 
-const GREET: &str = "\
-def greet(name):
-    return 'Hello ' + name
+const MAIN: &str = "\
+fn main() {
+    println!(\"hello\");
+}
 
-
-class Greeter:
-    def farewell(self):
-        return 'bye'
+fn helper() {
+    println!(\"hello\");
+}
 ";
 
 /// The diff converted into every dialect compiled in: `(dialect, patch)`.
 fn run() -> Result<Vec<(&'static str, String)>, Box<dyn Error>> {
-    let files = MemoryFileSet::new().with("greet.py", GREET);
+    let files = MemoryFileSet::new().with("src/main.rs", MAIN);
     let mut out = Vec::new();
     for dialect in polypatch::dialect_names() {
         let converted = convert(DIFF, &files, dialect, &ConvertOptions::default())?;
@@ -57,15 +57,15 @@ mod tests {
 
     #[test]
     fn every_conversion_applies_exactly_and_gives_the_same_bytes() {
-        let after = GREET.replace("'bye'", "'Goodbye!'");
+        let after = MAIN.rsplit_once("hello").map(|(a, b)| format!("{a}goodbye{b}")).unwrap();
         let converted = run().unwrap();
         assert_eq!(converted.len(), polypatch::dialect_names().len());
         for (dialect, patch) in converted {
             assert_eq!(polypatch::detect(&patch).map(polypatch::Dialect::name), Some(dialect), "{patch}");
             let plan = parse(&patch, Some(dialect)).unwrap();
-            let mut files = MemoryFileSet::new().with("greet.py", GREET);
+            let mut files = MemoryFileSet::new().with("src/main.rs", MAIN);
             apply(&plan, &mut files, &ApplyOptions::default().strict(true)).unwrap();
-            assert_eq!(files.get_str("greet.py"), Some(after.as_str()), "{dialect}:\n{patch}");
+            assert_eq!(files.get_str("src/main.rs"), Some(after.as_str()), "{dialect}:\n{patch}");
         }
     }
 
@@ -75,8 +75,8 @@ mod tests {
         let (_, patch) = converted.iter().find(|(d, _)| *d == "ai-patch").unwrap();
         assert_eq!(
             patch,
-            "*** Begin Patch\n*** Update File: greet.py\n@@\n \n class Greeter:\n     def farewell(self):\n\
-             -        return 'bye'\n+        return 'Goodbye!'\n*** End of File\n*** End Patch\n"
+            "*** Begin Patch\n*** Update File: src/main.rs\n@@\n }\n \n fn helper() {\n-    println!(\"hello\");\n\
+             +    println!(\"goodbye\");\n }\n*** End of File\n*** End Patch\n"
         );
     }
 }

@@ -89,8 +89,10 @@ pub struct ConvertOptions {
     /// How the source text is parsed (a diff's strip level).
     pub parse: ParseOptions,
     /// Lines of context written around each change where the target dialect has context
-    /// (unified, AI-PATCH, `ApplyDiff`, ap); more are added where needed to be unique.
-    /// Default 3.
+    /// (unified, AI-PATCH, `ApplyDiff`); more are added where needed to be unique. Default
+    /// 3. ap snippets take at most one (all of them where one does not give back the
+    /// bytes) and Aptix finds none unless needed: their specs ask for the shortest unique
+    /// snippet.
     pub context: usize,
 }
 

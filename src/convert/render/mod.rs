@@ -16,7 +16,8 @@ use super::{ConvertError, Operation};
 
 /// The deltas written in the dialect `target` (a name [`crate::dialect`] knows). `whole`
 /// asks for the plainest form, tried when the first rendering did not verify: Aptix writes
-/// whole contents, AI-PATCH context only (no scope lines), ap single snippets (no ranges).
+/// whole contents, AI-PATCH context only (no scope lines), ap single snippets (no ranges)
+/// with all the context asked for.
 pub(crate) fn render<S: FileSource + ?Sized>(
     target: &'static str,
     files: &S,
@@ -36,7 +37,12 @@ pub(crate) fn render<S: FileSource + ?Sized>(
         #[cfg(feature = "ai-patch")]
         "ai-patch" => aipatch::render(deltas, context, !whole),
         #[cfg(feature = "ap")]
-        "ap" => ap::render(deltas, context, !whole),
+        // The ap spec asks for the shortest unique snippet (§4.2): one line of context,
+        // which also keeps the content's indentation (§3.3), more only where needed. The
+        // plain form has all the context asked for (blank lines added next to blank lines
+        // need it: the spec's search skips blank lines).
+        "ap" if whole => ap::render(deltas, context, false),
+        "ap" => ap::render(deltas, context.min(1), true),
         #[cfg(feature = "applydiff")]
         "applydiff" => applydiff::render(deltas, context),
         #[cfg(feature = "aptix")]
