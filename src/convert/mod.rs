@@ -340,7 +340,7 @@ fn verify<S: FileSource + ?Sized>(
     };
     let first = deltas.first().map_or("", |d| d.path.as_str());
     let plan = crate::parse(text, Some(target))
-        .map_err(|e| unfaithful(first, format!("its rendering does not parse back ({}): {}", e.kind, e.message)))?;
+        .map_err(|e| unfaithful(first, format!("its rendering does not parse back: {}", e.message)))?;
     let strict = ApplyOptions::default().strict(true).dry_run(true);
     let got = match polypatch_core::compute(&plan, files, &strict) {
         Ok(got) => got.changes,

@@ -1,26 +1,17 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::{Content, FileEdit, FileOp, MemoryFileSet};
+use crate::{Content, FileOp, MemoryFileSet};
 
 fn to(patch: &str, files: &MemoryFileSet, target: &str) -> Result<String, ConvertError> {
     convert(patch, files, target, &ConvertOptions::default()).map(|c| c.text)
 }
 
-/// A plan that replaces the whole content of `path` (or creates it).
+/// A plan that replaces the whole content of `path` (or creates it): an Aptix entry
+/// without an operation ("create or replace").
 fn replace_plan(path: &str, after: &str) -> EditPlan {
-    EditPlan {
-        files: vec![FileEdit {
-            path: path.to_owned(),
-            op: FileOp::Replace {
-                content: Content::Text(after.to_owned()),
-                create_if_missing: true,
-                follow_file: false,
-            },
-            span: None,
-        }],
-        ..EditPlan::default()
-    }
+    let bundle = serde_json::json!({"root": ".", "files": [{"path": path, "content": after}]});
+    crate::parse(&bundle.to_string(), Some("aptix")).unwrap()
 }
 
 /// Converts `plan` to `target`, applies the result exactly to a copy of `files`, and returns
