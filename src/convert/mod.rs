@@ -30,6 +30,12 @@
 //! );
 //! ```
 
+// The helpers serve the dialects' writers; a build without some dialects leaves some unused.
+#![cfg_attr(
+    not(all(feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix")),
+    allow(dead_code, reason = "each helper is used by the writer of at least one dialect")
+)]
+
 mod changes;
 mod hunks;
 mod render;

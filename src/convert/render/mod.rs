@@ -41,7 +41,9 @@ pub(crate) fn render<S: FileSource + ?Sized>(
         // which also keeps the content's indentation (§3.3), more only where needed. The
         // plain form has all the context asked for (blank lines added next to blank lines
         // need it: the spec's search skips blank lines).
+        #[cfg(feature = "ap")]
         "ap" if whole => ap::render(deltas, context, false),
+        #[cfg(feature = "ap")]
         "ap" => ap::render(deltas, context.min(1), true),
         #[cfg(feature = "applydiff")]
         "applydiff" => applydiff::render(deltas, context),
