@@ -16,7 +16,8 @@ fn polypatch(cwd: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    // A run that stops before reading (a usage error) closes the pipe: not a failure here.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     let out = child.wait_with_output().unwrap();
     let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
     (out.status.code().expect("exited normally"), text(out.stdout), text(out.stderr))
