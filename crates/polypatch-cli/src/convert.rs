@@ -112,7 +112,12 @@ pub fn convert_verb(args: &ConvertArgs) -> Exit {
                 if converted.text.is_empty() {
                     stderr("nothing to convert: the patch changes no file (it is already applied)\n");
                 }
-                stdout(&converted.text);
+                if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                    // Shown, not piped: the files' bytes may hold escape sequences.
+                    stdout(&crate::escape::terminal(&converted.text));
+                } else {
+                    stdout(&converted.text);
+                }
             }
             Exit::Success
         }
