@@ -60,6 +60,8 @@ pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
 pub use polypatch_unified as unified;
 
+pub mod convert;
+pub use convert::convert;
 mod document;
 pub mod editor;
 pub mod schema;

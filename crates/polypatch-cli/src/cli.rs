@@ -57,6 +57,14 @@ pub enum Command {
     Check(ApplyArgs),
     /// Show what a patch would change, as a git diff, writing nothing
     Diff(ApplyArgs),
+    /// Rewrite a patch in another dialect, resolved against the files (nothing is written).
+    ///
+    /// The patch is located in the files as `apply` would locate it, then each changed file
+    /// is written in the target dialect with exact context, checked by applying it in memory.
+    /// Exit codes: 0 converted, 1 the patch does not apply to the files (nothing converted),
+    /// 2 malformed patch, usage error, or an operation the target dialect cannot express
+    /// (deleting a file in ap or applydiff, binary content outside unified and aptix, …)
+    Convert(crate::convert::ConvertArgs),
     /// Print the dialect a patch is written in (with `--json`: every dialect's score)
     Detect(DetectArgs),
     /// List the patch blocks in a model's reply (fenced, bare, raw diffs), or print them
@@ -239,10 +247,11 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli
 pub fn command() -> clap::Command {
     let help = format!("The patch dialect: {}", format_names().join(", "));
     let mut command = Cli::command();
-    for verb in ["apply", "check", "diff"] {
+    for verb in ["apply", "check", "diff", "convert"] {
         command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
     }
-    command
+    let to = format!("The dialect to write: {}", polypatch::dialect_names().join(", "));
+    command.mut_subcommand("convert", |sub| sub.mut_arg("to", |arg| arg.help(to)))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! `--quiet` and the terminal hint, `generate` the prompts, completions and manual page.
 
 mod cli;
+mod convert;
 mod editor;
 mod escape;
 mod generate;

@@ -46,6 +46,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Check(args) => apply(args, Mode::Check),
         Command::Diff(args) => apply(args, Mode::Diff),
         Command::Detect(args) => detect(args),
+        Command::Convert(args) => crate::convert::convert_verb(args),
         Command::Extract(args) => reply::extract(args),
         Command::Recover(args) => recover(args),
         Command::Formats(args) => {
@@ -350,7 +351,7 @@ fn detect(args: &DetectArgs) -> Exit {
 }
 
 /// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
-fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
+pub(crate) fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     if name == "auto" {
         return Ok(None);
     }

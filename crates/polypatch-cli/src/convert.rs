@@ -1,0 +1,174 @@
+//! `polypatch convert --to FORMAT`: the patch rewritten in another dialect, resolved
+//! against the files under the root, printed on standard output.
+//!
+//! Exit codes: 0 converted (or nothing to convert: the patch changes nothing); 1 the patch
+//! does not apply to the files, nothing converted (the report on standard error, as
+//! `check` prints it); 2 a malformed patch, a usage error, or an operation the target
+//! dialect cannot express. An inexpressible operation is 2, not 1: the files are fine and
+//! the patch applies; it is the request (this target for this change) that cannot be
+//! met, and retrying will not help, as with a usage error. 1 stays "the patch does not fit
+//! these files", so a script can tell "fix the patch" from "pick another target".
+
+use std::path::PathBuf;
+
+use clap::Args;
+use polypatch::convert::{ConvertError, ConvertOptions, Input, convert};
+use polypatch::{ApplyOptions, ParseOptions};
+use serde::Serialize;
+
+use crate::output;
+use crate::run::{self, Exit, stderr, stdout};
+
+/// Options of `convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The dialect to write (the list is filled in at run time)
+    #[arg(long, value_name = "FORMAT")]
+    pub to: String,
+    /// The dialect of the patch read, or `auto` to detect it
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub format: String,
+    /// The directory the patch's paths are relative to. Default: the current directory (for
+    /// an `ap` patch file, the patch file's folder)
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
+    #[arg(short = 'p', long = "strip", value_name = "N")]
+    pub strip: Option<usize>,
+    /// Locate the patch's edits by exact matches only
+    #[arg(long)]
+    pub strict: bool,
+    /// Skip a text replacement whose `find` is not in the file (the Aptix specs' no-op)
+    #[arg(long)]
+    pub skip_missing_find: bool,
+    /// Lines of context around each change, where the target has context
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub context: usize,
+    /// Print one JSON document on standard output instead of the patch
+    #[arg(long)]
+    pub json: bool,
+    /// The patch file, or `-` for standard input
+    #[arg(value_name = "PATCH", default_value = "-")]
+    pub patch: PathBuf,
+}
+
+/// Runs `convert`.
+pub fn convert_verb(args: &ConvertArgs) -> Exit {
+    let usage = |err: anyhow::Error| {
+        if args.json {
+            stdout(&output::usage_json(&err));
+        } else {
+            stderr(&output::usage_text(&err));
+        }
+        Exit::Invalid
+    };
+    let to = match run::resolve_format(&args.to) {
+        Ok(Some(to)) => to,
+        Ok(None) => return usage(anyhow::anyhow!("`--to` needs a dialect, not `auto`")),
+        Err(err) => return usage(err),
+    };
+    let format = match run::resolve_format(&args.format) {
+        Ok(format) => format,
+        Err(err) => return usage(err),
+    };
+    let malformed = |err: &polypatch::PatchError, source: &str| {
+        if args.json {
+            stdout(&output::malformed_json(err, source, &output::Extra::default()));
+        } else {
+            stderr(&output::malformed_text(err, source));
+        }
+        Exit::Invalid
+    };
+    let text = match run::read_patch(&args.patch, format) {
+        Ok(text) => text,
+        Err(run::Input::Unreadable(err)) => return usage(err),
+        Err(run::Input::NotText(err, lossy)) => return malformed(&err, &lossy),
+    };
+    // As for `apply`: an `ap` patch file's paths are relative to its folder.
+    let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name)).unwrap_or_default();
+    let root = args.root.clone().unwrap_or_else(|| run::default_root(dialect, &args.patch));
+    let files = match run::open_root(&root) {
+        Ok(files) => files,
+        Err(err) => return usage(err),
+    };
+    let mut parse = ParseOptions::default();
+    if let Some(n) = args.strip {
+        parse = parse.strip(n);
+    }
+    let options = ConvertOptions::default()
+        .apply(ApplyOptions::default().strict(args.strict).skip_missing_text(args.skip_missing_find))
+        .parse(parse)
+        .context(args.context);
+    match convert(
+        Input::Text { text: &text, format: run::library_format(format) },
+        &files,
+        run::library_format(Some(to)),
+        &options,
+    ) {
+        Ok(converted) => {
+            if args.json {
+                stdout(&document(&Document::Converted {
+                    from: &converted.source,
+                    to: converted.dialect,
+                    files: converted.files,
+                    patch: &converted.text,
+                }));
+            } else {
+                if converted.text.is_empty() {
+                    stderr("nothing to convert: the patch changes no file (it is already applied)\n");
+                }
+                if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                    // Shown, not piped: the files' bytes may hold escape sequences.
+                    stdout(&crate::escape::terminal(&converted.text));
+                } else {
+                    stdout(&converted.text);
+                }
+            }
+            Exit::Success
+        }
+        Err(ConvertError::Malformed(err)) => malformed(&err, &text),
+        Err(ConvertError::NotApplied(err)) => {
+            if args.json {
+                stdout(&output::failure_json_with(&err, &[], &output::Extra::default()));
+            } else {
+                stderr(&output::failure_text(&err));
+                stderr("nothing was converted: the patch does not apply to these files\n");
+            }
+            Exit::NotApplied
+        }
+        Err(ConvertError::Inexpressible { dialect, operation, path, detail }) => {
+            if args.json {
+                stdout(&document(&Document::Inexpressible {
+                    to: dialect,
+                    operation: operation.name(),
+                    path: &path,
+                    message: &detail,
+                }));
+            } else {
+                let err = ConvertError::Inexpressible { dialect, operation, path, detail };
+                stderr(&format!("error: {}\n", crate::escape::terminal(&err.to_string())));
+            }
+            Exit::Invalid
+        }
+        Err(err) => usage(anyhow::Error::new(err)),
+    }
+}
+
+/// The JSON document of `convert`.
+#[derive(Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum Document<'a> {
+    Converted { from: &'a str, to: &'a str, files: usize, patch: &'a str },
+    Inexpressible { to: &'a str, operation: &'a str, path: &'a str, message: &'a str },
+}
+
+/// The document with the `version` every JSON document carries.
+fn document(doc: &Document) -> String {
+    #[derive(Serialize)]
+    struct Versioned<'a> {
+        version: u32,
+        #[serde(flatten)]
+        doc: &'a Document<'a>,
+    }
+    output::document(&Versioned { version: polypatch::JSON_VERSION, doc })
+}

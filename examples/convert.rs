@@ -1,0 +1,82 @@
+//! Converts a unified diff into each of the five dialects, on files held in memory, and
+//! prints each version.
+//!
+//! Run it with `cargo run --example convert`. `cargo test` runs its test, which applies each
+//! converted patch exactly and compares the bytes.
+
+use std::error::Error;
+
+use polypatch::MemoryFileSet;
+use polypatch::convert::{ConvertOptions, convert};
+
+/// The diff a model wrote: it lost the indentation, and the line it changes occurs twice;
+/// its line number picks the second. Each conversion says exactly which line, with
+/// context that makes it unique.
+const DIFF: &str = "\
+--- a/src/main.rs
++++ b/src/main.rs
+@@ -6 +6 @@
+-println!(\"hello\");
++println!(\"goodbye\");
+";
+
+const MAIN: &str = "\
+fn main() {
+    println!(\"hello\");
+}
+
+fn helper() {
+    println!(\"hello\");
+}
+";
+
+/// The diff converted into every dialect compiled in: `(dialect, patch)`.
+fn run() -> Result<Vec<(&'static str, String)>, Box<dyn Error>> {
+    let files = MemoryFileSet::new().with("src/main.rs", MAIN);
+    let mut out = Vec::new();
+    for dialect in polypatch::dialect_names() {
+        let converted = convert(DIFF, &files, dialect.parse()?, &ConvertOptions::default())?;
+        out.push((dialect, converted.text));
+    }
+    Ok(out)
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    for (dialect, patch) in run()? {
+        println!("=== {dialect}");
+        print!("{patch}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch::{ApplyOptions, apply, parse};
+
+    use super::*;
+
+    #[test]
+    fn every_conversion_applies_exactly_and_gives_the_same_bytes() {
+        let after = MAIN.rsplit_once("hello").map(|(a, b)| format!("{a}goodbye{b}")).unwrap();
+        let converted = run().unwrap();
+        assert_eq!(converted.len(), polypatch::dialect_names().len());
+        for (dialect, patch) in converted {
+            assert_eq!(polypatch::detect(&patch).map(polypatch::Dialect::name), Some(dialect), "{patch}");
+            let plan = parse(&patch, dialect.parse().unwrap()).unwrap();
+            let mut files = MemoryFileSet::new().with("src/main.rs", MAIN);
+            apply(&plan, &mut files, &ApplyOptions::default().strict(true)).unwrap();
+            assert_eq!(files.get_str("src/main.rs"), Some(after.as_str()), "{dialect}:\n{patch}");
+        }
+    }
+
+    #[test]
+    fn the_ai_patch_version_is_exact() {
+        let converted = run().unwrap();
+        let (_, patch) = converted.iter().find(|(d, _)| *d == "ai-patch").unwrap();
+        assert_eq!(
+            patch,
+            "*** Begin Patch\n*** Update File: src/main.rs\n@@\n }\n \n fn helper() {\n-    println!(\"hello\");\n\
+             +    println!(\"goodbye\");\n }\n*** End of File\n*** End Patch\n"
+        );
+    }
+}

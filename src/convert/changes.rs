@@ -1,0 +1,118 @@
+//! The computed changes as one entry per file: created, deleted, modified or renamed,
+//! with the bytes and modes on both sides.
+
+use polypatch_core::{ApplyReport, Change, ChangeKind, Entry, FileSource};
+
+use super::{ConvertError, Operation};
+
+/// One file's change.
+#[derive(Debug, Clone)]
+pub(crate) struct Delta {
+    /// The path before (for a creation: the new path).
+    pub path: String,
+    /// The content before, `None` for a creation.
+    pub before: Option<Side>,
+    /// The content after, `None` for a deletion.
+    pub after: Option<Side>,
+    /// The path after, for a rename.
+    pub renamed_to: Option<String>,
+}
+
+/// One side of a change.
+#[derive(Debug, Clone)]
+pub(crate) struct Side {
+    pub bytes: Vec<u8>,
+    pub mode: Option<u32>,
+}
+
+impl Delta {
+    /// Whether the executable bit differs between the sides (a new file: whether it is set).
+    pub fn mode_changes(&self) -> bool {
+        let exec = |side: &Option<Side>| side.as_ref().and_then(|s| s.mode).is_some_and(|m| m & 0o111 != 0);
+        match (&self.before, &self.after) {
+            (Some(_) | None, Some(_)) => exec(&self.before) != exec(&self.after),
+            _ => false,
+        }
+    }
+
+    /// The path the file has afterwards.
+    pub fn new_path(&self) -> &str {
+        self.renamed_to.as_deref().unwrap_or(&self.path)
+    }
+}
+
+/// The changes of a computed plan as deltas, in order, a deletion and a creation that the
+/// plan moved paired as one rename.
+pub(crate) fn deltas<S: FileSource + ?Sized>(
+    files: &S,
+    changes: &[Change],
+    report: &ApplyReport,
+) -> Result<Vec<Delta>, ConvertError> {
+    let mut out: Vec<Delta> = Vec::new();
+    for change in changes {
+        let path = change.path.as_str().to_owned();
+        let before = match files.read(&change.path) {
+            Ok(Entry::File { bytes, mode }) => Some(Side { bytes, mode }),
+            Ok(_) => None,
+            Err(source) => return Err(ConvertError::Read { path, source }),
+        };
+        let after = match &change.kind {
+            ChangeKind::Write { bytes, mode } => {
+                Some(Side { bytes: bytes.clone(), mode: mode.or(before.as_ref().and_then(|b| b.mode)) })
+            }
+            ChangeKind::Delete => None,
+        };
+        out.push(Delta { path, before, after, renamed_to: None });
+    }
+    // Pair the moves the plan made: the source deleted, the destination created.
+    for file in &report.files {
+        let Some(to) = &file.moved_to else { continue };
+        let from = out.iter().position(|d| d.path == file.path && d.after.is_none() && d.before.is_some());
+        let dest = out.iter().position(|d| d.path == *to && d.before.is_none() && d.after.is_some());
+        if let (Some(from), Some(dest)) = (from, dest) {
+            let created = out.remove(dest);
+            let from = if dest < from { from - 1 } else { from };
+            out[from].after = created.after;
+            out[from].renamed_to = Some(created.path);
+        }
+    }
+    Ok(out)
+}
+
+/// Text, when the bytes are UTF-8 without NUL.
+pub(crate) fn text(bytes: &[u8]) -> Option<&str> {
+    if bytes.contains(&0) {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
+/// The kind of difference between what a rendering should give and what it gives.
+pub(crate) fn classify(want: Option<&[u8]>, have: Option<&[u8]>) -> Operation {
+    let (Some(want), Some(have)) = (want, have) else {
+        return if want.is_none() { Operation::Delete } else { Operation::Edit };
+    };
+    let (Some(want), Some(have)) = (text(want), text(have)) else { return Operation::Binary };
+    let ((want_bom, want), (have_bom, have)) = (without_bom(want), without_bom(have));
+    if want_bom != have_bom && want == have {
+        return Operation::ByteOrderMark;
+    }
+    let lf = |t: &str| t.replace("\r\n", "\n").replace('\r', "\n");
+    let (want_lf, have_lf) = (lf(want), lf(have));
+    if want_lf == have_lf {
+        return Operation::LineEnding;
+    }
+    if want_lf.strip_suffix('\n').unwrap_or(&want_lf) == have_lf.strip_suffix('\n').unwrap_or(&have_lf) {
+        return Operation::FinalNewline;
+    }
+    let stripped = |t: &str| t.lines().map(|l| l.trim_end_matches([' ', '\t'])).collect::<Vec<_>>().join("\n");
+    if stripped(&want_lf) == stripped(&have_lf) {
+        return Operation::TrailingWhitespace;
+    }
+    Operation::Edit
+}
+
+/// Whether a text starts with a byte order mark, and the text after it.
+fn without_bom(text: &str) -> (bool, &str) {
+    text.strip_prefix('\u{feff}').map_or((false, text), |rest| (true, rest))
+}

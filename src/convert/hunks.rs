@@ -1,0 +1,213 @@
+//! Hunks from two versions of a file, with context grown until each is unique by the
+//! target dialect's rules.
+
+use std::ops::Range;
+
+use similar::{Algorithm, DiffTag, capture_diff_slices};
+
+/// The lines of a text, each with its terminator (`\n` ends a line; a `\r` before it is
+/// part of the terminator).
+pub(crate) fn split(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// A line without its terminator.
+pub(crate) fn body(line: &str) -> &str {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// How many lines of context a hunk may gain, beyond those asked for, to be unique.
+pub(crate) const MAX_EXTRA_CONTEXT: usize = 64;
+
+/// A changed region of a file with its context: the same lines before `lead` and after
+/// `trail` on both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hunk {
+    /// The lines of the old version it covers.
+    pub old: Range<usize>,
+    /// The lines of the new version it covers.
+    pub new: Range<usize>,
+    /// How many of its first lines are context.
+    pub lead: usize,
+    /// How many of its last lines are context.
+    pub trail: usize,
+}
+
+/// Widens hunk `i` by up to `n` context lines on each side, never past its neighbours (the
+/// lines between two hunks are the same in both versions, so both sides move together);
+/// whether it grew.
+fn grow(hunks: &mut [Hunk], i: usize, n: usize, old_len: usize, new_len: usize) -> bool {
+    let (prev_old, prev_new) = i.checked_sub(1).map_or((0, 0), |p| (hunks[p].old.end, hunks[p].new.end));
+    let (next_old, next_new) = hunks.get(i + 1).map_or((old_len, new_len), |h| (h.old.start, h.new.start));
+    let h = &mut hunks[i];
+    let before = n.min(h.old.start - prev_old).min(h.new.start - prev_new);
+    let after = n.min(next_old - h.old.end).min(next_new - h.new.end);
+    h.old = h.old.start - before..h.old.end + after;
+    h.new = h.new.start - before..h.new.end + after;
+    h.lead += before;
+    h.trail += after;
+    before + after > 0
+}
+
+/// The hunks that turn `old` into `new` (lines with terminators), each with `context`
+/// lines around it, then widened one line each side at a time while `accept(hunks, i)`
+/// refuses hunk `i` (hunks that come to touch are merged). `Err(hunk)`: the hunk covers
+/// the whole file, or has [`MAX_EXTRA_CONTEXT`] lines of context beyond `context`, and is
+/// still refused (a file that repeats itself throughout; the bound keeps the search from
+/// growing with the square of the file's size).
+pub(crate) fn plan(
+    old: &[&str],
+    new: &[&str],
+    context: usize,
+    mut accept: impl FnMut(&[Hunk], usize) -> bool,
+) -> Result<Vec<Hunk>, Hunk> {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    for (op, o, n) in ops(old, new) {
+        if op == DiffTag::Equal {
+            continue;
+        }
+        match hunks.last_mut() {
+            Some(last) if last.old.end == o.start && last.new.end == n.start => {
+                last.old.end = o.end;
+                last.new.end = n.end;
+            }
+            _ => hunks.push(Hunk { old: o, new: n, lead: 0, trail: 0 }),
+        }
+    }
+    for i in 0..hunks.len() {
+        grow(&mut hunks, i, context, old.len(), new.len());
+    }
+    merge(&mut hunks);
+    let mut i = 0;
+    while i < hunks.len() {
+        if accept(&hunks, i) {
+            i += 1;
+            continue;
+        }
+        let h = &hunks[i];
+        if h.lead + h.trail > 2 * context + MAX_EXTRA_CONTEXT || !grow(&mut hunks, i, 1, old.len(), new.len()) {
+            return Err(hunks[i].clone());
+        }
+        let count = hunks.len();
+        merge(&mut hunks);
+        if hunks.len() < count {
+            i = i.saturating_sub(1);
+        }
+    }
+    Ok(hunks)
+}
+
+/// The line diff as (tag, old range, new range), in order. The ranges are counted here
+/// from the lengths: `similar` can give a deletion at the start a stray new index.
+fn ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)> {
+    let (mut o, mut n) = (0, 0);
+    capture_diff_slices(Algorithm::Myers, old, new)
+        .iter()
+        .map(|op| {
+            let (ol, nl) = (op.old_range().len(), op.new_range().len());
+            let out = (op.tag(), o..o + ol, n..n + nl);
+            (o, n) = (o + ol, n + nl);
+            out
+        })
+        .collect()
+}
+
+/// Merges hunks that touch.
+fn merge(hunks: &mut Vec<Hunk>) {
+    let mut out: Vec<Hunk> = Vec::with_capacity(hunks.len());
+    for hunk in hunks.drain(..) {
+        match out.last_mut() {
+            Some(last) if hunk.old.start == last.old.end => {
+                last.trail = hunk.trail;
+                last.old.end = hunk.old.end;
+                last.new.end = hunk.new.end;
+            }
+            _ => out.push(hunk),
+        }
+    }
+    *hunks = out;
+}
+
+/// One line of a hunk: kept (context), removed or added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mark {
+    /// In both versions.
+    Keep,
+    /// Only in the old version.
+    Remove,
+    /// Only in the new version.
+    Add,
+}
+
+/// The lines of a hunk in diff order, each with its mark.
+pub(crate) fn lines<'a>(old: &[&'a str], new: &[&'a str], hunk: &Hunk) -> Vec<(Mark, &'a str)> {
+    let (o, n) = (&old[hunk.old.clone()], &new[hunk.new.clone()]);
+    let mut out = Vec::with_capacity(o.len().max(n.len()));
+    for (tag, old_range, new_range) in ops(o, n) {
+        if tag == DiffTag::Equal {
+            out.extend(o[old_range].iter().map(|l| (Mark::Keep, *l)));
+        } else {
+            out.extend(o[old_range].iter().map(|l| (Mark::Remove, *l)));
+            out.extend(n[new_range].iter().map(|l| (Mark::Add, *l)));
+        }
+    }
+    out
+}
+
+/// The start of every occurrence of `needle` in `hay`, compared with `eq`.
+pub(crate) fn occurrences<T>(hay: &[T], needle: &[T], eq: impl Fn(&T, &T) -> bool) -> Vec<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return Vec::new();
+    }
+    (0..=hay.len() - needle.len())
+        .filter(|&i| hay[i..i + needle.len()].iter().zip(needle).all(|(a, b)| eq(a, b)))
+        .collect()
+}
+
+/// The file after the first `n` hunks are applied: the new lines up to the end of hunk
+/// `n - 1`, then the old lines after it.
+pub(crate) fn after_hunks<'a>(old: &[&'a str], new: &[&'a str], hunks: &[Hunk], n: usize) -> Vec<&'a str> {
+    match n.checked_sub(1).map(|last| &hunks[last]) {
+        None => old.to_vec(),
+        Some(last) => new[..last.new.end].iter().chain(&old[last.old.end..]).copied().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_is_grown_until_accepted_and_touching_hunks_merge() {
+        let old = ["a\n", "x\n", "b\n", "x\n", "c\n"];
+        let new = ["a\n", "y\n", "b\n", "y\n", "c\n"];
+        let hunks = plan(&old, &new, 0, |_, _| true).unwrap();
+        assert_eq!(hunks.len(), 2);
+        assert_eq!((hunks[0].old.clone(), hunks[1].old.clone()), (1..2, 3..4));
+        // A rule that wants a line of context before every hunk not at the top.
+        let hunks = plan(&old, &new, 0, |h, i| h[i].lead >= 1 || h[i].old.start == 0).unwrap();
+        assert_eq!(hunks.len(), 1, "{hunks:?}");
+        // The first grew one line each side and so came to touch the second.
+        assert_eq!((hunks[0].old.clone(), hunks[0].new.clone(), hunks[0].lead, hunks[0].trail), (0..4, 0..4, 1, 0));
+    }
+
+    #[test]
+    fn a_hunk_that_cannot_be_accepted_is_returned() {
+        let err = plan(&["a\n"], &["b\n"], 3, |_, _| false).unwrap_err();
+        assert_eq!(err.old, 0..1);
+    }
+
+    #[test]
+    fn occurrences_and_the_file_between_hunks() {
+        assert_eq!(occurrences(&[1, 2, 1, 2], &[1, 2], |a, b| a == b), [0, 2]);
+        assert!(occurrences(&[1], &[1, 2], |a, b| a == b).is_empty());
+        // Context never reaches past a neighbour, where the two versions differ.
+        let hunks = plan(&split("a\n\n\n}\n\t\n{\n"), &split("\n\n\n \n\n\n"), 3, |_, _| true).unwrap();
+        assert_eq!(hunks, [Hunk { old: 0..6, new: 0..6, lead: 0, trail: 0 }]);
+        let old = ["a\n", "b\n", "c\n", "d\n"];
+        let new = ["a\n", "B\n", "B2\n", "c\n", "D\n"];
+        let hunks = plan(&old, &new, 0, |_, _| true).unwrap();
+        assert_eq!(after_hunks(&old, &new, &hunks, 1), ["a\n", "B\n", "B2\n", "c\n", "d\n"]);
+    }
+}

@@ -1,0 +1,429 @@
+//! Converting a patch from any dialect to any other, resolved against the files.
+//!
+//! A patch is first computed in memory against the files it applies to (every tier the
+//! source dialect allows: a fuzzy, re-indented or typo'd hunk is located as it would be
+//! applied). That gives each file's exact content before and after. The target dialect is
+//! then written from those two contents, growing the context of every hunk, snippet or
+//! `find` until the target's own rules locate it in exactly one place. Last, the output is
+//! parsed as the target dialect and computed again against the same files with exact
+//! matching only: the conversion succeeds only when that gives byte for byte the same
+//! files as the source patch, and when applying it once more to that result changes
+//! nothing. So the result of a conversion always applies at the exact tier, never
+//! approximates, and is safe to re-run.
+//!
+//! What a dialect cannot say (deleting a file in `ap`, binary content outside a git diff,
+//! an executable bit in `ai-patch`, …) is a [`ConvertError::Inexpressible`] naming the
+//! [`Operation`] and the file.
+//!
+//! ```
+//! use polypatch::MemoryFileSet;
+//! use polypatch::Format;
+//! use polypatch::convert::{ConvertOptions, convert};
+//!
+//! let files = MemoryFileSet::new().with("app.py", "def main():\n    print('hi')\n");
+//! // A hunk whose indentation the model lost: it is located leniently, written exactly.
+//! let diff = "--- a/app.py\n+++ b/app.py\n@@ -2 +2 @@\n-print('hi')\n+print('hello')\n";
+//! let out = convert(diff, &files, Format::AiPatch, &ConvertOptions::default()).unwrap();
+//! assert_eq!(
+//!     out.text,
+//!     "*** Begin Patch\n*** Update File: app.py\n@@\n def main():\n-    print('hi')\n+    print('hello')\n\
+//!      *** End of File\n*** End Patch\n"
+//! );
+//! ```
+
+// The helpers serve the dialects' writers; a build without some dialects leaves some unused.
+#![cfg_attr(
+    not(all(feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix")),
+    allow(dead_code, reason = "each helper is used by the writer of at least one dialect")
+)]
+
+mod changes;
+mod hunks;
+mod render;
+mod yaml;
+
+use std::fmt;
+
+use crate::Format;
+
+use polypatch_core::{
+    ApplyError, ApplyOptions, Change, ChangeKind, EditPlan, Entry, FileSource, ParseOptions, PatchError,
+};
+
+pub use yaml::yaml_scalar;
+
+use changes::Delta;
+
+/// The patch to convert: a text in some dialect, or an already lowered plan.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// Patch text and its dialect ([`Format::Auto`]: detected).
+    Text {
+        /// The patch text.
+        text: &'a str,
+        /// The dialect, or [`Format::Auto`] to detect it.
+        format: Format,
+    },
+    /// A plan (from [`crate::parse`], or built by hand).
+    Plan(&'a EditPlan),
+}
+
+impl<'a> From<&'a str> for Input<'a> {
+    /// Text whose dialect is detected.
+    fn from(text: &'a str) -> Self {
+        Input::Text { text, format: Format::Auto }
+    }
+}
+
+impl<'a> From<&'a String> for Input<'a> {
+    /// Text whose dialect is detected.
+    fn from(text: &'a String) -> Self {
+        Input::Text { text, format: Format::Auto }
+    }
+}
+
+impl<'a> From<&'a EditPlan> for Input<'a> {
+    fn from(plan: &'a EditPlan) -> Self {
+        Input::Plan(plan)
+    }
+}
+
+/// How a conversion reads and applies the source patch, and how much context it writes.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ConvertOptions {
+    /// How the source patch is located (strict, skip a missing `find`, fuzzy threshold).
+    /// `dry_run` plays no part: a conversion never writes.
+    pub apply: ApplyOptions,
+    /// How the source text is parsed (a diff's strip level).
+    pub parse: ParseOptions,
+    /// Lines of context written around each change where the target dialect has context
+    /// (unified, AI-PATCH, `ApplyDiff`); more are added where needed to be unique. Default
+    /// 3. ap snippets take at most one (all of them where one does not give back the
+    /// bytes) and Aptix finds none unless needed: their specs ask for the shortest unique
+    /// snippet.
+    pub context: usize,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions { apply: ApplyOptions::default(), parse: ParseOptions::default(), context: 3 }
+    }
+}
+
+impl ConvertOptions {
+    /// Builder: how the source patch is applied.
+    #[must_use]
+    pub fn apply(mut self, options: ApplyOptions) -> Self {
+        self.apply = options;
+        self
+    }
+
+    /// Builder: how the source text is parsed.
+    #[must_use]
+    pub fn parse(mut self, options: ParseOptions) -> Self {
+        self.parse = options;
+        self
+    }
+
+    /// Builder: lines of context around each change.
+    #[must_use]
+    pub fn context(mut self, lines: usize) -> Self {
+        self.context = lines;
+        self
+    }
+}
+
+/// A converted patch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Converted {
+    /// The patch in the target dialect; empty when the source changes nothing (it is
+    /// already applied): there is nothing to write.
+    pub text: String,
+    /// The target dialect's name.
+    pub dialect: &'static str,
+    /// The source dialect's name.
+    pub source: String,
+    /// How many files the patch changes.
+    pub files: usize,
+}
+
+/// Something a dialect has no way to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Operation {
+    /// Deleting a file.
+    Delete,
+    /// Renaming (moving) a file.
+    Rename,
+    /// Setting a file's executable bit, or changing its mode.
+    Mode,
+    /// Content that is not UTF-8 text, or holds a NUL byte.
+    Binary,
+    /// A line terminator the dialect cannot write: a CRLF line in a new file, a line's
+    /// terminator changed, or a mixture the dialect's rules do not keep.
+    LineEnding,
+    /// Adding or removing the final newline of a file.
+    FinalNewline,
+    /// A byte order mark added or removed.
+    ByteOrderMark,
+    /// Trailing spaces or tabs on a line of a changed file (`ap` removes them, §3.5).
+    TrailingWhitespace,
+    /// A line the dialect reserves as a marker (`ApplyDiff`: `<`, `--- to`, `>>> file:` …).
+    MarkerLine,
+    /// Text the dialect's locating rules cannot pin to one place (an empty file to edit
+    /// in `ap`, a change whose indentation `ap` would rewrite, a file that repeats itself
+    /// throughout), or that a re-run would apply again (lines added next to the same lines).
+    Edit,
+}
+
+impl Operation {
+    /// The stable snake-case name (as in JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Delete => "delete",
+            Operation::Rename => "rename",
+            Operation::Mode => "mode",
+            Operation::Binary => "binary",
+            Operation::LineEnding => "line_ending",
+            Operation::FinalNewline => "final_newline",
+            Operation::ByteOrderMark => "byte_order_mark",
+            Operation::TrailingWhitespace => "trailing_whitespace",
+            Operation::MarkerLine => "marker_line",
+            Operation::Edit => "edit",
+        }
+    }
+
+    /// What the operation is, in words.
+    fn describe(self) -> &'static str {
+        match self {
+            Operation::Delete => "deleting a file",
+            Operation::Rename => "renaming a file",
+            Operation::Mode => "a file mode (executable bit)",
+            Operation::Binary => "binary content",
+            Operation::LineEnding => "this line-ending change",
+            Operation::FinalNewline => "adding or removing a final newline",
+            Operation::ByteOrderMark => "adding or removing a byte order mark",
+            Operation::TrailingWhitespace => "trailing whitespace",
+            Operation::MarkerLine => "a line that is one of its markers",
+            Operation::Edit => "this edit exactly",
+        }
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a conversion gave no patch.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConvertError {
+    /// The target (or source) dialect name is not one compiled in.
+    #[error("unknown format `{name}`; known formats: {known}")]
+    UnknownFormat {
+        /// The name given.
+        name: String,
+        /// The names known, comma-separated.
+        known: String,
+    },
+    /// The source patch is malformed.
+    #[error("the patch is malformed: {0}")]
+    Malformed(PatchError),
+    /// The source patch does not apply to the files; the report says why.
+    #[error("the patch does not apply to the files: {0}")]
+    NotApplied(Box<ApplyError>),
+    /// A file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The target dialect cannot express something the patch does.
+    #[error("{dialect} cannot express {} (`{path}`): {detail}", operation.describe())]
+    Inexpressible {
+        /// The target dialect.
+        dialect: &'static str,
+        /// What it cannot say.
+        operation: Operation,
+        /// The file concerned.
+        path: String,
+        /// Why, and what to do instead.
+        detail: String,
+    },
+}
+
+impl ConvertError {
+    /// The operation, for [`ConvertError::Inexpressible`].
+    pub fn operation(&self) -> Option<Operation> {
+        match self {
+            ConvertError::Inexpressible { operation, .. } => Some(*operation),
+            _ => None,
+        }
+    }
+}
+
+/// Converts `input` into the dialect named `to`, resolved against `files`.
+///
+/// The source is computed against `files` (nothing is written), each changed file's
+/// content before and after is written in the target dialect, and the result is checked
+/// by applying it in memory with exact matching only: it must give the same bytes.
+///
+/// ```
+/// use polypatch::{Format, MemoryFileSet};
+/// use polypatch::convert::{ConvertError, ConvertOptions, Operation, convert};
+///
+/// let files = MemoryFileSet::new().with("old.txt", "bye\n");
+/// let patch = "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n";
+/// let diff = convert(patch, &files, Format::Unified, &ConvertOptions::default()).unwrap();
+/// assert!(diff.text.starts_with("diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n"));
+/// // The 'ap' format has no way to delete a file.
+/// let err = convert(patch, &files, Format::Ap, &ConvertOptions::default()).unwrap_err();
+/// assert_eq!(err.operation(), Some(Operation::Delete));
+/// ```
+pub fn convert<'a, S: FileSource + ?Sized>(
+    input: impl Into<Input<'a>>,
+    files: &S,
+    to: Format,
+    options: &ConvertOptions,
+) -> Result<Converted, ConvertError> {
+    let target = to.dialect().ok_or_else(|| unknown(to.name()))?.name();
+    let parsed;
+    let plan = match input.into() {
+        Input::Plan(plan) => plan,
+        Input::Text { text, format } => {
+            if format != Format::Auto && format.dialect().is_none() {
+                return Err(unknown(format.name()));
+            }
+            parsed = crate::parse_with(text, format, &options.parse).map_err(ConvertError::Malformed)?;
+            &parsed
+        }
+    };
+    let apply = options.apply.clone().dry_run(true);
+    let computed = polypatch_core::compute(plan, files, &apply).map_err(|e| ConvertError::NotApplied(Box::new(e)))?;
+    let deltas = changes::deltas(files, &computed.changes, &computed.report)?;
+    let text = if deltas.is_empty() {
+        String::new()
+    } else {
+        let text = render::render(target, files, &computed.changes, &deltas, options.context, false)?;
+        match verify(target, &text, files, &computed.changes, &deltas) {
+            Ok(()) => text,
+            // Aptix can fall back on whole contents (`replace`), AI-PATCH on context only,
+            // ap on single snippets.
+            Err(first) if matches!(target, "aptix" | "ai-patch" | "ap") => {
+                let whole = render::render(target, files, &computed.changes, &deltas, options.context, true)?;
+                verify(target, &whole, files, &computed.changes, &deltas).map_err(|_| first)?;
+                whole
+            }
+            Err(err) => return Err(err),
+        }
+    };
+    Ok(Converted { text, dialect: target, source: plan.dialect.clone(), files: deltas.len() })
+}
+
+fn unknown(name: &str) -> ConvertError {
+    ConvertError::UnknownFormat { name: name.to_owned(), known: crate::dialect_names().join(", ") }
+}
+
+/// Applies the output in memory, exact tier only, and checks that it gives the same files
+/// as the source patch.
+fn verify<S: FileSource + ?Sized>(
+    target: &'static str,
+    text: &str,
+    files: &S,
+    expected: &[Change],
+    deltas: &[Delta],
+) -> Result<(), ConvertError> {
+    let unfaithful = |path: &str, detail: String| ConvertError::Inexpressible {
+        dialect: target,
+        operation: Operation::Edit,
+        path: path.to_owned(),
+        detail,
+    };
+    let first = deltas.first().map_or("", |d| d.path.as_str());
+    let plan = crate::parse(text, target.parse().unwrap_or_default())
+        .map_err(|e| unfaithful(first, format!("its rendering does not parse back: {}", e.message)))?;
+    let strict = ApplyOptions::default().strict(true).dry_run(true);
+    let got = match polypatch_core::compute(&plan, files, &strict) {
+        Ok(got) => got.changes,
+        Err(err) => {
+            let path = err.report.first_failure().map_or(first.to_owned(), |(f, _, _)| f.path.clone());
+            return Err(unfaithful(&path, format!("its rendering does not apply exactly: {err}")));
+        }
+    };
+    // Applied again, it must change nothing (already applied, or refused).
+    if let Ok(again) = polypatch_core::compute(&plan, &Overlay { files, changes: &got }, &strict)
+        && let Some(change) = again.changes.first()
+    {
+        return Err(unfaithful(
+            change.path.as_str(),
+            "its rendering would change the file again on a re-run".to_owned(),
+        ));
+    }
+    let state = |changes: &[Change], path: &str| -> Option<Option<Vec<u8>>> {
+        changes.iter().find(|c| c.path.as_str() == path).map(|c| match &c.kind {
+            ChangeKind::Write { bytes, .. } => Some(bytes.clone()),
+            ChangeKind::Delete => None,
+        })
+    };
+    let mut paths: Vec<&str> = expected.iter().chain(&got).map(|c| c.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    for path in paths {
+        let want = state(expected, path);
+        let have = state(&got, path);
+        if want == have {
+            continue;
+        }
+        let original = || match files.resolve(path).ok().and_then(|p| files.read(&p).ok()) {
+            Some(Entry::File { bytes, .. }) => Some(bytes),
+            _ => None,
+        };
+        let want = want.unwrap_or_else(original);
+        let have = have.unwrap_or_else(original);
+        let operation = changes::classify(want.as_deref(), have.as_deref());
+        return Err(ConvertError::Inexpressible {
+            dialect: target,
+            operation,
+            path: path.to_owned(),
+            detail: format!(
+                "written in {target}, the file would not come out byte for byte as the patch leaves it \
+                 (the difference is {}); convert to `unified`, which says every byte",
+                operation.describe()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A file set with computed changes laid over it.
+struct Overlay<'a, S: ?Sized> {
+    files: &'a S,
+    changes: &'a [Change],
+}
+
+impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
+    fn resolve(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        self.files.resolve(path)
+    }
+
+    fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
+        match self.changes.iter().find(|c| c.path == *path).map(|c| &c.kind) {
+            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
+            Some(ChangeKind::Delete) => Ok(Entry::Missing),
+            None => self.files.read(path),
+        }
+    }
+
+    fn is_symlink(&self, path: &str) -> bool {
+        self.files.is_symlink(path)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,83 @@
+//! `ApplyDiff` v3.0: a `>>> file:` block per hunk whose `--- from` lines occur once in the
+//! file as the blocks before it left it, or one `mode=replace` block with the whole file.
+//!
+//! The format has no escape: a line that is exactly `<` or `<<<`, `--- from` or `--- to`, or
+//! that starts with `>>> file:` cannot be written inside a block. A file whose hunks would
+//! hold such a line is written whole (`mode=replace`) when its new content has none; else
+//! the conversion is refused. Deleting and renaming files, modes and binary content are
+//! not in the spec.
+
+use std::fmt::Write as _;
+
+use super::{keeps_ends, refuse, text_only, texts, unmarked};
+use crate::convert::changes::Delta;
+use crate::convert::hunks::{self, Hunk, after_hunks, body, occurrences, split};
+use crate::convert::{ConvertError, Operation};
+
+const DIALECT: &str = "applydiff";
+
+pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, ConvertError> {
+    let mut out = String::new();
+    for delta in deltas {
+        text_only(DIALECT, delta, false, false)?;
+        let (before, after) = texts(delta);
+        if delta.before.is_none() {
+            no_marker(delta, after)?;
+            block(&mut out, &delta.path, "", &[], &split(after));
+            continue;
+        }
+        keeps_ends(DIALECT, delta, before, after)?;
+        let (before, after) = (unmarked(before), unmarked(after));
+        let old = split(before);
+        let new = split(after);
+        let bodies: Vec<&str> = old.iter().map(|l| body(l)).collect();
+        let accept = |hunks: &[Hunk], i: usize| {
+            let h = &hunks[i];
+            let current: Vec<&str> = after_hunks(&old, &new, hunks, i).iter().map(|l| body(l)).collect();
+            !h.old.is_empty() && occurrences(&current, &bodies[h.old.clone()], |a, b| a == b).len() == 1
+        };
+        let planned = hunks::plan(&old, &new, context, accept).ok().filter(|planned| {
+            planned.iter().all(|h| !old[h.old.clone()].iter().chain(&new[h.new.clone()]).any(|l| is_marker(body(l))))
+        });
+        if let Some(planned) = planned {
+            for h in &planned {
+                block(&mut out, &delta.path, "", &old[h.old.clone()], &new[h.new.clone()]);
+            }
+        } else {
+            no_marker(delta, after)?;
+            block(&mut out, &delta.path, " | mode=replace", &[], &new);
+        }
+    }
+    Ok(out)
+}
+
+/// One block.
+fn block(out: &mut String, path: &str, options: &str, from: &[&str], to: &[&str]) {
+    let _ = writeln!(out, ">>> file: {path}{options}\n--- from");
+    for line in from {
+        let _ = writeln!(out, "{}", body(line));
+    }
+    out.push_str("--- to\n");
+    for line in to {
+        let _ = writeln!(out, "{}", body(line));
+    }
+    out.push_str("<\n");
+}
+
+/// Whether a line reads as one of the format's markers.
+fn is_marker(line: &str) -> bool {
+    matches!(line.trim_end(), "<" | "<<<" | "--- from" | "--- to") || line.trim_start().starts_with(">>> file:")
+}
+
+/// Refuses a content that holds a marker line.
+fn no_marker(delta: &Delta, content: &str) -> Result<(), ConvertError> {
+    match split(content).iter().position(|l| is_marker(body(l))) {
+        None => Ok(()),
+        Some(n) => Err(refuse(
+            DIALECT,
+            Operation::MarkerLine,
+            delta,
+            &format!("its line {} reads as a marker of the format, which has no way to escape it", n + 1),
+        )),
+    }
+}

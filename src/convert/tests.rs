@@ -1,0 +1,284 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::{Content, FileOp, MemoryFileSet};
+
+fn to(patch: &str, files: &MemoryFileSet, target: &str) -> Result<String, ConvertError> {
+    convert(patch, files, target.parse().unwrap(), &ConvertOptions::default()).map(|c| c.text)
+}
+
+/// A plan that replaces the whole content of `path` (or creates it): an Aptix entry
+/// without an operation ("create or replace").
+fn replace_plan(path: &str, after: &str) -> EditPlan {
+    let bundle = serde_json::json!({"root": ".", "files": [{"path": path, "content": after}]});
+    crate::parse(&bundle.to_string(), crate::Format::Aptix).unwrap()
+}
+
+/// Converts `plan` to `target`, applies the result exactly to a copy of `files`, and returns
+/// the content of `path` afterwards; or the conversion's error.
+fn round_trip(files: &MemoryFileSet, plan: &EditPlan, target: &str, path: &str) -> Result<Vec<u8>, ConvertError> {
+    let text = convert(plan, files, target.parse().unwrap(), &ConvertOptions::default())?.text;
+    if text.is_empty() {
+        // Nothing to convert: the plan changes nothing.
+        return Ok(files.get(path).map(<[u8]>::to_vec).unwrap_or_default());
+    }
+    let parsed = crate::parse(&text, target.parse().unwrap())
+        .unwrap_or_else(|e| panic!("{target}:\n{}\n{text}", e.render(&text)));
+    let mut copy = files.clone();
+    crate::apply(&parsed, &mut copy, &ApplyOptions::default().strict(true)).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    Ok(copy.get(path).map(<[u8]>::to_vec).unwrap_or_default())
+}
+
+#[test]
+fn a_fuzzy_unified_hunk_becomes_exact_edits_in_each_dialect() {
+    let files = MemoryFileSet::new().with("a.py", "def f():\n    x = 1\n    return x\n");
+    // The hunk lost its indentation and has a typo in a context line.
+    let diff = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n def f():\n-x = 1\n+x = 2\n retrun x\n";
+    for target in crate::dialect_names() {
+        let text = to(diff, &files, target).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert!(text.contains("    x = 2"), "{target}: the new line carries the file's indentation:\n{text}");
+        assert!(!text.contains("retrun"), "{target}: the context is the file's, not the patch's:\n{text}");
+    }
+}
+
+#[test]
+fn repeated_blocks_get_context_until_unique() {
+    let before = "fn a() {\n    x();\n}\n\nfn b() {\n    x();\n}\n";
+    let after = "fn a() {\n    x();\n}\n\nfn b() {\n    y();\n}\n";
+    let files = MemoryFileSet::new().with("r.rs", before);
+    let plan = replace_plan("r.rs", after);
+    for target in crate::dialect_names() {
+        assert_eq!(round_trip(&files, &plan, target, "r.rs").unwrap(), after.as_bytes(), "{target}");
+    }
+    let ap = convert(&plan, &files, crate::Format::Ap, &ConvertOptions::default()).unwrap().text;
+    assert!(ap.contains("fn b() {"), "the snippet reaches the line that makes it unique:\n{ap}");
+}
+
+#[test]
+fn inexpressible_operations_name_the_operation_and_the_file() {
+    let files = MemoryFileSet::new().with("gone.txt", "x\n").with("t.txt", "a \nb\n");
+    let delete = "*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n";
+    for target in ["ap", "applydiff"] {
+        let err = to(delete, &files, target).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Delete), "{target}");
+        assert!(err.to_string().contains("gone.txt"), "{err}");
+    }
+    let edit = "*** Begin Patch\n*** Update File: t.txt\n@@\n a \n-b\n+c\n*** End Patch\n";
+    let err = to(edit, &files, "ap").unwrap_err();
+    assert_eq!(err.operation(), Some(Operation::TrailingWhitespace));
+    let rename = "*** Begin Patch\n*** Update File: t.txt\n*** Move to: u.txt\n@@\n-b\n+c\n*** End Patch\n";
+    assert_eq!(to(rename, &files, "applydiff").unwrap_err().operation(), Some(Operation::Rename));
+    // Aptix writes a rename as a delete and a create.
+    let aptix = to(rename, &files, "aptix").unwrap();
+    assert!(aptix.contains("\"operation\": \"delete\"") && aptix.contains("\"operation\": \"create\""), "{aptix}");
+    let binary = MemoryFileSet::new().with("b.bin", b"\x00\x01".to_vec());
+    let plan = replace_plan("b.bin", "text now\n");
+    assert_eq!(
+        convert(&plan, &binary, crate::Format::AiPatch, &ConvertOptions::default()).unwrap_err().operation(),
+        Some(Operation::Binary)
+    );
+    assert_eq!(round_trip(&binary, &plan, "aptix", "b.bin").unwrap(), b"text now\n");
+}
+
+#[test]
+fn applydiff_writes_a_file_whole_when_a_hunk_would_hold_a_marker_line() {
+    let files = MemoryFileSet::new().with("m.txt", "<\nb\n");
+    let plan = replace_plan("m.txt", "x\nb\n");
+    let text = convert(&plan, &files, crate::Format::ApplyDiff, &ConvertOptions::default()).unwrap().text;
+    assert!(text.starts_with(">>> file: m.txt | mode=replace\n"), "{text}");
+    // The new content itself holds the marker: nothing can carry it.
+    let plan = replace_plan("n.txt", "--- to\n");
+    let err = convert(&plan, &MemoryFileSet::new(), crate::Format::ApplyDiff, &ConvertOptions::default()).unwrap_err();
+    assert_eq!(err.operation(), Some(Operation::MarkerLine));
+}
+
+#[test]
+fn nothing_to_convert_is_an_empty_patch() {
+    let files = MemoryFileSet::new().with("a.txt", "b\n");
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
+    let out = convert(diff, &files, crate::Format::Ap, &ConvertOptions::default()).unwrap();
+    assert_eq!((out.text.as_str(), out.files), ("", 0));
+}
+
+#[test]
+fn unknown_formats_and_unapplicable_patches_are_errors() {
+    let files = MemoryFileSet::new().with("a.txt", "a\n");
+    assert!(matches!(to("x", &files, "auto"), Err(ConvertError::UnknownFormat { .. })));
+    let missing = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n";
+    assert!(matches!(to(missing, &files, "ap"), Err(ConvertError::NotApplied(_))));
+    assert!(matches!(to("*** Begin Patch\n", &files, "ap"), Err(ConvertError::Malformed(_))));
+}
+
+/// Text a YAML or JSON writer can get wrong.
+const TRICKY: &[&str] = &[
+    "  leading spaces\n",
+    "\ttab first\n\tsecond\n",
+    "# not a comment\n",
+    "key: value\n",
+    "'single' and \"double\" quotes\n",
+    "trailing spaces   \n",
+    "a\n\n\nb\n",
+    "no final newline",
+    "two final newlines\n\n",
+    "crlf\r\nlines\r\n",
+    "mixed\r\nends\n",
+    "unicode: é ü — “quotes” 😀\n",
+    "\u{feff}bom first\n",
+    "- dash\n? question\n| pipe\n> fold\n",
+    "   \n  \n",
+    "\n\nleading newlines\n",
+    "back\\slash \\n not a newline\n",
+    "control \u{7} bell\n",
+    "|\n",
+    "---\n...\n",
+];
+
+#[test]
+fn tricky_content_round_trips_through_every_dialect_that_can_carry_it() {
+    for content in TRICKY {
+        for target in crate::dialect_names() {
+            // A new file, and a changed one.
+            let created = round_trip(&MemoryFileSet::new(), &replace_plan("t.txt", content), target, "t.txt");
+            let files = MemoryFileSet::new().with("t.txt", format!("head\n{content}"));
+            let changed = round_trip(&files, &replace_plan("t.txt", &format!("head2\n{content}")), target, "t.txt");
+            for (what, result, want) in
+                [("created", created, content.to_string()), ("changed", changed, format!("head2\n{content}"))]
+            {
+                match result {
+                    Ok(bytes) => assert_eq!(String::from_utf8(bytes).unwrap(), want, "{target} {what} {content:?}"),
+                    // Refusing is right only for what the dialect lacks.
+                    Err(ConvertError::Inexpressible { operation, .. }) => assert!(
+                        matches!(
+                            operation,
+                            Operation::LineEnding
+                                | Operation::FinalNewline
+                                | Operation::TrailingWhitespace
+                                | Operation::ByteOrderMark
+                                | Operation::MarkerLine
+                        ) && !matches!(target, "unified" | "aptix"),
+                        "{target} {what} {content:?}: {operation}"
+                    ),
+                    Err(err) => panic!("{target} {what} {content:?}: {err}"),
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Any string, as the YAML scalar of an ap `CREATE_FILE`, reads back as itself.
+    #[test]
+    fn yaml_scalars_read_back_exactly(value in "[ a-z#:'\"\t\r\n\\\\|>\u{e9}\u{feff}\u{7}-]{0,40}") {
+        let doc = format!(
+            "version: \"2.0\"\nchanges:\n  - file_path: \"f\"\n    modifications:\n      - action: CREATE_FILE\n        content: {}",
+            yaml_scalar(&value, 10)
+        );
+        let plan = crate::parse(&doc, crate::Format::Ap).map_err(|e| TestCaseError::fail(format!("{}\n{doc}", e.render(&doc))))?;
+        let FileOp::Create { content: Content::Text(got), .. } = &plan.files[0].op else {
+            return Err(TestCaseError::fail("not a create"));
+        };
+        prop_assert_eq!(got, &value, "{}", doc);
+    }
+
+    /// Any text, even with control characters and quotes, as a new file's content in an
+    /// Aptix bundle (JSON strings) and in ap (YAML), comes out byte for byte.
+    #[test]
+    fn json_and_yaml_strings_carry_any_text(value in "\\PC{0,30}|[\u{0}-\u{1f}\u{7f}\"\\\\]{1,10}") {
+        for target in ["aptix", "ap", "unified"] {
+            match round_trip(&MemoryFileSet::new(), &replace_plan("n.txt", &value), target, "n.txt") {
+                Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), value.clone(), "{}", target),
+                // A NUL makes the content binary: a text format refuses it.
+                Err(ConvertError::Inexpressible { operation: Operation::Binary, .. }) => {
+                    prop_assert!(target == "ap" && value.contains('\0'));
+                }
+                Err(err) => return Err(TestCaseError::fail(format!("{target}: {err}"))),
+            }
+        }
+    }
+
+    /// Any change of a small text, in any dialect, applies exactly or is refused for what
+    /// the dialect lacks; JSON strings (Aptix) always carry it.
+    #[test]
+    fn random_edits_round_trip(
+        before in proptest::collection::vec("[ ab{}\t]{0,4}", 1..8),
+        after in proptest::collection::vec("[ ab{}\t]{0,4}", 1..8),
+    ) {
+        let (before, after) = (before.join("\n") + "\n", after.join("\n") + "\n");
+        let files = MemoryFileSet::new().with("f", before.as_str());
+        for target in crate::dialect_names() {
+            match round_trip(&files, &replace_plan("f", &after), target, "f") {
+                Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), after.clone(), "{}", target),
+                // AI-PATCH locates any change, but a pure addition of lines that are already
+                // there (blank lines at the end) would be added again by a re-run: refused.
+                Err(ConvertError::Inexpressible { operation, detail, .. }) => prop_assert!(
+                    target != "unified"
+                        && target != "aptix"
+                        && !(target == "ai-patch" && operation == Operation::Edit && !detail.contains("re-run")),
+                    "{} refused {}: {}", target, operation, detail
+                ),
+                Err(err) => return Err(TestCaseError::fail(format!("{target}: {err}"))),
+            }
+        }
+    }
+}
+
+#[test]
+fn ai_patch_scopes_a_repeated_hunk_by_a_unique_line_above_it() {
+    let block = "    if x {\n        return;\n    }\n";
+    let before = format!("fn a() {{\n{block}}}\nfn b() {{\n{block}}}\n");
+    let after = format!("fn a() {{\n{block}}}\nfn b() {{\n{}}}\n", block.replace("return;", "return 1;"));
+    let files = MemoryFileSet::new().with("s.rs", before.as_str());
+    let plan = replace_plan("s.rs", &after);
+    let options = ConvertOptions::default().context(1);
+    let text = convert(&plan, &files, crate::Format::AiPatch, &options).unwrap().text;
+    assert_eq!(
+        text,
+        "*** Begin Patch\n*** Update File: s.rs\n@@ fn b() {\n     if x {\n-        return;\n+        return 1;\n     }\n\
+         *** End Patch\n"
+    );
+    let parsed = crate::parse(&text, crate::Format::AiPatch).unwrap();
+    let mut copy = files.clone();
+    crate::apply(&parsed, &mut copy, &ApplyOptions::default()).unwrap();
+    assert_eq!(copy.get_str("s.rs"), Some(after.as_str()));
+}
+
+#[test]
+fn a_file_that_repeats_itself_throughout_is_refused_or_written_whole() {
+    let before = "x\n".repeat(2000);
+    let after = format!("{}y\n{}", "x\n".repeat(1000), "x\n".repeat(999));
+    let files = MemoryFileSet::new().with("r.txt", before.as_str());
+    let plan = replace_plan("r.txt", &after);
+    for target in ["ai-patch", "ap"] {
+        let err = convert(&plan, &files, target.parse().unwrap(), &ConvertOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Edit), "{target}");
+    }
+    for target in ["applydiff", "aptix", "unified"] {
+        assert_eq!(round_trip(&files, &plan, target, "r.txt").unwrap(), after.as_bytes(), "{target}");
+    }
+    let aptix = convert(&plan, &files, crate::Format::Aptix, &ConvertOptions::default()).unwrap().text;
+    assert!(aptix.contains("\"operation\": \"replace\""), "written whole");
+}
+
+#[test]
+fn an_empty_file_moves_in_ai_patch_as_a_delete_and_an_add() {
+    let files = MemoryFileSet::new().with("e.txt", "");
+    let git = "diff --git a/e.txt b/f.txt\nsimilarity index 100%\nrename from e.txt\nrename to f.txt\n";
+    let text = to(git, &files, "ai-patch").unwrap();
+    assert_eq!(text, "*** Begin Patch\n*** Delete File: e.txt\n*** Add File: f.txt\n*** End Patch\n");
+}
+
+#[test]
+fn ap_writes_a_long_deletion_as_a_range() {
+    let before = "import os\ndef old():\n    a = 1\n    b = 2\n\n    c = 3\n    return a\ndef keep():\n    return 0\n";
+    let after = "import os\ndef keep():\n    return 0\n";
+    let files = MemoryFileSet::new().with("m.py", before);
+    let plan = replace_plan("m.py", after);
+    let text = convert(&plan, &files, crate::Format::Ap, &ConvertOptions::default().context(0)).unwrap().text;
+    assert!(
+        text.ends_with("      - action: DELETE\n        start_snippet: |\n          def old():\n        end_snippet: |2\n              return a\n"),
+        "{text}"
+    );
+    assert_eq!(round_trip(&files, &plan, "ap", "m.py").unwrap(), after.as_bytes());
+}
