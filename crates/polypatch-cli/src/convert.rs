@@ -54,14 +54,7 @@ pub struct ConvertArgs {
 
 /// Runs `convert`.
 pub fn convert_verb(args: &ConvertArgs) -> Exit {
-    let usage = |err: anyhow::Error| {
-        if args.json {
-            stdout(&output::usage_json(&err));
-        } else {
-            stderr(&output::usage_text(&err));
-        }
-        Exit::Invalid
-    };
+    let usage = |err: anyhow::Error| run::usage_error(args.json, &err);
     let to = match run::resolve_format(&args.to) {
         Ok(Some(to)) => to,
         Ok(None) => return usage(anyhow::anyhow!("`--to` needs a dialect, not `auto`")),

@@ -117,7 +117,7 @@ impl Extra<'_> {
 /// the report (the summary line stays), then the session block.
 pub fn success_text_with(report: &ApplyReport, extra: &Extra) -> String {
     let body = if extra.feedback.is_some() {
-        format!("{}{}\n", applydiff::feedback(&escape::report(report)), summary(report))
+        format!("{}{}\n", applydiff::feedback(&escape::report(&polypatch::located(report))), summary(report))
     } else {
         success_text(report)
     };

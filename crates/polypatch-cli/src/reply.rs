@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::cli::{self, ApplyArgs, DetectArgs, ExtractArgs};
 use crate::escape;
 use crate::output;
-use crate::run::{self, Exit, Input, Mode, stderr, stdout};
+use crate::run::{self, Exit, Input, Mode, stderr, stdout, usage_error as usage};
 
 /// Whether `text` goes through the reply path rather than being parsed whole by the
 /// detected dialect: when no dialect recognises it at all (the reply path says "no
@@ -77,16 +77,6 @@ pub fn route(args: &ApplyArgs, mode: Mode, format: Option<&str>, text: &str, par
         return None;
     }
     Some(apply(args, mode, format, text, parse))
-}
-
-/// Prints a usage error (exit 2).
-fn usage(json: bool, err: &anyhow::Error) -> Exit {
-    if json {
-        stdout(&output::usage_json(err));
-    } else {
-        stderr(&output::usage_text(err));
-    }
-    Exit::Invalid
 }
 
 /// The blocks of every PATCH argument, numbered from 1 across all of them.

@@ -115,14 +115,7 @@ pub(crate) enum Mode {
 
 fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     let dry_run = mode != Mode::Apply;
-    let usage = |err: anyhow::Error| {
-        if args.json {
-            stdout(&output::usage_json(&err));
-        } else {
-            stderr(&output::usage_text(&err));
-        }
-        Exit::Invalid
-    };
+    let usage = |err: anyhow::Error| usage_error(args.json, &err);
 
     let format = match resolve_format(&args.format) {
         Ok(format) => format,
@@ -223,7 +216,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
     let applydiff = plan.dialect == "applydiff";
     let extra = output::Extra {
-        feedback: applydiff.then(|| polypatch::applydiff::feedback(report)),
+        feedback: applydiff.then(|| polypatch::applydiff::feedback(&polypatch::located(report))),
         session: kept_view(kept.as_ref(), guidance),
     };
     let exit = match &result {
@@ -448,6 +441,16 @@ pub(crate) fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, I
             lossy,
         ))
     })
+}
+
+/// Prints a usage error, as JSON with `--json` (exit 2).
+pub(crate) fn usage_error(json: bool, err: &anyhow::Error) -> Exit {
+    if json {
+        stdout(&output::usage_json(err));
+    } else {
+        stderr(&output::usage_text(err));
+    }
+    Exit::Invalid
 }
 
 /// Writes to standard output. A closed pipe (`polypatch … | head`) is not an error worth

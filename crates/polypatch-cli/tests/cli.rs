@@ -2,45 +2,20 @@
 //! directories, asserting exit codes, exact file bytes and output.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 use tempfile::TempDir;
 
 /// What one run of the binary did.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+mod common;
 
-impl Run {
-    fn json(&self) -> Value {
-        assert_eq!(self.stdout.lines().count(), 1, "expected one JSON line, got:\n{}", self.stdout);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-}
+use common::Run;
 
 /// Runs `polypatch args…` in `cwd`, with `stdin` piped in when given.
 fn polypatch(cwd: &Path, args: &[&str], stdin: Option<&str>) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_polypatch"));
-    command.args(args).current_dir(cwd).stdout(Stdio::piped()).stderr(Stdio::piped());
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = command.spawn().expect("the binary starts");
-    if let Some(text) = stdin {
-        // A run refused before it reads standard input closes the pipe; a failed write
-        // (broken pipe) is then expected.
-        let _ = child.stdin.take().unwrap().write_all(text.as_bytes());
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().expect("exited normally, not by a signal"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    common::polypatch_with(cwd, args, &[], stdin.map(str::as_bytes))
 }
 
 /// A temporary directory holding `root/` with `files`, and a place for patch files
@@ -594,6 +569,14 @@ fn demo_applydiff_gives_the_same_calc_py_and_reruns_as_already_applied() {
     copy_tree(&examples_dir().join("demo"), &root);
     let patch = examples_dir().join("demo.applydiff");
     let args = ["apply", "--root", root.to_str().unwrap(), patch.to_str().unwrap()];
+
+    // A check writes nothing, and its feedback says so: located, not applied.
+    let check = ["check", "--root", root.to_str().unwrap(), patch.to_str().unwrap()];
+    let run = polypatch(dir.path(), &check, None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("block 2: located at lines 20-22 (indentation match"), "{}", run.stdout);
+    assert!(!run.stdout.contains(": applied at"), "{}", run.stdout);
+    assert_ne!(fs::read_to_string(root.join("src/calc.py")).unwrap(), DEMO_CALC_AFTER);
 
     let run = polypatch(dir.path(), &args, None);
     assert_eq!(run.code, 0, "{run:?}");

@@ -2,35 +2,17 @@
 //! `man`, `--color` (and `NO_COLOR`, `CLICOLOR_FORCE`), `--quiet`, the standard-input hint.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// What one run of the binary did.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+mod common;
+
+use common::Run;
 
 /// Runs `polypatch args…` in `cwd` with `env` set (and the color variables otherwise
 /// unset), `stdin` piped in when given (no standard input otherwise).
 fn polypatch(cwd: &Path, args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_polypatch"));
-    command.args(args).current_dir(cwd).stdout(Stdio::piped()).stderr(Stdio::piped());
-    command.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").envs(env.iter().copied());
-    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = command.spawn().expect("the binary starts");
-    if let Some(text) = stdin {
-        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().expect("exited normally, not by a signal"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    common::polypatch_with(cwd, args, env, stdin.map(str::as_bytes))
 }
 
 const ESC: char = '\x1b';

@@ -2,25 +2,13 @@
 //! temporary directories, asserting exit codes, output and the bytes a converted patch gives.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+mod common;
 
 /// Runs `polypatch args…` in `cwd` with `stdin`; returns (exit code, stdout, stderr).
 fn polypatch(cwd: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_polypatch"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    // A run that stops before reading (a usage error) closes the pipe: not a failure here.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (out.status.code().expect("exited normally"), text(out.stdout), text(out.stderr))
+    let run = common::polypatch_with(cwd, args, &[], Some(stdin.as_bytes()));
+    (run.code, run.stdout, run.stderr)
 }
 
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";

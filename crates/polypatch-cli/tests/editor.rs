@@ -3,46 +3,18 @@
 //! document on standard output, the exit code.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
 /// What one run of the binary did.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+mod common;
 
-impl Run {
-    fn json(&self) -> Value {
-        assert_eq!(self.stdout.lines().count(), 1, "expected one JSON line, got:\n{}", self.stdout);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-}
+use common::Run;
 
 /// Runs `polypatch args…` in `cwd` with `stdin` piped in.
 fn polypatch(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_polypatch"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    // A run refused before it reads standard input closes the pipe: the write may then fail
-    // (broken pipe), which is not the test's concern.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().expect("exited normally"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    common::polypatch_with(cwd, args, &[], Some(stdin))
 }
 
 const PATCH: &str =
