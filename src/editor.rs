@@ -139,7 +139,7 @@ pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
 /// Applies the request's patch to its buffers (and, for files it lacks, to the files
 /// under `root`, read-only) and answers with the new contents. Nothing is written.
 pub fn handle(request: &Request, root: Option<&Path>) -> Response {
-    let source = match Overlay::new(request, root) {
+    let source = match BuffersOverRoot::new(request, root) {
         Ok(source) => source,
         Err(message) => return Response::without_files(ReportDocument::usage(message)),
     };
@@ -204,12 +204,12 @@ fn refuse_not_text(report: &mut ApplyReport, paths: &[String]) {
 }
 
 /// The buffers over the files under the root (or over nothing).
-struct Overlay {
+struct BuffersOverRoot {
     buffers: MemoryFileSet,
     disk: Option<DiskFileSet>,
 }
 
-impl Overlay {
+impl BuffersOverRoot {
     fn new(request: &Request, root: Option<&Path>) -> Result<Self, String> {
         let disk = match root {
             Some(root) => Some(
@@ -218,7 +218,7 @@ impl Overlay {
             ),
             None => None,
         };
-        let mut overlay = Overlay { buffers: MemoryFileSet::new(), disk };
+        let mut overlay = BuffersOverRoot { buffers: MemoryFileSet::new(), disk };
         for (path, text) in &request.files {
             let rel = overlay.resolve(path).map_err(|err| format!("the request's file `{path}`: {err}"))?;
             overlay.buffers.insert(rel.as_str(), text.as_bytes());
@@ -227,7 +227,7 @@ impl Overlay {
     }
 }
 
-impl FileSource for Overlay {
+impl FileSource for BuffersOverRoot {
     fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
         match &self.disk {
             Some(disk) => disk.resolve(path),
