@@ -129,6 +129,15 @@ impl Response {
 
 /// Parses a request from JSON and handles it. Text that is not a request gives a
 /// `usage_error` response saying what is wrong.
+///
+/// ```
+/// let request = r#"{"patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n", "files": {"a.txt": "one\n"}}"#;
+/// let response = polypatch::editor::handle_json(request, None);
+/// assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
+/// let json: serde_json::Value = serde_json::from_str(&response.to_json()).unwrap();
+/// assert_eq!((json["version"].as_u64(), json["status"].as_str()), (Some(1), Some("applied")));
+/// assert_eq!(polypatch::editor::handle_json("{", None).document.status, polypatch::Outcome::UsageError);
+/// ```
 pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
     match serde_json::from_str::<Request>(text) {
         Ok(request) => handle(&request, root),
@@ -138,6 +147,16 @@ pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
 
 /// Applies the request's patch to its buffers (and, for files it lacks, to the files
 /// under `root`, read-only) and answers with the new contents. Nothing is written.
+///
+/// ```
+/// use polypatch::editor::{handle, Request};
+///
+/// let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** Delete File: b.txt\n*** End Patch\n";
+/// let request = Request::new(patch).with_file("a.txt", "one\n").with_file("b.txt", "bye\n");
+/// let response = handle(&request, None);
+/// assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
+/// assert_eq!(response.files["b.txt"], None); // deleted
+/// ```
 pub fn handle(request: &Request, root: Option<&Path>) -> Response {
     let source = match BuffersOverRoot::new(request, root) {
         Ok(source) => source,

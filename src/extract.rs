@@ -88,6 +88,15 @@ fn leading_spaces(line: &str) -> usize {
 
 /// Every patch block in `reply`, in order; empty when the reply holds no patch. See the
 /// [module documentation](self) for what counts as a block.
+///
+/// ```
+/// let reply = "Run this first:\n\n```sh\ncargo test\n```\n\nthen apply:\n\n```diff\n\
+///              --- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n";
+/// let blocks = polypatch::extract(reply);
+/// assert_eq!(blocks.len(), 1); // the shell snippet is not a patch
+/// assert_eq!((blocks[0].dialect, blocks[0].fence), ("unified", Some("diff")));
+/// assert!(blocks[0].text.starts_with("--- a/a.txt"));
+/// ```
 pub fn extract(reply: &str) -> Vec<Block<'_>> {
     let lines = split_lines(reply);
     let mut blocks = Vec::new();

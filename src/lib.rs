@@ -100,6 +100,10 @@ pub fn dialects() -> Vec<&'static dyn Dialect> {
 }
 
 /// The names of every dialect compiled in.
+///
+/// ```
+/// assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+/// ```
 pub fn dialect_names() -> Vec<&'static str> {
     dialects().iter().map(|d| d.name()).collect()
 }

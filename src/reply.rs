@@ -222,6 +222,16 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
 /// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`], a reply
 /// without blocks is [`ReplyError::NoPatch`].
+///
+/// ```
+/// use polypatch::{plan_reply, ParseOptions};
+///
+/// let reply = "Two fixes:\n\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n\n\
+///              *** Begin Patch\n*** Add File: b.txt\n+new\n*** End Patch\n";
+/// let blocks = plan_reply(reply, &ParseOptions::default()).unwrap();
+/// let dialects: Vec<&str> = blocks.iter().map(|b| b.info.dialect.as_str()).collect();
+/// assert_eq!(dialects, ["unified", "ai-patch"]);
+/// ```
 pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBlock>, ReplyError> {
     let blocks = crate::extract(reply);
     if blocks.is_empty() {
@@ -290,6 +300,19 @@ pub struct ComputedReply {
 
 /// Locates every block of `blocks` in order, each on the files as the blocks before it
 /// left them, writing nothing.
+///
+/// ```
+/// use polypatch::{compute_blocks, plan_reply, ApplyOptions, MemoryFileSet, ParseOptions};
+///
+/// // Two blocks for one file: the second sees the first one's result.
+/// let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n\
+///              ```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n```\n";
+/// let blocks = plan_reply(reply, &ParseOptions::default()).unwrap();
+/// let files = MemoryFileSet::new().with("a.txt", "one\n");
+/// let computed = compute_blocks(&blocks, &files, &ApplyOptions::default()).unwrap();
+/// assert_eq!(computed.changes.len(), 1);
+/// assert_eq!(files.get_str("a.txt"), Some("one\n")); // nothing written
+/// ```
 pub fn compute_blocks<S: FileSource + ?Sized>(
     blocks: &[PlannedBlock],
     files: &S,
@@ -411,6 +434,15 @@ pub fn apply_text<S: FileStore + ?Sized>(
 }
 
 /// [`apply_text`] with parse options (a diff's strip level, the binary size limit).
+///
+/// ```
+/// use polypatch::{apply_text_with, ApplyOptions, MemoryFileSet, ParseOptions};
+///
+/// let reply = "```diff\n--- x/src/a.txt\n+++ x/src/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n";
+/// let mut files = MemoryFileSet::new().with("a.txt", "one\n");
+/// apply_text_with(reply, &mut files, &ApplyOptions::default(), &ParseOptions::default().strip(2)).unwrap();
+/// assert_eq!(files.get_str("a.txt"), Some("two\n"));
+/// ```
 pub fn apply_text_with<S: FileStore + ?Sized>(
     reply: &str,
     files: &mut S,

@@ -23,6 +23,12 @@ use crate::ReportDocument;
 use crate::document::closed_schema;
 
 /// The JSON Schema of [`ReportDocument`], the document every JSON output is.
+///
+/// ```
+/// let schema = polypatch::schema::report();
+/// assert_eq!(schema["additionalProperties"], false);
+/// assert!(schema["required"].as_array().unwrap().iter().any(|f| f == "version"));
+/// ```
 pub fn report() -> Value {
     ReportDocument::schema()
 }
@@ -32,6 +38,12 @@ pub const FORMATS: &[&str] = &["aptix", "ap"];
 
 /// The JSON Schema of the input of the dialect `name` (`aptix` or `ap`; see [`FORMATS`]).
 /// An 'ap' patch is YAML: the schema describes the value the YAML reads as.
+///
+/// ```
+/// let aptix = polypatch::schema::format("aptix").unwrap();
+/// assert!(aptix.is_object());
+/// assert!(polypatch::schema::format("unified").is_none()); // text, not JSON
+/// ```
 pub fn format(name: &str) -> Option<Value> {
     match name {
         "aptix" => Some(closed_schema(&schemars::schema_for!(AptixBundle))),
