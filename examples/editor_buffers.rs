@@ -2,7 +2,9 @@
 //! one request, the new buffer contents come back, and no file on disk is touched.
 //!
 //! The same request, as JSON on standard input, is what `polypatch apply --stdin-json`
-//! reads. Run it with `cargo run --example editor_buffers`; `cargo test` runs its test.
+//! reads. Run it with `cargo run --example editor_buffers` (a built-in request), or with
+//! `cargo run --example editor_buffers -- -` to answer a JSON request read on standard
+//! input, as the command line does; `cargo test` runs its test.
 
 use polypatch::editor::{self, Request, Response};
 
@@ -36,7 +38,15 @@ fn run() -> Response {
 }
 
 fn main() {
-    let response = run();
+    let response = if std::env::args().nth(1).as_deref() == Some("-") {
+        let mut request = String::new();
+        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut request) {
+            Ok(_) => editor::handle_json(&request, None),
+            Err(err) => Response::usage(format!("cannot read the request: {err}")),
+        }
+    } else {
+        run()
+    };
     println!("{}", response.to_json());
 }
 
