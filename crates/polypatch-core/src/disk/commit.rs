@@ -34,7 +34,7 @@ impl fmt::Display for CommitError {
             write!(
                 f,
                 "; UNDOING IT FAILED, some files may hold their new content: the originals are kept at {}; \
-                 run `polypatch recover` in the root to restore them",
+                 restore them with `DiskFileSet::recover` (`polypatch recover` on the command line)",
                 self.kept.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
             )
         }
