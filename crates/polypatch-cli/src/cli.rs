@@ -142,6 +142,13 @@ pub struct ApplyArgs {
     /// announces more is refused. Default: 67108864 (64 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_binary_size: Option<u64>,
+    /// How far the commit flushes the files it writes to the device: `none` (the default,
+    /// as GNU patch and git) or `full` (fsync every new file, the journal and the
+    /// directories, so that a power loss cannot lose a reported commit). Either way each
+    /// file is replaced atomically and a failure rolls every file back.
+    /// Default: $POLYPATCH_FSYNC, else `none`
+    #[arg(long, value_name = "POLICY", value_parser = ["none", "full"])]
+    pub fsync: Option<String>,
     /// Keep session health (`ApplyDiff` spec §1, §3) in FILE, a JSON state file created on
     /// first use: every apply adds an exchange, its errors and ambiguous matches, and the
     /// patches and % changed of each file; the `[SESSION CONTEXT]` block and any `Recommend:`

@@ -156,7 +156,7 @@ fn apply(args: &ApplyArgs, mode: Mode, format: Option<&str>, first: &str, parse:
         .root
         .clone()
         .unwrap_or_else(|| if args.more.is_empty() { run::default_root(dialect, &args.patch) } else { ".".into() });
-    let mut files = match run::open_root(&root) {
+    let mut files = match run::open_root_for(&root, args) {
         Ok(files) => files,
         Err(err) => return usage(args.json, &err),
     };

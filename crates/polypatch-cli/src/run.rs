@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
 use polypatch::unified::generate::DiffOptions;
-use polypatch::{ApplyOptions, DiskFileSet, ParseOptions, PatchError, Span};
+use polypatch::{ApplyOptions, DiskFileSet, Durability, ParseOptions, PatchError, Span};
 
 use crate::cli::{self, ApplyArgs, Cli, Command, DetectArgs, RecoverArgs};
 use crate::output;
@@ -181,7 +181,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         Err(err) => return malformed(&err, &text, kept.as_mut()),
     };
     let root = args.root.clone().unwrap_or_else(|| default_root(&plan.dialect, &args.patch));
-    let mut files = match open_root(&root) {
+    let mut files = match open_root_for(&root, args) {
         Ok(files) => files,
         Err(err) => return usage(err),
     };
@@ -397,6 +397,24 @@ fn recover(args: &RecoverArgs) -> Exit {
             Exit::Invalid
         }
     }
+}
+
+/// The durability policy of `apply`'s commit: `--fsync`, else `$POLYPATCH_FSYNC`, else the
+/// library's default.
+pub(crate) fn durability(args: &ApplyArgs) -> anyhow::Result<Durability> {
+    let (name, from) = match &args.fsync {
+        Some(name) => (name.clone(), "--fsync"),
+        None => match std::env::var("POLYPATCH_FSYNC") {
+            Ok(name) if !name.is_empty() => (name, "POLYPATCH_FSYNC"),
+            _ => return Ok(Durability::default()),
+        },
+    };
+    Durability::from_name(&name).with_context(|| format!("{from} must be `none` or `full`, not `{name}`"))
+}
+
+/// The root as a file set, committing with `apply`'s durability policy.
+pub(crate) fn open_root_for(root: &Path, args: &ApplyArgs) -> anyhow::Result<DiskFileSet> {
+    Ok(open_root(root)?.durability(durability(args)?))
 }
 
 pub(crate) fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {

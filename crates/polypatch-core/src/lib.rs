@@ -72,7 +72,7 @@ mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
-pub use disk::{CommitError, DiskFileSet, Recovery};
+pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
 pub use error_kind::{ErrorKind, UnknownErrorKind};
 pub use fileset::{
     Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,

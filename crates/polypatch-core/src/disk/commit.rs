@@ -200,7 +200,7 @@ impl<'s> Tx<'s> {
 
     fn run(&mut self, id: &str, changes: &'s [Change]) -> io::Result<()> {
         let ops = &self.set.ops;
-        let durable = self.set.durable;
+        let durable = self.set.durability.syncs();
         // Prepare: temporary files and backups; nothing visible changes.
         for (n, change) in changes.iter().enumerate() {
             let write = matches!(change.kind, ChangeKind::Write { .. });
@@ -309,7 +309,7 @@ impl<'s> Tx<'s> {
             if let Some(mode) = super::mode_of(&md) {
                 ops.set_mode(&file, mode)?;
             }
-            if self.set.durable {
+            if self.set.durability.syncs() {
                 ops.sync(&file)?;
             }
             return Ok(());
@@ -328,7 +328,7 @@ impl<'s> Tx<'s> {
         // Past the commit point nothing is undone. Should this sync fail, a power loss may
         // bring the journal back under its first name, and recovery rolls the whole commit
         // back: still all or nothing.
-        if self.set.durable {
+        if self.set.durability.syncs() {
             let _ = ops.sync_dir(&self.root);
         }
         let mut clean = true;

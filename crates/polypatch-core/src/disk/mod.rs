@@ -12,8 +12,8 @@
 //!    `.polypatch-<id>-<n>.old`: a hard link to the original (a copy where the file
 //!    system has no hard links). Each target is checked to still be the file that was
 //!    read.
-//! 3. With durability on, the temporary files, the journal and their directories are
-//!    synced.
+//! 3. With [`Durability::Full`], the temporary files, the journal and their directories
+//!    are synced.
 //! 4. Each temporary file is renamed over its target (atomic: the path holds the old
 //!    content, then the new, never nothing), deletions unlink the target.
 //! 5. The journal is renamed to `.polypatch-<id>.done`: the commit has happened. Backups
@@ -49,6 +49,56 @@ use ops::{Dir, Kind, Meta, Ops, RealOps};
 pub use commit::CommitError;
 pub use recover::Recovery;
 
+/// How far a commit of a [`DiskFileSet`] flushes what it writes to stable storage.
+///
+/// It is a property of the disk, not of an apply: the same plan applied in memory or to an
+/// editor's buffers has nothing to flush. Every policy writes each new content to a
+/// temporary file renamed over its target, keeps a backup and a journal, and undoes every
+/// step when one fails, so other processes see each file's old or new content, never a
+/// part, and a crash of the process (kill, panic) is rolled back by
+/// [`DiskFileSet::recover`]. The policies differ only for a crash of the machine (power
+/// loss, kernel panic) before the data reached the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Durability {
+    /// No `fsync`, as GNU patch, `git apply` and most editors write work-tree files: the
+    /// kernel writes the data back when it chooses (seconds). A power loss soon after a
+    /// commit may lose it, or part of it across files; on file systems that flush a file
+    /// renamed over an existing one (ext4 with its default `auto_da_alloc`, btrfs) each
+    /// replaced file keeps its old or its new content. The default: a commit costs no more than the renames, and the files an
+    /// editor or an agent patches are most often under version control.
+    #[default]
+    None,
+    /// `fsync` every new file, the journal and every directory touched, before the first
+    /// rename and after the last: a commit that returned has reached the device, and one
+    /// interrupted by a power loss is rolled back by recovery, all or nothing. Each sync
+    /// waits for the device (a few milliseconds on an SSD, more when other writes are
+    /// queued).
+    Full,
+}
+
+impl Durability {
+    /// Every policy, the default first.
+    pub const ALL: [Durability; 2] = [Durability::None, Durability::Full];
+
+    /// The policy's name: `none` or `full`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Durability::None => "none",
+            Durability::Full => "full",
+        }
+    }
+
+    /// The policy named `name` (`none` or `full`, as [`Durability::name`] gives).
+    pub fn from_name(name: &str) -> Option<Durability> {
+        Durability::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    fn syncs(self) -> bool {
+        self == Durability::Full
+    }
+}
+
 /// The files under a root directory on disk.
 ///
 /// ```
@@ -64,7 +114,7 @@ pub use recover::Recovery;
 pub struct DiskFileSet {
     root: PathBuf,
     given: PathBuf,
-    durable: bool,
+    durability: Durability,
     ops: Arc<dyn Ops>,
     /// What each path was when it was read: the commit refuses to replace a file that
     /// changed since (another program's edit would be lost).
@@ -73,7 +123,10 @@ pub struct DiskFileSet {
 
 impl fmt::Debug for DiskFileSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DiskFileSet").field("root", &self.root).field("durable", &self.durable).finish_non_exhaustive()
+        f.debug_struct("DiskFileSet")
+            .field("root", &self.root)
+            .field("durability", &self.durability)
+            .finish_non_exhaustive()
     }
 }
 
@@ -82,7 +135,7 @@ impl Clone for DiskFileSet {
         DiskFileSet {
             root: self.root.clone(),
             given: self.given.clone(),
-            durable: self.durable,
+            durability: self.durability,
             ops: Arc::clone(&self.ops),
             seen: Mutex::new(self.seen().clone()),
         }
@@ -101,16 +154,29 @@ impl DiskFileSet {
         if !root.is_dir() {
             return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", root.display())));
         }
-        Ok(DiskFileSet { root, given, durable: true, ops, seen: Mutex::new(HashMap::new()) })
+        Ok(DiskFileSet { root, given, durability: Durability::default(), ops, seen: Mutex::new(HashMap::new()) })
     }
 
-    /// Whether a commit syncs what it wrote (files, journal and directories) to the
-    /// device before it returns. On by default. Off, a commit is still atomic for other
-    /// processes and after a crash of polypatch; only a power loss may lose it.
+    /// How far a commit flushes what it writes to stable storage (see [`Durability`]).
+    /// Default: [`Durability::None`]. Every policy keeps the atomic replace and the
+    /// all-or-nothing commit with its rollback; only the syncs differ.
+    ///
+    /// ```
+    /// use polypatch_core::{DiskFileSet, Durability};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let files = DiskFileSet::new(dir.path()).unwrap().durability(Durability::Full);
+    /// assert_eq!(files.policy(), Durability::Full);
+    /// ```
     #[must_use]
-    pub fn durable(mut self, yes: bool) -> Self {
-        self.durable = yes;
+    pub fn durability(mut self, policy: Durability) -> Self {
+        self.durability = policy;
         self
+    }
+
+    /// The durability policy commits use.
+    pub fn policy(&self) -> Durability {
+        self.durability
     }
 
     /// The canonical root.

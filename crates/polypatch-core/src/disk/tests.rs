@@ -104,6 +104,8 @@ struct Faulty {
     crash: bool,
     armed: AtomicBool,
     dead: AtomicBool,
+    /// Calls of `sync` and `sync_dir`.
+    syncs: AtomicUsize,
 }
 
 impl Faulty {
@@ -115,6 +117,7 @@ impl Faulty {
             crash,
             armed: AtomicBool::new(false),
             dead: AtomicBool::new(false),
+            syncs: AtomicUsize::new(0),
         })
     }
 
@@ -179,10 +182,12 @@ impl Ops for Faulty {
         }
     }
     fn sync(&self, file: &File) -> io::Result<()> {
+        self.syncs.fetch_add(1, Ordering::SeqCst);
         self.tick("sync")?;
         self.inner.sync(file)
     }
     fn sync_dir(&self, dir: &Dir) -> io::Result<()> {
+        self.syncs.fetch_add(1, Ordering::SeqCst);
         self.tick("sync_dir")?;
         self.inner.sync_dir(dir)
     }
@@ -286,8 +291,8 @@ fn scenario(root: &Path) -> Vec<Change> {
 }
 
 /// Reads every target (as `apply` does before it commits), arms the faults, commits.
-fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change]) -> io::Result<()> {
-    let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap();
+fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durability) -> io::Result<()> {
+    let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap().durability(policy);
     for c in changes {
         set.read(&c.path).unwrap();
     }
@@ -295,12 +300,21 @@ fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change]) -> io::Result
     set.commit(changes)
 }
 
-fn fault_run(crash: bool) {
+/// A fault (or a crash) at every step of a commit under `policy`; the reference (the tree
+/// a commit that succeeds leaves) is written with [`Durability::Full`], so every policy
+/// is held to the same bytes and the same rollback.
+fn fault_run(crash: bool, policy: Durability) {
     let reference = tempfile::tempdir().unwrap();
     let changes = scenario(reference.path());
     let before = snapshot(reference.path());
+    let full = Faulty::new(usize::MAX, false);
+    commit_with(reference.path(), &full, &changes, Durability::Full).unwrap();
+    assert!(full.syncs.load(Ordering::SeqCst) > 0);
+    let counting_dir = tempfile::tempdir().unwrap();
+    let changes = scenario(counting_dir.path());
     let counting = Faulty::new(usize::MAX, false);
-    commit_with(reference.path(), &counting, &changes).unwrap();
+    commit_with(counting_dir.path(), &counting, &changes, policy).unwrap();
+    assert_eq!(snapshot(counting_dir.path()), snapshot(reference.path()));
     let after = snapshot(reference.path());
     assert!(after.keys().all(|k| !is_litter(k)), "{after:?}");
     let steps = counting.step.load(Ordering::SeqCst);
@@ -310,7 +324,7 @@ fn fault_run(crash: bool) {
         let dir = tempfile::tempdir().unwrap();
         let changes = scenario(dir.path());
         let ops = Faulty::new(k, crash);
-        let result = commit_with(dir.path(), &ops, &changes);
+        let result = commit_with(dir.path(), &ops, &changes, policy);
         let now = snapshot(dir.path());
         // At every instant each target holds its old or its new content.
         for (path, _) in before.iter().chain(after.iter()) {
@@ -337,17 +351,49 @@ fn fault_run(crash: bool) {
         assert!(DiskFileSet::new(dir.path()).unwrap().recover().unwrap().is_empty());
     }
     assert!(failures > steps / 2, "{failures} of {steps}");
-    println!("crash {crash}: {steps} steps, a fault at each: {failures} commits failed, every one recovered");
+    println!(
+        "crash {crash}, {}: {steps} steps, a fault at each: {failures} commits failed, every one recovered",
+        policy.name()
+    );
 }
 
 #[test]
 fn every_failed_step_leaves_old_or_new_and_recovery_restores() {
-    fault_run(false);
+    for policy in Durability::ALL {
+        fault_run(false, policy);
+    }
 }
 
 #[test]
 fn a_crash_at_every_step_is_recovered() {
-    fault_run(true);
+    for policy in Durability::ALL {
+        fault_run(true, policy);
+    }
+}
+
+#[test]
+fn only_full_durability_syncs() {
+    for policy in Durability::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let changes = scenario(dir.path());
+        let ops = Faulty::new(usize::MAX, false);
+        commit_with(dir.path(), &ops, &changes, policy).unwrap();
+        let syncs = ops.syncs.load(Ordering::SeqCst);
+        match policy {
+            // Three new files, the journal, four directories before the renames and after.
+            Durability::Full => assert!(syncs >= 8, "{syncs}"),
+            _ => assert_eq!(syncs, 0, "{}", policy.name()),
+        }
+    }
+}
+
+#[test]
+fn durability_names_round_trip() {
+    for policy in Durability::ALL {
+        assert_eq!(Durability::from_name(policy.name()), Some(policy));
+    }
+    assert_eq!(Durability::from_name("FULL"), None);
+    assert_eq!(DiskFileSet::new(".").unwrap().policy(), Durability::default());
 }
 
 #[test]
@@ -365,14 +411,14 @@ fn a_failed_restore_keeps_the_backup_and_says_where() {
     let probe = tempfile::tempdir().unwrap();
     fs::write(probe.path().join("a.txt"), "a old\n").unwrap();
     fs::write(probe.path().join("b.txt"), "b old\n").unwrap();
-    commit_with(probe.path(), &counting, &changes).unwrap();
+    commit_with(probe.path(), &counting, &changes, Durability::Full).unwrap();
     let mut found = false;
     for k in 1..counting.step.load(Ordering::SeqCst) {
         let dir2 = tempfile::tempdir().unwrap();
         fs::write(dir2.path().join("a.txt"), "a old\n").unwrap();
         fs::write(dir2.path().join("b.txt"), "b old\n").unwrap();
         let ops = Faulty::new(k, true);
-        let Err(err) = commit_with(dir2.path(), &ops, &changes) else { continue };
+        let Err(err) = commit_with(dir2.path(), &ops, &changes, Durability::Full) else { continue };
         if fs::read_to_string(dir2.path().join("a.txt")).unwrap() != "a new\n" {
             continue;
         }
@@ -410,7 +456,7 @@ fn temporary_files_never_expose_a_private_file() {
             path: rel("secret.env"),
             kind: ChangeKind::Write { bytes: b"KEY=2\n".to_vec(), mode: None },
         }];
-        let _ = commit_with(dir.path(), &Faulty::new(k, true), &changes);
+        let _ = commit_with(dir.path(), &Faulty::new(k, true), &changes, Durability::Full);
         for entry in fs::read_dir(dir.path()).unwrap() {
             let md = entry.as_ref().unwrap().metadata().unwrap();
             assert_eq!(md.permissions().mode() & 0o077, 0, "step {k}: {:?}", entry.unwrap().file_name());
@@ -453,7 +499,7 @@ fn an_interrupted_commit_blocks_the_next_until_recovered() {
     let mut k = 1;
     loop {
         let ops = Faulty::new(k, true);
-        let _ = commit_with(dir.path(), &ops, &changes);
+        let _ = commit_with(dir.path(), &ops, &changes, Durability::Full);
         if fs::read_to_string(dir.path().join("a.txt")).unwrap() == "a new\n" {
             break;
         }
