@@ -227,6 +227,52 @@ fn failure_is_exit_1_and_writes_nothing() {
 }
 
 #[test]
+fn every_fsync_policy_writes_the_same_bytes_and_fails_the_same_way() {
+    for policy in [&["--fsync", "none"][..], &["--fsync", "full"], &[]] {
+        let sb = calc_sandbox();
+        let run = sb.run("apply", policy, TWO_FILES);
+        assert_eq!(run.code, 0, "{policy:?}: {run:?}");
+        assert_eq!(sb.read("calc.py"), CALC_FIXED);
+        assert_eq!(sb.read("notes.txt"), "add() was subtracting\n");
+        let sb = Sandbox::new(&[("calc.py", CALC), ("shapes.py", "def perimeter(r):\n    return 2 * 3.14 * r\n")]);
+        let before = sb.snapshot();
+        let run = sb.run("apply", policy, SECOND_HUNK_MISSING);
+        assert_eq!(run.code, 1, "{policy:?}: {run:?}");
+        assert_eq!(sb.snapshot(), before, "{policy:?}: a failed apply changed files");
+    }
+}
+
+#[test]
+fn fsync_policy_comes_from_the_flag_then_the_environment() {
+    let sb = calc_sandbox();
+    let root = sb.root_arg();
+    let patch = sb.patch(TWO_FILES);
+    let run = common::polypatch_with(sb.top(), &["apply", "--root", &root, &patch], &[("POLYPATCH_FSYNC", "full")], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    // A bad value is a usage error, whether it comes from the flag or the environment.
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &["--fsync", "sometimes"], TWO_FILES);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("sometimes"), "{}", run.stderr);
+    let root = sb.root_arg();
+    let patch = sb.patch(TWO_FILES);
+    let run = common::polypatch_with(sb.top(), &["apply", "--root", &root, &patch], &[("POLYPATCH_FSYNC", "often")], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("POLYPATCH_FSYNC must be `none` or `full`, not `often`"), "{}", run.stderr);
+    assert_eq!(sb.read("calc.py"), CALC);
+    // The flag wins over the environment.
+    let run = common::polypatch_with(
+        sb.top(),
+        &["apply", "--fsync", "none", "--root", &root, &patch],
+        &[("POLYPATCH_FSYNC", "often")],
+        None,
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+}
+
+#[test]
 fn check_of_a_patch_that_does_not_apply_is_exit_1() {
     let sb = Sandbox::new(&[("calc.py", CALC), ("shapes.py", "def perimeter(r):\n    return 2 * 3.14 * r\n")]);
     let before = sb.snapshot();
