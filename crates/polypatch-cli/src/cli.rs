@@ -244,9 +244,18 @@ pub fn format_names() -> Vec<&'static str> {
 /// Parses the command line. Dialects are cargo features, so the `--format` help lists the
 /// compiled-in names at run time. Exits (code 2, or 0 for `--help`/`--version`) when clap
 /// rejects the arguments.
+///
+/// The run-time help strings are only read when help or an error is printed, so a command
+/// line that parses (and `--version`) is parsed without them; anything else is parsed
+/// again with the full [`command`], which prints the help or the error and exits.
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
-    let matches = command().get_matches_from(args);
-    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut Cli::command()).exit())
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let matches = match Cli::command().try_get_matches_from(&args) {
+        Ok(matches) => matches,
+        Err(err) if err.kind() == clap::error::ErrorKind::DisplayVersion => err.exit(),
+        Err(_) => command().get_matches_from(&args),
+    };
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut command()).exit())
 }
 
 /// The command with its run-time help (the `--format` lists), as `parse`, the completion

@@ -247,7 +247,8 @@ fn fsync_policy_comes_from_the_flag_then_the_environment() {
     let sb = calc_sandbox();
     let root = sb.root_arg();
     let patch = sb.patch(TWO_FILES);
-    let run = common::polypatch_with(sb.top(), &["apply", "--root", &root, &patch], &[("POLYPATCH_FSYNC", "full")], None);
+    let run =
+        common::polypatch_with(sb.top(), &["apply", "--root", &root, &patch], &[("POLYPATCH_FSYNC", "full")], None);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(sb.read("calc.py"), CALC_FIXED);
     // A bad value is a usage error, whether it comes from the flag or the environment.
@@ -257,7 +258,8 @@ fn fsync_policy_comes_from_the_flag_then_the_environment() {
     assert!(run.stderr.contains("sometimes"), "{}", run.stderr);
     let root = sb.root_arg();
     let patch = sb.patch(TWO_FILES);
-    let run = common::polypatch_with(sb.top(), &["apply", "--root", &root, &patch], &[("POLYPATCH_FSYNC", "often")], None);
+    let run =
+        common::polypatch_with(sb.top(), &["apply", "--root", &root, &patch], &[("POLYPATCH_FSYNC", "often")], None);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("POLYPATCH_FSYNC must be `none` or `full`, not `often`"), "{}", run.stderr);
     assert_eq!(sb.read("calc.py"), CALC);
@@ -512,7 +514,16 @@ fn clap_usage_errors_are_exit_2_and_help_is_exit_0() {
     assert_eq!(help.code, 0);
     assert!(help.stdout.contains("--format <FORMAT>"), "{}", help.stdout);
     assert!(help.stdout.contains("auto, ai-patch"), "{}", help.stdout);
-    assert_eq!(polypatch(dir.path(), &["--version"], None).code, 0);
+    // The run-time help strings are there however help is asked for.
+    let help = polypatch(dir.path(), &["help", "check"], None);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("auto, ai-patch"), "{}", help.stdout);
+    let help = polypatch(dir.path(), &["convert", "-h"], None);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("The dialect to write: ai-patch"), "{}", help.stdout);
+    let version = polypatch(dir.path(), &["--version"], None);
+    assert_eq!(version.code, 0);
+    assert_eq!(version.stdout, format!("polypatch {}\n", env!("CARGO_PKG_VERSION")));
 }
 
 // The demo the README runs: examples/demo.patch on a copy of examples/demo.
