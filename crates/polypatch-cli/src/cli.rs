@@ -146,7 +146,7 @@ pub struct ApplyArgs {
     /// as GNU patch and git) or `full` (fsync every new file, the journal and the
     /// directories, so that a power loss cannot lose a reported commit). Either way each
     /// file is replaced atomically and a failure rolls every file back.
-    /// Default: $POLYPATCH_FSYNC, else `none`
+    /// Default: the environment variable `POLYPATCH_FSYNC`, else `none`
     #[arg(long, value_name = "POLICY", value_parser = ["none", "full"])]
     pub fsync: Option<String>,
     /// Keep session health (`ApplyDiff` spec §1, §3) in FILE, a JSON state file created on
