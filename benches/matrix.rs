@@ -144,9 +144,11 @@ fn hunks(source: &[String], count: usize, kind: Kind) -> Vec<Hunk> {
             let slot = h * stride;
             // blank-dropped needs a blank line inside the block (not at its ends, where
             // leaving it out would only make the block shorter) and not next to the
-            // changed line (where the edit could be read as removing it).
+            // changed line (where the edit could be read as removing it), and alone (with
+            // two in the file and none in the patch, which one goes is unclear).
             let inner = |k: &usize| k.abs_diff(mid) > 1;
-            let has_blank = |i: usize| (1..size - 1).filter(inner).any(|k| source[i - mid + k].is_empty());
+            let lone_blank = |j: usize| source[j].is_empty() && !source[j - 1].is_empty() && !source[j + 1].is_empty();
+            let has_blank = |i: usize| (1..size - 1).filter(inner).any(|k| lone_blank(i - mid + k));
             let fits = |i: usize| kind != Kind::BlankDropped || has_blank(i);
             let slot_lines = slot + mid..slot + stride - (size - mid);
             let changed = slot_lines
