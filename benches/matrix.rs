@@ -183,10 +183,7 @@ fn hunks(source: &[String], count: usize, kind: Kind) -> Vec<Hunk> {
                     new.remove(k);
                 }
                 Kind::Typo => {
-                    let k = (0..old.len())
-                        .filter(|&k| k != mid)
-                        .max_by_key(|&k| old[k].len())
-                        .expect("context lines");
+                    let k = (0..old.len()).filter(|&k| k != mid).max_by_key(|&k| old[k].len()).expect("context lines");
                     old[k] = typo(&old[k]);
                     new[k].clone_from(&old[k]);
                 }
@@ -246,16 +243,14 @@ fn render(dialect: Dialect, hunks: &[Hunk]) -> String {
         }
         Dialect::ApplyDiff => {
             for h in hunks {
-                writeln!(w, ">>> file: {PATH}\n--- from\n{}\n--- to\n{}\n<", h.old.join("\n"), h.new.join("\n")).unwrap();
+                writeln!(w, ">>> file: {PATH}\n--- from\n{}\n--- to\n{}\n<", h.old.join("\n"), h.new.join("\n"))
+                    .unwrap();
             }
         }
         Dialect::Aptix => {
-            let patches: Vec<_> = hunks
-                .iter()
-                .map(|h| serde_json::json!({ "find": join(&h.old), "replace": join(&h.new) }))
-                .collect();
-            let bundle =
-                serde_json::json!({ "files": [ { "path": PATH, "operation": "patch", "patches": patches } ] });
+            let patches: Vec<_> =
+                hunks.iter().map(|h| serde_json::json!({ "find": join(&h.old), "replace": join(&h.new) })).collect();
+            let bundle = serde_json::json!({ "files": [ { "path": PATH, "operation": "patch", "patches": patches } ] });
             *w = serde_json::to_string_pretty(&bundle).expect("JSON");
         }
     }
@@ -395,7 +390,8 @@ fn matrix(stage: Stage) -> Vec<(Dialect, Kind, usize, usize)> {
             cases.push((AiPatch, Kind::Exact, K100, 1_000));
             cases.push((AiPatch, Kind::Exact, M1, 1_000));
             for d in DIALECTS {
-                for kind in [Kind::Exact, Kind::Offset, Kind::Reindent, Kind::BlankAdded, Kind::BlankDropped, Kind::Typo]
+                for kind in
+                    [Kind::Exact, Kind::Offset, Kind::Reindent, Kind::BlankAdded, Kind::BlankDropped, Kind::Typo]
                 {
                     if kind == Kind::Offset && d != Dialect::Unified {
                         continue; // only unified hunks carry line numbers
@@ -430,7 +426,8 @@ fn matrix(stage: Stage) -> Vec<(Dialect, Kind, usize, usize)> {
 
 fn bench_matrix(c: &mut Criterion) {
     let mut sources = Sources::default();
-    for (stage, name) in [(Stage::Parse, "parse"), (Stage::Locate, "locate"), (Stage::Apply, "apply"), (Stage::Commit, "commit")]
+    for (stage, name) in
+        [(Stage::Parse, "parse"), (Stage::Locate, "locate"), (Stage::Apply, "apply"), (Stage::Commit, "commit")]
     {
         let mut group = c.benchmark_group(name);
         for case in matrix(stage) {
