@@ -75,7 +75,7 @@ pub(crate) struct Query<'a> {
 pub(crate) struct View<'a> {
     pub lines: &'a [Line],
     /// File line indices in the search region (non-blank ones only when ignoring blanks).
-    pub idx: Vec<usize>,
+    pub idx: Idx,
     /// Pattern lines compared, with their index in the pattern.
     pub pat: Vec<(usize, &'a str)>,
     /// The compared pattern lines, normalized once for every key tier.
@@ -93,8 +93,11 @@ impl<'a> View<'a> {
     pub(crate) fn with_blank(lines: &'a [Line], q: &Query<'a>, skip_blank: bool) -> View<'a> {
         let hi = q.hi.min(lines.len());
         let lo = q.lo.min(hi);
-        let idx =
-            if skip_blank { (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect() } else { (lo..hi).collect() };
+        let idx = if skip_blank {
+            Idx::List((lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect())
+        } else {
+            Idx::Range(lo, hi - lo)
+        };
         let pat = q
             .pat
             .iter()
@@ -106,8 +109,9 @@ impl<'a> View<'a> {
         View { lines, idx, pat, keys, skip_blank }
     }
 
+    #[inline]
     pub(crate) fn file(&self, view_pos: usize) -> &'a str {
-        &self.lines[self.idx[view_pos]].text
+        &self.lines[self.idx.at(view_pos)].text
     }
 
     /// Whether the pattern has lines to compare and fits in the region.
@@ -119,21 +123,55 @@ impl<'a> View<'a> {
     pub(crate) fn found(&self, s: usize, pat_len: usize, tier: Tier, confidence: f64) -> Found {
         let mut map = vec![None; pat_len];
         for (k, (pi, _)) in self.pat.iter().enumerate() {
-            map[*pi] = Some(self.idx[s + k]);
+            map[*pi] = Some(self.idx.at(s + k));
         }
         let m = self.pat.len();
-        let start = self.idx[s];
-        let end = self.idx[s + m - 1] + 1;
+        let start = self.idx.at(s);
+        let end = self.idx.at(s + m - 1) + 1;
         Found { start, end, map, tier, confidence }
     }
 
     /// Whether the window at `s` ends at the end of the file.
     pub(crate) fn ends_at_eof(&self, s: usize) -> bool {
-        let last = self.idx[s + self.pat.len() - 1];
+        let last = self.idx.at(s + self.pat.len() - 1);
         if self.skip_blank {
             self.lines[last + 1..].iter().all(|l| is_blank(&l.text))
         } else {
             last + 1 == self.lines.len()
+        }
+    }
+}
+
+/// The file line indices a view looks at: a whole region, or the listed lines of it (the
+/// non-blank ones). A region is not listed line by line: on a large file that list would
+/// cost an allocation the size of the file for every query.
+#[derive(Debug, Clone)]
+pub(crate) enum Idx {
+    /// Lines `start..start + len`.
+    Range(usize, usize),
+    /// These lines, in file order.
+    List(Vec<usize>),
+}
+
+impl Idx {
+    /// The file line at view position `i`.
+    #[inline]
+    pub(crate) fn at(&self, i: usize) -> usize {
+        match self {
+            Idx::Range(start, len) => {
+                assert!(i < *len, "view position {i} out of {len}");
+                start + i
+            }
+            Idx::List(list) => list[i],
+        }
+    }
+
+    /// How many lines the view looks at.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Idx::Range(_, len) => *len,
+            Idx::List(list) => list.len(),
         }
     }
 }
@@ -317,7 +355,7 @@ fn window_eq(view: &View<'_>, s: usize, tier: Tier) -> bool {
 /// Picks among the candidates of one tier.
 fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) -> Result<Vec<(usize, f64)>, Miss> {
     let m = view.pat.len();
-    let range = |s: usize| (view.idx[s], view.idx[s + m - 1] + 1);
+    let range = |s: usize| (view.idx.at(s), view.idx.at(s + m - 1) + 1);
     let ambiguous = |list: &[(usize, f64)]| {
         let scores = if tier == Tier::Fuzzy { list.iter().map(|&(_, c)| c).collect() } else { Vec::new() };
         Miss::Ambiguous(tier, list.iter().map(|&(s, _)| range(s)).collect(), scores)
@@ -376,7 +414,7 @@ fn is_weak(pat: &[(usize, &str)]) -> bool {
 /// The candidate strictly nearest to the hint, if there is a hint and one is nearest.
 fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>) -> Option<(usize, f64)> {
     let hint = hint?;
-    let dist = |s: usize| view.idx[s].abs_diff(hint);
+    let dist = |s: usize| view.idx.at(s).abs_diff(hint);
     let best = cands.iter().map(|c| dist(c.0)).min()?;
     let mut nearest = cands.iter().filter(|c| dist(c.0) == best);
     let first = *nearest.next()?;

@@ -78,10 +78,30 @@ impl<'a> PatKey<'a> {
     }
 }
 
+/// Whether a file line of `len` bytes can equal `pat` at a key-comparison tier: a necessary
+/// condition, decided from the length alone, without reading the line's text (on a large
+/// file, reading every line's text is most of a scan's cost). The tiers that only remove
+/// whitespace never lengthen a line, and neither does folding look-alikes (each folds to
+/// no more bytes than it has), so a line shorter than an ASCII pattern key cannot match it.
+#[inline]
+fn len_may_match(tier: Tier, len: usize, pat: &PatKey<'_>) -> bool {
+    match tier {
+        Tier::Exact => len == pat.raw.len(),
+        Tier::TrailingWhitespace => len >= pat.end.len(),
+        Tier::Indentation | Tier::Trimmed | Tier::BlankLines | Tier::Prefix => len >= pat.trimmed.len(),
+        Tier::Unicode => !pat.ascii || len >= pat.trimmed.len(),
+        Tier::Fuzzy => true,
+    }
+}
+
 /// Whether a file line equals a pattern line at a key-comparison tier.
 /// `Indentation` and `BlankLines` compare like `Trimmed`; the constant shift of the one and
 /// the skipped blank lines of the other are the block's business.
+#[inline]
 pub(crate) fn key_eq(tier: Tier, file: &str, pat: &PatKey<'_>) -> bool {
+    if !len_may_match(tier, file.len(), pat) {
+        return false;
+    }
     match tier {
         Tier::Exact => file == pat.raw,
         Tier::TrailingWhitespace => trim_end(file) == pat.end,
