@@ -47,28 +47,44 @@ fn assert_short(err: &ApplyError) {
 
 #[test]
 fn a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
-    let line = minified(60_000);
-    let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
-    let plan = parse(&long_line_patch(&one_typo(&line)), polypatch::Format::Auto).unwrap();
-    let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
-    assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
-    let edit = &report.files[0].edits[0];
+    let edit = long_line_typo_applies(long_line_patch, "ai-patch");
     assert_eq!(edit.tier, Some(polypatch::Tier::Fuzzy));
     assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
 }
 
-#[test]
-fn a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
+/// Applies the patch `render` writes for a 60k-character line with one typo, which must
+/// be detected as `dialect` and give the intended file; returns the edit's report.
+fn long_line_typo_applies(render: fn(&str) -> String, dialect: &str) -> polypatch::EditReport {
+    let line = minified(60_000);
+    let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
+    let plan = parse(&render(&one_typo(&line)), polypatch::Format::Auto).unwrap();
+    assert_eq!(plan.dialect, dialect);
+    let mut report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+    assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
+    report.files.remove(0).edits.remove(0)
+}
+
+/// Applies the patch `render` writes for a 60k-character line with one typo, exact
+/// matching only: it must fail as not found, write nothing, and name the whole region as
+/// the closest one.
+fn long_line_typo_strict_fails(render: fn(&str) -> String, format: polypatch::Format) -> polypatch::ApplyError {
     let line = minified(60_000);
     let before = format!("{HEAD}\n{line}\n{FOOT}\n");
     let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
-    let plan = parse(&long_line_patch(&one_typo(&line)), polypatch::Format::Auto).unwrap();
+    let plan = parse(&render(&one_typo(&line)), format).unwrap();
     let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).expect_err("exact only: not found");
     assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
     let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
     assert_eq!(failure.kind, FailureKind::NotFound);
     let closest = failure.closest.as_ref().expect("the closest region is found");
     assert_eq!((closest.lines.start, closest.lines.end), (1, 3));
+    err
+}
+
+#[test]
+fn a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
+    let err = long_line_typo_strict_fails(long_line_patch, polypatch::Format::Auto);
+    let closest = err.report.files[0].edits[0].failure.as_ref().and_then(|f| f.closest.as_ref()).unwrap();
     assert!(closest.similarity > 0.99, "{}", closest.similarity);
     // The 60,000-character lines are clipped in the diff, and the cut is said.
     assert!(closest.diff.len() < 4_000, "{} bytes", closest.diff.len());
@@ -136,29 +152,15 @@ fn long_line_block(typo: &str) -> String {
 
 #[test]
 fn applydiff_a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
-    let line = minified(60_000);
-    let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
-    let plan = parse(&long_line_block(&one_typo(&line)), polypatch::Format::Auto).unwrap();
-    assert_eq!(plan.dialect, "applydiff");
-    let report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
-    assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
-    let edit = &report.files[0].edits[0];
+    let edit = long_line_typo_applies(long_line_block, "applydiff");
     assert_eq!((edit.label.as_str(), edit.tier), ("block 1", Some(polypatch::Tier::Fuzzy)));
     assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
 }
 
 #[test]
 fn applydiff_a_60k_character_line_with_one_typo_under_strict_fails_with_a_short_report() {
-    let line = minified(60_000);
-    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
-    let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
-    let plan = parse(&long_line_block(&one_typo(&line)), polypatch::Format::ApplyDiff).unwrap();
-    let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).expect_err("exact only: not found");
-    assert_eq!(files.get_str("app.min.js"), Some(before.as_str()), "nothing written");
-    let failure = err.report.files[0].edits[0].failure.as_ref().expect("the edit failed");
-    assert_eq!(failure.kind, FailureKind::NotFound);
-    let closest = failure.closest.as_ref().expect("the closest region is found");
-    assert_eq!((closest.lines.start, closest.lines.end), (1, 3));
+    let err = long_line_typo_strict_fails(long_line_block, polypatch::Format::ApplyDiff);
+    let closest = err.report.files[0].edits[0].failure.as_ref().and_then(|f| f.closest.as_ref()).unwrap();
     assert!(closest.diff.len() < 4_000, "{} bytes", closest.diff.len());
     assert!(closest.diff.contains("more characters)"), "{}", closest.diff);
     assert_short(&err);
