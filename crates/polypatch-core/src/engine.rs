@@ -3,6 +3,7 @@
 
 use crate::fold::{PatKey, indent_width, is_blank, key_eq};
 use crate::fuzzy;
+use crate::index::{LineHashes, Norm};
 use crate::ir::Occurrence;
 use crate::text::Line;
 use crate::tier::{Tier, TierSet};
@@ -69,6 +70,9 @@ pub(crate) struct Query<'a> {
     /// one it adds, on the new side): at the fuzzy tier such a line may differ by a small
     /// typo only, while context lines may drift. Empty: no line is marked.
     pub changed: &'a [bool],
+    /// The hashes of the file's lines, kept in step with them, when the caller keeps
+    /// them (a prefilter: every match is still decided by comparing text).
+    pub index: Option<&'a LineHashes>,
 }
 
 /// The file lines a query looks at, and the pattern lines it compares.
@@ -82,6 +86,8 @@ pub(crate) struct View<'a> {
     pub keys: Vec<PatKey<'a>>,
     /// Whether blank lines are skipped on both sides.
     pub skip_blank: bool,
+    /// The hashes of `lines`, if the query has them.
+    pub index: Option<&'a LineHashes>,
 }
 
 impl<'a> View<'a> {
@@ -106,7 +112,7 @@ impl<'a> View<'a> {
             .map(|(i, p)| (i, p.as_str()))
             .collect::<Vec<_>>();
         let keys = pat.iter().map(|(_, p)| PatKey::new(p)).collect();
-        View { lines, idx, pat, keys, skip_blank }
+        View { lines, idx, pat, keys, skip_blank, index: q.index }
     }
 
     #[inline]
@@ -429,6 +435,9 @@ fn key_candidates(view: &View<'_>, tier: Tier) -> Vec<usize> {
     let keys = &view.keys;
     // Scan with the longest pattern line: the likeliest to be rare.
     let j = (0..m).max_by_key(|&k| (keys[k].trimmed.len(), usize::MAX - k)).expect("pattern is not empty");
+    if let (Some(index), Some(norm)) = (view.index, Norm::of(tier)) {
+        return hashed_candidates(view, tier, &index.get(norm, view.lines), norm, j);
+    }
     let mut out = Vec::new();
     for p in j..n - (m - 1 - j) {
         if !key_eq(tier, view.file(p), &keys[j]) {
@@ -439,6 +448,40 @@ fn key_candidates(view: &View<'_>, tier: Tier) -> Vec<usize> {
             && (tier != Tier::Indentation || constant_shift(view, s))
         {
             out.push(s);
+        }
+    }
+    out
+}
+
+/// [`key_candidates`] through the file's line hashes: one `u64` compared per line, the
+/// text of a line read only where every hash of a window agrees.
+fn hashed_candidates(view: &View<'_>, tier: Tier, file: &[u64], norm: Norm, j: usize) -> Vec<usize> {
+    let m = view.pat.len();
+    let n = view.idx.len();
+    let mut buf = String::new();
+    let want: Vec<u64> = view.pat.iter().map(|(_, p)| norm.hash(p, &mut buf)).collect();
+    let matches = |s: usize| {
+        (0..m).all(|k| file[view.idx.at(s + k)] == want[k])
+            && (0..m).all(|k| key_eq(tier, view.file(s + k), &view.keys[k]))
+            && (tier != Tier::Indentation || constant_shift(view, s))
+    };
+    let mut out = Vec::new();
+    match &view.idx {
+        // A region: a plain run of hashes, the tightest loop there is.
+        Idx::Range(start, _) => {
+            let run = &file[start + j..start + n - (m - 1 - j)];
+            for (s, _) in run.iter().enumerate().filter(|(_, h)| **h == want[j]) {
+                if matches(s) {
+                    out.push(s);
+                }
+            }
+        }
+        Idx::List(list) => {
+            for p in j..n - (m - 1 - j) {
+                if file[list[p]] == want[j] && matches(p - j) {
+                    out.push(p - j);
+                }
+            }
         }
     }
     out
@@ -479,6 +522,7 @@ pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Qu
         positional: false,
         prefix: false,
         changed: &[],
+        index: None,
     }
 }
 

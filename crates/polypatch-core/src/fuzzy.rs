@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::engine::{Query, View};
 use crate::fold::trim;
+use crate::index::Norm;
 use crate::ir::AMBIGUITY_MARGIN;
 
 /// A pattern line that occurs more often than this is not used as a seed (`}` and the
@@ -219,7 +220,7 @@ fn exact_seeds(view: &View<'_>, m: usize, n: usize) -> HashSet<usize> {
 /// for the pattern lines (not blank) that occur at most [`MAX_SEEDS_PER_LINE`] times in
 /// the file. One pass over the file with a hash lookup per line: at most
 /// `MAX_SEEDS_PER_LINE + 1` positions are kept per distinct pattern line.
-fn rare_hits(view: &View<'_>, m: usize, n: usize) -> Vec<(usize, usize)> {
+fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
     let mut lines: HashMap<&str, Vec<usize>> = HashMap::new();
     for (k, (_, p)) in view.pat.iter().enumerate() {
         let t = trim(p);
@@ -228,20 +229,39 @@ fn rare_hits(view: &View<'_>, m: usize, n: usize) -> Vec<(usize, usize)> {
         }
     }
     let mut occurrences: HashMap<&str, Vec<usize>> = HashMap::new();
-    // A few distinct lines are compared directly (cheaper than hashing every file line,
-    // and still linear in the file); more through the hash map.
-    let few: Vec<&str> = if lines.len() <= FEW_LINES { lines.keys().copied().collect() } else { Vec::new() };
-    for p in 0..n {
-        let f = trim(view.file(p));
-        let key = if few.is_empty() {
-            lines.get_key_value(f).map(|(key, _)| *key)
-        } else {
-            few.iter().copied().find(|&t| t == f)
-        };
-        if let Some(key) = key {
-            let list = occurrences.entry(key).or_default();
-            if list.len() <= MAX_SEEDS_PER_LINE {
-                list.push(p);
+    let mut record = |key: &'a str, p: usize| {
+        let list = occurrences.entry(key).or_default();
+        if list.len() <= MAX_SEEDS_PER_LINE {
+            list.push(p);
+        }
+    };
+    if let Some(index) = view.index {
+        // Through the trimmed lines' hashes: a bit test per line, text compared on a hit.
+        let file = index.get(Norm::Trimmed, view.lines);
+        let wanted = HashFilter::new(lines.keys().copied());
+        for p in 0..n {
+            let h = file[view.idx.at(p)];
+            if !wanted.may_hold(h) {
+                continue;
+            }
+            let f = trim(view.file(p));
+            if let Some(key) = wanted.find(h, |key| key == f) {
+                record(key, p);
+            }
+        }
+    } else {
+        // A few distinct lines are compared directly (cheaper than hashing every file
+        // line, and still linear in the file); more through the hash map.
+        let few: Vec<&str> = if lines.len() <= FEW_LINES { lines.keys().copied().collect() } else { Vec::new() };
+        for p in 0..n {
+            let f = trim(view.file(p));
+            let key = if few.is_empty() {
+                lines.get_key_value(f).map(|(key, _)| *key)
+            } else {
+                few.iter().copied().find(|&t| t == f)
+            };
+            if let Some(key) = key {
+                record(key, p);
             }
         }
     }
@@ -259,6 +279,41 @@ fn rare_hits(view: &View<'_>, m: usize, n: usize) -> Vec<(usize, usize)> {
         }
     }
     hits
+}
+
+/// A few texts by their trimmed-line hashes: a bit per hash value's low bits rules out
+/// most lines with one test, the sorted hashes find the texts a hit may be.
+struct HashFilter<'a> {
+    bits: Vec<u64>,
+    sorted: Vec<(u64, &'a str)>,
+}
+
+impl<'a> HashFilter<'a> {
+    const BITS: u64 = 1 << 15;
+
+    fn new(texts: impl Iterator<Item = &'a str>) -> HashFilter<'a> {
+        let mut buf = String::new();
+        let mut sorted: Vec<(u64, &str)> = texts.map(|t| (Norm::Trimmed.hash(t, &mut buf), t)).collect();
+        sorted.sort_unstable();
+        let mut bits = vec![0u64; (Self::BITS / 64) as usize];
+        for (h, _) in &sorted {
+            let b = h % Self::BITS;
+            bits[(b / 64) as usize] |= 1 << (b % 64);
+        }
+        HashFilter { bits, sorted }
+    }
+
+    #[inline]
+    fn may_hold(&self, h: u64) -> bool {
+        let b = h % Self::BITS;
+        self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0
+    }
+
+    /// The text with hash `h` that `is` accepts.
+    fn find(&self, h: u64, is: impl Fn(&str) -> bool) -> Option<&'a str> {
+        let from = self.sorted.partition_point(|(k, _)| *k < h);
+        self.sorted[from..].iter().take_while(|(k, _)| *k == h).map(|(_, t)| *t).find(|t| is(t))
+    }
 }
 
 /// Window starts where one of the longest pattern lines is nearly equal to a file line.

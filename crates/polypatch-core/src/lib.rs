@@ -61,6 +61,7 @@ mod error_kind;
 mod fileset;
 mod fold;
 mod fuzzy;
+mod index;
 mod ir;
 mod modify;
 mod report;

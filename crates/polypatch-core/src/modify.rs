@@ -6,6 +6,7 @@ use crate::decide::{Decision, NewSide, decide};
 use crate::engine::{self, Found, Miss, Query, View};
 use crate::fold::{PatKey, is_blank, key_eq};
 use crate::fuzzy;
+use crate::index::LineHashes;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
 use crate::report::{
     Closest, EditReport, Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_excerpt,
@@ -53,6 +54,8 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
     let mut cursor = 0usize;
     let mut reports = Vec::with_capacity(edits.len());
     let ov = Overrides { eol: file.dominant_eol(), ..ov };
+    // Hashed once for every edit: each change to the lines updates them.
+    let hashes = LineHashes::default();
     for (i, edit) in edits.iter().enumerate() {
         let mut report = EditReport {
             index: i + 1,
@@ -64,7 +67,12 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
             failure: None,
             notes: Vec::new(),
         };
-        match apply_edit(file, edit, &mut cursor, ov) {
+        let result = apply_edit(file, &hashes, edit, &mut cursor, ov);
+        if matches!(edit.target, Target::Text(_)) {
+            // A text edit rewrites the lines it spans without saying which.
+            hashes.clear();
+        }
+        match result {
             Ok(done) => {
                 report.status = done.status;
                 report.tier = done.tier;
@@ -107,7 +115,13 @@ fn tiers_of(edit: &Edit, ov: Overrides) -> (TierSet, Tier) {
     if ov.strict { (TierSet::only(base), base) } else { (tiers, base) }
 }
 
-fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Overrides) -> Result<Done, Failure> {
+fn apply_edit(
+    file: &mut TextFile,
+    hashes: &LineHashes,
+    edit: &Edit,
+    cursor: &mut usize,
+    ov: Overrides,
+) -> Result<Done, Failure> {
     let (tiers, base) = tiers_of(edit, ov);
     let policy = &edit.policy;
     let threshold = ov.fuzzy_threshold.unwrap_or(policy.fuzzy_threshold);
@@ -132,13 +146,14 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
             positional: false,
             prefix: anchor.lines.len() == 1,
             changed: &[],
+            index: Some(hashes),
         };
         let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
             .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
         lo = found[0].end;
         anchored = Some((found[0].tier, found[0].confidence));
     }
-    let mut done = locate_and_apply(file, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some())?;
+    let mut done = locate_and_apply(file, hashes, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some())?;
     if let (Some((tier, confidence)), Some(t)) = (anchored, done.tier)
         && tier > t
     {
@@ -150,8 +165,10 @@ fn apply_edit(file: &mut TextFile, edit: &Edit, cursor: &mut usize, ov: Override
 
 /// Locates the edit's target in `lo..` (after the anchor, if any), decides what it means
 /// and applies it.
+#[allow(clippy::too_many_arguments, reason = "one edit's settings, passed down once")]
 fn locate_and_apply(
     file: &mut TextFile,
+    hashes: &LineHashes,
     edit: &Edit,
     cursor: &mut usize,
     ov: Overrides,
@@ -164,8 +181,8 @@ fn locate_and_apply(
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     match &edit.target {
         Target::Text(_) => return crate::substring::apply_text(file, edit, ov, (tiers, base, threshold)),
-        Target::StartOfFile => return insert_at(file, 0, &edit.action, cursor, ov),
-        Target::EndOfFile => return insert_at(file, file.lines.len(), &edit.action, cursor, ov),
+        Target::StartOfFile => return insert_at(file, hashes, 0, &edit.action, cursor, ov),
+        Target::EndOfFile => return insert_at(file, hashes, file.lines.len(), &edit.action, cursor, ov),
         Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
             let at = if anchored {
                 lo
@@ -178,7 +195,7 @@ fn locate_and_apply(
                     "give context lines around the change",
                 ));
             };
-            return insert_at(file, at, &edit.action, cursor, ov);
+            return insert_at(file, hashes, at, &edit.action, cursor, ov);
         }
         _ => {}
     }
@@ -240,6 +257,7 @@ fn locate_and_apply(
         positional: anchored && policy.occurrence == Occurrence::FirstAfterAnchor,
         prefix: false,
         changed: &removed,
+        index: Some(hashes),
     };
     // A numbered hunk that stands exactly at (or near) its line number is found by
     // looking outward from it, without scanning the file.
@@ -265,6 +283,7 @@ fn locate_and_apply(
                 positional: true,
                 prefix: false,
                 changed: &[],
+                index: Some(hashes),
             };
             match engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy)) {
                 Ok(end) => {
@@ -325,7 +344,7 @@ fn locate_and_apply(
     let mut first: Option<Done> = None;
     for f in found.into_iter().rev() {
         let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
-        first = Some(apply_at(file, edit, pat, &kept, &f, cursor, ov)?);
+        first = Some(apply_at(file, hashes, edit, pat, &kept, &f, cursor, ov)?);
     }
     let mut done = first.expect("located at least once");
     // Nothing changed where the new side stands: it is reported as found.
@@ -351,8 +370,10 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 }
 
 /// Applies the action at a located block.
+#[allow(clippy::too_many_arguments, reason = "one edit's settings, passed down once")]
 pub(crate) fn apply_at(
     file: &mut TextFile,
+    hashes: &LineHashes,
     edit: &Edit,
     pat: &[String],
     kept: &[Option<usize>],
@@ -400,11 +421,13 @@ pub(crate) fn apply_at(
                 return Ok(Done::at(Status::AlreadyApplied, &at));
             }
             let n = new.len();
+            hashes.splice(start..end, &new);
             file.lines.splice(start..end, new);
             *cursor = start + n;
             Ok(Done::at(Status::Applied, &at))
         }
         Action::Delete => {
+            hashes.splice(f.start..f.end, &[]);
             file.lines.drain(f.start..f.end);
             *cursor = f.start;
             Ok(Done::at(Status::Applied, f))
@@ -427,6 +450,7 @@ pub(crate) fn apply_at(
                 return Ok(Done::at(Status::AlreadyApplied, f));
             }
             let n = new.len();
+            hashes.splice(at..at, &new);
             file.lines.splice(at..at, new);
             *cursor = f.end + n;
             Ok(Done::at(Status::Applied, f))
@@ -473,6 +497,7 @@ fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
 fn insert_at(
     file: &mut TextFile,
+    hashes: &LineHashes,
     at: usize,
     action: &Action,
     cursor: &mut usize,
@@ -507,6 +532,7 @@ fn insert_at(
         Status::AlreadyApplied
     } else {
         let n = new.len();
+        hashes.splice(at..at, &new);
         file.lines.splice(at..at, new);
         *cursor = at + n;
         Status::Applied

@@ -55,6 +55,7 @@ use std::fmt::Write as _;
 
 use crate::engine::{self, Miss, Query};
 use crate::fold::folded;
+use crate::index::LineHashes;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
 use crate::modify::{Done, Overrides, align, apply_at, miss_failure};
 use crate::report::{
@@ -590,7 +591,8 @@ fn lenient_apply(
         ..edit.clone()
     };
     let mut cursor = 0;
-    apply_at(file, &as_lines, &pat, &kept, &found, &mut cursor, ov).map(Some)
+    // The caller forgets its line hashes after a text edit: none to keep in step here.
+    apply_at(file, &LineHashes::default(), &as_lines, &pat, &kept, &found, &mut cursor, ov).map(Some)
 }
 
 /// The text to find and its replacement as whole lines, when the replacement can be
@@ -784,6 +786,7 @@ fn whole_file(pat: &[String], len: usize, ignore_blank: bool, threshold: f64) ->
         positional: false,
         prefix: false,
         changed: &[],
+        index: None,
     }
 }
 

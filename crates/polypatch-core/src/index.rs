@@ -1,0 +1,199 @@
+//! Line hashes: every line of a file hashed once per normalization (as it is, without
+//! trailing whitespace, trimmed, trimmed with look-alikes folded), kept in step with the
+//! file while its edits are applied, so that a search compares one `u64` per line instead
+//! of reading every line's text.
+//!
+//! A hash is only a prefilter. Two lines whose keys are equal have equal hashes, so a line
+//! whose hash differs cannot match; a line whose hash is equal is then compared as text
+//! ([`key_eq`](crate::fold::key_eq)). Which place an edit lands on never depends on a hash.
+//!
+//! The hashes of a normalization are computed the first time a search needs them (a file
+//! whose every edit matches exactly never pays for the trimmed or folded ones), and every
+//! change to the file's lines splices the hashes of the new lines in at the same place:
+//! one pass over the file, whatever the number of edits and tiers.
+
+use std::cell::{Ref, RefCell};
+use std::hash::BuildHasher;
+use std::ops::Range;
+
+use foldhash::fast::FixedState;
+
+use crate::fold::{folded, trim, trim_end};
+use crate::text::Line;
+use crate::tier::Tier;
+
+/// How lines are normalized before hashing: what a key tier compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Norm {
+    /// The line as it is ([`Tier::Exact`]).
+    Exact,
+    /// Without trailing whitespace ([`Tier::TrailingWhitespace`]).
+    End,
+    /// Without leading and trailing whitespace ([`Tier::Indentation`], [`Tier::Trimmed`],
+    /// [`Tier::BlankLines`], and the fuzzy tier's exact seeds).
+    Trimmed,
+    /// Trimmed, with Unicode look-alikes folded ([`Tier::Unicode`]).
+    Folded,
+}
+
+const NORMS: usize = 4;
+
+impl Norm {
+    /// The normalization a key tier compares lines by; `None` for the tiers that do not
+    /// compare whole lines for equality (prefix, fuzzy).
+    pub(crate) fn of(tier: Tier) -> Option<Norm> {
+        match tier {
+            Tier::Exact => Some(Norm::Exact),
+            Tier::TrailingWhitespace => Some(Norm::End),
+            Tier::Indentation | Tier::Trimmed | Tier::BlankLines => Some(Norm::Trimmed),
+            Tier::Unicode => Some(Norm::Folded),
+            Tier::Prefix | Tier::Fuzzy => None,
+        }
+    }
+
+    fn slot(self) -> usize {
+        match self {
+            Norm::Exact => 0,
+            Norm::End => 1,
+            Norm::Trimmed => 2,
+            Norm::Folded => 3,
+        }
+    }
+
+    /// The hash of `line` under this normalization. `buf` is scratch space for folding.
+    pub(crate) fn hash(self, line: &str, buf: &mut String) -> u64 {
+        match self {
+            Norm::Exact => hash(line),
+            Norm::End => hash(trim_end(line)),
+            Norm::Trimmed => hash(trim(line)),
+            Norm::Folded => {
+                let t = trim(line);
+                // Folding maps non-ASCII to ASCII only: an ASCII line folds to itself.
+                if t.is_ascii() {
+                    hash(t)
+                } else {
+                    buf.clear();
+                    buf.extend(folded(t));
+                    hash(buf)
+                }
+            }
+        }
+    }
+}
+
+/// A fixed seed: the hashes never leave the process, and a fixed seed keeps every run's
+/// work the same.
+const SEED: u64 = 0x7061_7463_6870_6f6c;
+
+fn hash(text: &str) -> u64 {
+    FixedState::with_seed(SEED).hash_one(text.as_bytes())
+}
+
+/// The hashes of one file's lines, per normalization, computed on demand.
+#[derive(Debug, Default)]
+pub(crate) struct LineHashes {
+    by_norm: [RefCell<Option<Vec<u64>>>; NORMS],
+}
+
+impl LineHashes {
+    /// The hashes of `lines` under `norm`, computed now if no search needed them yet.
+    /// `lines` must be the lines the hashes were kept in step with.
+    pub(crate) fn get(&self, norm: Norm, lines: &[Line]) -> Ref<'_, [u64]> {
+        let cell = &self.by_norm[norm.slot()];
+        let stale = cell.borrow().as_ref().is_none_or(|h| h.len() != lines.len());
+        if stale {
+            debug_assert!(cell.borrow().is_none(), "line hashes out of step with the file's lines");
+            *cell.borrow_mut() = Some(hash_all(norm, lines));
+        }
+        // Tests check every use against a fresh computation (small files only: a test of a
+        // large file would spend its time here).
+        #[cfg(debug_assertions)]
+        if lines.len() <= 20_000 {
+            let kept = cell.borrow();
+            let kept = kept.as_deref().expect("computed above");
+            assert!(kept == hash_all(norm, lines).as_slice(), "line hashes out of step with the file's lines");
+        }
+        Ref::map(cell.borrow(), |h| h.as_deref().expect("computed above"))
+    }
+
+    /// Lines `range` are replaced by `new`: the hashes that were computed follow.
+    pub(crate) fn splice(&self, range: Range<usize>, new: &[Line]) {
+        let mut buf = String::new();
+        for (slot, cell) in self.by_norm.iter().enumerate() {
+            let mut cell = cell.borrow_mut();
+            let Some(hashes) = cell.as_mut() else { continue };
+            if range.end > hashes.len() {
+                // Out of step (cannot happen): forget them, the next search recomputes.
+                *cell = None;
+                continue;
+            }
+            let norm = [Norm::Exact, Norm::End, Norm::Trimmed, Norm::Folded][slot];
+            hashes.splice(range.clone(), new.iter().map(|l| norm.hash(&l.text, &mut buf)));
+        }
+    }
+
+    /// The lines changed in a way not told line by line: every hash is recomputed when
+    /// next needed.
+    pub(crate) fn clear(&self) {
+        for cell in &self.by_norm {
+            *cell.borrow_mut() = None;
+        }
+    }
+}
+
+fn hash_all(norm: Norm, lines: &[Line]) -> Vec<u64> {
+    let mut buf = String::new();
+    lines.iter().map(|l| norm.hash(&l.text, &mut buf)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fold::{PatKey, key_eq};
+    use crate::text::TextFile;
+
+    #[test]
+    fn equal_keys_have_equal_hashes() {
+        let pairs = [
+            (Tier::Exact, "  let x = 1;", "  let x = 1;"),
+            (Tier::TrailingWhitespace, "  let x = 1;\t ", "  let x = 1;"),
+            (Tier::Trimmed, "\t let x = 1;  ", "let x = 1;"),
+            (Tier::Indentation, "        x", "  x"),
+            (Tier::BlankLines, " y ", "y"),
+            (Tier::Unicode, "  say \u{201C}hi\u{201D} \u{2014} now", "say \"hi\" - now"),
+            (Tier::Unicode, "a\u{00A0}b\u{2026}\u{200B}", "a b..."),
+            (Tier::Unicode, "plain ascii", "plain ascii"),
+        ];
+        let mut buf = String::new();
+        for (tier, file, pat) in pairs {
+            let key = PatKey::new(pat);
+            assert!(key_eq(tier, file, &key), "{tier:?}: {file:?} ~ {pat:?}");
+            let norm = Norm::of(tier).expect("a key tier");
+            assert_eq!(norm.hash(file, &mut buf), norm.hash(pat, &mut buf), "{tier:?}: {file:?} ~ {pat:?}");
+        }
+        assert_ne!(Norm::Exact.hash("a ", &mut buf), Norm::Exact.hash("a", &mut buf));
+    }
+
+    #[test]
+    fn splices_keep_the_hashes_in_step() {
+        let mut file = TextFile::parse("a\n  b\nc \nd\n");
+        let hashes = LineHashes::default();
+        let exact = hashes.get(Norm::Exact, &file.lines).to_vec();
+        assert_eq!(exact.len(), 4);
+        let new = TextFile::parse("x\ny\n").lines;
+        hashes.splice(1..3, &new);
+        file.lines.splice(1..3, new);
+        let mut buf = String::new();
+        let want: Vec<u64> = ["a", "x", "y", "d"].iter().map(|t| Norm::Exact.hash(t, &mut buf)).collect();
+        assert_eq!(&*hashes.get(Norm::Exact, &file.lines), want.as_slice());
+        // A normalization computed after the splice starts from the current lines.
+        let trimmed = hashes.get(Norm::Trimmed, &file.lines).to_vec();
+        assert_eq!(trimmed, want);
+        hashes.splice(4..4, &TextFile::parse(" e\n").lines);
+        file.lines.push(TextFile::parse(" e\n").lines.remove(0));
+        assert_eq!(hashes.get(Norm::Trimmed, &file.lines)[4], Norm::Trimmed.hash("e", &mut buf));
+        hashes.clear();
+        file.lines.truncate(1);
+        assert_eq!(hashes.get(Norm::Exact, &file.lines).len(), 1);
+    }
+}
