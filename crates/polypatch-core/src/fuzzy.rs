@@ -120,17 +120,32 @@ pub(crate) fn closest(view: &View<'_>) -> (Option<(usize, f64)>, bool) {
 fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
+    let seeds: Vec<usize> = order.into_iter().take(NEAR_SEED_LINES).collect();
     let mut ranked: Vec<(f64, usize)> = Vec::new();
-    for &k in order.iter().take(NEAR_SEED_LINES) {
-        let Pattern { chars: needle, hist, .. } = &pat[k];
-        for p in k..(n + k + 1).saturating_sub(m) {
-            let f = trim(view.file(p));
-            let flen = f.chars().count();
-            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
+    // Each file line is read once (its length and histogram), for every seed line whose
+    // windows it can stand in.
+    for p in 0..n {
+        let mut stats = None;
+        for &k in seeds.iter().filter(|&&k| p >= k && p - k + m <= n) {
+            let (flen, fhist) = *stats.get_or_insert_with(|| {
+                let f = trim(view.file(p));
+                (f.chars().count(), histogram(f.chars()))
+            });
+            let Pattern { chars: needle, hist, .. } = &pat[k];
+            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, &fhist) / 2);
             ranked.push((lower as f64 / flen.max(needle.len()).max(1) as f64, p - k));
         }
     }
-    ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let order = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    // A window start is in the list once per seed line at most, so the first
+    // `FEEDBACK_WINDOWS` distinct ones are among the smallest `FEEDBACK_WINDOWS` times
+    // that many entries: only those are sorted.
+    let keep = FEEDBACK_WINDOWS * NEAR_SEED_LINES;
+    if ranked.len() > keep {
+        ranked.select_nth_unstable_by(keep - 1, order);
+        ranked.truncate(keep);
+    }
+    ranked.sort_unstable_by(order);
     let mut starts: Vec<usize> = Vec::new();
     for (_, s) in ranked {
         if !starts.contains(&s) {
@@ -324,9 +339,16 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget)
     let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
     let mut buf = Vec::new();
+    // Only windows where the changed lines can stand are worth seeding: scoring refuses
+    // every other one.
+    let capped = capped_starts(view, pat, budget);
     for &k in order.iter().take(NEAR_SEED_LINES) {
         let Pattern { chars: needle, hist, .. } = &pat[k];
-        for p in k..(n + k + 1).saturating_sub(m) {
+        let places: Box<dyn Iterator<Item = usize>> = match &capped {
+            Some(starts) => Box::new(starts.iter().map(|s| s + k)),
+            None => Box::new(k..(n + k + 1).saturating_sub(m)),
+        };
+        for p in places {
             let f = trim(view.file(p));
             let flen = f.chars().count();
             let longest = flen.max(needle.len());
@@ -349,6 +371,44 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget)
         }
     }
     starts
+}
+
+/// The window starts where the longest changed pattern line (a line the edit changes, which
+/// may differ by its typo cap only) stands within its cap, in order; `None` when the pattern
+/// has no such line with text. [`window_score`] refuses every other window, so seeding only
+/// these finds the same matches: a file without a line near the changed one (the new side
+/// of an edit not yet applied, most often) costs one pass of length tests, not an edit
+/// distance per similar line.
+fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Option<Vec<usize>> {
+    let m = pat.len();
+    let n = view.idx.len();
+    let (k, cap) = (0..m)
+        .filter_map(|k| Some((k, pat[k].cap?)))
+        .filter(|&(k, _)| !pat[k].chars.is_empty())
+        .max_by_key(|&(k, _)| (pat[k].chars.len(), std::cmp::Reverse(k)))?;
+    let Pattern { chars: needle, hist, .. } = &pat[k];
+    let mut starts = Vec::new();
+    let mut buf = Vec::new();
+    for p in k..(n + k + 1).saturating_sub(m) {
+        let f = trim(view.file(p));
+        // A line has no more characters than bytes: too few bytes is too short already.
+        if f.len() + cap < needle.len() {
+            continue;
+        }
+        let flen = f.chars().count();
+        if flen.abs_diff(needle.len()) > cap || histogram_distance(hist, &histogram(f.chars())) / 2 > cap {
+            continue;
+        }
+        buf.clear();
+        buf.extend(f.chars());
+        if bounded_distance(needle, &buf, cap, budget).is_some() {
+            starts.push(p - k);
+        }
+        if budget.exhausted {
+            break;
+        }
+    }
+    Some(starts)
 }
 
 /// Similarity of the window at `s`: 1 - total distance / total length, over trimmed
