@@ -9,7 +9,7 @@
 //! early exit once the distance budget is spent. A window that pairs a blank line with a
 //! line of text is not scored at all: that is a misalignment, never a typo.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use crate::engine::{Query, View};
 use crate::fold::trim;
@@ -73,7 +73,7 @@ impl Budget {
 pub(crate) fn candidates(view: &View<'_>, q: &Query<'_>) -> Vec<(usize, f64)> {
     let floor = (q.threshold - AMBIGUITY_MARGIN).max(0.0);
     let mut budget = Budget::new(MATCH_CELLS);
-    let found = scored(view, floor, q.changed, &mut budget);
+    let found = scored(view, floor, q.changed, &mut budget, true);
     if budget.exhausted { Vec::new() } else { found }
 }
 
@@ -121,31 +121,31 @@ fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usiz
     let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
     let seeds: Vec<usize> = order.into_iter().take(NEAR_SEED_LINES).collect();
-    let mut ranked: Vec<(f64, usize)> = Vec::new();
-    // Each file line is read once (its length and histogram), for every seed line whose
-    // windows it can stand in.
+    // A window start is ranked once per seed line at most, so the first `FEEDBACK_WINDOWS`
+    // distinct ones are among the best `FEEDBACK_WINDOWS` times that many entries: only
+    // those are kept (the worst of them on top), and a line whose length alone ranks it
+    // below all of them is not read further.
+    let keep = FEEDBACK_WINDOWS * NEAR_SEED_LINES;
+    let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(keep + 1);
     for p in 0..n {
-        let mut stats = None;
+        let mut stats: Option<(usize, Option<[u16; 64]>)> = None;
         for &k in seeds.iter().filter(|&&k| p >= k && p - k + m <= n) {
-            let (flen, fhist) = *stats.get_or_insert_with(|| {
-                let f = trim(view.file(p));
-                (f.chars().count(), histogram(f.chars()))
-            });
             let Pattern { chars: needle, hist, .. } = &pat[k];
-            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, &fhist) / 2);
-            ranked.push((lower as f64 / flen.max(needle.len()).max(1) as f64, p - k));
+            let (flen, fhist) = stats.get_or_insert_with(|| (trim(view.file(p)).chars().count(), None));
+            let longest = (*flen).max(needle.len()).max(1) as f64;
+            let by_length = Ranked(flen.abs_diff(needle.len()) as f64 / longest, p - k);
+            if best.len() == keep && best.peek().is_some_and(|worst| by_length > *worst) {
+                continue;
+            }
+            let fhist = fhist.get_or_insert_with(|| histogram(trim(view.file(p)).chars()));
+            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, fhist) / 2);
+            best.push(Ranked(lower as f64 / longest, p - k));
+            if best.len() > keep {
+                best.pop();
+            }
         }
     }
-    let order = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-    // A window start is in the list once per seed line at most, so the first
-    // `FEEDBACK_WINDOWS` distinct ones are among the smallest `FEEDBACK_WINDOWS` times
-    // that many entries: only those are sorted.
-    let keep = FEEDBACK_WINDOWS * NEAR_SEED_LINES;
-    if ranked.len() > keep {
-        ranked.select_nth_unstable_by(keep - 1, order);
-        ranked.truncate(keep);
-    }
-    ranked.sort_unstable_by(order);
+    let ranked: Vec<(f64, usize)> = best.into_sorted_vec().into_iter().map(|Ranked(score, s)| (score, s)).collect();
     let mut starts: Vec<usize> = Vec::new();
     for (_, s) in ranked {
         if !starts.contains(&s) {
@@ -156,6 +156,31 @@ fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usiz
         }
     }
     starts
+}
+
+/// A window start ranked by a lower bound of its distance, ordered by the bound, then the
+/// start.
+#[derive(Debug, Clone, Copy)]
+struct Ranked(f64, usize);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
 }
 
 /// The window starts that hold the most pattern lines exactly (trimmed), best first, at
@@ -177,7 +202,9 @@ fn typo_cap(len: usize) -> usize {
     if len < 5 { 0 } else { 1 + len / 40 }
 }
 
-fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget) -> Vec<(usize, f64)> {
+/// `by_caps`: seed near windows only where the changed lines can stand ([`capped_starts`]);
+/// `false` only to check in tests that this finds the same.
+fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget, by_caps: bool) -> Vec<(usize, f64)> {
     let m = view.pat.len();
     let n = view.idx.len();
     if m == 0 || n < m {
@@ -222,7 +249,7 @@ fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget) ->
     if !found.is_empty() {
         return found;
     }
-    let near = near_seeds(view, &pat, floor, budget);
+    let near = near_seeds(view, &pat, floor, budget, by_caps);
     score_all(near, budget)
 }
 
@@ -254,14 +281,26 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
         // Through the trimmed lines' hashes: a bit test per line, text compared on a hit.
         let file = index.get(Norm::Trimmed, view.lines);
         let wanted = HashFilter::new(lines.keys().copied());
+        // Occurrences by the text's place in the filter; a text seen too often is not
+        // compared again.
+        let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
         for p in 0..n {
             let h = file[view.idx.at(p)];
             if !wanted.may_hold(h) {
                 continue;
             }
             let f = trim(view.file(p));
-            if let Some(key) = wanted.find(h, |key| key == f) {
-                record(key, p);
+            let from = wanted.sorted.partition_point(|(k, _)| *k < h);
+            let same_hash = wanted.sorted[from..].iter().take_while(|(k, _)| *k == h).count();
+            if let Some(i) =
+                (from..from + same_hash).find(|&i| seen[i].len() <= MAX_SEEDS_PER_LINE && wanted.sorted[i].1 == f)
+            {
+                seen[i].push(p);
+            }
+        }
+        for (i, at) in seen.into_iter().enumerate() {
+            if !at.is_empty() {
+                occurrences.insert(wanted.sorted[i].1, at);
             }
         }
     } else {
@@ -323,16 +362,10 @@ impl<'a> HashFilter<'a> {
         let b = h % Self::BITS;
         self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0
     }
-
-    /// The text with hash `h` that `is` accepts.
-    fn find(&self, h: u64, is: impl Fn(&str) -> bool) -> Option<&'a str> {
-        let from = self.sorted.partition_point(|(k, _)| *k < h);
-        self.sorted[from..].iter().take_while(|(k, _)| *k == h).map(|(_, t)| *t).find(|t| is(t))
-    }
 }
 
 /// Window starts where one of the longest pattern lines is nearly equal to a file line.
-fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget) -> HashSet<usize> {
+fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget, by_caps: bool) -> HashSet<usize> {
     let m = pat.len();
     let n = view.idx.len();
     let mut starts = HashSet::new();
@@ -341,7 +374,7 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget)
     let mut buf = Vec::new();
     // Only windows where the changed lines can stand are worth seeding: scoring refuses
     // every other one.
-    let capped = capped_starts(view, pat, budget);
+    let capped = if by_caps { capped_starts(view, pat, budget) } else { None };
     for &k in order.iter().take(NEAR_SEED_LINES) {
         let Pattern { chars: needle, hist, .. } = &pat[k];
         let places: Box<dyn Iterator<Item = usize>> = match &capped {
@@ -654,8 +687,84 @@ mod tests {
         bounded_distance(&chars(a), &chars(b), limit, &mut Budget::new(u64::MAX))
     }
 
+    /// [`near_ranked`] as it was first written: every (line, seed) pair ranked, all sorted.
+    fn near_ranked_by_sorting_all(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
+        let mut ranked: Vec<(f64, usize)> = Vec::new();
+        for &k in order.iter().take(NEAR_SEED_LINES) {
+            let Pattern { chars: needle, hist, .. } = &pat[k];
+            for p in k..(n + k + 1).saturating_sub(m) {
+                let f = trim(view.file(p));
+                let flen = f.chars().count();
+                let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
+                ranked.push((lower as f64 / flen.max(needle.len()).max(1) as f64, p - k));
+            }
+        }
+        ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut starts: Vec<usize> = Vec::new();
+        for (_, s) in ranked {
+            if !starts.contains(&s) {
+                starts.push(s);
+                if starts.len() == FEEDBACK_WINDOWS {
+                    break;
+                }
+            }
+        }
+        starts
+    }
+
+    /// A file of lines from a small vocabulary, some with one character changed, and a
+    /// pattern taken from it (or not) with a typo of its own and some lines marked changed.
+    fn similar_lines() -> impl proptest::strategy::Strategy<Value = (Vec<String>, Vec<String>, Vec<bool>)> {
+        use proptest::prelude::*;
+        const WORDS: [&str; 6] = ["let total = 0;", "total += x;", "}", "", "return total;", "for x in xs {"];
+        let line = (0..WORDS.len(), 0usize..30, proptest::bool::weighted(0.3)).prop_map(|(w, at, typo)| {
+            let mut l = WORDS[w].to_string();
+            if typo && !l.is_empty() {
+                let at = at % l.len();
+                l.replace_range(at..=at, "q");
+            }
+            l
+        });
+        (proptest::collection::vec(line, 3..60), 0usize..60, 1usize..6, proptest::collection::vec(any::<bool>(), 6))
+            .prop_map(|(file, at, len, changed)| {
+                let len = len.min(file.len());
+                let at = at % (file.len() - len + 1);
+                let mut pat = file[at..at + len].to_vec();
+                if let Some(l) = pat.iter_mut().find(|l| l.len() > 3) {
+                    l.insert(1, 'z');
+                }
+                (file, pat, changed[..len].to_vec())
+            })
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Seeding near windows only where the changed lines can stand scores the same
+        /// windows the same as seeding every near window; the ranking of the closest
+        /// regions keeps the best few as sorting every pair does.
+        #[test]
+        fn the_shortcuts_find_what_the_full_searches_find((file, pat, changed) in similar_lines()) {
+            let text: String = file.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
+            let lines = TextFile::parse(&text).lines;
+            let q = Query { changed: &changed, ..query(&pat, lines.len()) };
+            let view = View::new(&lines, &q);
+            for floor in [0.5, 0.7, 0.9] {
+                let sorted = |by_caps| {
+                    let mut found = scored(&view, floor, &changed, &mut Budget::new(u64::MAX), by_caps);
+                    found.sort_by_key(|f| f.0);
+                    found
+                };
+                proptest::prop_assert_eq!(sorted(true), sorted(false));
+            }
+            let patterns: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
+            let (m, n) = (view.pat.len(), view.idx.len());
+            if m > 0 && n >= m {
+                proptest::prop_assert_eq!(near_ranked(&view, &patterns, m, n), near_ranked_by_sorting_all(&view, &patterns, m, n));
+            }
+        }
 
         /// Over a small alphabet (many repeats, transpositions and shared affixes), the
         /// banded distance is the full table's whenever that is within the limit, and
