@@ -3,7 +3,7 @@
 
 use crate::fold::{PatKey, indent_width, is_blank, key_eq};
 use crate::fuzzy;
-use crate::index::{LineHashes, Norm};
+use crate::index::{LineHashes, Norm, Table};
 use crate::ir::Occurrence;
 use crate::text::Line;
 use crate::tier::{Tier, TierSet};
@@ -455,7 +455,8 @@ fn key_candidates(view: &View<'_>, tier: Tier) -> Vec<usize> {
 
 /// [`key_candidates`] through the file's line hashes: one `u64` compared per line, the
 /// text of a line read only where every hash of a window agrees.
-fn hashed_candidates(view: &View<'_>, tier: Tier, file: &[u64], norm: Norm, j: usize) -> Vec<usize> {
+fn hashed_candidates(view: &View<'_>, tier: Tier, table: &Table, norm: Norm, j: usize) -> Vec<usize> {
+    let file = &table.hashes;
     let m = view.pat.len();
     let n = view.idx.len();
     let mut buf = String::new();
@@ -467,10 +468,10 @@ fn hashed_candidates(view: &View<'_>, tier: Tier, file: &[u64], norm: Norm, j: u
     };
     let mut out = Vec::new();
     match &view.idx {
-        // A region: a plain run of hashes, the tightest loop there is.
+        // A region: a run of tags, searched with `memchr`.
         Idx::Range(start, _) => {
-            let run = &file[start + j..start + n - (m - 1 - j)];
-            for s in positions_of(run, want[j]) {
+            for p in table.positions(start + j..start + n - (m - 1 - j), want[j]) {
+                let s = p - start - j;
                 if matches(s) {
                     out.push(s);
                 }
@@ -485,18 +486,6 @@ fn hashed_candidates(view: &View<'_>, tier: Tier, file: &[u64], norm: Norm, j: u
         }
     }
     out
-}
-
-/// The positions of `value` in `hashes`, in order. Blocks of hashes are tested whole first
-/// (a comparison the compiler does for a whole block at once), so a run without the value
-/// costs a fraction of a comparison per hash.
-fn positions_of(hashes: &[u64], value: u64) -> impl Iterator<Item = usize> + '_ {
-    const BLOCK: usize = 16;
-    hashes.chunks(BLOCK).enumerate().flat_map(move |(b, block)| {
-        let any = block.iter().fold(false, |any, &h| any | (h == value));
-        let hits = if any { block } else { &[] };
-        hits.iter().enumerate().filter(move |(_, h)| **h == value).map(move |(i, _)| b * BLOCK + i)
-    })
 }
 
 /// Whether every non-blank pattern line sits at the same indentation offset from its
@@ -573,16 +562,6 @@ mod tests {
         let none = pat(&["y"]);
         let q = Query { hint: Some(2), ..q(&none, file.lines.len()) };
         assert!(exact_near_hint(&file.lines, &q).is_none());
-    }
-
-    #[test]
-    fn positions_of_finds_every_place_in_order() {
-        let hashes: Vec<u64> = (0..100u64).map(|i| i % 7).collect();
-        let want: Vec<usize> = (0..100).filter(|i| i % 7 == 3).collect();
-        assert_eq!(positions_of(&hashes, 3).collect::<Vec<_>>(), want);
-        assert_eq!(positions_of(&hashes, 9).count(), 0);
-        assert_eq!(positions_of(&[], 1).count(), 0);
-        assert_eq!(positions_of(&hashes[..17], 2).collect::<Vec<_>>(), vec![2, 9, 16]);
     }
 
     #[test]

@@ -279,7 +279,8 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
     };
     if let Some(index) = view.index {
         // Through the trimmed lines' hashes: a bit test per line, text compared on a hit.
-        let file = index.get(Norm::Trimmed, view.lines);
+        let table = index.get(Norm::Trimmed, view.lines);
+        let file = &table.hashes;
         let wanted = HashFilter::new(lines.keys().copied());
         // Occurrences by the text's place in the filter; a text seen too often is not
         // compared again.

@@ -89,16 +89,52 @@ fn hash(text: &str) -> u64 {
     FixedState::with_seed(SEED).hash_one(text.as_bytes())
 }
 
+/// The hashes of one file's lines under one normalization, and a tag of each (one byte of
+/// the hash): a scan for one value reads the tags, eight times fewer bytes than the
+/// hashes, with `memchr`, and compares the hash only where the tag agrees.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Table {
+    /// One hash per line.
+    pub hashes: Vec<u64>,
+    /// [`tag`] of each hash.
+    pub tags: Vec<u8>,
+}
+
+/// The byte of a hash its tag keeps.
+#[inline]
+pub(crate) fn tag(hash: u64) -> u8 {
+    (hash >> 56) as u8
+}
+
+impl Table {
+    fn splice(&mut self, range: Range<usize>, hashes: Vec<u64>) {
+        self.tags.splice(range.clone(), hashes.iter().map(|&h| tag(h)));
+        self.hashes.splice(range, hashes);
+    }
+
+    fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// The positions in `range` whose hash is `hash`, in order.
+    pub(crate) fn positions(&self, range: Range<usize>, hash: u64) -> impl Iterator<Item = usize> + '_ {
+        let start = range.start;
+        memchr::memchr_iter(tag(hash), &self.tags[range])
+            .map(move |i| start + i)
+            .filter(move |&p| self.hashes[p] == hash)
+    }
+}
+
 /// The hashes of one file's lines, per normalization, computed on demand.
 #[derive(Debug, Default)]
 pub(crate) struct LineHashes {
-    by_norm: [RefCell<Option<Vec<u64>>>; NORMS],
+    by_norm: [RefCell<Option<Table>>; NORMS],
 }
 
 impl LineHashes {
     /// The hashes of `lines` under `norm`, computed now if no search needed them yet.
     /// `lines` must be the lines the hashes were kept in step with.
-    pub(crate) fn get(&self, norm: Norm, lines: &[Line]) -> Ref<'_, [u64]> {
+    pub(crate) fn get(&self, norm: Norm, lines: &[Line]) -> Ref<'_, Table> {
         let cell = &self.by_norm[norm.slot()];
         let stale = cell.borrow().as_ref().is_none_or(|h| h.len() != lines.len());
         if stale {
@@ -110,10 +146,10 @@ impl LineHashes {
         #[cfg(debug_assertions)]
         if lines.len() <= 20_000 {
             let kept = cell.borrow();
-            let kept = kept.as_deref().expect("computed above");
-            assert!(kept == hash_all(norm, lines).as_slice(), "line hashes out of step with the file's lines");
+            let kept = kept.as_ref().expect("computed above");
+            assert!(*kept == hash_all(norm, lines), "line hashes out of step with the file's lines");
         }
-        Ref::map(cell.borrow(), |h| h.as_deref().expect("computed above"))
+        Ref::map(cell.borrow(), |h| h.as_ref().expect("computed above"))
     }
 
     /// Lines `range` are replaced by `new`: the hashes that were computed follow.
@@ -128,7 +164,7 @@ impl LineHashes {
                 continue;
             }
             let norm = [Norm::Exact, Norm::End, Norm::Trimmed, Norm::Folded][slot];
-            hashes.splice(range.clone(), new.iter().map(|l| norm.hash(&l.text, &mut buf)));
+            hashes.splice(range.clone(), new.iter().map(|l| norm.hash(&l.text, &mut buf)).collect());
         }
     }
 
@@ -141,9 +177,11 @@ impl LineHashes {
     }
 }
 
-fn hash_all(norm: Norm, lines: &[Line]) -> Vec<u64> {
+fn hash_all(norm: Norm, lines: &[Line]) -> Table {
     let mut buf = String::new();
-    lines.iter().map(|l| norm.hash(&l.text, &mut buf)).collect()
+    let hashes: Vec<u64> = lines.iter().map(|l| norm.hash(&l.text, &mut buf)).collect();
+    let tags = hashes.iter().map(|&h| tag(h)).collect();
+    Table { hashes, tags }
 }
 
 #[cfg(test)]
@@ -175,25 +213,45 @@ mod tests {
     }
 
     #[test]
+    fn positions_are_every_equal_hash_in_the_range_in_order() {
+        // Hashes whose tags collide often (the top byte is 0 or 1) and ranges that do not
+        // start on a block of 64.
+        let hashes: Vec<u64> = (0..300u64).map(|i| ((i % 2) << 56) | (i % 7)).collect();
+        let table = Table { tags: hashes.iter().map(|&h| tag(h)).collect(), hashes: hashes.clone() };
+        for range in [0..300, 1..299, 63..65, 64..128, 100..100, 5..250] {
+            for want in [3u64, (1 << 56) | 3, 9] {
+                let naive: Vec<usize> = range.clone().filter(|&p| hashes[p] == want).collect();
+                assert_eq!(table.positions(range.clone(), want).collect::<Vec<_>>(), naive, "{range:?} {want}");
+            }
+        }
+    }
+
+    #[test]
     fn splices_keep_the_hashes_in_step() {
         let mut file = TextFile::parse("a\n  b\nc \nd\n");
         let hashes = LineHashes::default();
-        let exact = hashes.get(Norm::Exact, &file.lines).to_vec();
+        let exact = hashes.get(Norm::Exact, &file.lines).hashes.clone();
         assert_eq!(exact.len(), 4);
         let new = TextFile::parse("x\ny\n").lines;
         hashes.splice(1..3, &new);
         file.lines.splice(1..3, new);
         let mut buf = String::new();
         let want: Vec<u64> = ["a", "x", "y", "d"].iter().map(|t| Norm::Exact.hash(t, &mut buf)).collect();
-        assert_eq!(&*hashes.get(Norm::Exact, &file.lines), want.as_slice());
+        assert_eq!(hashes.get(Norm::Exact, &file.lines).hashes, want);
+        let tags: Vec<u8> = want.iter().map(|&h| tag(h)).collect();
+        assert_eq!(hashes.get(Norm::Exact, &file.lines).tags, tags);
+        let at: Vec<usize> = hashes.get(Norm::Exact, &file.lines).positions(0..4, want[1]).collect();
+        assert_eq!(at, vec![1]);
+        assert_eq!(hashes.get(Norm::Exact, &file.lines).positions(2..4, want[1]).count(), 0);
         // A normalization computed after the splice starts from the current lines.
-        let trimmed = hashes.get(Norm::Trimmed, &file.lines).to_vec();
+        let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
         assert_eq!(trimmed, want);
         hashes.splice(4..4, &TextFile::parse(" e\n").lines);
         file.lines.push(TextFile::parse(" e\n").lines.remove(0));
-        assert_eq!(hashes.get(Norm::Trimmed, &file.lines)[4], Norm::Trimmed.hash("e", &mut buf));
+        assert_eq!(hashes.get(Norm::Trimmed, &file.lines).hashes[4], Norm::Trimmed.hash("e", &mut buf));
         hashes.clear();
         file.lines.truncate(1);
         assert_eq!(hashes.get(Norm::Exact, &file.lines).len(), 1);
+        assert_eq!(hashes.get(Norm::Exact, &file.lines).tags.len(), 1);
     }
 }
