@@ -100,7 +100,10 @@ impl<'a> View<'a> {
         let hi = q.hi.min(lines.len());
         let lo = q.lo.min(hi);
         let idx = if skip_blank {
-            Idx::List((lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect())
+            Idx::List(match q.index {
+                Some(index) => index.get(Norm::Trimmed, lines).not_blank(lo..hi, lines),
+                None => (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect(),
+            })
         } else {
             Idx::Range(lo, hi - lo)
         };

@@ -107,6 +107,19 @@ pub(crate) fn tag(hash: u64) -> u8 {
 }
 
 impl Table {
+    fn new(hashes: Vec<u64>) -> Table {
+        let tags = hashes.iter().map(|&h| tag(h)).collect();
+        Table { hashes, tags }
+    }
+
+    /// The lines of `range` that are not blank (empty or whitespace only), in a table of
+    /// trimmed lines: a line whose hash is not the empty text's is not blank; one whose
+    /// hash is (should another text share it) is read.
+    pub(crate) fn not_blank(&self, range: Range<usize>, lines: &[Line]) -> Vec<usize> {
+        let empty = hash("");
+        range.filter(|&i| self.hashes[i] != empty || !crate::fold::is_blank(&lines[i].text)).collect()
+    }
+
     fn splice(&mut self, range: Range<usize>, hashes: Vec<u64>) {
         self.tags.splice(range.clone(), hashes.iter().map(|&h| tag(h)));
         self.hashes.splice(range, hashes);
@@ -139,7 +152,20 @@ impl LineHashes {
         let stale = cell.borrow().as_ref().is_none_or(|h| h.len() != lines.len());
         if stale {
             debug_assert!(cell.borrow().is_none(), "line hashes out of step with the file's lines");
-            *cell.borrow_mut() = Some(hash_all(norm, lines));
+            match norm {
+                // The lenient tiers that need one need the other soon after: both are
+                // made in one pass, trimming each line once (an ASCII line folds to
+                // itself, so its two hashes are one).
+                Norm::Trimmed | Norm::Folded if self.by_norm[Norm::Trimmed.slot()].borrow().is_none() => {
+                    let (trimmed, folded) = hash_trimmed_and_folded(lines);
+                    *self.by_norm[Norm::Trimmed.slot()].borrow_mut() = Some(trimmed);
+                    let mut other = self.by_norm[Norm::Folded.slot()].borrow_mut();
+                    if other.is_none() {
+                        *other = Some(folded);
+                    }
+                }
+                _ => *cell.borrow_mut() = Some(hash_all(norm, lines)),
+            }
         }
         // Tests check every use against a fresh computation (small files only: a test of a
         // large file would spend its time here).
@@ -177,11 +203,21 @@ impl LineHashes {
     }
 }
 
+fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Table) {
+    let mut buf = String::new();
+    let (mut trimmed, mut folded) = (Vec::with_capacity(lines.len()), Vec::with_capacity(lines.len()));
+    for line in lines {
+        let t = trim(&line.text);
+        let h = hash(t);
+        trimmed.push(h);
+        folded.push(if t.is_ascii() { h } else { Norm::Folded.hash(t, &mut buf) });
+    }
+    (Table::new(trimmed), Table::new(folded))
+}
+
 fn hash_all(norm: Norm, lines: &[Line]) -> Table {
     let mut buf = String::new();
-    let hashes: Vec<u64> = lines.iter().map(|l| norm.hash(&l.text, &mut buf)).collect();
-    let tags = hashes.iter().map(|&h| tag(h)).collect();
-    Table { hashes, tags }
+    Table::new(lines.iter().map(|l| norm.hash(&l.text, &mut buf)).collect())
 }
 
 #[cfg(test)]
@@ -224,6 +260,20 @@ mod tests {
                 assert_eq!(table.positions(range.clone(), want).collect::<Vec<_>>(), naive, "{range:?} {want}");
             }
         }
+    }
+
+    #[test]
+    fn trimmed_and_folded_come_together_and_name_the_blank_lines() {
+        let file = TextFile::parse("\n  \n\t\nx\n y \n\u{201C}q\u{201D}\n");
+        let hashes = LineHashes::default();
+        let trimmed = hashes.get(Norm::Trimmed, &file.lines).clone();
+        assert_eq!(trimmed.not_blank(0..6, &file.lines), vec![3, 4, 5]);
+        assert_eq!(trimmed.not_blank(1..4, &file.lines), vec![3]);
+        let folded = hashes.get(Norm::Folded, &file.lines).clone();
+        let mut buf = String::new();
+        assert_eq!(folded.hashes[5], Norm::Folded.hash("\"q\"", &mut buf));
+        assert_eq!(folded.hashes[4], trimmed.hashes[4], "an ASCII line folds to itself");
+        assert_ne!(folded.hashes[5], trimmed.hashes[5]);
     }
 
     #[test]
