@@ -207,6 +207,15 @@ impl Blob {
         }
     }
 
+    /// The lines of the content read without loss ([`decode_lossless`]), as git compares
+    /// them: ranges of the content itself when it is UTF-8 text.
+    fn lossless_lines(&self, breaks: LineBreaks) -> TextFile {
+        match (decode_lossless(self.as_bytes()), self.text()) {
+            (Cow::Borrowed(_), Some(shared)) => TextFile::parse_shared(shared, breaks),
+            (text, _) => TextFile::parse_with(&text, breaks),
+        }
+    }
+
     /// The bytes, without a copy when nothing else holds them.
     fn into_vec(self) -> Vec<u8> {
         match self {
@@ -348,7 +357,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 match &slot.current {
                     Held::File { bytes, .. } => {
                         if let Some(expect) = expect {
-                            check_expect(path, bytes.as_bytes(), expect)?;
+                            check_expect(path, bytes, expect)?;
                         }
                         slot.current = Held::Missing;
                         Ok(Status::Applied)
@@ -365,7 +374,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let slot = &mut self.slots[i];
                 let content = match (&slot.current, content) {
                     (Held::File { bytes, .. }, Content::Text(text)) if *follow_file => {
-                        Content::Bytes(in_conventions_of(bytes.as_bytes(), text))
+                        Content::Bytes(in_conventions_of(bytes, text))
                     }
                     _ => content.clone(),
                 };
@@ -449,10 +458,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             let raw_patch = m.edits.iter().any(holds_raw);
             let byte_exact = git && (utf8.is_none() || raw_patch);
             let mut text = if byte_exact {
-                match (decode_lossless(bytes), utf8) {
-                    (Cow::Borrowed(_), Some(shared)) => TextFile::parse_shared(shared, m.line_breaks),
-                    (text, _) => TextFile::parse_with(&text, m.line_breaks),
-                }
+                blob.lossless_lines(m.line_breaks)
             } else if let Some(shared) = utf8.filter(|_| !raw_patch) {
                 TextFile::parse_shared(shared, m.line_breaks)
             } else {
@@ -738,7 +744,8 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
 }
 
 /// Checks that a file holds what an operation expects of it.
-fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Failure> {
+fn check_expect(path: &RelPath, blob: &Blob, expect: &Expect) -> Result<(), Failure> {
+    let bytes = blob.as_bytes();
     let differs = |detail: String| {
         Failure::new(
             FailureKind::NotFound,
@@ -756,7 +763,7 @@ fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Fai
         }
         Expect::Lines(want) => {
             // Compared as bytes, as git compares them (also for a file that is not UTF-8).
-            let mut text = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+            let mut text = blob.lossless_lines(LineBreaks::LfOrCrLf);
             if let Some(first) = text.lines.first_mut().filter(|_| text.bom) {
                 first.text.to_mut().insert(0, BOM); // git's line 1 holds the mark
             }
@@ -795,8 +802,8 @@ fn short_id(id: &str) -> &str {
 
 /// `text` (lines ended by `\n`) in the conventions of the file `bytes`: its usual line
 /// terminator, and no final terminator when the file had none.
-fn in_conventions_of(bytes: &[u8], text: &str) -> Vec<u8> {
-    let file = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+fn in_conventions_of(bytes: &Blob, text: &str) -> Vec<u8> {
+    let file = bytes.lossless_lines(LineBreaks::LfOrCrLf);
     let text = match text.strip_suffix('\n') {
         Some(body) if !file.ends_with_newline() => body,
         _ => text,
