@@ -9,7 +9,9 @@ prints the median peak of the runs and its ratio to the input (file + patch); th
 issue 14 is a ratio of at most 3.
 
     cargo build --release -p polypatch-cli
-    python3 benches/memory.py [--runs 3]
+    python3 benches/memory.py [--runs 3] [--binary PATH]
+
+`--binary` measures another build of the CLI (a copy of an earlier one, to compare).
 """
 
 import argparse
@@ -60,8 +62,9 @@ def patch(before: list[str], hunks: int, dialect: str) -> tuple[str, list[str]]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--binary", type=Path, default=POLYPATCH, help="the polypatch binary to measure")
     args = ap.parse_args()
-    for need, how in [(POLYPATCH, "cargo build --release -p polypatch-cli"), (TIME, "apt-get install time")]:
+    for need, how in [(args.binary, "cargo build --release -p polypatch-cli"), (TIME, "apt-get install time")]:
         if not need.exists():
             print(f"{need} is missing: {how}", file=sys.stderr)
             return 2
@@ -81,7 +84,7 @@ def main() -> int:
                 d = tmp / f"run-{run}"
                 d.mkdir()
                 (d / "big.rs").write_bytes(original)
-                command = [str(TIME), "-f", "%M", str(POLYPATCH), "apply", "--root", str(d), str(patch_file)]
+                command = [str(TIME), "-f", "%M", str(args.binary), "apply", "--root", str(d), str(patch_file)]
                 done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode != 0 or (d / "big.rs").read_bytes() != target:
                     print(f"{lines} lines, {dialect}: the apply failed or wrote other bytes\n{done.stderr}", file=sys.stderr)

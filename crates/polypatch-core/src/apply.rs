@@ -1,5 +1,8 @@
 //! Applying a plan: compute every file's new content in memory, then commit.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
@@ -134,7 +137,7 @@ pub fn compute<S: FileSource + ?Sized>(
     if !report.is_success() {
         return Err(ApplyError::not_located(report));
     }
-    let changes = state.changes();
+    let changes = state.into_changes();
     Ok(Computed { report, changes })
 }
 
@@ -147,8 +150,85 @@ struct State<'a, S: ?Sized> {
 
 struct Slot {
     path: RelPath,
-    original: Entry,
-    current: Entry,
+    original: Held,
+    current: Held,
+}
+
+/// What is at a path while a plan is computed: an [`Entry`] whose content the original
+/// and current states (and the lines decoded from it) share, so that a file read is held
+/// once.
+#[derive(Clone, PartialEq)]
+enum Held {
+    Missing,
+    File { bytes: Blob, mode: Option<u32> },
+    Directory,
+    Other,
+}
+
+impl From<Entry> for Held {
+    fn from(entry: Entry) -> Held {
+        match entry {
+            Entry::Missing => Held::Missing,
+            Entry::File { bytes, mode } => Held::File { bytes: Blob::new(bytes), mode },
+            Entry::Directory => Held::Directory,
+            Entry::Other => Held::Other,
+        }
+    }
+}
+
+/// A file's content, shared; UTF-8 content is kept as text, checked once, so that its
+/// lines can be ranges of it.
+#[derive(Clone)]
+enum Blob {
+    Text(Arc<String>),
+    Bytes(Arc<Vec<u8>>),
+}
+
+impl Blob {
+    fn new(bytes: Vec<u8>) -> Blob {
+        match String::from_utf8(bytes) {
+            Ok(text) => Blob::Text(Arc::new(text)),
+            Err(e) => Blob::Bytes(Arc::new(e.into_bytes())),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Blob::Text(text) => text.as_bytes(),
+            Blob::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The content as UTF-8 text, when it is.
+    fn text(&self) -> Option<&Arc<String>> {
+        match self {
+            Blob::Text(text) => Some(text),
+            Blob::Bytes(_) => None,
+        }
+    }
+
+    /// The lines of the content read without loss ([`decode_lossless`]), as git compares
+    /// them: ranges of the content itself when it is UTF-8 text.
+    fn lossless_lines(&self, breaks: LineBreaks) -> TextFile {
+        match (decode_lossless(self.as_bytes()), self.text()) {
+            (Cow::Borrowed(_), Some(shared)) => TextFile::parse_shared(shared, breaks),
+            (text, _) => TextFile::parse_with(&text, breaks),
+        }
+    }
+
+    /// The bytes, without a copy when nothing else holds them.
+    fn into_vec(self) -> Vec<u8> {
+        match self {
+            Blob::Text(text) => Arc::try_unwrap(text).map_or_else(|t| t.as_bytes().to_vec(), String::into_bytes),
+            Blob::Bytes(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|b| b.as_ref().clone()),
+        }
+    }
+}
+
+impl PartialEq for Blob {
+    fn eq(&self, other: &Blob) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
 }
 
 impl<S: FileSource + ?Sized> State<'_, S> {
@@ -156,7 +236,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         if let Some(i) = self.slots.iter().position(|s| s.path == *path) {
             return Ok(i);
         }
-        let entry = self.files.read(path).map_err(|e| read_failure(path, &e))?;
+        let entry = Held::from(self.files.read(path).map_err(|e| read_failure(path, &e))?);
         self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry });
         Ok(self.slots.len() - 1)
     }
@@ -239,8 +319,9 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
                 let status = match &slot.current {
-                    Entry::Missing => Status::Applied,
-                    Entry::File { bytes: old, .. } => {
+                    Held::Missing => Status::Applied,
+                    Held::File { bytes: old, .. } => {
+                        let old = old.as_bytes();
                         let identical = *old == bytes;
                         if !identical {
                             // Lazy text over a file is the finding that says what to do,
@@ -260,13 +341,13 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                             }
                         }
                     }
-                    Entry::Directory | Entry::Other => return Err(not_a_file(path, "create")),
+                    Held::Directory | Held::Other => return Err(not_a_file(path, "create")),
                 };
                 let old_mode = match &slot.current {
-                    Entry::File { mode, .. } => *mode,
+                    Held::File { mode, .. } => *mode,
                     _ => None,
                 };
-                slot.current = Entry::File { bytes, mode: mode.or(old_mode) };
+                slot.current = Held::File { bytes: Blob::new(bytes), mode: mode.or(old_mode) };
                 Ok(status)
             }
             FileOp::Binary(b) => self.binary(path, b),
@@ -274,40 +355,42 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
                 match &slot.current {
-                    Entry::File { bytes, .. } => {
+                    Held::File { bytes, .. } => {
                         if let Some(expect) = expect {
                             check_expect(path, bytes, expect)?;
                         }
-                        slot.current = Entry::Missing;
+                        slot.current = Held::Missing;
                         Ok(Status::Applied)
                     }
-                    Entry::Missing => match if_missing {
+                    Held::Missing => match if_missing {
                         IfMissing::Skip => Ok(Status::Skipped),
                         IfMissing::Error => Err(missing(path, "delete")),
                     },
-                    Entry::Directory | Entry::Other => Err(not_a_file(path, "delete")),
+                    Held::Directory | Held::Other => Err(not_a_file(path, "delete")),
                 }
             }
             FileOp::Replace { content, create_if_missing, follow_file } => {
                 let i = self.slot(path)?;
                 let slot = &mut self.slots[i];
                 let content = match (&slot.current, content) {
-                    (Entry::File { bytes, .. }, Content::Text(text)) if *follow_file => {
+                    (Held::File { bytes, .. }, Content::Text(text)) if *follow_file => {
                         Content::Bytes(in_conventions_of(bytes, text))
                     }
                     _ => content.clone(),
                 };
                 let mode = match &slot.current {
-                    Entry::File { bytes, .. } if *bytes == *content.as_bytes() => return Ok(Status::AlreadyApplied),
-                    Entry::File { bytes, mode } => {
-                        crate::elision::check_whole(bytes, &content.as_bytes())?;
+                    Held::File { bytes, .. } if *bytes.as_bytes() == *content.as_bytes() => {
+                        return Ok(Status::AlreadyApplied);
+                    }
+                    Held::File { bytes, mode } => {
+                        crate::elision::check_whole(bytes.as_bytes(), &content.as_bytes())?;
                         *mode
                     }
-                    Entry::Missing if *create_if_missing => None,
-                    Entry::Missing => return Err(missing(path, "replace")),
-                    Entry::Directory | Entry::Other => return Err(not_a_file(path, "replace")),
+                    Held::Missing if *create_if_missing => None,
+                    Held::Missing => return Err(missing(path, "replace")),
+                    Held::Directory | Held::Other => return Err(not_a_file(path, "replace")),
                 };
-                slot.current = Entry::File { bytes: content.as_bytes().into_owned(), mode };
+                slot.current = Held::File { bytes: Blob::new(content.as_bytes().into_owned()), mode };
                 Ok(Status::Applied)
             }
             FileOp::Modify(m) => self.modify(path, m, ov, report),
@@ -334,18 +417,20 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             None => path.clone(),
         };
         let i = self.slot(&source)?;
-        let (bytes, mode) = match &self.slots[i].current {
-            Entry::File { bytes, mode } => (bytes.clone(), *mode),
-            Entry::Missing => {
+        // Shared with the slot: the file's lines below are ranges of this one copy.
+        let (blob, mode) = match &self.slots[i].current {
+            Held::File { bytes, mode } => (bytes.clone(), *mode),
+            Held::Missing => {
                 return match m.if_missing {
                     IfMissing::Skip => Ok(Status::Skipped),
                     IfMissing::Error => Err(missing(&source, "update")),
                 };
             }
-            Entry::Directory | Entry::Other => return Err(not_a_file(&source, "update")),
+            Held::Directory | Held::Other => return Err(not_a_file(&source, "update")),
         };
+        let bytes = blob.as_bytes();
         // One hash of the file serves both of the diff's ids.
-        let file_id = (m.preimage.is_some() || m.postimage.is_some()).then(|| git_blob_id(&bytes));
+        let file_id = (m.preimage.is_some() || m.postimage.is_some()).then(|| git_blob_id(bytes));
         let names = |id: &str| file_id.as_deref().is_some_and(|f| id_names(id, f, bytes.is_empty()));
         let patched = m.postimage.as_deref().is_some_and(names);
         let new_bytes = if patched {
@@ -361,23 +446,23 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     notes: Vec::new(),
                 })
                 .collect();
-            bytes.clone()
+            blob.clone()
         } else if m.edits.is_empty() && !m.post.strip_trailing_whitespace && m.final_newline.is_none() {
-            bytes.clone()
+            blob.clone()
         } else {
             // A diff is applied as git applies it, byte for byte, also to a file that is not
             // UTF-8 (Latin-1, say) or with a patch that is not: exact matching on bytes,
             // line numbers free to drift. The lenient tiers compare text, so they are off.
             let git = m.line_breaks == LineBreaks::LfOrCrLf;
-            let utf8 = std::str::from_utf8(&bytes).is_ok();
+            let utf8 = blob.text();
             let raw_patch = m.edits.iter().any(holds_raw);
-            let byte_exact = git && (!utf8 || raw_patch);
+            let byte_exact = git && (utf8.is_none() || raw_patch);
             let mut text = if byte_exact {
-                TextFile::parse_with(&decode_lossless(&bytes), m.line_breaks)
-            } else if utf8 && !raw_patch {
-                TextFile::decode_with(&bytes, m.line_breaks).unwrap_or_default()
+                blob.lossless_lines(m.line_breaks)
+            } else if let Some(shared) = utf8.filter(|_| !raw_patch) {
+                TextFile::parse_shared(shared, m.line_breaks)
             } else {
-                let (what, todo) = if utf8 {
+                let (what, todo) = if utf8.is_some() {
                     (
                         "the patch's text is not UTF-8",
                         "write the patch in UTF-8, or as a unified diff (applied byte for byte, as git does)",
@@ -397,7 +482,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             if bom_is_text {
                 text.bom = false;
                 if let Some(first) = text.lines.first_mut() {
-                    first.text.insert(0, BOM);
+                    first.text.to_mut().insert(0, BOM);
                 }
             }
             let ended_with_newline = text.ends_with_newline();
@@ -412,7 +497,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             report.edits = modify(&mut text, &m.edits, ov);
             if report.edits.iter().any(|e| e.status == Status::Failed) {
                 if byte_exact {
-                    let why = if utf8 { "the patch" } else { "the file" };
+                    let why = if utf8.is_some() { "the patch" } else { "the file" };
                     for failure in report.edits.iter_mut().filter_map(|e| e.failure.as_mut()) {
                         only_bytes_matched(failure, why);
                     }
@@ -424,7 +509,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             // brings its own (a patch that copied the mark) does not add a second one.
             if let Some(first) = text.lines.first_mut().filter(|_| text.bom && !marked_twice) {
                 let keep = first.text.trim_start_matches(BOM).len();
-                first.text.replace_range(..first.text.len() - keep, "");
+                let cut = first.text.len() - keep;
+                if cut > 0 {
+                    first.text.to_mut().replace_range(..cut, "");
+                }
             }
             // Post-processing belongs to a file the edits changed: a re-run touches nothing.
             let edited = m.edits.is_empty() || report.edits.iter().any(|e| e.status == Status::Applied);
@@ -435,21 +523,26 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 }
             }
             fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
-            if byte_exact { encode_lossless(&text.render()).into_owned() } else { text.render().into_bytes() }
+            if byte_exact {
+                Blob::new(encode_lossless(&text.render()).into_owned())
+            } else {
+                Blob::Text(Arc::new(text.render()))
+            }
         };
-        let changed = new_bytes != bytes || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
-        let new_entry = Entry::File { bytes: new_bytes, mode: m.mode.or(mode) };
+        let changed = new_bytes != blob || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
+        drop(blob);
+        let new_entry = Held::File { bytes: new_bytes, mode: m.mode.or(mode) };
         if dest == source {
             self.slots[i].current = new_entry;
         } else {
             if m.copy_from.is_none() {
-                self.slots[i].current = Entry::Missing;
+                self.slots[i].current = Held::Missing;
             }
             let d = self.slot(&dest)?;
             let what = if m.copy_from.is_some() { "copy to" } else { "move to" };
             match (&self.slots[d].current, &new_entry) {
-                (Entry::Directory | Entry::Other, _) => return Err(not_a_file(&dest, what)),
-                (Entry::File { bytes: existing, .. }, Entry::File { bytes: result, .. }) => {
+                (Held::Directory | Held::Other, _) => return Err(not_a_file(&dest, what)),
+                (Held::File { bytes: existing, .. }, Held::File { bytes: result, .. }) => {
                     let refuse = match m.if_dest_exists {
                         IfExists::Overwrite => false,
                         IfExists::ErrorUnlessIdentical => existing != result,
@@ -484,12 +577,12 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         let i = self.slot(path)?;
         let slot = &mut self.slots[i];
         let (base, mode): (&[u8], Option<u32>) = match &slot.current {
-            Entry::File { bytes, mode } => (bytes, *mode),
-            Entry::Missing if b.create => (&[], None),
-            Entry::Missing => return Err(missing(path, "patch")),
-            Entry::Directory | Entry::Other => return Err(not_a_file(path, "patch")),
+            Held::File { bytes, mode } => (bytes.as_bytes(), *mode),
+            Held::Missing if b.create => (&[], None),
+            Held::Missing => return Err(missing(path, "patch")),
+            Held::Directory | Held::Other => return Err(not_a_file(path, "patch")),
         };
-        let exists = matches!(slot.current, Entry::File { .. });
+        let exists = matches!(slot.current, Held::File { .. });
         let new_mode = b.mode.or(mode);
         if exists && b.new_id.as_deref().is_some_and(|id| blob_id_matches(id, base)) && new_mode == mode {
             return Ok(Status::AlreadyApplied);
@@ -525,26 +618,28 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 "the binary data is damaged; regenerate the patch with `git diff --binary`",
             ));
         }
-        slot.current = Entry::File { bytes, mode: new_mode };
+        slot.current = Held::File { bytes: Blob::new(bytes), mode: new_mode };
         Ok(Status::Applied)
     }
 
-    /// The changes between the original and the current state, in first-touch order.
-    fn changes(&self) -> Vec<Change> {
+    /// The changes between the original and the current state, in first-touch order; the
+    /// new contents move into them (a copy only where the original shares one).
+    fn into_changes(self) -> Vec<Change> {
         let mut out = Vec::new();
-        for slot in &self.slots {
-            let kind = match (&slot.original, &slot.current) {
-                (Entry::File { bytes: a, mode: ma }, Entry::File { bytes: b, mode: mb }) => {
+        for Slot { path, original, current } in self.slots {
+            let kind = match (original, current) {
+                (Held::File { bytes: a, mode: ma }, Held::File { bytes: b, mode: mb }) => {
                     if a == b && ma == mb {
                         continue;
                     }
-                    ChangeKind::Write { bytes: b.clone(), mode: if ma == mb { None } else { *mb } }
+                    drop(a);
+                    ChangeKind::Write { bytes: b.into_vec(), mode: if ma == mb { None } else { mb } }
                 }
-                (_, Entry::File { bytes, mode }) => ChangeKind::Write { bytes: bytes.clone(), mode: *mode },
-                (Entry::File { .. }, Entry::Missing) => ChangeKind::Delete,
+                (_, Held::File { bytes, mode }) => ChangeKind::Write { bytes: bytes.into_vec(), mode },
+                (Held::File { .. }, Held::Missing) => ChangeKind::Delete,
                 _ => continue,
             };
-            out.push(Change { path: slot.path.clone(), kind });
+            out.push(Change { path, kind });
         }
         out
     }
@@ -649,7 +744,8 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
 }
 
 /// Checks that a file holds what an operation expects of it.
-fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Failure> {
+fn check_expect(path: &RelPath, blob: &Blob, expect: &Expect) -> Result<(), Failure> {
+    let bytes = blob.as_bytes();
     let differs = |detail: String| {
         Failure::new(
             FailureKind::NotFound,
@@ -667,9 +763,9 @@ fn check_expect(path: &RelPath, bytes: &[u8], expect: &Expect) -> Result<(), Fai
         }
         Expect::Lines(want) => {
             // Compared as bytes, as git compares them (also for a file that is not UTF-8).
-            let mut text = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+            let mut text = blob.lossless_lines(LineBreaks::LfOrCrLf);
             if let Some(first) = text.lines.first_mut().filter(|_| text.bom) {
-                first.text.insert(0, BOM); // git's line 1 holds the mark
+                first.text.to_mut().insert(0, BOM); // git's line 1 holds the mark
             }
             let have: Vec<&str> = text.lines.iter().map(|l| l.text.as_str()).collect();
             if have == *want {
@@ -706,8 +802,8 @@ fn short_id(id: &str) -> &str {
 
 /// `text` (lines ended by `\n`) in the conventions of the file `bytes`: its usual line
 /// terminator, and no final terminator when the file had none.
-fn in_conventions_of(bytes: &[u8], text: &str) -> Vec<u8> {
-    let file = TextFile::parse_with(&decode_lossless(bytes), LineBreaks::LfOrCrLf);
+fn in_conventions_of(bytes: &Blob, text: &str) -> Vec<u8> {
+    let file = bytes.lossless_lines(LineBreaks::LfOrCrLf);
     let text = match text.strip_suffix('\n') {
         Some(body) if !file.ends_with_newline() => body,
         _ => text,

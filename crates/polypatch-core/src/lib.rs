@@ -87,5 +87,5 @@ pub use report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES, Status,
 };
 pub use span::{Span, locate_line};
-pub use text::{Eol, Line, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
+pub use text::{Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 pub use tier::{Tier, TierSet};

@@ -391,7 +391,7 @@ pub(crate) fn apply_at(
             // or, for an insertion, the kept line next to it.
             let near = |j: usize| ov.eol_near(&file.lines, f.map.get(aligned[j]).copied().flatten());
             let added = |j: usize| Line {
-                text: shaper.line(aligned[j], &rep.lines[j]),
+                text: shaper.line(aligned[j], &rep.lines[j]).into(),
                 eol: shape::line_end(ends, j, near(j)),
             };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
@@ -438,7 +438,7 @@ pub(crate) fn apply_at(
             let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines, opener);
             let near = if after { pat.len().saturating_sub(1) } else { 0 };
             let eol = ov.eol_near(&file.lines, f.map.get(near).copied().flatten());
-            let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect();
+            let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text).into(), eol }).collect();
             let at = if after { f.end } else { f.start };
             let present = if after {
                 block_eq(&file.lines[at.min(file.lines.len())..], &new)
@@ -522,7 +522,7 @@ fn insert_at(
     // New lines end like the line before them (at the start of the file, the first line).
     let near = ov.eol_near(&file.lines, Some(at.saturating_sub(1)));
     let new: Vec<Line> =
-        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
+        lines.iter().enumerate().map(|(j, t)| Line { text: t.into(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
     // Already there, right after or (at the end of the file) right before the position.
     let after_ok = block_eq(&file.lines[at..], &new);

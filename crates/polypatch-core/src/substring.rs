@@ -390,11 +390,8 @@ fn segment_lines(segment: &str, last_eol: Eol, ov: Overrides) -> Vec<Line> {
     let eol = if ov.neighbour_ends && last_eol != Eol::None { last_eol } else { ov.eol };
     let ends_with_newline = segment.ends_with('\n');
     let body = segment.strip_suffix('\n').unwrap_or(segment);
-    let mut new: Vec<Line> = if segment.is_empty() {
-        Vec::new()
-    } else {
-        body.split('\n').map(|t| Line { text: t.to_string(), eol }).collect()
-    };
+    let mut new: Vec<Line> =
+        if segment.is_empty() { Vec::new() } else { body.split('\n').map(|t| Line { text: t.into(), eol }).collect() };
     if let Some(last) = new.last_mut() {
         last.eol = if ends_with_newline { if last_eol == Eol::None { eol } else { last_eol } } else { Eol::None };
     }

@@ -2,9 +2,13 @@
 //! changes another line's ending, a missing final newline stays missing, and a UTF-8 BOM
 //! survives.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::ir::{LineBreaks, Newline};
 
@@ -48,9 +52,240 @@ impl From<Newline> for Eol {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Line {
     /// The text, without the terminator.
-    pub text: String,
+    pub text: LineText,
     /// The terminator.
     pub eol: Eol,
+}
+
+/// The text of one line, without its terminator: a range of the decoded file's text,
+/// which all of the file's lines share, or a text of its own (a line an edit wrote).
+///
+/// A decoded file keeps one copy of its text, not one allocation per line; cloning a line
+/// is cheap. It reads as a `str` (through [`Deref`]), compares, hashes, prints and
+/// serializes as its text, whatever it is made of.
+///
+/// ```
+/// use polypatch_core::{LineText, TextFile};
+///
+/// let file = TextFile::parse("one\ntwo\n");
+/// assert_eq!(file.lines[1].text, "two");
+/// assert_eq!(file.lines[1].text, LineText::from("two".to_string()));
+/// assert_eq!(file.lines[1].text.len(), 3);
+/// ```
+#[derive(Clone)]
+pub struct LineText {
+    /// The text this one is a range of.
+    buf: Arc<String>,
+    /// Where the range starts, in bytes.
+    start: u32,
+    /// The range's length, or [`WHOLE`]: all of `buf`.
+    len: u32,
+}
+
+/// The length of a [`LineText`] that is all of its buffer (a text of its own, of any length).
+const WHOLE: u32 = u32::MAX;
+
+impl LineText {
+    /// `buf[start..end]`, sharing `buf`; a range past what the offsets hold (a file over
+    /// 4 GiB) gets a copy of its own.
+    fn shared(buf: &Arc<String>, start: usize, end: usize) -> LineText {
+        match (u32::try_from(start), u32::try_from(end - start)) {
+            (Ok(start), Ok(len)) if len != WHOLE => LineText { buf: Arc::clone(buf), start, len },
+            _ => LineText::from(&buf[start..end]),
+        }
+    }
+
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        if self.len == WHOLE {
+            return &self.buf;
+        }
+        let start = self.start as usize;
+        &self.buf[start..start + self.len as usize]
+    }
+
+    /// The text, to change in place: a text shared with other lines is copied first (the
+    /// other lines keep theirs).
+    pub fn to_mut(&mut self) -> &mut String {
+        if self.len != WHOLE || Arc::get_mut(&mut self.buf).is_none() {
+            *self = LineText::from(self.as_str());
+        }
+        Arc::make_mut(&mut self.buf)
+    }
+
+    /// Shortens the text to `len` bytes, as [`String::truncate`] does, without copying a
+    /// shared text.
+    ///
+    /// # Panics
+    ///
+    /// When `len` is not on a character boundary, as [`String::truncate`].
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.as_str().len() {
+            return;
+        }
+        match u32::try_from(len) {
+            Ok(short) if self.len != WHOLE && self.as_str().is_char_boundary(len) => self.len = short,
+            _ => self.to_mut().truncate(len),
+        }
+    }
+
+    /// The text as a `String` (without a copy when the text is its own and not shared).
+    pub fn into_string(self) -> String {
+        if self.len == WHOLE {
+            return Arc::try_unwrap(self.buf).unwrap_or_else(|buf| buf.as_str().to_string());
+        }
+        self.as_str().to_string()
+    }
+
+    /// Whether the text is a range of a buffer (a decoded file's text) rather than a text
+    /// of its own.
+    #[cfg(test)]
+    fn is_range(&self) -> bool {
+        self.len != WHOLE
+    }
+}
+
+impl Default for LineText {
+    fn default() -> Self {
+        LineText::from(String::new())
+    }
+}
+
+impl Deref for LineText {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for LineText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for LineText {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<String> for LineText {
+    fn from(text: String) -> Self {
+        LineText { buf: Arc::new(text), start: 0, len: WHOLE }
+    }
+}
+
+impl From<&str> for LineText {
+    fn from(text: &str) -> Self {
+        LineText::from(text.to_string())
+    }
+}
+
+impl From<&String> for LineText {
+    fn from(text: &String) -> Self {
+        LineText::from(text.as_str())
+    }
+}
+
+impl From<LineText> for String {
+    fn from(text: LineText) -> Self {
+        text.into_string()
+    }
+}
+
+impl PartialEq for LineText {
+    #[inline]
+    fn eq(&self, other: &LineText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for LineText {}
+
+impl PartialEq<str> for LineText {
+    #[inline]
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for LineText {
+    #[inline]
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for LineText {
+    #[inline]
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<LineText> for str {
+    fn eq(&self, other: &LineText) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<LineText> for &str {
+    fn eq(&self, other: &LineText) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<LineText> for String {
+    fn eq(&self, other: &LineText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialOrd for LineText {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for LineText {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+/// Hashes as its text does, so that a `str` finds it in a map.
+impl Hash for LineText {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for LineText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for LineText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for LineText {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for LineText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(LineText::from)
+    }
 }
 
 /// A decoded text file.
@@ -74,17 +309,20 @@ impl TextFile {
     /// Splits UTF-8 text into lines; with [`LineBreaks::LfOrCrLf`] a lone `\r` is part of
     /// the line's text, as git sees it.
     pub fn parse_with(text: &str, breaks: LineBreaks) -> TextFile {
+        TextFile::parse_shared(&Arc::new(text.to_string()), breaks)
+    }
+
+    /// Splits UTF-8 text into lines as [`TextFile::parse_with`] does, without copying it:
+    /// every line is a range of `text`.
+    pub fn parse_shared(text: &Arc<String>, breaks: LineBreaks) -> TextFile {
         let lone_cr = breaks == LineBreaks::Any;
-        let (bom, text) = match text.strip_prefix(BOM) {
-            Some(rest) => (true, rest),
-            None => (false, text),
-        };
+        let bom = text.starts_with(BOM);
         let bytes = text.as_bytes();
         let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
-        let mut start = 0;
+        let mut start = if bom { BOM.len() } else { 0 };
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             if i < start {
-                continue; // the `\n` of a `\r\n` already consumed
+                continue; // the `\n` of a `\r\n` already consumed (or the mark's bytes)
             }
             let (eol, next) = if bytes[i] == b'\n' {
                 (Eol::Lf, i + 1)
@@ -95,11 +333,11 @@ impl TextFile {
             } else {
                 (Eol::Cr, i + 1)
             };
-            lines.push(Line { text: text[start..i].to_string(), eol });
+            lines.push(Line { text: LineText::shared(text, start, i), eol });
             start = next;
         }
         if start < text.len() {
-            lines.push(Line { text: text[start..].to_string(), eol: Eol::None });
+            lines.push(Line { text: LineText::shared(text, start, text.len()), eol: Eol::None });
         }
         TextFile { lines, bom }
     }
@@ -116,8 +354,8 @@ impl TextFile {
 
     /// The file's bytes.
     pub fn render(&self) -> String {
-        let len: usize = self.lines.iter().map(|l| l.text.len() + 2).sum();
-        let mut out = String::with_capacity(len + 3);
+        let len: usize = self.lines.iter().map(|l| l.text.len() + l.eol.as_str().len()).sum();
+        let mut out = String::with_capacity(len + if self.bom { BOM.len() } else { 0 });
         if self.bom {
             out.push_str(BOM);
         }
@@ -294,6 +532,115 @@ mod tests {
         assert_eq!(TextFile::parse("a\r\nb\r\nc\n").dominant_eol(), Eol::CrLf);
         assert_eq!(TextFile::parse("a\nb\r\n").dominant_eol(), Eol::Lf);
         assert_eq!(TextFile::parse("a").dominant_eol(), Eol::Lf);
+    }
+
+    #[test]
+    fn line_texts_are_ranges_of_one_buffer_and_compare_as_text() {
+        let f = TextFile::parse("alpha\nbeta\r\ngamma");
+        assert!(f.lines.iter().all(|l| l.text.is_range()));
+        let owned = LineText::from("beta".to_string());
+        assert!(!owned.is_range());
+        // Shared and owned texts are equal exactly when their text is, and hash alike.
+        assert_eq!(f.lines[1].text, owned);
+        assert_eq!(f.lines[1].text, "beta");
+        assert_eq!(f.lines[1].text, *"beta");
+        assert_eq!(f.lines[1].text, "beta".to_string());
+        assert_eq!("beta", f.lines[1].text);
+        assert_eq!("beta".to_string(), f.lines[1].text);
+        assert_ne!(f.lines[0].text, owned);
+        let hash = |t: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            t(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&|h| f.lines[1].text.hash(h)), hash(&|h| owned.hash(h)));
+        assert_eq!(hash(&|h| f.lines[1].text.hash(h)), hash(&|h| "beta".hash(h)));
+        let set: std::collections::HashSet<LineText> = f.lines.iter().map(|l| l.text.clone()).collect();
+        assert!(set.contains("gamma") && set.contains(&owned));
+        // It reads, prints and converts as its text.
+        assert_eq!(f.lines[2].text.len(), 5);
+        assert!(f.lines[2].text.starts_with("gam"));
+        assert_eq!(format!("{}|{:?}", f.lines[0].text, f.lines[0].text), "alpha|\"alpha\"");
+        assert_eq!(format!("{:?}", f.lines[0]), format!("{:?}", Line { text: "alpha".into(), eol: Eol::Lf }));
+        assert_eq!(String::from(f.lines[2].text.clone()), "gamma");
+        assert_eq!(LineText::from("x").into_string(), "x");
+        assert_eq!(LineText::default(), "");
+        assert!(f.lines[0].text < owned && owned < f.lines[2].text);
+    }
+
+    #[test]
+    fn line_texts_serialize_as_strings() {
+        let f = TextFile::parse("one\ntwo");
+        let json = serde_json::to_string(&f.lines).unwrap();
+        assert_eq!(json, r#"[{"text":"one","eol":"Lf"},{"text":"two","eol":"None"}]"#);
+        let back: Vec<Line> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f.lines);
+        assert_eq!(serde_json::to_string(&LineText::from("q\"")).unwrap(), r#""q\"""#);
+        assert!(serde_json::from_str::<LineText>("1").is_err());
+    }
+
+    #[test]
+    fn editing_a_line_leaves_the_shared_buffer_and_its_neighbours_alone() {
+        let mut f = TextFile::parse("first\n  middle  \nlast\n");
+        f.lines[1].text.to_mut().push('!');
+        f.lines[0].text.truncate(3);
+        f.lines[2].text.truncate(10); // past the end: nothing changes
+        assert_eq!(f.texts(), ["fir", "  middle  !", "last"]);
+        assert!(f.lines[0].text.is_range() && f.lines[2].text.is_range() && !f.lines[1].text.is_range());
+        // A text of its own is changed in place; a clone keeps what it had.
+        let before = f.lines[1].text.clone();
+        f.lines[1].text.truncate(8);
+        f.lines[1].text.to_mut().insert(0, '>');
+        assert_eq!(f.lines[1].text, ">  middle");
+        assert_eq!(before, "  middle  !");
+        // Lines spliced in between ranges of the buffer render in place.
+        f.lines.insert(1, Line { text: "new".into(), eol: Eol::CrLf });
+        assert_eq!(f.render(), "fir\nnew\r\n>  middle\nlast\n");
+        let g = TextFile::parse("caf\u{e9} \u{e9}t\u{e9}\n");
+        let mut t = g.lines[0].text.clone();
+        t.truncate(3);
+        assert_eq!(t, "caf");
+        assert!(t.is_range());
+    }
+
+    #[test]
+    #[should_panic(expected = "is_char_boundary")]
+    fn truncating_inside_a_character_panics_as_a_string_does() {
+        let mut t = TextFile::parse("caf\u{e9}").lines[0].text.clone();
+        t.truncate(4);
+    }
+
+    #[test]
+    fn shared_parsing_round_trips_every_ending_byte_for_byte() {
+        let samples = [
+            "",
+            "a",
+            "a\n",
+            "\r\n",
+            "a\r\nb\r\n",
+            "one\r\ntwo\rthree\nfour\r\n",
+            "lone\rcr\r",
+            "\u{feff}",
+            "\u{feff}x\r\ny",
+            "\u{feff}\u{feff}x\n",
+            "no final newline",
+            "\n\n\r\r\n",
+            "caf\u{e9}\r\n\u{1f600}\n",
+        ];
+        for text in samples {
+            for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+                let shared = Arc::new(text.to_string());
+                let f = TextFile::parse_shared(&shared, breaks);
+                assert_eq!(f, TextFile::parse_with(text, breaks), "{text:?}");
+                assert_eq!(f.render(), text, "{text:?} {breaks:?}");
+                assert_eq!(TextFile::decode_with(text.as_bytes(), breaks).unwrap().render(), text);
+            }
+        }
+        // git's view: a lone `\r` is text, and the mark stays out of the first line.
+        let f = TextFile::parse_with("\u{feff}a\rb\r\n", LineBreaks::LfOrCrLf);
+        assert!(f.bom);
+        assert_eq!(f.texts(), ["a\rb"]);
+        assert_eq!(f.lines[0].eol, Eol::CrLf);
     }
 
     #[test]

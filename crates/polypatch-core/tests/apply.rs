@@ -660,3 +660,31 @@ fn a_replace_that_follows_the_file_keeps_its_line_ends_and_missing_final_newline
         assert_eq!(report.files[0].status, Status::AlreadyApplied, "{before:?}");
     }
 }
+
+#[test]
+fn lines_edited_in_the_middle_of_a_file_leave_every_other_byte_as_it_was() {
+    // A byte order mark, CRLF, LF, a lone CR and no final newline, in one file.
+    let before = "\u{feff}head\r\nalpha\nbeta\rgamma\r\nmiddle\nlast";
+    let mut files = MemoryFileSet::new().with("a.txt", before);
+    let p = plan(vec![modify(
+        "a.txt",
+        vec![hunk(&[" alpha", "-beta", "+BETA", " gamma"]), hunk(&[" middle", "-last", "+LAST", "+added"])],
+    )]);
+    run(&mut files, &p).unwrap();
+    // A replaced line ends as the one it replaces; the old last line, no longer last, takes
+    // the file's most common ending (CRLF, first seen on the tie with LF); the new last
+    // line has none, as the old one had none.
+    assert_eq!(files.get_str("a.txt"), Some("\u{feff}head\r\nalpha\nBETA\rgamma\r\nmiddle\nLAST\r\nadded"));
+}
+
+#[test]
+fn a_file_changed_and_changed_back_in_one_plan_is_not_written() {
+    let files = MemoryFileSet::new().with("a.txt", "one\ntwo\nthree\n");
+    let p = plan(vec![
+        modify("a.txt", vec![hunk(&[" one", "-two", "+TWO", " three"])]),
+        modify("a.txt", vec![hunk(&[" one", "-TWO", "+two", " three"])]),
+    ]);
+    let computed = compute(&p, &files, &ApplyOptions::default()).unwrap();
+    assert!(computed.changes.is_empty());
+    assert_eq!(computed.report.files.len(), 2);
+}
