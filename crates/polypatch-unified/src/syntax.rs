@@ -265,6 +265,16 @@ pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, P
 /// How strongly `text` looks like a unified diff (0–100): 90 for a `diff --git` line, 80
 /// for `---`, `+++` and `@@` lines, 50 for a `@@ -a,b +c,d @@` line alone, else 0.
 pub(crate) fn sniff(text: &str) -> u8 {
+    // Every score needs a `diff --git ` or an `@@` line: a text without those strings
+    // scores 0, found without reading it line by line.
+    if !text.contains(DIFF_GIT) && !text.contains("@@") {
+        return 0;
+    }
+    sniff_lines(text)
+}
+
+/// [`sniff`] line by line.
+pub(crate) fn sniff_lines(text: &str) -> u8 {
     let (mut old, mut new, mut hunk, mut numbered) = (false, false, false, false);
     for line in text.lines() {
         if line.starts_with(DIFF_GIT) {
