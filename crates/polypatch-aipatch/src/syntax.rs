@@ -654,6 +654,30 @@ fn number(text: &str) -> Option<(usize, &str)> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn lines_match_a_split_on_newlines() {
+        const PIECES: &[&str] = &["", "\n", "\r\n", "\r", "a", "\u{feff}", "\u{feff}x\n", "é\r", "\n\n"];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    let text = format!("{a}{b}{c}");
+                    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+                    let mut start = bom;
+                    let expected: Vec<(&str, usize)> = text[bom..]
+                        .split('\n')
+                        .map(|piece| {
+                            let line = (piece.strip_suffix('\r').unwrap_or(piece), start);
+                            start += piece.len() + 1;
+                            line
+                        })
+                        .collect();
+                    let got: Vec<(&str, usize)> = split_lines(&text).iter().map(|l| (l.text, l.start)).collect();
+                    assert_eq!(got, expected, "{text:?}");
+                }
+            }
+        }
+    }
+
     /// The span of the only occurrence of `needle` in `text`.
     fn at(text: &str, needle: &str) -> Span {
         let start = text.find(needle).expect("needle in text");
