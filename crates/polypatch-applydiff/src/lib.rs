@@ -137,7 +137,8 @@ impl Dialect for ApplyDiff {
     fn sniff(&self, text: &str) -> u8 {
         // A score needs a `>>> file:` line, or a `--- from` and a `--- to` line: a text
         // without those strings scores 0, found without reading it line by line.
-        if !text.contains(">>> file:") && !(text.contains("--- from") && text.contains("--- to")) {
+        let markers = text.contains("--- from") && text.contains("--- to");
+        if !markers && !text.contains(">>> file:") {
             return 0;
         }
         sniff_lines(text)
