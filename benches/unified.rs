@@ -2,6 +2,8 @@
 //!
 //! - `parse/unified`: parse and lower a generated multi-megabyte git diff (2,000 file
 //!   sections, 5 hunks each, 3 context lines per side), reported in bytes per second;
+//! - `parse/unified-auto`: the same diff read with [`Format::Auto`]: every dialect sniffs
+//!   it first;
 //! - `parse/unified-recount`: the same diff with every hunk's counts wrong, so that every
 //!   hunk is recounted from its body;
 //! - `generate/100k-lines-50-changes`: a git diff of a 100,000-line file with 50 changed
@@ -82,6 +84,7 @@ fn bench_unified(c: &mut Criterion) {
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(diff.len() as u64));
     group.bench_function("unified", |b| b.iter(|| polypatch::parse(black_box(&diff), Format::Unified)));
+    group.bench_function("unified-auto", |b| b.iter(|| polypatch::parse(black_box(&diff), Format::Auto)));
     group.throughput(Throughput::Bytes(recount.len() as u64));
     group.bench_function("unified-recount", |b| b.iter(|| polypatch::parse(black_box(&recount), Format::Unified)));
     group.finish();

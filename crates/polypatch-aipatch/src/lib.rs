@@ -158,17 +158,12 @@ impl Dialect for AiPatch {
 
     /// 95 for a `*** Begin Patch` line, 60 for a file header line without one, else 0.
     fn sniff(&self, text: &str) -> u8 {
-        let mut score = 0;
-        for line in text.lines() {
-            let line = line.trim();
-            if line == "*** Begin Patch" {
-                return 95;
-            }
-            if ["*** Update File:", "*** Add File:", "*** Delete File:"].iter().any(|h| line.starts_with(h)) {
-                score = 60;
-            }
+        // Every line that scores starts with `***`: a text without it scores 0, found
+        // without reading it line by line (a long diff sniffed by every dialect).
+        if !text.contains("***") {
+            return 0;
         }
-        score
+        sniff_lines(text)
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
@@ -176,9 +171,54 @@ impl Dialect for AiPatch {
     }
 }
 
+/// [`AiPatch::sniff`] line by line.
+fn sniff_lines(text: &str) -> u8 {
+    let mut score = 0;
+    for line in text.lines() {
+        let line = line.trim();
+        if line == "*** Begin Patch" {
+            return 95;
+        }
+        if ["*** Update File:", "*** Add File:", "*** Delete File:"].iter().any(|h| line.starts_with(h)) {
+            score = 60;
+        }
+    }
+    score
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick test before the line-by-line sniff never changes a score: every text of
+    /// three lines (LF or CRLF) made of markers, near misses and empty lines.
+    #[test]
+    fn sniff_quick_test_agrees_with_the_line_scan() {
+        const PIECES: &[&str] = &[
+            "*** Begin Patch",
+            "  *** Begin Patch  ",
+            "** Begin Patch",
+            "*** Update File: a",
+            "*** Add File:",
+            "*** Delete File: x",
+            "*** End Patch",
+            "***",
+            "+x",
+            "",
+            "\u{feff}*** Begin Patch",
+            "text *** Add File: a",
+        ];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    for sep in ["\n", "\r\n"] {
+                        let text = [*a, b, c].join(sep);
+                        assert_eq!(AiPatch.sniff(&text), sniff_lines(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn name_is_ai_patch() {

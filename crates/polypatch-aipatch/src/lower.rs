@@ -48,9 +48,11 @@ fn file_content(lines: &[&str]) -> String {
 }
 
 fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
-    let mut old = Vec::new();
-    let mut new = Vec::new();
-    let mut kept = Vec::new();
+    let old_len = hunk.lines.iter().filter(|l| l.kind != LineKind::Add).count();
+    let new_len = hunk.lines.len() - hunk.lines.iter().filter(|l| l.kind == LineKind::Remove).count();
+    let mut old = Vec::with_capacity(old_len);
+    let mut new = Vec::with_capacity(new_len);
+    let mut kept = Vec::with_capacity(new_len);
     for line in &hunk.lines {
         match line.kind {
             LineKind::Context => {

@@ -198,23 +198,19 @@ impl<'a> Line<'a> {
 
 fn split_lines(text: &str) -> Vec<Line<'_>> {
     let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let body = &text[bom..];
+    // One line per `\n`, and the piece after the last one (empty after a final newline).
+    let breaks = memchr::memchr_iter(b'\n', body.as_bytes());
+    let mut lines = Vec::with_capacity(breaks.clone().count() + 1);
     let mut start = bom;
-    text[bom..]
-        .split('\n')
-        .map(|piece| {
-            let line = Line { text: piece.strip_suffix('\r').unwrap_or(piece), start };
-            start += piece.len() + 1;
-            line
-        })
-        .collect()
+    for end in breaks.map(|at| bom + at).chain([text.len()]) {
+        let piece = &text[start..end];
+        lines.push(Line { text: piece.strip_suffix('\r').unwrap_or(piece), start });
+        start = end + 1;
+    }
+    lines
 }
 
-/// The range of lines inside any wrappers: leading and trailing blank lines, a markdown
-/// code fence, a shell heredoc (`apply_patch <<'EOF'` … `EOF`), in any nesting.
-///
-/// A wrapper is only recognised on a first line that is not `*** Begin Patch`, so it can
-/// never eat part of a patch. A missing closing fence or terminator is tolerated: the
-/// patch's own `*** End Patch` still decides whether it is complete.
 fn unwrap(lines: &[Line<'_>]) -> (usize, usize) {
     let (mut lo, mut hi) = (0, lines.len());
     loop {
@@ -657,6 +653,30 @@ fn number(text: &str) -> Option<(usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_match_a_split_on_newlines() {
+        const PIECES: &[&str] = &["", "\n", "\r\n", "\r", "a", "\u{feff}", "\u{feff}x\n", "é\r", "\n\n"];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    let text = format!("{a}{b}{c}");
+                    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+                    let mut start = bom;
+                    let expected: Vec<(&str, usize)> = text[bom..]
+                        .split('\n')
+                        .map(|piece| {
+                            let line = (piece.strip_suffix('\r').unwrap_or(piece), start);
+                            start += piece.len() + 1;
+                            line
+                        })
+                        .collect();
+                    let got: Vec<(&str, usize)> = split_lines(&text).iter().map(|l| (l.text, l.start)).collect();
+                    assert_eq!(got, expected, "{text:?}");
+                }
+            }
+        }
+    }
 
     /// The span of the only occurrence of `needle` in `text`.
     fn at(text: &str, needle: &str) -> Span {

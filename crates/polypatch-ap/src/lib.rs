@@ -178,29 +178,13 @@ impl Dialect for Ap {
     /// `file_path:` and `modifications:` anywhere; 30 for `version: "2.0"` at column 1
     /// alone; else 0.
     fn sniff(&self, text: &str) -> u8 {
-        let (mut version, mut changes_at_root, mut changes, mut file_path, mut modifications) =
-            (false, false, false, false, false);
-        // This dialect's own version at the root, even without its `changes` list.
-        let mut ap_version = false;
-        for line in text.lines() {
-            version |= line.starts_with("version:");
-            let value = line.strip_prefix("version:").map(|v| v.trim().trim_matches(['"', '\'']));
-            ap_version |= value == Some("2.0");
-            changes_at_root |= line.starts_with("changes:");
-            let t = line.trim_start().trim_start_matches("- ");
-            changes |= t.starts_with("changes:");
-            file_path |= t.starts_with("file_path:");
-            modifications |= t.starts_with("modifications:");
+        // Every flag needs its key in some line: a text with neither `version:` nor all
+        // three list keys scores 0, found without reading it line by line.
+        let lists = ["changes:", "file_path:", "modifications:"].iter().all(|key| text.contains(key));
+        if !lists && !text.contains("version:") {
+            return 0;
         }
-        if version && changes_at_root {
-            90
-        } else if changes && file_path && modifications {
-            70
-        } else if ap_version {
-            30
-        } else {
-            0
-        }
+        sniff_lines(text)
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
@@ -208,9 +192,66 @@ impl Dialect for Ap {
     }
 }
 
+/// [`Ap::sniff`] line by line.
+fn sniff_lines(text: &str) -> u8 {
+    let (mut version, mut changes_at_root, mut changes, mut file_path, mut modifications) =
+        (false, false, false, false, false);
+    // This dialect's own version at the root, even without its `changes` list.
+    let mut ap_version = false;
+    for line in text.lines() {
+        version |= line.starts_with("version:");
+        let value = line.strip_prefix("version:").map(|v| v.trim().trim_matches(['"', '\'']));
+        ap_version |= value == Some("2.0");
+        changes_at_root |= line.starts_with("changes:");
+        let t = line.trim_start().trim_start_matches("- ");
+        changes |= t.starts_with("changes:");
+        file_path |= t.starts_with("file_path:");
+        modifications |= t.starts_with("modifications:");
+    }
+    if version && changes_at_root {
+        90
+    } else if changes && file_path && modifications {
+        70
+    } else if ap_version {
+        30
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick test before the line-by-line sniff never changes a score: every text of
+    /// three lines (LF or CRLF) made of markers, near misses and empty lines.
+    #[test]
+    fn sniff_quick_test_agrees_with_the_line_scan() {
+        const PIECES: &[&str] = &[
+            "version: \"2.0\"",
+            "version: 1",
+            " version: 2.0",
+            "changes:",
+            "- changes:",
+            "  - file_path: a",
+            "    modifications:",
+            "version",
+            "changes file_path",
+            "",
+            "\u{feff}version: 2.0",
+            "x: version: '2.0'",
+        ];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    for sep in ["\n", "\r\n"] {
+                        let text = [*a, b, c].join(sep);
+                        assert_eq!(Ap.sniff(&text), sniff_lines(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn name_is_ap() {

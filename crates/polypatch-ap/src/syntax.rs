@@ -156,7 +156,9 @@ pub(crate) fn split_lines(text: &str) -> Vec<String> {
         return Vec::new();
     }
     let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect()
+    let mut lines = Vec::with_capacity(body.bytes().filter(|&b| b == b'\n').count() + 1);
+    lines.extend(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned()));
+    lines
 }
 
 /// Reads and checks an 'ap' patch.
@@ -178,10 +180,16 @@ fn unfence(text: &str) -> std::borrow::Cow<'_, str> {
         *at += line.len();
         Some((start, line))
     });
-    let Some((open, first)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
+    let Some((open, first)) = lines.find(|(_, l)| !l.trim().is_empty()) else {
         return text.into();
     };
-    let Some((close, last)) = lines.filter(|(_, l)| !l.trim().is_empty()).last() else {
+    // The last non-blank line, read from the end (not every line of a long patch), when
+    // it is another line than the first.
+    let mut back = text.split_inclusive('\n').rev().scan(text.len(), |at, line| {
+        *at -= line.len();
+        Some((*at, line))
+    });
+    let Some((close, last)) = back.find(|(_, l)| !l.trim().is_empty()).filter(|&(close, _)| close > open) else {
         return text.into();
     };
     if !is_fence(first) || !is_fence(last) || last.trim().len() != 3 {

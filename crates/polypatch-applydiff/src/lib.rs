@@ -135,23 +135,13 @@ impl Dialect for ApplyDiff {
     /// 92 for a `>>> file:` line followed by `--- from`, 40 for a `>>> file:` line alone,
     /// 30 for a `--- from` line and a later `--- to` line without a header, else 0.
     fn sniff(&self, text: &str) -> u8 {
-        let mut score = 0;
-        let mut after_header = false;
-        let mut from = false;
-        for line in text.strip_prefix('\u{feff}').unwrap_or(text).lines() {
-            if after_header && line.trim_end() == "--- from" {
-                return 92;
-            }
-            if from && line.trim_end() == "--- to" && score == 0 {
-                score = 30;
-            }
-            from |= line.trim_end() == "--- from";
-            after_header = line.trim_start().starts_with(">>> file:");
-            if after_header {
-                score = 40;
-            }
+        // A score needs a `>>> file:` line, or a `--- from` and a `--- to` line: a text
+        // without those strings scores 0, found without reading it line by line.
+        let markers = text.contains("--- from") && text.contains("--- to");
+        if !markers && !text.contains(">>> file:") {
+            return 0;
         }
-        score
+        sniff_lines(text)
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
@@ -159,9 +149,60 @@ impl Dialect for ApplyDiff {
     }
 }
 
+/// [`ApplyDiff::sniff`] line by line.
+fn sniff_lines(text: &str) -> u8 {
+    let mut score = 0;
+    let mut after_header = false;
+    let mut from = false;
+    for line in text.strip_prefix('\u{feff}').unwrap_or(text).lines() {
+        if after_header && line.trim_end() == "--- from" {
+            return 92;
+        }
+        if from && line.trim_end() == "--- to" && score == 0 {
+            score = 30;
+        }
+        from |= line.trim_end() == "--- from";
+        after_header = line.trim_start().starts_with(">>> file:");
+        if after_header {
+            score = 40;
+        }
+    }
+    score
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick test before the line-by-line sniff never changes a score: every text of
+    /// three lines (LF or CRLF) made of markers, near misses and empty lines.
+    #[test]
+    fn sniff_quick_test_agrees_with_the_line_scan() {
+        const PIECES: &[&str] = &[
+            ">>> file: a",
+            "  >>> file: b",
+            ">> file:",
+            "--- from",
+            "--- from  ",
+            "--- to",
+            "--- too",
+            "-- from",
+            "x",
+            "",
+            "\u{feff}>>> file: a",
+            "x >>> file: a --- from",
+        ];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    for sep in ["\n", "\r\n"] {
+                        let text = [*a, b, c].join(sep);
+                        assert_eq!(ApplyDiff.sniff(&text), sniff_lines(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn name_is_applydiff() {

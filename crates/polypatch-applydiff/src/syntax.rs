@@ -50,13 +50,21 @@ struct Line<'a> {
 }
 
 fn lines(text: &str) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
-    let mut start = usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8();
-    while start < text.len() {
-        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let bom = usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8();
+    let breaks = memchr::memchr_iter(b'\n', &text.as_bytes()[bom..]);
+    let mut out = Vec::with_capacity(breaks.clone().count() + 1);
+    let mut push = |start: usize, end: usize| {
         let body = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
         out.push(Line { text: body, span: Span::new(start, start + body.len()) });
+    };
+    let mut start = bom;
+    for end in breaks.map(|i| bom + i) {
+        push(start, end);
         start = end + 1;
+    }
+    // The piece after the last `\n`, unless the text ends there.
+    if start < text.len() {
+        push(start, text.len());
     }
     out
 }
@@ -270,6 +278,33 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `lines` as it was first written: a search for `\n` from each line's start.
+    fn lines_by_find(text: &str) -> Vec<(&str, Span)> {
+        let mut out = Vec::new();
+        let mut start = usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8();
+        while start < text.len() {
+            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            let body = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
+            out.push((body, Span::new(start, start + body.len())));
+            start = end + 1;
+        }
+        out
+    }
+
+    #[test]
+    fn lines_match_the_search_from_each_line() {
+        const PIECES: &[&str] = &["", "\n", "\r\n", "\r", "a", "\u{feff}", "\u{feff}x\n", "é\r", "\n\n"];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    let text = format!("{a}{b}{c}");
+                    let got: Vec<(&str, Span)> = lines(&text).iter().map(|l| (l.text, l.span)).collect();
+                    assert_eq!(got, lines_by_find(&text), "{text:?}");
+                }
+            }
+        }
+    }
 
     fn err(text: &str) -> (ErrorKind, String) {
         let e = parse(text).unwrap_err();

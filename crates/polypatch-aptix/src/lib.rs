@@ -100,18 +100,12 @@ impl Dialect for Aptix {
     /// `"path"` or `"root"` key and a `"files"` or `"patches"` key; 50 for one found elsewhere in the
     /// text; else 0.
     fn sniff(&self, text: &str) -> u8 {
-        let Some(span) = extract(text) else { return 0 };
-        let json = &text[span.start..span.end];
-        let keyed = json.contains("\"path\"") || json.contains("\"root\"");
-        if !(keyed && (json.contains("\"files\"") || json.contains("\"patches\""))) {
+        // The keys must be in the bundle, so in the text: without them, no bundle to find.
+        let keyed = text.contains("\"path\"") || text.contains("\"root\"");
+        if !(keyed && (text.contains("\"files\"") || text.contains("\"patches\""))) {
             return 0;
         }
-        let bare = text.trim_start_matches('\u{feff}').trim_start().starts_with('{');
-        let fenced = text[..span.start]
-            .lines()
-            .last()
-            .is_some_and(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~"));
-        if bare || fenced { 85 } else { 50 }
+        sniff_bundle(text)
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
@@ -119,9 +113,56 @@ impl Dialect for Aptix {
     }
 }
 
+/// [`Aptix::sniff`] without the quick test for the keys: extracts the bundle.
+fn sniff_bundle(text: &str) -> u8 {
+    let Some(span) = extract(text) else { return 0 };
+    let json = &text[span.start..span.end];
+    let keyed = json.contains("\"path\"") || json.contains("\"root\"");
+    if !(keyed && (json.contains("\"files\"") || json.contains("\"patches\""))) {
+        return 0;
+    }
+    let bare = text.trim_start_matches('\u{feff}').trim_start().starts_with('{');
+    let fenced = text[..span.start]
+        .lines()
+        .last()
+        .is_some_and(|l| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~"));
+    if bare || fenced { 85 } else { 50 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick test before the line-by-line sniff never changes a score: every text of
+    /// three lines (LF or CRLF) made of markers, near misses and empty lines.
+    #[test]
+    fn sniff_quick_test_agrees_with_the_line_scan() {
+        const PIECES: &[&str] = &[
+            "{",
+            "}",
+            "\"path\": \"a\",",
+            "\"root\": \".\",",
+            "\"files\": []",
+            "\"patches\": []",
+            "```json",
+            "```",
+            "~~~",
+            "x",
+            "",
+            "{\"path\": 1, \"files\": 2}",
+            "path files",
+        ];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    for sep in ["\n", "\r\n"] {
+                        let text = [*a, b, c].join(sep);
+                        assert_eq!(Aptix.sniff(&text), sniff_bundle(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn name_is_aptix() {

@@ -410,7 +410,9 @@ impl Checker<'_> {
                 ));
             };
             let path = self.path(map, &format!("files[{index}]"))?;
-            self.at = self.find_span(&path);
+            // Where the entry's path is written: for messages now, and the entry's span.
+            let span = self.find_span(&path);
+            self.at = span;
             let name = format!("files[{index}] ({path})");
             self.fields(map, FILE_FIELDS, &name)?;
             let operation = match map.get("operation") {
@@ -459,7 +461,6 @@ impl Checker<'_> {
                 Some(list) => Some(self.finds(list, &name, "patches")?),
             };
             self.operation_fields(&name, operation, content.is_some(), patches.as_ref())?;
-            let span = self.find_span(&path);
             out.push(FileEntry { index, path, operation, content, patches: patches.unwrap_or_default(), span });
         }
         Ok(out)
@@ -544,7 +545,9 @@ impl Checker<'_> {
                 ));
             };
             let path = self.path(map, &format!("patches[{index}]"))?;
-            self.at = self.find_span(&path);
+            // Where the entry's path is written: for messages now, and the entry's span.
+            let span = self.find_span(&path);
+            self.at = span;
             let name = format!("patches[{index}] ({path})");
             let replacements = if map.contains_key("replacements") {
                 self.fields(map, NESTED_FIELDS, &name)?;
@@ -566,7 +569,6 @@ impl Checker<'_> {
                 self.fields(map, FLAT_FIELDS, &name)?;
                 vec![self.find(map, &name, format!("patches[{index}]"))?]
             };
-            let span = self.find_span(&path);
             out.push(PatchEntry { index, path, replacements, span });
         }
         Ok(out)

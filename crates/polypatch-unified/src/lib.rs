@@ -163,6 +163,37 @@ impl Dialect for Unified {
 mod tests {
     use super::*;
 
+    /// The quick test before the line-by-line sniff never changes a score: every text of
+    /// three lines (LF or CRLF) made of markers, near misses and empty lines.
+    #[test]
+    fn sniff_quick_test_agrees_with_the_line_scan() {
+        const PIECES: &[&str] = &[
+            "diff --git a/x b/x",
+            "diff --git",
+            "--- a/x",
+            "+++ b/x",
+            "@@ -1 +1 @@",
+            "@@",
+            "@@ @@",
+            "@ -1 +1 @",
+            " diff --git a b",
+            "-a",
+            "",
+            "\u{feff}diff --git a/x b/x",
+            "x @@ -1 +1 @@",
+        ];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    for sep in ["\n", "\r\n"] {
+                        let text = [*a, b, c].join(sep);
+                        assert_eq!(Unified.sniff(&text), syntax::sniff_lines(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn name_is_unified() {
         assert_eq!(Unified.name(), "unified");

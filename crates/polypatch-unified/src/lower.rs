@@ -388,23 +388,30 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
     let mut offset: i128 = 0;
     let mut edits = Vec::with_capacity(section.hunks.len());
     for (i, hunk) in section.hunks.iter().enumerate() {
-        let mut target = Vec::new();
-        let mut new = Vec::new();
-        let mut kept = Vec::new();
-        let mut ends = Vec::new();
+        let (old_len, new_len) = (hunk.old_len(), hunk.new_len());
+        let mut target = Vec::with_capacity(old_len);
+        let mut new = Vec::with_capacity(new_len);
+        let mut kept = Vec::with_capacity(new_len);
+        // Only kept when a line of the section ends with `\r\n`.
+        let mut ends = Vec::with_capacity(if crlf { new_len } else { 0 });
         for line in &hunk.lines {
+            let end = if line.cr { Newline::CrLf } else { Newline::Lf };
             match line.kind {
                 LineKind::Context => {
                     kept.push(Some(target.len()));
                     target.push(line.text.to_owned());
                     new.push(line.text.to_owned());
-                    ends.push(if line.cr { Newline::CrLf } else { Newline::Lf });
+                    if crlf {
+                        ends.push(end);
+                    }
                 }
                 LineKind::Removed => target.push(line.text.to_owned()),
                 LineKind::Added => {
                     kept.push(None);
                     new.push(line.text.to_owned());
-                    ends.push(if line.cr { Newline::CrLf } else { Newline::Lf });
+                    if crlf {
+                        ends.push(end);
+                    }
                 }
             }
         }
@@ -412,7 +419,7 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
             let hint = r.old.start as i128 + offset;
             usize::try_from(hint.max(1)).unwrap_or(usize::MAX)
         });
-        offset += hunk.new_len() as i128 - hunk.old_len() as i128;
+        offset += new_len as i128 - old_len as i128;
         let mut scope =
             Scope::default().with_after_previous(true).with_at_end_of_file(hunk.lines.iter().any(|l| l.no_newline));
         scope.line_hint = line_hint;

@@ -229,7 +229,7 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
 /// data itself (inflating stops at the limit, so a lying header costs no more). A block
 /// over it is an error of kind `binary_too_large`.
 pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, PatchError> {
-    let mut parser = LineParser { lines: split_lines(text), pos: 0, max_binary_size };
+    let mut parser = LineParser { lines: Lines::new(text), pos: 0, max_binary_size };
     let mut files = Vec::new();
     while let Some(line) = parser.line() {
         let t = line.text;
@@ -265,6 +265,16 @@ pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, P
 /// How strongly `text` looks like a unified diff (0–100): 90 for a `diff --git` line, 80
 /// for `---`, `+++` and `@@` lines, 50 for a `@@ -a,b +c,d @@` line alone, else 0.
 pub(crate) fn sniff(text: &str) -> u8 {
+    // Every score needs a `diff --git ` or an `@@` line: a text without those strings
+    // scores 0, found without reading it line by line.
+    if !text.contains(DIFF_GIT) && !text.contains("@@") {
+        return 0;
+    }
+    sniff_lines(text)
+}
+
+/// [`sniff`] line by line.
+pub(crate) fn sniff_lines(text: &str) -> u8 {
     let (mut old, mut new, mut hunk, mut numbered) = (false, false, false, false);
     for line in text.lines() {
         if line.starts_with(DIFF_GIT) {
@@ -334,27 +344,52 @@ impl Line<'_> {
     }
 }
 
-fn split_lines(text: &str) -> Vec<Line<'_>> {
-    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
-    let body = &text[bom..];
-    // No line for the empty piece after a final newline.
-    let body = body.strip_suffix('\n').unwrap_or(body);
-    if body.is_empty() && bom == text.len() {
-        return Vec::new();
+/// The lines of a text, found with one `memchr` pass: only where each starts is stored,
+/// and a [`Line`] is made when asked for.
+struct Lines<'a> {
+    text: &'a str,
+    /// Where each line starts, then one past the `\n` of the last (as if it had one).
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    /// A byte order mark at the start is skipped; no line for the empty piece after a
+    /// final newline; no lines at all for an empty text (or a mark alone).
+    fn new(text: &'a str) -> Self {
+        let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        let body = &text[bom..];
+        let body = body.strip_suffix('\n').unwrap_or(body);
+        if body.is_empty() && bom == text.len() {
+            return Lines { text, starts: Vec::new() };
+        }
+        let breaks = memchr::memchr_iter(b'\n', body.as_bytes());
+        let mut starts = Vec::with_capacity(breaks.clone().count() + 2);
+        starts.push(bom);
+        starts.extend(breaks.map(|at| bom + at + 1));
+        starts.push(bom + body.len() + 1);
+        Lines { text, starts }
     }
-    let mut start = bom;
-    body.split('\n')
-        .map(|piece| {
-            let stripped = piece.strip_suffix('\r');
-            let line = Line { text: stripped.unwrap_or(piece), raw: piece, cr: stripped.is_some(), start };
-            start += piece.len() + 1;
-            line
-        })
-        .collect()
+
+    fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    fn get(&self, i: usize) -> Option<Line<'a>> {
+        let (&start, &next) = (self.starts.get(i)?, self.starts.get(i + 1)?);
+        // Both ends are at a line's start or its `\n`, so always on character boundaries.
+        let raw = &self.text[start..next - 1];
+        let stripped = raw.strip_suffix('\r');
+        Some(Line { text: stripped.unwrap_or(raw), raw, cr: stripped.is_some(), start })
+    }
+
+    /// Line `i`, which the caller knows exists.
+    fn at(&self, i: usize) -> Line<'a> {
+        self.get(i).expect("a line the parser has seen")
+    }
 }
 
 struct LineParser<'a> {
-    lines: Vec<Line<'a>>,
+    lines: Lines<'a>,
     pos: usize,
     /// The most bytes a binary block may expand to.
     max_binary_size: u64,
@@ -362,7 +397,7 @@ struct LineParser<'a> {
 
 impl<'a> LineParser<'a> {
     fn line(&self) -> Option<Line<'a>> {
-        self.lines.get(self.pos).copied()
+        self.lines.get(self.pos)
     }
 
     fn text_at(&self, i: usize) -> Option<&'a str> {
@@ -376,7 +411,7 @@ impl<'a> LineParser<'a> {
     }
 
     fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
-        let first = self.lines[self.pos];
+        let first = self.lines.at(self.pos);
         let names = path::parse_git_names(&first.text[DIFF_GIT.len()..]).map_err(|e| {
             error(ErrorKind::InvalidPath, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
         })?;
@@ -427,7 +462,7 @@ impl<'a> LineParser<'a> {
     }
 
     fn plain_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
-        let first = self.lines[self.pos];
+        let first = self.lines.at(self.pos);
         let mut section = FilePatch::empty(None, first.span());
         self.file_names(&mut section)?;
         self.hunks(&mut section)?;
@@ -448,8 +483,8 @@ impl<'a> LineParser<'a> {
                 .map_err(|e| error(ErrorKind::InvalidPath, e.message, Some(line.span_from(4))))?;
             Ok(FileName { name, epoch, span: line.span() })
         };
-        let old = self.lines[self.pos];
-        let new = self.lines[self.pos + 1];
+        let old = self.lines.at(self.pos);
+        let new = self.lines.at(self.pos + 1);
         section.old = Some(read(old)?);
         section.new = Some(read(new)?);
         section.span.end = new.end();
@@ -477,7 +512,7 @@ impl<'a> LineParser<'a> {
     }
 
     fn hunk(&mut self) -> Result<Hunk<'a>, PatchError> {
-        let header_line = self.lines[self.pos];
+        let header_line = self.lines.at(self.pos);
         let header = parse_hunk_header(header_line.text)
             .map_err(|message| error(ErrorKind::InvalidHunkHeader, message, Some(header_line.span())))?;
         let body_start = self.pos + 1;
@@ -488,7 +523,7 @@ impl<'a> LineParser<'a> {
         };
         let mut lines: Vec<HunkLine<'a>> = Vec::with_capacity(end - body_start);
         let mut previous: Option<Line<'a>> = None;
-        for line in &self.lines[body_start..end] {
+        for line in (body_start..end).map(|i| self.lines.at(i)) {
             let (kind, text) = match line.text.as_bytes().first() {
                 None => (LineKind::Context, ""),
                 Some(b' ') => (LineKind::Context, &line.text[1..]),
@@ -510,11 +545,11 @@ impl<'a> LineParser<'a> {
                     continue;
                 }
             };
-            previous = Some(*line);
+            previous = Some(line);
             lines.push(HunkLine { kind, text, cr: line.cr, no_newline: false, span: line.span() });
         }
         self.pos = end;
-        let span_end = if end > body_start { self.lines[end - 1].end() } else { header_line.end() };
+        let span_end = if end > body_start { self.lines.at(end - 1).end() } else { header_line.end() };
         let span = Span::new(header_line.start, span_end);
         if lines.is_empty() {
             return Err(error(
@@ -610,7 +645,7 @@ impl<'a> LineParser<'a> {
     }
 
     fn binary(&mut self, name: Option<&str>) -> Result<BinaryPatch, PatchError> {
-        let start = self.lines[self.pos].start;
+        let start = self.lines.at(self.pos).start;
         self.pos += 1;
         let forward = self.binary_block(name)?.ok_or_else(|| {
             let at = self.line().map_or(Span::new(start, start + BINARY_PATCH.len()), |l| l.span());
@@ -621,7 +656,7 @@ impl<'a> LineParser<'a> {
             )
         })?;
         let reverse = self.binary_block(name)?;
-        let end = self.lines[self.pos - 1].end();
+        let end = self.lines.at(self.pos - 1).end();
         Ok(BinaryPatch { forward, reverse, span: Span::new(start, end) })
     }
 
@@ -658,10 +693,10 @@ impl<'a> LineParser<'a> {
         while self.text_at(self.pos).is_some_and(|t| !t.is_empty()) {
             self.pos += 1;
         }
-        let data_lines: Vec<&str> = self.lines[first..self.pos].iter().map(|l| l.text).collect();
+        let data_lines: Vec<&str> = (first..self.pos).map(|i| self.lines.at(i).text).collect();
         let data = crate::binary::decode(&data_lines, size).map_err(|e| {
             let at =
-                self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), Line::span);
+                self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), |l| l.span());
             error(ErrorKind::InvalidBinary, format!("bad binary data: {}", e.message), Some(at))
         })?;
         if !is_literal {

@@ -538,3 +538,48 @@ fn check(text: &str) -> Result<(), TestCaseError> {
     }
     Ok(())
 }
+
+/// `unfence` as it was first written: every line read forward to find the last non-blank
+/// one. The backward search must find the same line.
+fn unfence_forward(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_fence = |line: &str| {
+        let t = line.trim();
+        t.starts_with("```") || t.starts_with("~~~")
+    };
+    let mut lines = text.split_inclusive('\n').scan(0usize, |at, line| {
+        let start = *at;
+        *at += line.len();
+        Some((start, line))
+    });
+    let Some((open, first)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
+        return text.into();
+    };
+    let Some((close, last)) = lines.filter(|(_, l)| !l.trim().is_empty()).last() else {
+        return text.into();
+    };
+    if !is_fence(first) || !is_fence(last) || last.trim().len() != 3 {
+        return text.into();
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for (start, line) in [(open, first), (close, last)] {
+        let lead = line.len() - line.trim_start().len();
+        bytes[start + lead] = b'#';
+    }
+    String::from_utf8(bytes).map_or(text.into(), Into::into)
+}
+
+#[test]
+fn unfence_finds_the_last_line_as_the_forward_scan_does() {
+    const PIECES: &[&str] =
+        &["```yaml", "```", "~~~", " ``` ", "x: 1", "", "  ", "\u{2003}", "````", "\r", "\n", "```\r\n"];
+    for a in PIECES {
+        for b in PIECES {
+            for c in PIECES {
+                for end in ["", "\n", "\r\n", "\n\n"] {
+                    let text = format!("{a}\n{b}\n{c}{end}");
+                    assert_eq!(unfence(&text), unfence_forward(&text), "{text:?}");
+                }
+            }
+        }
+    }
+}

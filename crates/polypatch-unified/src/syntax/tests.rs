@@ -2,6 +2,42 @@ use proptest::prelude::*;
 
 use super::*;
 
+/// The lines as a split on `\n` gives them: a mark skipped, no line after a final newline.
+fn lines_by_split(text: &str) -> Vec<(&str, &str, bool, usize)> {
+    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let body = &text[bom..];
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    if body.is_empty() && bom == text.len() {
+        return Vec::new();
+    }
+    let mut start = bom;
+    body.split('\n')
+        .map(|piece| {
+            let stripped = piece.strip_suffix('\r');
+            let line = (stripped.unwrap_or(piece), piece, stripped.is_some(), start);
+            start += piece.len() + 1;
+            line
+        })
+        .collect()
+}
+
+#[test]
+fn lines_match_a_split_on_newlines() {
+    const PIECES: &[&str] = &["", "\n", "\r\n", "\r", "a", "\u{feff}", "\u{feff}x\n", "é\r", "\n\n"];
+    for a in PIECES {
+        for b in PIECES {
+            for c in PIECES {
+                let text = format!("{a}{b}{c}");
+                let lines = Lines::new(&text);
+                let got: Vec<_> =
+                    (0..lines.len()).map(|i| lines.at(i)).map(|l| (l.text, l.raw, l.cr, l.start)).collect();
+                assert_eq!(got, lines_by_split(&text), "{text:?}");
+                assert!(lines.get(lines.len()).is_none());
+            }
+        }
+    }
+}
+
 fn parsed(text: &str) -> Patch<'_> {
     parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)))
 }
