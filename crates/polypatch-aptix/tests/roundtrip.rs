@@ -201,6 +201,10 @@ fn file(index: usize, file_bundle: bool) -> impl Strategy<Value = File> {
                     Action::Edits { edits, order, shape, limits }
                 }
             };
+            // A file without a single line break has no line-end convention: lines an
+            // edit adds end with `\n` (the engine's choice for such a file, documented on
+            // `TextFile::dominant_eol`), so the model writes it as LF.
+            let crlf = crlf && (lines.len() > 1 || final_newline);
             File { index, lines, crlf, final_newline, action }
         })
 }
