@@ -256,6 +256,12 @@ impl<'a> Classified<'a> {
                     return Vec::new();
                 }
                 let lines = self.lines;
+                // Every line with text of the block stands somewhere in the region, trimmed,
+                // or the tier cannot match: the longest ones are looked up first, and the
+                // view (a list of the region's lines with text) is built only if they are.
+                if self.blank.is_none() && absent_line(lines, q) {
+                    return Vec::new();
+                }
                 let view = self.blank.get_or_insert_with(|| View::with_blank(lines, q, true));
                 if !view.fits() {
                     return Vec::new();
@@ -321,6 +327,23 @@ impl<'a> Classified<'a> {
             .collect();
         (!found.is_empty()).then_some((tier, found))
     }
+}
+
+/// Whether one of the few longest lines with text of the query's pattern is nowhere in its
+/// region, trimmed (looked up through the file's trimmed hashes; `false` without them).
+fn absent_line(lines: &[Line], q: &Query<'_>) -> bool {
+    const LOOKED_UP: usize = 3;
+    let Some(index) = q.index else { return false };
+    let hi = q.hi.min(lines.len());
+    let lo = q.lo.min(hi);
+    let mut longest: Vec<&str> = q.pat.iter().map(|p| crate::fold::trim(p)).filter(|t| !t.is_empty()).collect();
+    longest.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    let table = index.get(Norm::Trimmed, lines);
+    let mut buf = String::new();
+    longest.into_iter().take(LOOKED_UP).any(|t| {
+        let h = Norm::Trimmed.hash(t, &mut buf);
+        !table.positions(lo..hi, h).any(|p| crate::fold::trim(&lines[p].text) == t)
+    })
 }
 
 /// With a line hint, the exact match nearest to it, found by looking outward from the hint

@@ -11,7 +11,7 @@
 
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use crate::engine::{Query, View};
+use crate::engine::{Idx, Query, View};
 use crate::fold::trim;
 use crate::index::Norm;
 use crate::ir::AMBIGUITY_MARGIN;
@@ -127,11 +127,12 @@ fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usiz
     // below all of them is not read further.
     let keep = FEEDBACK_WINDOWS * NEAR_SEED_LINES;
     let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(keep + 1);
+    let counts = view.index.map(|index| index.trimmed_chars(view.lines));
     for p in 0..n {
         let mut stats: Option<(usize, Option<[u16; 64]>)> = None;
         for &k in seeds.iter().filter(|&&k| p >= k && p - k + m <= n) {
             let Pattern { chars: needle, hist, .. } = &pat[k];
-            let (flen, fhist) = stats.get_or_insert_with(|| (trim(view.file(p)).chars().count(), None));
+            let (flen, fhist) = stats.get_or_insert_with(|| (trimmed_chars(view, counts.as_deref(), p), None));
             let longest = (*flen).max(needle.len()).max(1) as f64;
             let by_length = Ranked(flen.abs_diff(needle.len()) as f64 / longest, p - k);
             if best.len() == keep && best.peek().is_some_and(|worst| by_length > *worst) {
@@ -156,6 +157,15 @@ fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usiz
         }
     }
     starts
+}
+
+/// The number of characters of view line `p`, trimmed: from the file's kept counts when
+/// there are some.
+fn trimmed_chars(view: &View<'_>, counts: Option<&[u32]>, p: usize) -> usize {
+    match counts.map(|c| c[view.idx.at(p)]) {
+        Some(count) if count != u32::MAX => count as usize,
+        _ => trim(view.file(p)).chars().count(),
+    }
 }
 
 /// A window start ranked by a lower bound of its distance, ordered by the bound, then the
@@ -285,8 +295,12 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
         // Occurrences by the text's place in the filter; a text seen too often is not
         // compared again.
         let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
+        let region: Option<&[u64]> = match view.idx {
+            Idx::Range(start, len) => Some(&file[start..start + len]),
+            Idx::List(_) => None,
+        };
         for p in 0..n {
-            let h = file[view.idx.at(p)];
+            let h = region.map_or_else(|| file[view.idx.at(p)], |r| r[p]);
             if !wanted.may_hold(h) {
                 continue;
             }
@@ -423,14 +437,24 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
     let Pattern { chars: needle, hist, .. } = &pat[k];
     let mut starts = Vec::new();
     let mut buf = Vec::new();
+    let counts = view.index.map(|index| index.trimmed_chars(view.lines));
     for p in k..(n + k + 1).saturating_sub(m) {
-        let f = trim(view.file(p));
-        // A line has no more characters than bytes: too few bytes is too short already.
-        if f.len() + cap < needle.len() {
+        let flen = match counts.as_deref().map(|c| c[view.idx.at(p)]) {
+            Some(count) if count != u32::MAX => count as usize,
+            _ => {
+                let f = trim(view.file(p));
+                // A line has no more characters than bytes: too few bytes is too short.
+                if f.len() + cap < needle.len() {
+                    continue;
+                }
+                f.chars().count()
+            }
+        };
+        if flen.abs_diff(needle.len()) > cap {
             continue;
         }
-        let flen = f.chars().count();
-        if flen.abs_diff(needle.len()) > cap || histogram_distance(hist, &histogram(f.chars())) / 2 > cap {
+        let f = trim(view.file(p));
+        if histogram_distance(hist, &histogram(f.chars())) / 2 > cap {
             continue;
         }
         buf.clear();
@@ -723,8 +747,10 @@ mod tests {
         let line = (0..WORDS.len(), 0usize..30, proptest::bool::weighted(0.3)).prop_map(|(w, at, typo)| {
             let mut l = WORDS[w].to_string();
             if typo && !l.is_empty() {
+                // A changed character, or one more character (the length tests' edge).
+                let with = if at % 2 == 0 { "q" } else { "qx" };
                 let at = at % l.len();
-                l.replace_range(at..=at, "q");
+                l.replace_range(at..=at, with);
             }
             l
         });
@@ -750,20 +776,39 @@ mod tests {
         fn the_shortcuts_find_what_the_full_searches_find((file, pat, changed) in similar_lines()) {
             let text: String = file.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
             let lines = TextFile::parse(&text).lines;
-            let q = Query { changed: &changed, ..query(&pat, lines.len()) };
+            // The shortcuts through the file's kept hashes and lengths, against the full
+            // searches without them.
+            let hashes = crate::index::LineHashes::default();
+            let q = Query { changed: &changed, index: Some(&hashes), ..query(&pat, lines.len()) };
             let view = View::new(&lines, &q);
+            let plain_q = Query { index: None, ..q.clone() };
+            let plain = View::new(&lines, &plain_q);
             for floor in [0.5, 0.7, 0.9] {
-                let sorted = |by_caps| {
-                    let mut found = scored(&view, floor, &changed, &mut Budget::new(u64::MAX), by_caps);
+                let sorted = |view: &View<'_>, by_caps| {
+                    let mut found = scored(view, floor, &changed, &mut Budget::new(u64::MAX), by_caps);
                     found.sort_by_key(|f| f.0);
                     found
                 };
-                proptest::prop_assert_eq!(sorted(true), sorted(false));
+                proptest::prop_assert_eq!(sorted(&view, true), sorted(&plain, false));
             }
             let patterns: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
             let (m, n) = (view.pat.len(), view.idx.len());
+            // The changed lines' places, through the kept lengths and by counting.
+            let capped: Vec<Pattern> = view
+                .pat
+                .iter()
+                .map(|(i, p)| {
+                    let mut pattern = Pattern::new(trim(p));
+                    if changed[*i] {
+                        pattern.cap = Some(typo_cap(pattern.chars.len()));
+                    }
+                    pattern
+                })
+                .collect();
+            let starts = |view: &View<'_>| capped_starts(view, &capped, &mut Budget::new(u64::MAX));
+            proptest::prop_assert_eq!(starts(&view), starts(&plain));
             if m > 0 && n >= m {
-                proptest::prop_assert_eq!(near_ranked(&view, &patterns, m, n), near_ranked_by_sorting_all(&view, &patterns, m, n));
+                proptest::prop_assert_eq!(near_ranked(&view, &patterns, m, n), near_ranked_by_sorting_all(&plain, &patterns, m, n));
             }
         }
 

@@ -142,6 +142,14 @@ impl Table {
 #[derive(Debug, Default)]
 pub(crate) struct LineHashes {
     by_norm: [RefCell<Option<Table>>; NORMS],
+    /// The number of characters of each line, trimmed (for the fuzzy tier's length
+    /// tests), [`u32::MAX`] for a line of that many or more.
+    chars: RefCell<Option<Vec<u32>>>,
+}
+
+/// A trimmed line's number of characters, as [`LineHashes::trimmed_chars`] keeps it.
+fn char_count(line: &str) -> u32 {
+    u32::try_from(trim(line).chars().count()).unwrap_or(u32::MAX)
 }
 
 impl LineHashes {
@@ -178,8 +186,33 @@ impl LineHashes {
         Ref::map(cell.borrow(), |h| h.as_ref().expect("computed above"))
     }
 
+    /// The number of characters of each of `lines`, trimmed ([`u32::MAX`]: that many or
+    /// more, count them), computed now if no search needed them yet.
+    pub(crate) fn trimmed_chars(&self, lines: &[Line]) -> Ref<'_, [u32]> {
+        if self.chars.borrow().as_ref().is_none_or(|c| c.len() != lines.len()) {
+            debug_assert!(self.chars.borrow().is_none(), "line lengths out of step with the file's lines");
+            *self.chars.borrow_mut() = Some(lines.iter().map(|l| char_count(&l.text)).collect());
+        }
+        #[cfg(debug_assertions)]
+        if lines.len() <= 20_000 {
+            let kept = self.chars.borrow();
+            let fresh: Vec<u32> = lines.iter().map(|l| char_count(&l.text)).collect();
+            assert!(kept.as_deref() == Some(fresh.as_slice()), "line lengths out of step with the file's lines");
+        }
+        Ref::map(self.chars.borrow(), |c| c.as_deref().expect("computed above"))
+    }
+
     /// Lines `range` are replaced by `new`: the hashes that were computed follow.
     pub(crate) fn splice(&self, range: Range<usize>, new: &[Line]) {
+        {
+            let mut chars = self.chars.borrow_mut();
+            match chars.as_mut() {
+                Some(c) if range.end <= c.len() => {
+                    c.splice(range.clone(), new.iter().map(|l| char_count(&l.text)));
+                }
+                _ => *chars = None,
+            }
+        }
         let mut buf = String::new();
         for (slot, cell) in self.by_norm.iter().enumerate() {
             let mut cell = cell.borrow_mut();
@@ -200,6 +233,7 @@ impl LineHashes {
         for cell in &self.by_norm {
             *cell.borrow_mut() = None;
         }
+        *self.chars.borrow_mut() = None;
     }
 }
 
@@ -283,6 +317,7 @@ mod tests {
         let exact = hashes.get(Norm::Exact, &file.lines).hashes.clone();
         assert_eq!(exact.len(), 4);
         let new = TextFile::parse("x\ny\n").lines;
+        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1]);
         hashes.splice(1..3, &new);
         file.lines.splice(1..3, new);
         let mut buf = String::new();
@@ -299,8 +334,10 @@ mod tests {
         hashes.splice(4..4, &TextFile::parse(" e\n").lines);
         file.lines.push(TextFile::parse(" e\n").lines.remove(0));
         assert_eq!(hashes.get(Norm::Trimmed, &file.lines).hashes[4], Norm::Trimmed.hash("e", &mut buf));
+        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1, 1]);
         hashes.clear();
         file.lines.truncate(1);
+        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1]);
         assert_eq!(hashes.get(Norm::Exact, &file.lines).len(), 1);
         assert_eq!(hashes.get(Norm::Exact, &file.lines).tags.len(), 1);
     }
