@@ -665,8 +665,82 @@ pub(crate) fn similarity(a: &str, b: &str) -> Option<f64> {
     if longest == 0 {
         return Some(1.0);
     }
-    let d = bounded_distance(&a, &b, longest, &mut Budget::new(FEEDBACK_CELLS))?;
+    // 64 cells of the table per step: a text of the size a failure report shows costs a
+    // few thousand steps; beyond the feedback budget, no answer rather than a slow one.
+    if a.len().div_ceil(64).saturating_mul(b.len()) as u64 > FEEDBACK_CELLS / 16 {
+        return None;
+    }
+    let d = osa_distance_bits(&a, &b);
     Some(1.0 - d as f64 / longest as f64)
+}
+
+/// The optimal-string-alignment distance of `a` and `b` (as [`bounded_distance`] computes
+/// it, without a limit), a column of the table at a time in bit vectors of 64 rows: the
+/// vertical and horizontal differences of neighbouring cells (Myers' encoding), with
+/// Hyyrö's term for a transposition of two adjacent characters. Carries of the addition
+/// and of the shifts run from each word of rows to the next.
+pub(crate) fn osa_distance_bits(a: &[char], b: &[char]) -> usize {
+    let m = a.len();
+    if m == 0 {
+        return b.len();
+    }
+    let words = m.div_ceil(64);
+    // The rows where each character of `a` stands, per word.
+    let mut ascii = vec![0u64; 128 * words];
+    let mut other: HashMap<char, Vec<u64>> = HashMap::new();
+    for (i, &c) in a.iter().enumerate() {
+        let bits = match usize::try_from(u32::from(c)).ok().filter(|&k| k < 128) {
+            Some(k) => &mut ascii[k * words..(k + 1) * words],
+            None => other.entry(c).or_insert_with(|| vec![0; words]).as_mut_slice(),
+        };
+        bits[i / 64] |= 1 << (i % 64);
+    }
+    let none = vec![0u64; words];
+    let rows_of = |c: char| -> &[u64] {
+        match usize::try_from(u32::from(c)).ok().filter(|&k| k < 128) {
+            Some(k) => &ascii[k * words..(k + 1) * words],
+            None => other.get(&c).map_or(none.as_slice(), Vec::as_slice),
+        }
+    };
+    let mut vp = vec![u64::MAX; words];
+    let mut vn = vec![0u64; words];
+    let mut d0 = vec![0u64; words];
+    let mut prev: &[u64] = &none;
+    let last = 1u64 << ((m - 1) % 64);
+    let mut distance = m;
+    for &ch in b {
+        let pm = rows_of(ch);
+        // Row 0 of the table is 0, 1, 2, …: each column starts one higher.
+        let (mut add_carry, mut hp_carry, mut hn_carry, mut tr_carry) = (0u64, 1u64, 0u64, 0u64);
+        for w in 0..words {
+            let (here, v_p, v_n) = (pm[w], vp[w], vn[w]);
+            let t = !d0[w] & here;
+            let tr = ((t << 1) | tr_carry) & prev[w];
+            tr_carry = t >> 63;
+            let (sum, c1) = (here & v_p).overflowing_add(v_p);
+            let (sum, c2) = sum.overflowing_add(add_carry);
+            add_carry = u64::from(c1 || c2);
+            let zero = ((sum ^ v_p) | here | v_n) | tr;
+            let hp = v_n | !(zero | v_p);
+            let hn = zero & v_p;
+            if w == words - 1 {
+                if hp & last != 0 {
+                    distance += 1;
+                } else if hn & last != 0 {
+                    distance -= 1;
+                }
+            }
+            let hp_shifted = (hp << 1) | hp_carry;
+            let hn_shifted = (hn << 1) | hn_carry;
+            hp_carry = hp >> 63;
+            hn_carry = hn >> 63;
+            vp[w] = hn_shifted | !(zero | hp_shifted);
+            vn[w] = zero & hp_shifted;
+            d0[w] = zero;
+        }
+        prev = pm;
+    }
+    distance
 }
 
 #[cfg(test)]
@@ -824,6 +898,17 @@ mod tests {
             let want = full_table(&chars(&a), &chars(&b));
             proptest::prop_assert_eq!(distance(&a, &b, limit), (want <= limit).then_some(want), "{:?} {:?}", a, b);
             proptest::prop_assert_eq!(want, strsim::osa_distance(&a, &b));
+        }
+
+        /// The bit-vector distance is the full table's, on short texts over a small
+        /// alphabet (transpositions everywhere) and across words of 64 rows.
+        #[test]
+        fn bit_vector_distance_is_the_full_tables(
+            a in "[abc é]{0,150}",
+            b in "[abc é]{0,150}",
+        ) {
+            let (a, b) = (chars(&a), chars(&b));
+            proptest::prop_assert_eq!(osa_distance_bits(&a, &b), full_table(&a, &b));
         }
 
         /// Longer strings with a few edits: the same, through the widening band.
