@@ -553,6 +553,10 @@ pub(crate) fn bounded_distance(a: &[char], b: &[char], limit: usize, budget: &mu
     if a.is_empty() || b.is_empty() {
         return Some(a.len().max(b.len()));
     }
+    // A line of up to 64 characters is one word of bit vectors: its distance costs a step
+    // per character of the other, whatever it is. The budget is charged as the widening
+    // bands would have been, so it runs out where it did.
+    let exact = (a.len() <= 64).then(|| osa_distance_bits(a, b));
     let mut rows = Rows::default();
     let mut band = a.len().abs_diff(b.len()).max(1);
     loop {
@@ -561,7 +565,11 @@ pub(crate) fn bounded_distance(a: &[char], b: &[char], limit: usize, budget: &mu
         if !budget.spend(cells) {
             return None;
         }
-        if let Some(d) = banded(a, b, band_now, &mut rows) {
+        let within = match exact {
+            Some(d) => (d <= band_now).then_some(d),
+            None => banded(a, b, band_now, &mut rows),
+        };
+        if let Some(d) = within {
             return Some(d);
         }
         if band_now >= limit {
@@ -909,6 +917,20 @@ mod tests {
         ) {
             let (a, b) = (chars(&a), chars(&b));
             proptest::prop_assert_eq!(osa_distance_bits(&a, &b), full_table(&a, &b));
+        }
+
+        /// The band itself (used for lines of more than 64 characters): the full table's
+        /// distance when it is within the band, `None` when it is not.
+        #[test]
+        fn a_band_holds_the_distance_exactly_when_it_is_within(
+            a in "[abc ]{1,70}",
+            b in "[abc ]{1,70}",
+            extra in 0usize..12,
+        ) {
+            let (a, b) = (chars(&a), chars(&b));
+            let k = a.len().abs_diff(b.len()).max(1) + extra;
+            let want = full_table(&a, &b);
+            proptest::prop_assert_eq!(banded(&a, &b, k, &mut Rows::default()), (want <= k).then_some(want));
         }
 
         /// Longer strings with a few edits: the same, through the widening band.
