@@ -146,9 +146,13 @@ fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usiz
             }
         }
     }
-    let ranked: Vec<(f64, usize)> = best.into_sorted_vec().into_iter().map(|Ranked(score, s)| (score, s)).collect();
+    first_distinct(best.into_sorted_vec().into_iter().map(|Ranked(_, s)| s))
+}
+
+/// The first [`FEEDBACK_WINDOWS`] distinct window starts of a ranked list.
+fn first_distinct(ranked: impl Iterator<Item = usize>) -> Vec<usize> {
     let mut starts: Vec<usize> = Vec::new();
-    for (_, s) in ranked {
+    for s in ranked {
         if !starts.contains(&s) {
             starts.push(s);
             if starts.len() == FEEDBACK_WINDOWS {
@@ -212,6 +216,19 @@ fn typo_cap(len: usize) -> usize {
     if len < 5 { 0 } else { 1 + len / 40 }
 }
 
+/// The view's pattern lines, the ones the edit changes (`changed`, by pattern index)
+/// capped at a typo.
+fn capped_patterns(view: &View<'_>, changed: &[bool]) -> Vec<Pattern> {
+    let capped = |i: usize, p: &str| {
+        let mut pattern = Pattern::new(trim(p));
+        if changed.get(i).copied().unwrap_or(false) {
+            pattern.cap = Some(typo_cap(pattern.chars.len()));
+        }
+        pattern
+    };
+    view.pat.iter().map(|&(i, p)| capped(i, p)).collect()
+}
+
 /// `by_caps`: seed near windows only where the changed lines can stand ([`capped_starts`]);
 /// `false` only to check in tests that this finds the same.
 fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget, by_caps: bool) -> Vec<(usize, f64)> {
@@ -220,17 +237,7 @@ fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget, by
     if m == 0 || n < m {
         return Vec::new();
     }
-    let pat: Vec<Pattern> = view
-        .pat
-        .iter()
-        .map(|(i, p)| {
-            let mut pattern = Pattern::new(trim(p));
-            if changed.get(*i).copied().unwrap_or(false) {
-                pattern.cap = Some(typo_cap(pattern.chars.len()));
-            }
-            pattern
-        })
-        .collect();
+    let pat = capped_patterns(view, changed);
     // Bytes bound characters from above: with prefix sums of the file lines' byte lengths,
     // a window's total length is bounded in O(1) (built only when many windows are seeded).
     let pat_len: usize = pat.iter().map(|p| p.chars.len()).sum();
@@ -439,18 +446,7 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
     let mut buf = Vec::new();
     let counts = view.index.map(|index| index.trimmed_chars(view.lines));
     for p in k..(n + k + 1).saturating_sub(m) {
-        let flen = match counts.as_deref().map(|c| c[view.idx.at(p)]) {
-            Some(count) if count != u32::MAX => count as usize,
-            _ => {
-                let f = trim(view.file(p));
-                // A line has no more characters than bytes: too few bytes is too short.
-                if f.len() + cap < needle.len() {
-                    continue;
-                }
-                f.chars().count()
-            }
-        };
-        if flen.abs_diff(needle.len()) > cap {
+        if trimmed_chars(view, counts.as_deref(), p).abs_diff(needle.len()) > cap {
             continue;
         }
         let f = trim(view.file(p));
@@ -682,6 +678,11 @@ pub(crate) fn similarity(a: &str, b: &str) -> Option<f64> {
     Some(1.0 - d as f64 / longest as f64)
 }
 
+/// The place of an ASCII character in a table of the 128.
+fn ascii_index(c: char) -> Option<usize> {
+    u8::try_from(c).ok().filter(u8::is_ascii).map(usize::from)
+}
+
 /// The optimal-string-alignment distance of `a` and `b` (as [`bounded_distance`] computes
 /// it, without a limit), a column of the table at a time in bit vectors of 64 rows: the
 /// vertical and horizontal differences of neighbouring cells (Myers' encoding), with
@@ -697,7 +698,7 @@ pub(crate) fn osa_distance_bits(a: &[char], b: &[char]) -> usize {
     let mut ascii = vec![0u64; 128 * words];
     let mut other: HashMap<char, Vec<u64>> = HashMap::new();
     for (i, &c) in a.iter().enumerate() {
-        let bits = match usize::try_from(u32::from(c)).ok().filter(|&k| k < 128) {
+        let bits = match ascii_index(c) {
             Some(k) => &mut ascii[k * words..(k + 1) * words],
             None => other.entry(c).or_insert_with(|| vec![0; words]).as_mut_slice(),
         };
@@ -705,7 +706,7 @@ pub(crate) fn osa_distance_bits(a: &[char], b: &[char]) -> usize {
     }
     let none = vec![0u64; words];
     let rows_of = |c: char| -> &[u64] {
-        match usize::try_from(u32::from(c)).ok().filter(|&k| k < 128) {
+        match ascii_index(c) {
             Some(k) => &ascii[k * words..(k + 1) * words],
             None => other.get(&c).map_or(none.as_slice(), Vec::as_slice),
         }
@@ -809,16 +810,7 @@ mod tests {
             }
         }
         ranked.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut starts: Vec<usize> = Vec::new();
-        for (_, s) in ranked {
-            if !starts.contains(&s) {
-                starts.push(s);
-                if starts.len() == FEEDBACK_WINDOWS {
-                    break;
-                }
-            }
-        }
-        starts
+        first_distinct(ranked.into_iter().map(|(_, s)| s))
     }
 
     /// A file of lines from a small vocabulary, some with one character changed, and a
@@ -876,17 +868,7 @@ mod tests {
             let patterns: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
             let (m, n) = (view.pat.len(), view.idx.len());
             // The changed lines' places, through the kept lengths and by counting.
-            let capped: Vec<Pattern> = view
-                .pat
-                .iter()
-                .map(|(i, p)| {
-                    let mut pattern = Pattern::new(trim(p));
-                    if changed[*i] {
-                        pattern.cap = Some(typo_cap(pattern.chars.len()));
-                    }
-                    pattern
-                })
-                .collect();
+            let capped = capped_patterns(&view, &changed);
             let starts = |view: &View<'_>| capped_starts(view, &capped, &mut Budget::new(u64::MAX));
             proptest::prop_assert_eq!(starts(&view), starts(&plain));
             if m > 0 && n >= m {

@@ -39,6 +39,9 @@ pub(crate) enum Norm {
 const NORMS: usize = 4;
 
 impl Norm {
+    /// Every normalization, in the order of [`Norm::slot`].
+    const ALL: [Norm; NORMS] = [Norm::Exact, Norm::End, Norm::Trimmed, Norm::Folded];
+
     /// The normalization a key tier compares lines by; `None` for the tiers that do not
     /// compare whole lines for equality (prefix, fuzzy).
     pub(crate) fn of(tier: Tier) -> Option<Norm> {
@@ -175,14 +178,7 @@ impl LineHashes {
                 _ => *cell.borrow_mut() = Some(hash_all(norm, lines)),
             }
         }
-        // Tests check every use against a fresh computation (small files only: a test of a
-        // large file would spend its time here).
-        #[cfg(debug_assertions)]
-        if lines.len() <= 20_000 {
-            let kept = cell.borrow();
-            let kept = kept.as_ref().expect("computed above");
-            assert!(*kept == hash_all(norm, lines), "line hashes out of step with the file's lines");
-        }
+        check_in_step(cell.borrow().as_ref(), lines, || hash_all(norm, lines));
         Ref::map(cell.borrow(), |h| h.as_ref().expect("computed above"))
     }
 
@@ -193,12 +189,7 @@ impl LineHashes {
             debug_assert!(self.chars.borrow().is_none(), "line lengths out of step with the file's lines");
             *self.chars.borrow_mut() = Some(lines.iter().map(|l| char_count(&l.text)).collect());
         }
-        #[cfg(debug_assertions)]
-        if lines.len() <= 20_000 {
-            let kept = self.chars.borrow();
-            let fresh: Vec<u32> = lines.iter().map(|l| char_count(&l.text)).collect();
-            assert!(kept.as_deref() == Some(fresh.as_slice()), "line lengths out of step with the file's lines");
-        }
+        check_in_step(self.chars.borrow().as_ref(), lines, || lines.iter().map(|l| char_count(&l.text)).collect());
         Ref::map(self.chars.borrow(), |c| c.as_deref().expect("computed above"))
     }
 
@@ -222,7 +213,7 @@ impl LineHashes {
                 *cell = None;
                 continue;
             }
-            let norm = [Norm::Exact, Norm::End, Norm::Trimmed, Norm::Folded][slot];
+            let norm = Norm::ALL[slot];
             hashes.splice(range.clone(), new.iter().map(|l| norm.hash(&l.text, &mut buf)).collect());
         }
     }
@@ -234,6 +225,16 @@ impl LineHashes {
             *cell.borrow_mut() = None;
         }
         *self.chars.borrow_mut() = None;
+    }
+}
+
+/// Tests check every use of what is kept against a fresh computation (small files only: a
+/// test of a large file would spend its time here).
+#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+fn check_in_step<T: PartialEq + std::fmt::Debug>(kept: Option<&T>, lines: &[Line], fresh: impl FnOnce() -> T) {
+    #[cfg(debug_assertions)]
+    if lines.len() <= 20_000 {
+        assert_eq!(kept, Some(&fresh()), "kept line hashes or lengths out of step with the file's lines");
     }
 }
 
