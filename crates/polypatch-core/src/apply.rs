@@ -731,15 +731,19 @@ fn shows_bom(edits: &[Edit]) -> bool {
 /// Every line but the last ends with a terminator; the last one ends as the original
 /// file's last line did (a missing final newline stays missing, a present one stays).
 fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
-    let eol = text.dominant_eol();
-    let n = text.lines.len();
-    for (i, line) in text.lines.iter_mut().enumerate() {
-        let last = i + 1 == n;
-        if last && !ended_with_newline {
-            line.eol = Eol::None;
-        } else if line.eol == Eol::None {
-            line.eol = eol;
+    let Some(last) = text.lines.len().checked_sub(1) else { return };
+    // The file's own terminator is counted only when a line needs one.
+    let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || ended_with_newline);
+    if text.lines.iter().enumerate().any(|(i, l)| open(i, l.eol)) {
+        let eol = text.dominant_eol();
+        for (i, line) in text.lines.iter_mut().enumerate() {
+            if open(i, line.eol) {
+                line.eol = eol;
+            }
         }
+    }
+    if !ended_with_newline {
+        text.lines[last].eol = Eol::None;
     }
 }
 

@@ -298,7 +298,7 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
         // Through the trimmed lines' hashes: a bit test per line, text compared on a hit.
         let table = index.get(Norm::Trimmed, view.lines);
         let file = &table.hashes;
-        let wanted = HashFilter::new(lines.keys().copied());
+        let mut wanted = HashFilter::new(lines.keys().copied());
         // Occurrences by the text's place in the filter; a text seen too often is not
         // compared again.
         let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
@@ -318,6 +318,9 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
                 (from..from + same_hash).find(|&i| seen[i].len() <= MAX_SEEDS_PER_LINE && wanted.sorted[i].1 == f)
             {
                 seen[i].push(p);
+                if seen[i].len() > MAX_SEEDS_PER_LINE {
+                    wanted.drop_text(i); // too frequent to seed: not compared again
+                }
             }
         }
         for (i, at) in seen.into_iter().enumerate() {
@@ -357,32 +360,41 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
     hits
 }
 
-/// A few texts by their trimmed-line hashes: a bit per hash value's low bits rules out
-/// most lines with one test, the sorted hashes find the texts a hit may be.
+/// A few texts by their trimmed-line hashes: a count per hash value's low bits rules out
+/// most lines with one test, the sorted hashes find the texts a hit may be. A text no
+/// longer wanted ([`HashFilter::drop_text`]) stops counting, so its lines are not read.
 struct HashFilter<'a> {
-    bits: Vec<u64>,
+    live: Vec<u16>,
     sorted: Vec<(u64, &'a str)>,
 }
 
 impl<'a> HashFilter<'a> {
-    const BITS: u64 = 1 << 15;
+    const BUCKETS: u64 = 1 << 15;
 
     fn new(texts: impl Iterator<Item = &'a str>) -> HashFilter<'a> {
         let mut buf = String::new();
         let mut sorted: Vec<(u64, &str)> = texts.map(|t| (Norm::Trimmed.hash(t, &mut buf), t)).collect();
         sorted.sort_unstable();
-        let mut bits = vec![0u64; (Self::BITS / 64) as usize];
+        let mut live = vec![0u16; Self::BUCKETS as usize];
         for (h, _) in &sorted {
-            let b = h % Self::BITS;
-            bits[(b / 64) as usize] |= 1 << (b % 64);
+            let count = &mut live[(h % Self::BUCKETS) as usize];
+            *count = count.saturating_add(1);
         }
-        HashFilter { bits, sorted }
+        HashFilter { live, sorted }
     }
 
     #[inline]
     fn may_hold(&self, h: u64) -> bool {
-        let b = h % Self::BITS;
-        self.bits[(b / 64) as usize] & (1 << (b % 64)) != 0
+        self.live[(h % Self::BUCKETS) as usize] != 0
+    }
+
+    /// Text `i` (of `sorted`) is no longer looked for. A full count stays (it may hold
+    /// more texts than it tells).
+    fn drop_text(&mut self, i: usize) {
+        let count = &mut self.live[(self.sorted[i].0 % Self::BUCKETS) as usize];
+        if *count != u16::MAX {
+            *count -= 1;
+        }
     }
 }
 

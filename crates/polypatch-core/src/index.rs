@@ -1,5 +1,5 @@
-//! Line hashes: every line of a file hashed once per normalization (as it is, without
-//! trailing whitespace, trimmed, trimmed with look-alikes folded), kept in step with the
+//! Line hashes: every line of a file hashed once per normalization (without trailing
+//! whitespace, trimmed, trimmed with look-alikes folded), kept in step with the
 //! file while its edits are applied, so that a search compares one `u64` per line instead
 //! of reading every line's text.
 //!
@@ -25,9 +25,9 @@ use crate::tier::Tier;
 /// How lines are normalized before hashing: what a key tier compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Norm {
-    /// The line as it is ([`Tier::Exact`]).
-    Exact,
-    /// Without trailing whitespace ([`Tier::TrailingWhitespace`]).
+    /// Without trailing whitespace ([`Tier::TrailingWhitespace`], and [`Tier::Exact`]:
+    /// lines equal as they are are equal without trailing whitespace, so one table serves
+    /// both tiers, and the exact tier's text comparison tells them apart).
     End,
     /// Without leading and trailing whitespace ([`Tier::Indentation`], [`Tier::Trimmed`],
     /// [`Tier::BlankLines`], and the fuzzy tier's exact seeds).
@@ -36,18 +36,17 @@ pub(crate) enum Norm {
     Folded,
 }
 
-const NORMS: usize = 4;
+const NORMS: usize = 3;
 
 impl Norm {
     /// Every normalization, in the order of [`Norm::slot`].
-    const ALL: [Norm; NORMS] = [Norm::Exact, Norm::End, Norm::Trimmed, Norm::Folded];
+    const ALL: [Norm; NORMS] = [Norm::End, Norm::Trimmed, Norm::Folded];
 
     /// The normalization a key tier compares lines by; `None` for the tiers that do not
     /// compare whole lines for equality (prefix, fuzzy).
     pub(crate) fn of(tier: Tier) -> Option<Norm> {
         match tier {
-            Tier::Exact => Some(Norm::Exact),
-            Tier::TrailingWhitespace => Some(Norm::End),
+            Tier::Exact | Tier::TrailingWhitespace => Some(Norm::End),
             Tier::Indentation | Tier::Trimmed | Tier::BlankLines => Some(Norm::Trimmed),
             Tier::Unicode => Some(Norm::Folded),
             Tier::Prefix | Tier::Fuzzy => None,
@@ -56,17 +55,15 @@ impl Norm {
 
     fn slot(self) -> usize {
         match self {
-            Norm::Exact => 0,
-            Norm::End => 1,
-            Norm::Trimmed => 2,
-            Norm::Folded => 3,
+            Norm::End => 0,
+            Norm::Trimmed => 1,
+            Norm::Folded => 2,
         }
     }
 
     /// The hash of `line` under this normalization. `buf` is scratch space for folding.
     pub(crate) fn hash(self, line: &str, buf: &mut String) -> u64 {
         match self {
-            Norm::Exact => hash(line),
             Norm::End => hash(trim_end(line)),
             Norm::Trimmed => hash(trim(line)),
             Norm::Folded => {
@@ -152,7 +149,13 @@ pub(crate) struct LineHashes {
 
 /// A trimmed line's number of characters, as [`LineHashes::trimmed_chars`] keeps it.
 fn char_count(line: &str) -> u32 {
-    u32::try_from(trim(line).chars().count()).unwrap_or(u32::MAX)
+    trimmed_count(trim(line))
+}
+
+/// The number of characters of `t` (trimmed already), as kept.
+fn trimmed_count(t: &str) -> u32 {
+    let n = if t.is_ascii() { t.len() } else { t.chars().count() };
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl LineHashes {
@@ -164,18 +167,8 @@ impl LineHashes {
         if stale {
             debug_assert!(cell.borrow().is_none(), "line hashes out of step with the file's lines");
             match norm {
-                // The lenient tiers that need one need the other soon after: both are
-                // made in one pass, trimming each line once (an ASCII line folds to
-                // itself, so its two hashes are one).
-                Norm::Trimmed | Norm::Folded if self.by_norm[Norm::Trimmed.slot()].borrow().is_none() => {
-                    let (trimmed, folded) = hash_trimmed_and_folded(lines);
-                    *self.by_norm[Norm::Trimmed.slot()].borrow_mut() = Some(trimmed);
-                    let mut other = self.by_norm[Norm::Folded.slot()].borrow_mut();
-                    if other.is_none() {
-                        *other = Some(folded);
-                    }
-                }
-                _ => *cell.borrow_mut() = Some(hash_all(norm, lines)),
+                Norm::Trimmed | Norm::Folded => self.fill_trimmed(lines),
+                Norm::End => *cell.borrow_mut() = Some(hash_all(norm, lines)),
             }
         }
         check_in_step(cell.borrow().as_ref(), lines, || hash_all(norm, lines));
@@ -187,10 +180,27 @@ impl LineHashes {
     pub(crate) fn trimmed_chars(&self, lines: &[Line]) -> Ref<'_, [u32]> {
         if self.chars.borrow().as_ref().is_none_or(|c| c.len() != lines.len()) {
             debug_assert!(self.chars.borrow().is_none(), "line lengths out of step with the file's lines");
-            *self.chars.borrow_mut() = Some(lines.iter().map(|l| char_count(&l.text)).collect());
+            self.fill_trimmed(lines);
         }
         check_in_step(self.chars.borrow().as_ref(), lines, || lines.iter().map(|l| char_count(&l.text)).collect());
         Ref::map(self.chars.borrow(), |c| c.as_deref().expect("computed above"))
+    }
+
+    /// The trimmed lines' hashes, folded hashes and lengths, in one pass trimming each
+    /// line once. The lenient tiers that need one need the others soon after.
+    fn fill_trimmed(&self, lines: &[Line]) {
+        let (trimmed, folded, chars) = hash_trimmed_and_folded(lines);
+        // Only what is missing (or out of step) is replaced: a search may hold the rest.
+        let n = lines.len();
+        for (norm, table) in [(Norm::Trimmed, trimmed), (Norm::Folded, folded)] {
+            let cell = &self.by_norm[norm.slot()];
+            if cell.borrow().as_ref().is_none_or(|t| t.len() != n) {
+                *cell.borrow_mut() = Some(table);
+            }
+        }
+        if self.chars.borrow().as_ref().is_none_or(|c| c.len() != n) {
+            *self.chars.borrow_mut() = Some(chars);
+        }
     }
 
     /// Lines `range` are replaced by `new`: the hashes that were computed follow.
@@ -238,16 +248,24 @@ fn check_in_step<T: PartialEq + std::fmt::Debug>(kept: Option<&T>, lines: &[Line
     }
 }
 
-fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Table) {
+/// The trimmed lines' hashes, their folded hashes and their lengths in characters.
+fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Table, Vec<u32>) {
     let mut buf = String::new();
     let (mut trimmed, mut folded) = (Vec::with_capacity(lines.len()), Vec::with_capacity(lines.len()));
+    let mut chars = Vec::with_capacity(lines.len());
     for line in lines {
         let t = trim(&line.text);
         let h = hash(t);
         trimmed.push(h);
-        folded.push(if t.is_ascii() { h } else { Norm::Folded.hash(t, &mut buf) });
+        if t.is_ascii() {
+            folded.push(h);
+            chars.push(u32::try_from(t.len()).unwrap_or(u32::MAX));
+        } else {
+            folded.push(Norm::Folded.hash(t, &mut buf));
+            chars.push(trimmed_count(t));
+        }
     }
-    (Table::new(trimmed), Table::new(folded))
+    (Table::new(trimmed), Table::new(folded), chars)
 }
 
 fn hash_all(norm: Norm, lines: &[Line]) -> Table {
@@ -280,7 +298,10 @@ mod tests {
             let norm = Norm::of(tier).expect("a key tier");
             assert_eq!(norm.hash(file, &mut buf), norm.hash(pat, &mut buf), "{tier:?}: {file:?} ~ {pat:?}");
         }
-        assert_ne!(Norm::Exact.hash("a ", &mut buf), Norm::Exact.hash("a", &mut buf));
+        // The exact tier shares the trailing-whitespace hashes: its text comparison, not
+        // the hash, tells these two apart.
+        assert_eq!(Norm::of(Tier::Exact), Some(Norm::End));
+        assert!(!key_eq(Tier::Exact, "a ", &PatKey::new("a")));
     }
 
     #[test]
@@ -315,20 +336,20 @@ mod tests {
     fn splices_keep_the_hashes_in_step() {
         let mut file = TextFile::parse("a\n  b\nc \nd\n");
         let hashes = LineHashes::default();
-        let exact = hashes.get(Norm::Exact, &file.lines).hashes.clone();
+        let exact = hashes.get(Norm::End, &file.lines).hashes.clone();
         assert_eq!(exact.len(), 4);
         let new = TextFile::parse("x\ny\n").lines;
         assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1]);
         hashes.splice(1..3, &new);
         file.lines.splice(1..3, new);
         let mut buf = String::new();
-        let want: Vec<u64> = ["a", "x", "y", "d"].iter().map(|t| Norm::Exact.hash(t, &mut buf)).collect();
-        assert_eq!(hashes.get(Norm::Exact, &file.lines).hashes, want);
+        let want: Vec<u64> = ["a", "x", "y", "d"].iter().map(|t| Norm::End.hash(t, &mut buf)).collect();
+        assert_eq!(hashes.get(Norm::End, &file.lines).hashes, want);
         let tags: Vec<u8> = want.iter().map(|&h| tag(h)).collect();
-        assert_eq!(hashes.get(Norm::Exact, &file.lines).tags, tags);
-        let at: Vec<usize> = hashes.get(Norm::Exact, &file.lines).positions(0..4, want[1]).collect();
+        assert_eq!(hashes.get(Norm::End, &file.lines).tags, tags);
+        let at: Vec<usize> = hashes.get(Norm::End, &file.lines).positions(0..4, want[1]).collect();
         assert_eq!(at, vec![1]);
-        assert_eq!(hashes.get(Norm::Exact, &file.lines).positions(2..4, want[1]).count(), 0);
+        assert_eq!(hashes.get(Norm::End, &file.lines).positions(2..4, want[1]).count(), 0);
         // A normalization computed after the splice starts from the current lines.
         let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
         assert_eq!(trimmed, want);
@@ -339,7 +360,7 @@ mod tests {
         hashes.clear();
         file.lines.truncate(1);
         assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1]);
-        assert_eq!(hashes.get(Norm::Exact, &file.lines).len(), 1);
-        assert_eq!(hashes.get(Norm::Exact, &file.lines).tags.len(), 1);
+        assert_eq!(hashes.get(Norm::End, &file.lines).len(), 1);
+        assert_eq!(hashes.get(Norm::End, &file.lines).tags.len(), 1);
     }
 }
