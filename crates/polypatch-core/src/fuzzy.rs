@@ -138,7 +138,7 @@ fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usiz
             if best.len() == keep && best.peek().is_some_and(|worst| by_length > *worst) {
                 continue;
             }
-            let fhist = fhist.get_or_insert_with(|| histogram(trim(view.file(p)).chars()));
+            let fhist = fhist.get_or_insert_with(|| text_histogram(trim(view.file(p))));
             let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, fhist) / 2);
             best.push(Ranked(lower as f64 / longest, p - k));
             if best.len() > keep {
@@ -424,7 +424,7 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget,
                 continue;
             }
             // Each edit changes the histograms' L1 distance by at most 2.
-            if histogram_distance(hist, &histogram(f.chars())) / 2 > limit {
+            if histogram_distance(hist, &text_histogram(f)) / 2 > limit {
                 continue;
             }
             buf.clear();
@@ -462,7 +462,7 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
             continue;
         }
         let f = trim(view.file(p));
-        if histogram_distance(hist, &histogram(f.chars())) / 2 > cap {
+        if histogram_distance(hist, &text_histogram(f)) / 2 > cap {
             continue;
         }
         buf.clear();
@@ -516,7 +516,7 @@ fn window_score(
         if flen == p.len() && f.chars().eq(p.iter().copied()) {
             continue;
         }
-        let lower = flen.abs_diff(p.len()).max(histogram_distance(hist, &histogram(f.chars())) / 2);
+        let lower = flen.abs_diff(p.len()).max(histogram_distance(hist, &text_histogram(f)) / 2);
         bound += lower;
         if bound > give_up {
             return None;
@@ -657,6 +657,20 @@ impl Pattern {
         let chars: Vec<char> = line.chars().collect();
         let hist = histogram(chars.iter().copied());
         Pattern { chars, hist, cap: None }
+    }
+}
+
+/// [`histogram`] of a text's characters; an ASCII text's bytes are its characters.
+fn text_histogram(text: &str) -> [u16; 64] {
+    if text.is_ascii() {
+        let mut h = [0u16; 64];
+        for &b in text.as_bytes() {
+            let slot = usize::from(b) % 64;
+            h[slot] = h[slot].saturating_add(1);
+        }
+        h
+    } else {
+        histogram(text.chars())
     }
 }
 
@@ -801,6 +815,13 @@ mod tests {
 
     fn chars(s: &str) -> Vec<char> {
         s.chars().collect()
+    }
+
+    #[test]
+    fn a_texts_histogram_counts_its_characters_ascii_or_not() {
+        for text in ["", "let x = 1;", "\u{7f}~ \t", "naïve “quotes” — ok", "\u{40}\u{80}\u{c0}", "ÿ"] {
+            assert_eq!(text_histogram(text), histogram(text.chars()), "{text:?}");
+        }
     }
 
     fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {

@@ -138,6 +138,12 @@ impl LineText {
         self.as_str().to_string()
     }
 
+    /// The buffer and byte range this text is a range of; `None` for a text of its own.
+    fn range(&self) -> Option<(&Arc<String>, usize, usize)> {
+        let start = self.start as usize;
+        (self.len != WHOLE).then(|| (&self.buf, start, start + self.len as usize))
+    }
+
     /// Whether the text is a range of a buffer (a decoded file's text) rather than a text
     /// of its own.
     #[cfg(test)]
@@ -359,9 +365,35 @@ impl TextFile {
         if self.bom {
             out.push_str(BOM);
         }
+        // Lines that still stand in their buffer as they were read, one after the other
+        // with their terminators, are copied as one run.
+        let mut run: Option<(&Arc<String>, usize, usize)> = None;
         for line in &self.lines {
-            out.push_str(&line.text);
-            out.push_str(line.eol.as_str());
+            let eol = line.eol.as_str();
+            let here = line.text.range().and_then(|(buf, start, end)| {
+                let with_eol = end + eol.len();
+                (buf.as_bytes().get(end..with_eol) == Some(eol.as_bytes())).then_some((buf, start, with_eol))
+            });
+            match (&mut run, here) {
+                (Some((buf, _, end)), Some((b, start, with_eol))) if Arc::ptr_eq(buf, b) && *end == start => {
+                    *end = with_eol;
+                }
+                (_, Some(next)) => {
+                    if let Some((buf, start, end)) = run.replace(next) {
+                        out.push_str(&buf[start..end]);
+                    }
+                }
+                (_, None) => {
+                    if let Some((buf, start, end)) = run.take() {
+                        out.push_str(&buf[start..end]);
+                    }
+                    out.push_str(&line.text);
+                    out.push_str(eol);
+                }
+            }
+        }
+        if let Some((buf, start, end)) = run {
+            out.push_str(&buf[start..end]);
         }
         out
     }
@@ -601,6 +633,39 @@ mod tests {
         t.truncate(3);
         assert_eq!(t, "caf");
         assert!(t.is_range());
+    }
+
+    #[test]
+    fn rendering_copies_runs_of_the_buffer_and_nothing_else() {
+        let naive = |f: &TextFile| {
+            let mut out = String::from(if f.bom { BOM } else { "" });
+            for line in &f.lines {
+                out.push_str(&line.text);
+                out.push_str(line.eol.as_str());
+            }
+            out
+        };
+        let text = "\u{feff}a\r\nbb\n\nc\rdd\r\n\r\ne\r\r\nf";
+        let other = TextFile::parse("x\ny\n");
+        // Every change a run must stop at: a reordered, dropped, truncated or borrowed
+        // line, a changed terminator, a text of its own.
+        let changes: [&dyn Fn(&mut TextFile); 8] = [
+            &|_| {},
+            &|f| f.lines.swap(1, 2),
+            &|f| drop(f.lines.remove(2)),
+            &|f| f.lines[1].text.truncate(1),
+            &|f| f.lines[0].eol = Eol::Lf,
+            &|f| f.lines[3].eol = Eol::CrLf,
+            &|f| f.lines[4].text = LineText::from("dd"),
+            &|f| f.lines.insert(2, other.lines[1].clone()),
+        ];
+        for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+            for (i, change) in changes.iter().enumerate() {
+                let mut f = TextFile::parse_with(text, breaks);
+                change(&mut f);
+                assert_eq!(f.render(), naive(&f), "change {i}, {breaks:?}");
+            }
+        }
     }
 
     #[test]
