@@ -12,9 +12,10 @@
 //! change to the file's lines splices the hashes of the new lines in at the same place:
 //! one pass over the file, whatever the number of edits and tiers.
 
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::hash::BuildHasher;
 use std::ops::Range;
+use std::sync::Arc;
 
 use foldhash::fast::FixedState;
 
@@ -142,6 +143,9 @@ impl Table {
 #[derive(Debug, Default)]
 pub(crate) struct LineHashes {
     by_norm: [RefCell<Option<Table>>; NORMS],
+    /// The folded hashes are the trimmed ones (every line is ASCII, which folds to itself):
+    /// the table is not kept twice.
+    folded_is_trimmed: Cell<bool>,
     /// The number of characters of each line, trimmed (for the fuzzy tier's length
     /// tests), [`u32::MAX`] for a line of that many or more.
     chars: RefCell<Option<Vec<u32>>>,
@@ -162,15 +166,26 @@ impl LineHashes {
     /// The hashes of `lines` under `norm`, computed now if no search needed them yet.
     /// `lines` must be the lines the hashes were kept in step with.
     pub(crate) fn get(&self, norm: Norm, lines: &[Line]) -> Ref<'_, Table> {
-        let cell = &self.by_norm[norm.slot()];
-        let stale = cell.borrow().as_ref().is_none_or(|h| h.len() != lines.len());
-        if stale {
-            debug_assert!(cell.borrow().is_none(), "line hashes out of step with the file's lines");
+        let kept = |norm: Norm| {
+            let cell = self.by_norm[norm.slot()].borrow();
+            cell.as_ref().is_some_and(|h| h.len() == lines.len())
+        };
+        let ready = match norm {
+            Norm::Folded => self.folded_is_trimmed.get() || kept(norm),
+            _ => kept(norm),
+        };
+        if !ready {
+            debug_assert!(
+                self.by_norm[norm.slot()].borrow().is_none(),
+                "line hashes out of step with the file's lines"
+            );
             match norm {
                 Norm::Trimmed | Norm::Folded => self.fill_trimmed(lines),
-                Norm::End => *cell.borrow_mut() = Some(hash_all(norm, lines)),
+                Norm::End => *self.by_norm[norm.slot()].borrow_mut() = Some(hash_all(norm, lines)),
             }
         }
+        let slot = if norm == Norm::Folded && self.folded_is_trimmed.get() { Norm::Trimmed } else { norm };
+        let cell = &self.by_norm[slot.slot()];
         check_in_step(cell.borrow().as_ref(), lines, || hash_all(norm, lines));
         Ref::map(cell.borrow(), |h| h.as_ref().expect("computed above"))
     }
@@ -192,10 +207,15 @@ impl LineHashes {
         let (trimmed, folded, chars) = hash_trimmed_and_folded(lines);
         // Only what is missing (or out of step) is replaced: a search may hold the rest.
         let n = lines.len();
-        for (norm, table) in [(Norm::Trimmed, trimmed), (Norm::Folded, folded)] {
-            let cell = &self.by_norm[norm.slot()];
-            if cell.borrow().as_ref().is_none_or(|t| t.len() != n) {
-                *cell.borrow_mut() = Some(table);
+        let missing = |cell: &RefCell<Option<Table>>| cell.borrow().as_ref().is_none_or(|t| t.len() != n);
+        let folded_missing = !self.folded_is_trimmed.get() && missing(&self.by_norm[Norm::Folded.slot()]);
+        if missing(&self.by_norm[Norm::Trimmed.slot()]) {
+            *self.by_norm[Norm::Trimmed.slot()].borrow_mut() = Some(trimmed);
+        }
+        if folded_missing {
+            match folded {
+                Some(table) => *self.by_norm[Norm::Folded.slot()].borrow_mut() = Some(table),
+                None => self.folded_is_trimmed.set(true),
             }
         }
         if self.chars.borrow().as_ref().is_none_or(|c| c.len() != n) {
@@ -215,6 +235,12 @@ impl LineHashes {
             }
         }
         let mut buf = String::new();
+        if self.folded_is_trimmed.get() && new.iter().any(|l| !trim(&l.text).is_ascii()) {
+            // A line that folds to another text: the folded hashes part from the trimmed.
+            let trimmed = self.by_norm[Norm::Trimmed.slot()].borrow().clone();
+            *self.by_norm[Norm::Folded.slot()].borrow_mut() = trimmed;
+            self.folded_is_trimmed.set(false);
+        }
         for (slot, cell) in self.by_norm.iter().enumerate() {
             let mut cell = cell.borrow_mut();
             let Some(hashes) = cell.as_mut() else { continue };
@@ -234,6 +260,7 @@ impl LineHashes {
         for cell in &self.by_norm {
             *cell.borrow_mut() = None;
         }
+        self.folded_is_trimmed.set(false);
         *self.chars.borrow_mut() = None;
     }
 }
@@ -248,24 +275,40 @@ fn check_in_step<T: PartialEq + std::fmt::Debug>(kept: Option<&T>, lines: &[Line
     }
 }
 
-/// The trimmed lines' hashes, their folded hashes and their lengths in characters.
-fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Table, Vec<u32>) {
+/// The trimmed lines' hashes, their folded hashes (`None`: every line is ASCII, and folds
+/// to itself) and their lengths in characters.
+fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Option<Table>, Vec<u32>) {
     let mut buf = String::new();
-    let (mut trimmed, mut folded) = (Vec::with_capacity(lines.len()), Vec::with_capacity(lines.len()));
+    let mut trimmed = Vec::with_capacity(lines.len());
+    let mut folded: Option<Vec<u64>> = None;
     let mut chars = Vec::with_capacity(lines.len());
+    // Whether the last buffer seen (the file's text, most lines are ranges of) is ASCII:
+    // checked once for the whole text rather than line by line.
+    let mut ascii_buffer: Option<(&Arc<String>, bool)> = None;
     for line in lines {
         let t = trim(&line.text);
         let h = hash(t);
-        trimmed.push(h);
-        if t.is_ascii() {
-            folded.push(h);
+        let ascii = match (line.text.buffer(), ascii_buffer) {
+            (Some(buf), Some((seen, ascii))) if Arc::ptr_eq(buf, seen) => ascii || t.is_ascii(),
+            (Some(buf), _) => {
+                let ascii = buf.is_ascii();
+                ascii_buffer = Some((buf, ascii));
+                ascii || t.is_ascii()
+            }
+            (None, _) => t.is_ascii(),
+        };
+        if ascii {
             chars.push(u32::try_from(t.len()).unwrap_or(u32::MAX));
         } else {
-            folded.push(Norm::Folded.hash(t, &mut buf));
             chars.push(trimmed_count(t));
+            folded.get_or_insert_with(|| trimmed.clone()); // the lines before were ASCII
         }
+        if let Some(folded) = folded.as_mut() {
+            folded.push(if ascii { h } else { Norm::Folded.hash(t, &mut buf) });
+        }
+        trimmed.push(h);
     }
-    (Table::new(trimmed), Table::new(folded), chars)
+    (Table::new(trimmed), folded.map(Table::new), chars)
 }
 
 fn hash_all(norm: Norm, lines: &[Line]) -> Table {
@@ -330,6 +373,47 @@ mod tests {
         assert_eq!(folded.hashes[5], Norm::Folded.hash("\"q\"", &mut buf));
         assert_eq!(folded.hashes[4], trimmed.hashes[4], "an ASCII line folds to itself");
         assert_ne!(folded.hashes[5], trimmed.hashes[5]);
+    }
+
+    #[test]
+    fn an_ascii_files_folded_hashes_are_its_trimmed_ones_until_a_line_folds() {
+        let mut buf = String::new();
+        let mut file = TextFile::parse("a\n  b\nc\n");
+        let hashes = LineHashes::default();
+        let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
+        assert_eq!(hashes.get(Norm::Folded, &file.lines).hashes, trimmed);
+        assert!(hashes.folded_is_trimmed.get() && hashes.by_norm[Norm::Folded.slot()].borrow().is_none());
+        // An ASCII line spliced in keeps them one.
+        let new = TextFile::parse("x\n").lines;
+        hashes.splice(0..1, &new);
+        file.lines.splice(0..1, new);
+        assert!(hashes.folded_is_trimmed.get());
+        // A line that folds parts them.
+        let new = TextFile::parse(" \u{201C}q\u{201D}\n").lines;
+        hashes.splice(1..2, &new);
+        file.lines.splice(1..2, new);
+        assert!(!hashes.folded_is_trimmed.get());
+        let folded = hashes.get(Norm::Folded, &file.lines).hashes.clone();
+        let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
+        assert_eq!(folded[1], Norm::Folded.hash("\"q\"", &mut buf));
+        assert_ne!(folded[1], trimmed[1]);
+        assert_eq!((folded[0], folded[2]), (trimmed[0], trimmed[2]));
+        // The folded hashes asked for first, of a file that folds and of one that does not.
+        let hashes = LineHashes::default();
+        assert_eq!(hashes.get(Norm::Folded, &file.lines).hashes, folded);
+        let ascii = TextFile::parse("a\n  b\n");
+        let hashes = LineHashes::default();
+        let want: Vec<u64> = ["a", "b"].iter().map(|t| Norm::Trimmed.hash(t, &mut buf)).collect();
+        assert_eq!(hashes.get(Norm::Folded, &ascii.lines).hashes, want);
+        assert_eq!(hashes.get(Norm::Trimmed, &ascii.lines).hashes, want);
+        // A file whose first line to fold stands in the middle: the lines before share.
+        let file = TextFile::parse("a\nb\n\u{2014}\nd\n");
+        let hashes = LineHashes::default();
+        let folded = hashes.get(Norm::Folded, &file.lines).hashes.clone();
+        let want: Vec<u64> = ["a", "b", "-", "d"].iter().map(|t| Norm::Folded.hash(t, &mut buf)).collect();
+        assert_eq!(folded, want);
+        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1]);
+        assert!(!hashes.folded_is_trimmed.get());
     }
 
     #[test]

@@ -138,6 +138,11 @@ impl LineText {
         self.as_str().to_string()
     }
 
+    /// The buffer this text is a range of; `None` for a text of its own.
+    pub(crate) fn buffer(&self) -> Option<&Arc<String>> {
+        (self.len != WHOLE).then_some(&self.buf)
+    }
+
     /// The buffer and byte range this text is a range of; `None` for a text of its own.
     fn range(&self) -> Option<(&Arc<String>, usize, usize)> {
         let start = self.start as usize;
@@ -371,8 +376,14 @@ impl TextFile {
         for line in &self.lines {
             let eol = line.eol.as_str();
             let here = line.text.range().and_then(|(buf, start, end)| {
-                let with_eol = end + eol.len();
-                (buf.as_bytes().get(end..with_eol) == Some(eol.as_bytes())).then_some((buf, start, with_eol))
+                let b = buf.as_bytes();
+                let follows = match line.eol {
+                    Eol::Lf => b.get(end) == Some(&b'\n'),
+                    Eol::CrLf => b.get(end) == Some(&b'\r') && b.get(end + 1) == Some(&b'\n'),
+                    Eol::Cr => b.get(end) == Some(&b'\r'),
+                    Eol::None => true,
+                };
+                follows.then_some((buf, start, end + eol.len()))
             });
             match (&mut run, here) {
                 (Some((buf, _, end)), Some((b, start, with_eol))) if Arc::ptr_eq(buf, b) && *end == start => {
