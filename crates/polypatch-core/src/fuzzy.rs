@@ -409,6 +409,7 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget,
     // Only windows where the changed lines can stand are worth seeding: scoring refuses
     // every other one.
     let capped = if by_caps { capped_starts(view, pat, budget) } else { None };
+    let counts = view.index.map(|index| index.trimmed_chars(view.lines));
     for &k in order.iter().take(NEAR_SEED_LINES) {
         let Pattern { chars: needle, hist, .. } = &pat[k];
         let places: Box<dyn Iterator<Item = usize>> = match &capped {
@@ -416,14 +417,18 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget,
             None => Box::new(k..(n + k + 1).saturating_sub(m)),
         };
         for p in places {
-            let f = trim(view.file(p));
-            let flen = f.chars().count();
+            // A window another seed line already seeded needs no second reason.
+            if starts.contains(&(p - k)) {
+                continue;
+            }
+            let flen = trimmed_chars(view, counts.as_deref(), p);
             let longest = flen.max(needle.len());
             let limit = ((1.0 - floor) * longest as f64).floor() as usize;
             if flen.abs_diff(needle.len()) > limit {
                 continue;
             }
             // Each edit changes the histograms' L1 distance by at most 2.
+            let f = trim(view.file(p));
             if histogram_distance(hist, &text_histogram(f)) / 2 > limit {
                 continue;
             }
