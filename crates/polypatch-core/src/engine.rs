@@ -309,34 +309,6 @@ impl<'a> Classified<'a> {
     /// Tries `tiers` in order and applies the query's occurrence rule at the first tier
     /// that has candidates.
     pub(crate) fn pick(&mut self, q: &Query<'a>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
-        match self.at_hint(q, tiers) {
-            Some(found) => Ok(vec![found]),
-            None => self.pick_scanned(q, tiers),
-        }
-    }
-
-    /// The window a line hint names, when it matches at the strictest of `tiers` (a key
-    /// tier): the place [`Classified::pick_scanned`] chooses too (among that tier's
-    /// candidates the one at the hint is the single nearest), found without reading the
-    /// rest of the region. Not for [`Occurrence::All`], which wants every place.
-    fn at_hint(&self, q: &Query<'a>, tiers: TierSet) -> Option<Found> {
-        let hint = q.hint?;
-        let tier = tiers.iter().next()?;
-        if q.occurrence == Occurrence::All || !KEY_TIERS.contains(tier) || !self.allowed.contains(tier) {
-            return None;
-        }
-        let view = &self.view;
-        let Idx::Range(start, len) = view.idx else { return None };
-        let m = view.pat.len();
-        let s = hint.checked_sub(start)?;
-        if m == 0 || s + m > len || (q.at_eof && !view.ends_at_eof(s)) || !window_eq(view, s, tier) {
-            return None;
-        }
-        Some(view.found(s, q.pat.len(), tier, tier.confidence()))
-    }
-
-    /// [`Classified::pick`] by scanning the region.
-    fn pick_scanned(&mut self, q: &Query<'a>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
         let Some((tier, candidates)) = self.first_tier(q, tiers) else { return Err(Miss::NotFound) };
         let view = self.view_of(tier);
         let chosen = choose(view, &candidates, tier, q)?;
@@ -597,41 +569,6 @@ mod tests {
     }
 
     use test_lines as pat;
-
-    proptest::proptest! {
-        /// The place a line hint names, taken without a scan when it matches at the
-        /// strictest tier, is the one the scan chooses.
-        #[test]
-        fn a_match_at_the_hint_is_what_the_scan_chooses(
-            file in proptest::collection::vec(proptest::sample::select(vec!["a", "b", " a", "a ", "", "c"]), 1..14),
-            start in 0usize..14,
-            len in 1usize..4,
-            hint in 0usize..14,
-            (lo, hi) in (0usize..4, 8usize..16),
-            at_eof: bool,
-            occurrence in proptest::sample::select(vec![Occurrence::Unique, Occurrence::First, Occurrence::All]),
-            strictest in proptest::sample::select(vec![Tier::Exact, Tier::TrailingWhitespace, Tier::Trimmed]),
-        ) {
-            let text = file.iter().fold(String::new(), |text, l| text + l + "\n");
-            let f = TextFile::parse(&text);
-            let n = f.lines.len();
-            let start = start.min(n - 1);
-            let old: Vec<String> = f.lines[start..(start + len).min(n)].iter().map(|l| l.text.to_string()).collect();
-            let index = crate::index::LineHashes::default();
-            let query = Query {
-                hint: Some(hint),
-                at_eof,
-                lo,
-                hi,
-                index: Some(&index),
-                ..test_query(&old, n, occurrence)
-            };
-            let tiers = TierSet::range(strictest, Tier::Fuzzy);
-            let fast = Classified::new(&f.lines, &query, tiers).pick(&query, tiers);
-            let scanned = Classified::new(&f.lines, &query, tiers).pick_scanned(&query, tiers);
-            proptest::prop_assert_eq!(format!("{fast:?}"), format!("{scanned:?}"));
-        }
-    }
 
     #[test]
     fn exact_near_hint_looks_outward_and_leaves_ties_to_the_full_search() {
