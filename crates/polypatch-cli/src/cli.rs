@@ -258,7 +258,7 @@ pub fn format_names() -> Vec<&'static str> {
 /// again with the full [`command`], which prints the help or the error and exits.
 ///
 /// `apply`, `check` and `diff` named first are parsed with a command that holds that verb
-/// alone ([`verb_command`]): building every verb's arguments is a good part of a small
+/// alone, `--version` with the top command alone ([`verb_command`]): building every verb's arguments is a good part of a small
 /// edit's run. The arguments are the same, so a command line parses to the same [`Cli`];
 /// one it rejects goes to the full command as above.
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
@@ -274,14 +274,20 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli
 
 /// The top command with the one verb `verb` (`apply`, `check` or `diff`), its arguments
 /// and the options every verb takes, as [`Cli::command`] builds them (without the help
-/// texts that only a printed help reads); `None` for another verb.
+/// texts that only a printed help reads); for `--version` (`-V`), which clap answers as
+/// soon as it meets it, the top command without verbs. `None` for anything else.
 fn verb_command(verb: &str) -> Option<clap::Command> {
+    let top = Globals::augment_args(
+        clap::Command::new("polypatch")
+            .version(env!("CARGO_PKG_VERSION"))
+            .subcommand_required(true)
+            .arg_required_else_help(true),
+    );
+    if verb == "--version" || verb == "-V" {
+        return Some(top);
+    }
     let verb = ["apply", "check", "diff"].into_iter().find(|v| *v == verb)?;
-    let top = clap::Command::new("polypatch")
-        .version(env!("CARGO_PKG_VERSION"))
-        .subcommand_required(true)
-        .arg_required_else_help(true);
-    Some(Globals::augment_args(top).subcommand(ApplyArgs::augment_args(clap::Command::new(verb))))
+    Some(top.subcommand(ApplyArgs::augment_args(clap::Command::new(verb))))
 }
 
 /// The command with its run-time help (the `--format` lists), as `parse`, the completion
@@ -412,8 +418,21 @@ mod tests {
                 }
             }
         }
-        for other in ["recover", "convert", "help", "--color", "-q", "--version"] {
+        for other in ["recover", "convert", "help", "--color", "-q", "--help", "-h"] {
             assert!(verb_command(other).is_none(), "{other}");
+        }
+        // `--version` first: the same answer, whatever follows.
+        for line in ["", "apply", "--nope", "-q", "help"] {
+            for flag in ["--version", "-V"] {
+                let args: Vec<&str> = ["polypatch", flag].into_iter().chain(line.split_whitespace()).collect();
+                let answer = |command: clap::Command| {
+                    let err = command.try_get_matches_from(&args).expect_err("the version");
+                    (err.kind(), err.to_string())
+                };
+                let quick = answer(verb_command(flag).expect("a quick command"));
+                assert_eq!(quick, answer(Cli::command()), "{args:?}");
+                assert_eq!(quick.0, clap::error::ErrorKind::DisplayVersion);
+            }
         }
     }
 
