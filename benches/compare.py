@@ -21,7 +21,10 @@ polypatch runs once per durability policy (`--fsync none`, `--fsync full`). The 
 binary comes from `--codex PATH`, `$POLYPATCH_CODEX`, or the accuracy harness's cache
 (`accuracy/.cache/node`, filled by `accuracy/run.py`); without it that column is left out.
 
-    python3 benches/compare.py [--runs 10] [--cases small,100k,1m,check] [--no-build]
+    python3 benches/compare.py [--runs 10] [--cases small,100k,1m,check] [--no-build] [--baseline OLD] [--fsync none]
+
+`--baseline OLD` times another polypatch binary (say, the release build of an earlier
+commit, copied aside) alongside, as a peer: its column is the new build's ratio to it.
 """
 
 import argparse
@@ -36,6 +39,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 POLYPATCH = ROOT / "target" / "release" / "polypatch"
+# `--baseline PATH`: another polypatch binary (an older build), timed as a peer.
+BASELINE: Path | None = None
+# `--fsync none`: time one durability policy only (a `full` run's syncs slow the runs after it).
+POLICIES = ("none", "full")
 # The small case's files are read at this commit, so the case does not move with the tree.
 PINNED = "71240b0"
 WORDS = ["buffer", "cache", "config", "entry", "frame", "index", "node", "queue", "state", "token"]
@@ -142,13 +149,18 @@ def tools(codex: Path | None, bindir: Path, check: bool) -> dict[str, tuple[str,
             "polypatch check": ("unified", lambda d, p: [pp, "check", "--format", "unified", "--root", str(d), str(p)]),
             "patch --dry-run": ("unified", lambda d, p: ["patch", "-p1", "-s", "--dry-run", "-i", str(p)]),
             "git apply --check": ("unified", lambda d, p: ["git", "apply", "--check", str(p)]),
-        }
+        } | ({"baseline check": ("unified", lambda d, p: [str(BASELINE), "check", "--format", "unified", "--root",
+                                                           str(d), str(p)])} if BASELINE else {})
     out = {}
     for dialect in ("unified", "ai-patch"):
-        for policy in ("none", "full"):
+        for policy in POLICIES:
             out[f"polypatch {dialect} fsync={policy}"] = (
                 dialect, lambda d, p, dialect=dialect, policy=policy:
                 [pp, "apply", "--format", dialect, "--fsync", policy, "--root", str(d), str(p)])
+    if BASELINE:
+        out["baseline unified fsync=none"] = (
+            "unified", lambda d, p: [str(BASELINE), "apply", "--format", "unified", "--fsync", "none", "--root",
+                                     str(d), str(p)])
     out["git apply"] = ("unified", lambda d, p: ["git", "apply", str(p)])
     out["GNU patch"] = ("unified", lambda d, p: ["patch", "-p1", "-s", "-i", str(p)])
     if codex is not None:
@@ -205,7 +217,12 @@ def main() -> int:
     ap.add_argument("--cases", default="small,100k,1m,check")
     ap.add_argument("--codex", help="the Codex CLI binary (it runs apply_patch through a symlink of that name)")
     ap.add_argument("--no-build", action="store_true", help="use target/release/polypatch as it is")
+    ap.add_argument("--baseline", type=Path, help="another polypatch binary (an older build) timed alongside")
+    ap.add_argument("--fsync", default="none,full", help="the durability policies polypatch runs with")
     args = ap.parse_args()
+    global BASELINE, POLICIES
+    BASELINE = args.baseline
+    POLICIES = tuple(args.fsync.split(","))
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "polypatch-cli"], cwd=ROOT, check=True)
     if not POLYPATCH.exists():

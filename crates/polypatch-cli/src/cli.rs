@@ -17,6 +17,14 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The options every verb takes.
+    #[command(flatten)]
+    pub globals: Globals,
+}
+
+/// The options every verb takes (`--color`, `--quiet`).
+#[derive(Debug, Args)]
+pub struct Globals {
     /// Color the report's headlines and a diff's lines: `auto` (on a terminal, unless
     /// `NO_COLOR` is set; `CLICOLOR_FORCE` forces it), `always` or `never`. JSON is never
     /// colored
@@ -248,14 +256,38 @@ pub fn format_names() -> Vec<&'static str> {
 /// The run-time help strings are only read when help or an error is printed, so a command
 /// line that parses (and `--version`) is parsed without them; anything else is parsed
 /// again with the full [`command`], which prints the help or the error and exits.
+///
+/// `apply`, `check` and `diff` named first are parsed with a command that holds that verb
+/// alone, `--version` with the top command alone ([`verb_command`]): building every verb's arguments is a good part of a small
+/// edit's run. The arguments are the same, so a command line parses to the same [`Cli`];
+/// one it rejects goes to the full command as above.
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let matches = match Cli::command().try_get_matches_from(&args) {
+    let quick = args.get(1).and_then(|verb| verb.to_str()).and_then(verb_command);
+    let matches = match quick.unwrap_or_else(Cli::command).try_get_matches_from(&args) {
         Ok(matches) => matches,
         Err(err) if err.kind() == clap::error::ErrorKind::DisplayVersion => err.exit(),
         Err(_) => command().get_matches_from(&args),
     };
     Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut command()).exit())
+}
+
+/// The top command with the one verb `verb` (`apply`, `check` or `diff`), its arguments
+/// and the options every verb takes, as [`Cli::command`] builds them (without the help
+/// texts that only a printed help reads); for `--version` (`-V`), which clap answers as
+/// soon as it meets it, the top command without verbs. `None` for anything else.
+fn verb_command(verb: &str) -> Option<clap::Command> {
+    let top = Globals::augment_args(
+        clap::Command::new("polypatch")
+            .version(env!("CARGO_PKG_VERSION"))
+            .subcommand_required(true)
+            .arg_required_else_help(true),
+    );
+    if verb == "--version" || verb == "-V" {
+        return Some(top);
+    }
+    let verb = ["apply", "check", "diff"].into_iter().find(|v| *v == verb)?;
+    Some(top.subcommand(ApplyArgs::augment_args(clap::Command::new(verb))))
 }
 
 /// The command with its run-time help (the `--format` lists), as `parse`, the completion
@@ -328,6 +360,80 @@ mod tests {
         assert!(args.json && is_stdin(&args.reply));
         let Command::Detect(args) = parse(["polypatch", "detect", "--json", "x"]).command else { panic!("detect") };
         assert!(args.json);
+    }
+
+    /// The one-verb command of `apply`, `check` and `diff` has the full command's arguments,
+    /// parses every command line to the same `Cli`, and rejects the same ones (which then
+    /// go to the full command for the message).
+    #[test]
+    fn verb_command_parses_as_the_full_command() {
+        // Everything but the place in the help, which counts the verbs before.
+        let debug = |command: &clap::Command| {
+            command.get_arguments().map(|a| format!("{:?}", a.clone().display_order(0))).collect::<Vec<_>>()
+        };
+        let full = Cli::command();
+        let good = [
+            "",
+            "x.diff",
+            "--root d --format unified --fsync full x.diff",
+            "-p1 --json --strict a.diff b.diff -",
+            "--color never -q x",
+            "x --color=always --quiet",
+            "--session s.json --guidance g --max-exchanges 3 x",
+            "--stdin-json --root d",
+            "--dry-run --skip-missing-find --max-binary-size 10 --strip=2 -- -x",
+        ];
+        let bad = [
+            "--stdin-json x",
+            "--guidance g",
+            "--session s --max-exchanges 0",
+            "--fsync half",
+            "--color sometimes",
+            "--nope",
+            "--version",
+            "--help",
+            "-p",
+            "--root",
+        ];
+        for verb in ["apply", "check", "diff"] {
+            let quick = verb_command(verb).expect("a quick verb");
+            assert_eq!(debug(&quick), debug(&full));
+            let sub = |command: &clap::Command| debug(command.find_subcommand(verb).expect("the verb"));
+            assert_eq!(sub(&quick), sub(&full));
+            assert_eq!(quick.get_subcommands().count(), 1);
+            for line in good.iter().chain(&bad) {
+                let args: Vec<&str> = ["polypatch", verb].into_iter().chain(line.split_whitespace()).collect();
+                let with = |command: clap::Command| {
+                    command
+                        .try_get_matches_from(&args)
+                        .and_then(|m| Cli::from_arg_matches(&m))
+                        .map(|cli| format!("{cli:?}"))
+                        .map_err(|e| e.kind())
+                };
+                let (fast, slow) = (with(quick.clone()), with(Cli::command()));
+                assert_eq!(fast, slow, "{args:?}");
+                assert_eq!(fast.is_ok(), good.contains(line), "{args:?}");
+                if let Ok(expected) = slow {
+                    assert_eq!(format!("{:?}", parse(&args)), expected);
+                }
+            }
+        }
+        for other in ["recover", "convert", "help", "--color", "-q", "--help", "-h"] {
+            assert!(verb_command(other).is_none(), "{other}");
+        }
+        // `--version` first: the same answer, whatever follows.
+        for line in ["", "apply", "--nope", "-q", "help"] {
+            for flag in ["--version", "-V"] {
+                let args: Vec<&str> = ["polypatch", flag].into_iter().chain(line.split_whitespace()).collect();
+                let answer = |command: clap::Command| {
+                    let err = command.try_get_matches_from(&args).expect_err("the version");
+                    (err.kind(), err.to_string())
+                };
+                let quick = answer(verb_command(flag).expect("a quick command"));
+                assert_eq!(quick, answer(Cli::command()), "{args:?}");
+                assert_eq!(quick.0, clap::error::ErrorKind::DisplayVersion);
+            }
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ impl From<Exit> for ExitCode {
 
 /// Runs the verb `cli` names.
 pub fn run(cli: &Cli) -> Exit {
-    term::init(cli.color, cli.quiet);
+    term::init(cli.globals.color, cli.globals.quiet);
     match &cli.command {
         Command::Apply(args) if args.stdin_json => editor::run(args.root.as_deref()),
         Command::Apply(args) => apply(args, if args.dry_run { Mode::Check } else { Mode::Apply }),

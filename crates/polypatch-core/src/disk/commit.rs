@@ -50,6 +50,13 @@ pub(super) enum Line {
     /// A target (root-relative), its temporary file and its backup (names in its
     /// directory).
     File { path: String, temp: Option<String>, backup: Option<String> },
+    /// The whole commit is one rename of `temp` over the existing file `path` (a commit
+    /// that replaces one file and syncs nothing): the rename is the commit point, so no
+    /// backup is kept. A
+    /// temporary file still there means the commit did not happen; recovery removes it.
+    /// (A version that does not know this line reads no line of the journal and changes
+    /// nothing.)
+    Swap { path: String, temp: String },
 }
 
 pub(super) const PREFIX: &str = ".polypatch-";
@@ -72,6 +79,13 @@ struct Target<'c> {
     /// What the target was when prepared; `None` when missing.
     original: Option<Meta>,
     switched: bool,
+}
+
+/// Whether `changes` is a commit of one rename: one new content for one file. The file
+/// must also exist when the commit prepares it, and the commit must not sync (see
+/// [`Line::Swap`]).
+fn one_swap(changes: &[Change]) -> bool {
+    matches!(changes, [Change { kind: ChangeKind::Write { .. }, .. }])
 }
 
 /// The open directories, by root-relative path ("" is the root).
@@ -111,6 +125,7 @@ impl DiskFileSet {
             dirs: Dirs { handles: Vec::new(), index: HashMap::new(), created: Vec::new() },
             targets: Vec::new(),
             root,
+            swap: false,
         };
         match tx.run(&id, changes) {
             Ok(()) => {
@@ -159,6 +174,8 @@ struct Tx<'s> {
     root: Dir,
     dirs: Dirs,
     targets: Vec<Target<'s>>,
+    /// The commit is one rename ([`Line::Swap`]).
+    swap: bool,
 }
 
 impl<'s> Tx<'s> {
@@ -229,8 +246,17 @@ impl<'s> Tx<'s> {
                 }
             }
             let temp = write.then(|| format!("{PREFIX}{id}-{n}.new"));
-            let backup = original.is_some().then(|| format!("{PREFIX}{id}-{n}.old"));
-            self.log(&Line::File { path: change.path.to_string(), temp: temp.clone(), backup: backup.clone() })?;
+            // One file replaced: its rename is the commit, nothing to undo after it. Not
+            // with syncs: a sync after the rename can fail, and that commit must be undone.
+            let swap = !durable && one_swap(changes) && original.is_some();
+            let backup = (original.is_some() && !swap).then(|| format!("{PREFIX}{id}-{n}.old"));
+            let path = change.path.to_string();
+            let line = match (&temp, swap) {
+                (Some(temp), true) => Line::Swap { path, temp: temp.clone() },
+                _ => Line::File { path, temp: temp.clone(), backup: backup.clone() },
+            };
+            self.log(&line)?;
+            self.swap = swap;
             self.targets.push(Target {
                 change,
                 dir,
@@ -289,6 +315,10 @@ impl<'s> Tx<'s> {
                 ops.sync_dir(d)?;
             }
         }
+        if self.swap {
+            // The rename was the commit point; the journal only named the temporary file.
+            return Ok(());
+        }
         // The commit point.
         let done = self.journal_name.replace(JOURNAL, DONE);
         ops.rename(&self.root, &self.journal_name, &done)?;
@@ -330,6 +360,10 @@ impl<'s> Tx<'s> {
         // back: still all or nothing.
         if self.set.durability.syncs() {
             let _ = ops.sync_dir(&self.root);
+        }
+        if self.swap {
+            let _ = ops.remove(&self.root, &self.journal_name);
+            return;
         }
         let mut clean = true;
         for t in &self.targets {

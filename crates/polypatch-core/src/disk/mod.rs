@@ -19,6 +19,10 @@
 //! 5. The journal is renamed to `.polypatch-<id>.done`: the commit has happened. Backups
 //!    and the journal are then removed.
 //!
+//! A commit that replaces one existing file and syncs nothing ([`Durability::None`]) keeps
+//! no backup: the journal names the temporary file only, and the rename of step 4 is the
+//! commit point (nothing is undone after it); the journal is then removed.
+//!
 //! A failure before step 5 undoes every step in reverse: backups are renamed back over
 //! their targets, new files and created directories removed. A backup is never removed
 //! unless its target holds the original again. A crash leaves the journal behind;

@@ -78,6 +78,8 @@ impl DiskFileSet {
             let lines = parse(&text);
             let ok = if name.ends_with(DONE) {
                 self.finish(&root, &lines, &mut out)
+            } else if let [Line::Swap { path, temp }] = lines.as_slice() {
+                self.end_swap(&root, path, temp, &name, &mut out)
             } else {
                 let ok = self.roll_back(&root, &lines, &mut out);
                 if ok {
@@ -183,6 +185,34 @@ impl DiskFileSet {
             }
         }
         ok
+    }
+
+    /// A one-file commit ([`Line::Swap`]): its rename was the commit point. The temporary
+    /// file still there means it did not happen (the file is as it was): it is removed;
+    /// gone, the file holds the new content and nothing is left to do.
+    fn end_swap(&self, root: &Dir, path: &str, temp: &str, journal: &str, out: &mut Recovery) -> bool {
+        let known = out.problems.len();
+        let Some((dir, _)) = self.target_dir(root, path, out) else {
+            return out.problems.len() == known;
+        };
+        match self.ops.stat(&dir, temp) {
+            Ok(Some(_)) => match self.ops.remove(&dir, temp) {
+                Ok(()) => {
+                    out.leftovers += 1;
+                    out.rolled_back.push(journal.to_string());
+                    true
+                }
+                Err(e) => {
+                    out.problems.push(format!("cannot remove `{temp}`: {e}"));
+                    false
+                }
+            },
+            Ok(None) => true,
+            Err(e) => {
+                out.problems.push(format!("cannot look at `{temp}`: {e}"));
+                false
+            }
+        }
     }
 
     fn finish(&self, root: &Dir, lines: &[Line], out: &mut Recovery) -> bool {

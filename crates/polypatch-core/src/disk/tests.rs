@@ -106,6 +106,8 @@ struct Faulty {
     dead: AtomicBool,
     /// Calls of `sync` and `sync_dir`.
     syncs: AtomicUsize,
+    /// Calls of `link` (backups).
+    links: AtomicUsize,
 }
 
 impl Faulty {
@@ -118,6 +120,7 @@ impl Faulty {
             armed: AtomicBool::new(false),
             dead: AtomicBool::new(false),
             syncs: AtomicUsize::new(0),
+            links: AtomicUsize::new(0),
         })
     }
 
@@ -192,6 +195,7 @@ impl Ops for Faulty {
         self.inner.sync_dir(dir)
     }
     fn link(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
+        self.links.fetch_add(1, Ordering::SeqCst);
         self.tick("link")?;
         self.inner.link(dir, from, to)
     }
@@ -290,6 +294,16 @@ fn scenario(root: &Path) -> Vec<Change> {
     ]
 }
 
+/// One file replaced in a subdirectory, its mode kept: a commit that is one rename when
+/// it syncs nothing.
+fn one_file(root: &Path) -> Vec<Change> {
+    fs::create_dir(root.join("sub")).unwrap();
+    fs::write(root.join("sub/a.txt"), "a old\n").unwrap();
+    chmod(&root.join("sub/a.txt"), 0o640);
+    fs::write(root.join("keep.txt"), "keep\n").unwrap();
+    vec![Change { path: rel("sub/a.txt"), kind: ChangeKind::Write { bytes: b"a new\n".to_vec(), mode: None } }]
+}
+
 /// Reads every target (as `apply` does before it commits), arms the faults, commits.
 fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durability) -> io::Result<()> {
     let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap().durability(policy);
@@ -303,7 +317,7 @@ fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durab
 /// A fault (or a crash) at every step of a commit under `policy`; the reference (the tree
 /// a commit that succeeds leaves) is written with [`Durability::Full`], so every policy
 /// is held to the same bytes and the same rollback.
-fn fault_run(crash: bool, policy: Durability) {
+fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>, min_steps: usize) {
     let reference = tempfile::tempdir().unwrap();
     let changes = scenario(reference.path());
     let before = snapshot(reference.path());
@@ -318,7 +332,7 @@ fn fault_run(crash: bool, policy: Durability) {
     let after = snapshot(reference.path());
     assert!(after.keys().all(|k| !is_litter(k)), "{after:?}");
     let steps = counting.step.load(Ordering::SeqCst);
-    assert!(steps > 20, "{steps}");
+    assert!(steps > min_steps, "{steps}");
     let mut failures = 0;
     for k in 1..=steps + 1 {
         let dir = tempfile::tempdir().unwrap();
@@ -360,15 +374,74 @@ fn fault_run(crash: bool, policy: Durability) {
 #[test]
 fn every_failed_step_leaves_old_or_new_and_recovery_restores() {
     for policy in Durability::ALL {
-        fault_run(false, policy);
+        fault_run(false, policy, scenario, 20);
+        fault_run(false, policy, one_file, 8);
     }
 }
 
 #[test]
 fn a_crash_at_every_step_is_recovered() {
     for policy in Durability::ALL {
-        fault_run(true, policy);
+        fault_run(true, policy, scenario, 20);
+        fault_run(true, policy, one_file, 8);
     }
+}
+
+/// A commit that replaces one file and syncs nothing is one rename: no backup (no hard
+/// link), the journal names the temporary file only and is gone after; with syncs, or with
+/// more than one file, the backups stay.
+#[test]
+fn one_file_without_syncs_is_one_rename() {
+    for (policy, setup, links) in [
+        (Durability::None, one_file as fn(&Path) -> Vec<Change>, 0),
+        (Durability::Full, one_file, 1),
+        (Durability::None, scenario, 4),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let changes = setup(dir.path());
+        let ops = Faulty::new(usize::MAX, false);
+        commit_with(dir.path(), &ops, &changes, policy).unwrap();
+        assert_eq!(ops.links.load(Ordering::SeqCst), links, "{}", policy.name());
+        let tree = snapshot(dir.path());
+        assert!(tree.keys().all(|k| !is_litter(k)), "{tree:?}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let changes = one_file(dir.path());
+    commit_with(dir.path(), &Faulty::new(usize::MAX, false), &changes, Durability::None).unwrap();
+    let tree = snapshot(dir.path());
+    assert_eq!(tree["sub/a.txt"], (b"a new\n".to_vec(), if cfg!(unix) { 0o640 } else { 0 }));
+    assert_eq!(tree["keep.txt"].0, b"keep\n");
+    assert_eq!(tree.len(), 3, "{tree:?}");
+}
+
+/// A journal of a one-file commit interrupted before its rename: recovery removes the
+/// temporary file and leaves the file as it was; interrupted after it, the new content
+/// stays.
+#[test]
+fn an_interrupted_one_file_commit_is_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("a.txt"), "old\n").unwrap();
+    fs::write(root.join(".polypatch-1-0.new"), "new\n").unwrap();
+    fs::write(root.join(".polypatch-1.journal"), "{\"swap\":{\"path\":\"a.txt\",\"temp\":\".polypatch-1-0.new\"}}\n")
+        .unwrap();
+    let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+    assert_eq!(
+        (recovery.rolled_back.as_slice(), recovery.leftovers),
+        ([".polypatch-1.journal".to_string()].as_slice(), 2)
+    );
+    assert!(recovery.restored.is_empty() && recovery.problems.is_empty(), "{recovery:?}");
+    assert_eq!(snapshot(root).keys().collect::<Vec<_>>(), ["a.txt"]);
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "old\n");
+    // Renamed already: only the journal is left.
+    fs::write(root.join("a.txt"), "new\n").unwrap();
+    fs::write(root.join(".polypatch-2.journal"), "{\"swap\":{\"path\":\"a.txt\",\"temp\":\".polypatch-2-0.new\"}}\n")
+        .unwrap();
+    let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+    assert!(recovery.rolled_back.is_empty() && recovery.problems.is_empty(), "{recovery:?}");
+    assert_eq!(recovery.leftovers, 1);
+    assert_eq!(snapshot(root).keys().collect::<Vec<_>>(), ["a.txt"]);
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "new\n");
 }
 
 #[test]
