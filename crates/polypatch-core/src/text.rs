@@ -329,7 +329,9 @@ impl TextFile {
         let lone_cr = breaks == LineBreaks::Any;
         let bom = text.starts_with(BOM);
         let bytes = text.as_bytes();
-        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+        // Room for lines of 32 bytes on average, without a pass to count them (reading the
+        // text twice costs more than growing the list now and then).
+        let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
         let mut start = if bom { BOM.len() } else { 0 };
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             if i < start {
