@@ -5,7 +5,7 @@
 use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -86,6 +86,63 @@ pub struct LineText {
 const WHOLE: u32 = u32::MAX;
 
 impl LineText {
+    /// The text `buf[range]`, sharing `buf` instead of copying it: many lines cut from one
+    /// text (a parsed patch's lines, a file's lines) cost one allocation in all, and each
+    /// clone of a line only counts a reference. A range that does not fit the offsets a
+    /// line keeps (past 4 GiB) gets a copy of its own; either way the line reads, compares
+    /// and serializes as its text.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use polypatch_core::LineText;
+    ///
+    /// let patch = Arc::new("-old\n+new\n".to_string());
+    /// let old = LineText::slice(&patch, 1..4);
+    /// assert_eq!(old, "old");
+    /// assert_eq!(LineText::slice(&patch, 6..9), LineText::from("new"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of `buf` on character boundaries, as `&buf[range]`
+    /// does.
+    pub fn slice(buf: &Arc<String>, range: Range<usize>) -> LineText {
+        assert!(
+            buf.get(range.clone()).is_some(),
+            "LineText::slice: {range:?} is not a range of the {}-byte text on character boundaries",
+            buf.len()
+        );
+        LineText::shared(buf, range.start, range.end)
+    }
+
+    /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
+    /// allocation for them all instead of one each.
+    ///
+    /// ```
+    /// use polypatch_core::LineText;
+    ///
+    /// let lines = LineText::copy_all(["fn f() {", "}"]);
+    /// assert_eq!(lines, ["fn f() {", "}"]);
+    /// ```
+    pub fn copy_all<'a, I>(lines: I) -> Vec<LineText>
+    where
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
+    {
+        let lines = lines.into_iter();
+        let (count, len) = lines.clone().fold((0, 0), |(n, len), line| (n + 1, len + line.len()));
+        let mut buf = String::with_capacity(len);
+        lines.clone().for_each(|line| buf.push_str(line));
+        let buf = Arc::new(buf);
+        let mut out = Vec::with_capacity(count);
+        let mut at = 0;
+        for line in lines {
+            out.push(LineText::shared(&buf, at, at + line.len()));
+            at += line.len();
+        }
+        out
+    }
+
     /// `buf[start..end]`, sharing `buf`; a range past what the offsets hold (a file over
     /// 4 GiB) gets a copy of its own.
     fn shared(buf: &Arc<String>, start: usize, end: usize) -> LineText {

@@ -6,7 +6,7 @@
 
 use polypatch_core::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
+    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
@@ -338,11 +338,18 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
     Ok(content)
 }
 
+/// The texts of a section's hunk lines in order, copied once into one buffer they share:
+/// no allocation per line.
+fn line_texts(section: &FilePatch<'_>) -> std::vec::IntoIter<LineText> {
+    LineText::copy_all(section.hunks.iter().flat_map(|h| &h.lines).map(|l| l.text)).into_iter()
+}
+
 /// A deleted file's lines: its removed lines.
-fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<String>, PatchError> {
+fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<LineText>, PatchError> {
+    let mut texts = line_texts(section);
     let mut lines = Vec::new();
     for hunk in &section.hunks {
-        for line in &hunk.lines {
+        for (line, text) in hunk.lines.iter().zip(&mut texts) {
             if line.kind != LineKind::Removed {
                 return Err(error(
                     ErrorKind::InvalidHunkLine,
@@ -350,7 +357,7 @@ fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<String>, PatchError> {
                     Some(line.span),
                 ));
             }
-            lines.push(line.text.to_owned());
+            lines.push(text);
         }
     }
     Ok(lines)
@@ -385,6 +392,7 @@ fn final_newline(section: &FilePatch<'_>) -> Option<bool> {
 
 fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
     let crlf = section.hunks.iter().flat_map(|h| &h.lines).any(|l| l.cr);
+    let mut texts = line_texts(section);
     let mut offset: i128 = 0;
     let mut edits = Vec::with_capacity(section.hunks.len());
     for (i, hunk) in section.hunks.iter().enumerate() {
@@ -394,21 +402,21 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
         let mut kept = Vec::with_capacity(new_len);
         // Only kept when a line of the section ends with `\r\n`.
         let mut ends = Vec::with_capacity(if crlf { new_len } else { 0 });
-        for line in &hunk.lines {
+        for (line, text) in hunk.lines.iter().zip(&mut texts) {
             let end = if line.cr { Newline::CrLf } else { Newline::Lf };
             match line.kind {
                 LineKind::Context => {
                     kept.push(Some(target.len()));
-                    target.push(line.text.to_owned());
-                    new.push(line.text.to_owned());
+                    target.push(text.clone());
+                    new.push(text);
                     if crlf {
                         ends.push(end);
                     }
                 }
-                LineKind::Removed => target.push(line.text.to_owned()),
+                LineKind::Removed => target.push(text),
                 LineKind::Added => {
                     kept.push(None);
-                    new.push(line.text.to_owned());
+                    new.push(text);
                     if crlf {
                         ends.push(end);
                     }

@@ -27,8 +27,8 @@ fn at(text: &str, needle: &str) -> Span {
     Span::new(start, start + needle.len())
 }
 
-fn strings(lines: &[&str]) -> Vec<String> {
-    lines.iter().map(|l| (*l).to_owned()).collect()
+fn strings(lines: &[&str]) -> Vec<polypatch_core::LineText> {
+    lines.iter().copied().map(Into::into).collect()
 }
 
 fn modify(file: &FileEdit) -> &Modify {
