@@ -475,7 +475,13 @@ fn block_eq(have: &[Line], want: &[Line]) -> bool {
 /// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
 /// `a` on each side). A line hint (0-based) decides then: the old side found exactly
 /// where the hint says means not yet applied.
-fn replacement_already_there(lines: &[Line], old: &[LineText], new: &[LineText], f: &Found, hint: Option<usize>) -> bool {
+fn replacement_already_there(
+    lines: &[Line],
+    old: &[LineText],
+    new: &[LineText],
+    f: &Found,
+    hint: Option<usize>,
+) -> bool {
     if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
         return false;
     }

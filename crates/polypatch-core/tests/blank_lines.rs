@@ -3,8 +3,7 @@
 //! refused with nothing changed; never another result. Applying it again changes nothing.
 
 use polypatch_core::{
-    Action, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, LineText, MemoryFileSet, Modify, Replacement, Target,
-    apply,
+    Action, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, LineText, MemoryFileSet, Modify, Replacement, Target, apply,
 };
 use proptest::prelude::*;
 

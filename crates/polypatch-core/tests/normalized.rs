@@ -4,8 +4,8 @@
 //! trailing-whitespace post-processing (the 'ap' v2.0 spec, §3).
 
 use polypatch_core::{
-    Action, Anchor, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, FileOp, Indent, LineText, MemoryFileSet, Missing,
-    Modify, Occurrence, Policy, PostProcess, Replacement, Scope, Status, Target, Tier, TierSet, apply,
+    Action, Anchor, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, FileOp, Indent, LineText, MemoryFileSet,
+    Missing, Modify, Occurrence, Policy, PostProcess, Replacement, Scope, Status, Target, Tier, TierSet, apply,
 };
 
 fn lines(text: &str) -> Vec<LineText> {
