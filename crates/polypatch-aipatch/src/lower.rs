@@ -1,8 +1,8 @@
 //! Lower the AI-PATCH syntax tree into an [`EditPlan`].
 
 use polypatch_core::{
-    Action, Anchor, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, NewLineEnds, Occurrence,
-    Policy, Replacement, Scope, Target,
+    Action, Anchor, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, LineText, Modify, NewLineEnds,
+    Occurrence, Policy, Replacement, Scope, Target,
 };
 
 use crate::error::DIALECT;
@@ -53,24 +53,26 @@ fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
     let mut old = Vec::with_capacity(old_len);
     let mut new = Vec::with_capacity(new_len);
     let mut kept = Vec::with_capacity(new_len);
-    for line in &hunk.lines {
+    // The hunk's lines copied once, into one buffer they share.
+    let texts = LineText::copy_all(hunk.lines.iter().map(|l| l.text));
+    for (line, text) in hunk.lines.iter().zip(texts) {
         match line.kind {
             LineKind::Context => {
                 kept.push(Some(old.len()));
-                old.push(line.text.to_owned());
-                new.push(line.text.to_owned());
+                old.push(text.clone());
+                new.push(text);
             }
-            LineKind::Remove => old.push(line.text.to_owned()),
+            LineKind::Remove => old.push(text),
             LineKind::Add => {
                 kept.push(None);
-                new.push(line.text.to_owned());
+                new.push(text);
             }
         }
     }
     let (anchor, line_hint) = match hunk.header {
         HunkHeader::None => (None, None),
         HunkHeader::Hint(n) => (None, Some(n)),
-        HunkHeader::Context(text) => (Some(Anchor::new(vec![text.to_owned()], false)), None),
+        HunkHeader::Context(text) => (Some(Anchor::new(vec![text.into()], false)), None),
         HunkHeader::Unified { old_start, old_len, .. } => (None, Some(unified_hint(old_start, old_len))),
     };
     let mut scope = Scope::default().with_after_previous(line_hint.is_none()).with_at_end_of_file(hunk.end_of_file);
@@ -128,8 +130,8 @@ mod tests {
         Span::new(start, start + needle.len())
     }
 
-    fn strings(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(|l| (*l).to_owned()).collect()
+    fn strings(lines: &[&str]) -> Vec<polypatch_core::LineText> {
+        lines.iter().copied().map(Into::into).collect()
     }
 
     fn first() -> Policy {

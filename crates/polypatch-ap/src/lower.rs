@@ -60,10 +60,10 @@ fn flush(files: &mut Vec<FileEdit>, change: &Change, pending: &mut Vec<Edit>) {
 
 /// One located modification as an edit.
 fn edit(change: &Change, m: &Modification) -> Edit {
-    let content = m.content.as_ref().map(Text::lines).unwrap_or_default();
+    let content = m.content.as_ref().map(Text::line_texts).unwrap_or_default();
     let target = match &m.locator {
-        Some(Locator::Snippet(s)) => Target::Lines(s.lines()),
-        Some(Locator::Range { start, end }) => Target::Range { start: start.lines(), end: end.lines() },
+        Some(Locator::Snippet(s)) => Target::Lines(s.line_texts()),
+        Some(Locator::Range { start, end }) => Target::Range { start: start.line_texts(), end: end.line_texts() },
         None => unreachable!("only CREATE_FILE has no locator, and it is lowered on its own"),
     };
     let action = match m.action {
@@ -94,7 +94,7 @@ fn edit(change: &Change, m: &Modification) -> Edit {
     policy.trailing_blank_lines = m.trailing_blank_lines;
     Edit::new(target, action)
         .with_scope(match &m.anchor {
-            Some(a) => Scope::default().with_anchor(Anchor::new(a.lines(), true)),
+            Some(a) => Scope::default().with_anchor(Anchor::new(a.line_texts(), true)),
             None => Scope::default(),
         })
         .with_policy(policy)

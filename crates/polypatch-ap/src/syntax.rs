@@ -1,8 +1,10 @@
 //! The 'ap' document: its YAML read into [`Patch`], every rule of the spec's §2 checked.
 
 use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
 
-use polypatch_core::{Newline, PatchError, Span};
+use polypatch_core::{LineText, Newline, PatchError, Span};
 
 use crate::error::{error, quote};
 use crate::yaml::{self, Node, Value};
@@ -148,17 +150,29 @@ impl Text {
     pub fn lines(&self) -> Vec<String> {
         split_lines(&self.value)
     }
+
+    /// [`Text::lines`] as the plan's lines: ranges of one shared copy of the string.
+    pub(crate) fn line_texts(&self) -> Vec<LineText> {
+        let buf = Arc::new(self.value.clone());
+        line_ranges(&self.value).map(|range| LineText::slice(&buf, range)).collect()
+    }
 }
 
 /// `text` split into lines as [`Text::lines`] does.
 pub(crate) fn split_lines(text: &str) -> Vec<String> {
-    if text.is_empty() {
-        return Vec::new();
-    }
+    line_ranges(text).map(|range| text[range].to_owned()).collect()
+}
+
+/// Where the lines of `text` are (see [`Text::lines`]), without their terminators.
+fn line_ranges(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut lines = Vec::with_capacity(body.bytes().filter(|&b| b == b'\n').count() + 1);
-    lines.extend(body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned()));
-    lines
+    let mut at = 0;
+    let pieces = (!text.is_empty()).then(|| body.split('\n')).into_iter().flatten();
+    pieces.map(move |piece| {
+        let start = at;
+        at += piece.len() + 1;
+        start..start + piece.strip_suffix('\r').unwrap_or(piece).len()
+    })
 }
 
 /// Reads and checks an 'ap' patch.

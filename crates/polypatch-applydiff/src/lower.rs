@@ -1,8 +1,8 @@
 //! Lower the blocks into an [`EditPlan`].
 
 use polypatch_core::{
-    Action, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, Modify, Occurrence, Policy, Replacement, Target, Tier,
-    TierSet,
+    Action, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, LineText, Modify, Occurrence, Policy, Replacement,
+    Target, Tier, TierSet,
 };
 
 use crate::error::DIALECT;
@@ -87,10 +87,12 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
 }
 
 fn lower_edit(number: usize, block: &Block<'_>) -> Edit {
-    let lines = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    // Both sides copied once, into one buffer their lines share.
+    let mut to = LineText::copy_all(block.from.iter().chain(&block.to).copied());
+    let from: Vec<LineText> = to.drain(..block.from.len()).collect();
     // The engine aligns the from and to lines itself: the lines both sides share are kept
     // as the file has them when the match was lenient.
-    Edit::new(Target::Lines(lines(&block.from)), Action::Replace(Replacement::lines(lines(&block.to))))
+    Edit::new(Target::Lines(from), Action::Replace(Replacement::lines(to)))
         .with_policy(
             Policy::default()
                 // `Prefix` is for one-line anchors; a from block is located whole.

@@ -13,7 +13,7 @@ use crate::ir::{
 };
 use crate::modify::{Overrides, modify};
 use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-use crate::text::{Eol, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
+use crate::text::{Eol, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -686,7 +686,7 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
 /// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
 /// [`decode_lossless`]).
 fn holds_raw(edit: &Edit) -> bool {
-    let lines = |l: &[String]| l.iter().any(|l| holds_raw_bytes(l));
+    let lines = |l: &[LineText]| l.iter().any(|l| holds_raw_bytes(l));
     let target = match &edit.target {
         Target::Lines(l) => lines(l),
         Target::Range { start, end } => lines(start) || lines(end),

@@ -5,6 +5,7 @@
 use crate::fold::indent_width;
 use crate::ir::{Action, Edit, Replacement, Target};
 use crate::report::{Failure, FailureKind};
+use crate::text::LineText;
 
 /// Words that say "the code that stands here is left out" next to an ellipsis.
 const STRONG: &[&str] = &[
@@ -207,7 +208,7 @@ pub(crate) struct Expanded {
 /// whose removed lines are not known).
 pub(crate) fn prepare(edit: &Edit, kept: Option<&[Option<usize>]>) -> Result<Option<Expanded>, Failure> {
     let Action::Replace(rep) = &edit.action else { return Ok(None) };
-    let old: Vec<&String> = match &edit.target {
+    let old: Vec<&LineText> = match &edit.target {
         Target::Lines(lines) => lines.iter().collect(),
         Target::Range { start, end } => start.iter().chain(end).collect(),
         _ => return Ok(None),

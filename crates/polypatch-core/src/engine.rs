@@ -5,7 +5,7 @@ use crate::fold::{PatKey, indent_width, is_blank, key_eq};
 use crate::fuzzy;
 use crate::index::{LineHashes, Norm, Table};
 use crate::ir::Occurrence;
-use crate::text::Line;
+use crate::text::{Line, LineText};
 use crate::tier::{Tier, TierSet};
 
 /// A located block.
@@ -41,7 +41,7 @@ pub(crate) enum Miss {
 #[derive(Debug, Clone)]
 pub(crate) struct Query<'a> {
     /// The pattern lines.
-    pub pat: &'a [String],
+    pub pat: &'a [LineText],
     /// File lines `lo..hi` are searched.
     pub lo: usize,
     /// End of the searched lines.
@@ -535,7 +535,7 @@ fn constant_shift(view: &View<'_>, s: usize) -> bool {
 
 /// A query over lines `0..n` with the default policy's settings, for tests.
 #[cfg(test)]
-pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Query<'_> {
+pub(crate) fn test_query(pat: &[LineText], n: usize, occurrence: Occurrence) -> Query<'_> {
     Query {
         pat,
         lo: 0,
@@ -555,8 +555,8 @@ pub(crate) fn test_query(pat: &[String], n: usize, occurrence: Occurrence) -> Qu
 
 /// Owned pattern lines, for tests.
 #[cfg(test)]
-pub(crate) fn test_lines(lines: &[&str]) -> Vec<String> {
-    lines.iter().map(ToString::to_string).collect()
+pub(crate) fn test_lines(lines: &[&str]) -> Vec<LineText> {
+    lines.iter().copied().map(LineText::from).collect()
 }
 
 #[cfg(test)]
@@ -564,7 +564,7 @@ mod tests {
     use super::*;
     use crate::text::TextFile;
 
-    fn q(pat: &[String], n: usize) -> Query<'_> {
+    fn q(pat: &[LineText], n: usize) -> Query<'_> {
         test_query(pat, n, Occurrence::Unique)
     }
 

@@ -788,10 +788,10 @@ mod tests {
     use super::*;
     use crate::engine::{Miss, locate, test_lines as lines, test_query};
     use crate::ir::Occurrence;
-    use crate::text::TextFile;
+    use crate::text::{LineText, TextFile};
     use crate::tier::{Tier, TierSet};
 
-    fn query(pat: &[String], n: usize) -> Query<'_> {
+    fn query(pat: &[LineText], n: usize) -> Query<'_> {
         test_query(pat, n, Occurrence::First)
     }
 
@@ -887,6 +887,7 @@ mod tests {
         #[test]
         fn the_shortcuts_find_what_the_full_searches_find((file, pat, changed) in similar_lines()) {
             let text: String = file.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
+            let pat: Vec<LineText> = pat.into_iter().map(LineText::from).collect();
             let lines = TextFile::parse(&text).lines;
             // The shortcuts through the file's kept hashes and lengths, against the full
             // searches without them.

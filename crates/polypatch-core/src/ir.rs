@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::span::Span;
+use crate::text::LineText;
 use crate::tier::{Tier, TierSet};
 
 /// A whole patch, lowered: every file operation in the order the patch gave them.
@@ -153,7 +154,7 @@ pub enum FileOp {
 #[non_exhaustive]
 pub enum Expect {
     /// The file's lines, compared without their terminators (a diff's removed lines).
-    Lines(Vec<String>),
+    Lines(Vec<LineText>),
     /// The git blob id of the file's bytes, in hex: full (40 digits) or abbreviated (at
     /// least 7).
     GitBlob(String),
@@ -408,9 +409,9 @@ impl Edit {
     pub fn replace<O, N>(old: O, new: N) -> Self
     where
         O: IntoIterator,
-        O::Item: Into<String>,
+        O::Item: Into<LineText>,
         N: IntoIterator,
-        N::Item: Into<String>,
+        N::Item: Into<LineText>,
     {
         Edit::new(Target::Lines(strings(old)), Action::Replace(Replacement::lines(strings(new))))
     }
@@ -424,9 +425,9 @@ impl Edit {
     pub fn insert_after<A, L>(after: A, lines: L) -> Self
     where
         A: IntoIterator,
-        A::Item: Into<String>,
+        A::Item: Into<LineText>,
         L: IntoIterator,
-        L::Item: Into<String>,
+        L::Item: Into<LineText>,
     {
         Edit::new(Target::Lines(strings(after)), Action::InsertAfter { lines: strings(lines) })
     }
@@ -435,9 +436,9 @@ impl Edit {
     pub fn insert_before<B, L>(before: B, lines: L) -> Self
     where
         B: IntoIterator,
-        B::Item: Into<String>,
+        B::Item: Into<LineText>,
         L: IntoIterator,
-        L::Item: Into<String>,
+        L::Item: Into<LineText>,
     {
         Edit::new(Target::Lines(strings(before)), Action::InsertBefore { lines: strings(lines) })
     }
@@ -446,7 +447,7 @@ impl Edit {
     pub fn delete<L>(lines: L) -> Self
     where
         L: IntoIterator,
-        L::Item: Into<String>,
+        L::Item: Into<LineText>,
     {
         Edit::new(Target::Lines(strings(lines)), Action::Delete)
     }
@@ -488,10 +489,10 @@ impl Edit {
     }
 }
 
-fn strings<I>(items: I) -> Vec<String>
+fn strings<I>(items: I) -> Vec<LineText>
 where
     I: IntoIterator,
-    I::Item: Into<String>,
+    I::Item: Into<LineText>,
 {
     items.into_iter().map(Into::into).collect()
 }
@@ -504,13 +505,13 @@ pub enum Target {
     /// A block of whole lines (a hunk's context and removed lines, an `ap` snippet, an
     /// `ApplyDiff` `from` block). Lines carry no line terminator. An empty block is only
     /// valid with an insert action and a scope that fixes the position.
-    Lines(Vec<String>),
+    Lines(Vec<LineText>),
     /// From a start block through the first end block after it, inclusive (`ap` ranges).
     Range {
         /// The block that starts the range; located like [`Target::Lines`].
-        start: Vec<String>,
+        start: Vec<LineText>,
         /// The first occurrence of this block after `start` ends the range.
-        end: Vec<String>,
+        end: Vec<LineText>,
     },
     /// A literal substring that may start and end inside lines (Aptix `find`).
     Text(String),
@@ -530,12 +531,12 @@ pub enum Action {
     /// Insert lines before the target.
     InsertBefore {
         /// The lines to insert.
-        lines: Vec<String>,
+        lines: Vec<LineText>,
     },
     /// Insert lines after the target.
     InsertAfter {
         /// The lines to insert.
-        lines: Vec<String>,
+        lines: Vec<LineText>,
     },
     /// Remove the target.
     Delete,
@@ -547,7 +548,7 @@ pub enum Action {
 pub struct Replacement {
     /// The new lines (for line targets).
     #[serde(default)]
-    pub lines: Vec<String>,
+    pub lines: Vec<LineText>,
     /// For each new line, the index of the target line it keeps (a diff's context line),
     /// or `None` for an added line. When the target matched leniently, kept lines are
     /// written as the file has them, never as the patch wrote them. `None` for the whole
@@ -565,8 +566,9 @@ pub struct Replacement {
 }
 
 impl Replacement {
-    /// A line replacement whose alignment the engine computes.
-    pub fn lines(lines: Vec<String>) -> Self {
+    /// A line replacement whose alignment the engine computes (`LineText::from` makes a
+    /// line of a `&str` or a `String`).
+    pub fn lines(lines: Vec<LineText>) -> Self {
         Replacement { lines, kept: None, text: None, line_ends: None }
     }
 
@@ -645,7 +647,7 @@ impl Scope {
 #[non_exhaustive]
 pub struct Anchor {
     /// The lines of the anchor.
-    pub lines: Vec<String>,
+    pub lines: Vec<LineText>,
     /// The anchor must occur exactly once in the file (`ap`); otherwise the first
     /// occurrence in the search region is used (Codex).
     #[serde(default)]
@@ -653,8 +655,9 @@ pub struct Anchor {
 }
 
 impl Anchor {
-    /// An anchor of `lines`; `unique`: it must occur exactly once in the file.
-    pub fn new(lines: Vec<String>, unique: bool) -> Self {
+    /// An anchor of `lines` (`LineText::from` makes a line of a `&str` or a `String`);
+    /// `unique`: it must occur exactly once in the file.
+    pub fn new(lines: Vec<LineText>, unique: bool) -> Self {
         Anchor { lines, unique }
     }
 }

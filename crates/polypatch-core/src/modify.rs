@@ -13,7 +13,7 @@ use crate::report::{
     clip_line, focus_pair, list_places,
 };
 use crate::shape::{self, Shaper};
-use crate::text::{Eol, Line, TextFile};
+use crate::text::{Eol, Line, LineText, TextFile};
 use crate::tier::{Tier, TierSet};
 
 /// How long the line diff shown with a closest region may take; past it, `similar` gives
@@ -200,7 +200,7 @@ fn locate_and_apply(
         _ => {}
     }
 
-    let (pat, range_end): (&[String], Option<&[String]>) = match &edit.target {
+    let (pat, range_end): (&[LineText], Option<&[LineText]>) = match &edit.target {
         Target::Lines(p) => (p, None),
         Target::Range { start, end } => (start, Some(end)),
         _ => unreachable!("handled above"),
@@ -375,7 +375,7 @@ pub(crate) fn apply_at(
     file: &mut TextFile,
     hashes: &LineHashes,
     edit: &Edit,
-    pat: &[String],
+    pat: &[LineText],
     kept: &[Option<usize>],
     f: &Found,
     cursor: &mut usize,
@@ -475,7 +475,13 @@ fn block_eq(have: &[Line], want: &[Line]) -> bool {
 /// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
 /// `a` on each side). A line hint (0-based) decides then: the old side found exactly
 /// where the hint says means not yet applied.
-fn replacement_already_there(lines: &[Line], old: &[String], new: &[String], f: &Found, hint: Option<usize>) -> bool {
+fn replacement_already_there(
+    lines: &[Line],
+    old: &[LineText],
+    new: &[LineText],
+    f: &Found,
+    hint: Option<usize>,
+) -> bool {
     if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
         return false;
     }
@@ -522,7 +528,7 @@ fn insert_at(
     // New lines end like the line before them (at the start of the file, the first line).
     let near = ov.eol_near(&file.lines, Some(at.saturating_sub(1)));
     let new: Vec<Line> =
-        lines.iter().enumerate().map(|(j, t)| Line { text: t.into(), eol: shape::line_end(ends, j, near) }).collect();
+        lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
     // Already there, right after or (at the end of the file) right before the position.
     let after_ok = block_eq(&file.lines[at..], &new);
@@ -610,7 +616,7 @@ fn unclear_failure(old: &Found, new: &Found) -> Failure {
 }
 
 /// Aligns old and new lines: for each new line, the old line it keeps.
-pub(crate) fn align(old: &[String], new: &[String]) -> Vec<Option<usize>> {
+pub(crate) fn align(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
     let mut kept = vec![None; new.len()];
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
     for op in ops {
@@ -704,8 +710,8 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
 /// The pattern's lines and the file's lines at `found` as texts for the diff shown with a
 /// closest region: each pattern line longer than an excerpt shows, and the file line it
 /// was compared with, cut to the stretch around their first difference.
-fn focus_lines(pat: &[String], have: &[&str], found: &Found) -> (String, String) {
-    let mut expected: Vec<String> = pat.to_vec();
+fn focus_lines(pat: &[LineText], have: &[&str], found: &Found) -> (String, String) {
+    let mut expected: Vec<String> = pat.iter().map(ToString::to_string).collect();
     let mut file: Vec<String> = have.iter().map(ToString::to_string).collect();
     for (k, at) in found.map.iter().enumerate() {
         if let Some(at) = at

@@ -20,7 +20,7 @@
 use crate::engine::Found;
 use crate::fold::{TAB_WIDTH, indent_width, is_blank};
 use crate::ir::{Indent, Newline};
-use crate::text::{Eol, Line};
+use crate::text::{Eol, Line, LineText};
 use crate::tier::Tier;
 
 /// How added lines are indented at one located block.
@@ -58,10 +58,10 @@ impl<'a> Shaper<'a> {
     /// line would not be inside the block, so it is not read as absolute there.
     pub(crate) fn new(
         lines: &'a [Line],
-        pat: &'a [String],
+        pat: &'a [LineText],
         found: &'a Found,
         mode: Indent,
-        new: &[String],
+        new: &[LineText],
         after_opener: bool,
     ) -> Self {
         let opener = after_opener
@@ -138,7 +138,7 @@ impl Shaper<'_> {
 /// How the patch's indentation of the target's lines maps to the file's.
 struct IndentMap<'a> {
     lines: &'a [Line],
-    pat: &'a [String],
+    pat: &'a [LineText],
     found: &'a Found,
     /// File columns per patch column, as a fraction: learned from old lines at two
     /// depths (or at one, where the patch and the file use different characters).
@@ -146,7 +146,7 @@ struct IndentMap<'a> {
 }
 
 impl<'a> IndentMap<'a> {
-    fn new(lines: &'a [Line], pat: &'a [String], found: &'a Found) -> Self {
+    fn new(lines: &'a [Line], pat: &'a [LineText], found: &'a Found) -> Self {
         let mut map = IndentMap { lines, pat, found, ratio: (1, 1) };
         let mut widths: Vec<(usize, usize)> =
             (0..pat.len()).filter_map(|i| map.pair(i)).map(|(p, f)| (indent_width(p).0, indent_width(f).0)).collect();
@@ -275,7 +275,7 @@ fn leading(line: &str) -> &str {
 
 /// Whether every non-blank old line matched to a non-blank file line has the file line's
 /// indentation, character for character.
-fn same_indentation(lines: &[Line], pat: &[String], found: &Found) -> bool {
+fn same_indentation(lines: &[Line], pat: &[LineText], found: &Found) -> bool {
     pat.iter().zip(&found.map).all(|(p, f)| match f {
         Some(fi) if !is_blank(p) && !is_blank(&lines[*fi].text) => leading(p) == leading(&lines[*fi].text),
         _ => true,
@@ -378,7 +378,7 @@ fn ops(kept: &[Option<usize>], old_len: usize) -> Vec<Op> {
 /// (`start..end`) of those blank lines.
 pub(crate) fn blank_lines_replacement(
     lines: &[Line],
-    pat: &[String],
+    pat: &[LineText],
     found: &Found,
     kept: &[Option<usize>],
     mut added: impl FnMut(usize) -> Line,

@@ -61,7 +61,7 @@ use crate::modify::{Done, Overrides, align, apply_at, miss_failure};
 use crate::report::{
     Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_line, list_places,
 };
-use crate::text::{Eol, Line, TextFile};
+use crate::text::{Eol, Line, LineText, TextFile};
 use crate::tier::{Tier, TierSet};
 
 /// How many non-whitespace characters a replacement needs to show, by standing in the
@@ -437,7 +437,7 @@ fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
     if !body.contains('\n') || telling(t).is_err() {
         return None;
     }
-    let pat: Vec<String> = body.split('\n').map(str::to_string).collect();
+    let pat: Vec<LineText> = body.split('\n').map(LineText::from).collect();
     let loose = tiers.intersect(
         TierSet::only(Tier::TrailingWhitespace).with(Tier::Indentation).with(Tier::Trimmed).with(Tier::Unicode),
     );
@@ -595,8 +595,8 @@ fn lenient_apply(
 /// The text to find and its replacement as whole lines, when the replacement can be
 /// written so: a `find` that ends with a newline needs a replacement that does too (or
 /// none at all); a `find` that does not leaves the line end after it in place.
-fn as_lines(t: &Texts) -> Option<(Vec<String>, Vec<String>)> {
-    let split = |s: &str| s.split('\n').map(str::to_string).collect::<Vec<_>>();
+fn as_lines(t: &Texts) -> Option<(Vec<LineText>, Vec<LineText>)> {
+    let split = |s: &str| s.split('\n').map(LineText::from).collect::<Vec<_>>();
     match t.find.strip_suffix('\n') {
         Some(body) if t.with.is_empty() => Some((split(body), Vec::new())),
         Some(body) => t.with.strip_suffix('\n').map(|w| (split(body), split(w))),
@@ -769,7 +769,7 @@ fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine, ov: Overrides
 }
 
 /// A query for `pat` anywhere in a file of `len` lines, at one place.
-fn whole_file(pat: &[String], len: usize, ignore_blank: bool, threshold: f64) -> Query<'_> {
+fn whole_file(pat: &[LineText], len: usize, ignore_blank: bool, threshold: f64) -> Query<'_> {
     Query {
         pat,
         lo: 0,
@@ -790,7 +790,7 @@ fn whole_file(pat: &[String], len: usize, ignore_blank: bool, threshold: f64) ->
 /// The failure for a `find` that is nowhere, with the file's closest region.
 fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
-    let pat: Vec<String> = body.split('\n').map(str::to_string).collect();
+    let pat: Vec<LineText> = body.split('\n').map(LineText::from).collect();
     let q = whole_file(&pat, lines.len(), edit.policy.ignore_blank_lines, threshold);
     let mut failure = miss_failure(lines, &q, Miss::NotFound, "lines");
     let first = pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("");

@@ -5,7 +5,7 @@
 use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -86,8 +86,67 @@ pub struct LineText {
 const WHOLE: u32 = u32::MAX;
 
 impl LineText {
+    /// The text `buf[range]`, sharing `buf` instead of copying it: many lines cut from one
+    /// text (a parsed patch's lines, a file's lines) cost one allocation in all, and each
+    /// clone of a line only counts a reference. A range that does not fit the offsets a
+    /// line keeps (past 4 GiB) gets a copy of its own; either way the line reads, compares
+    /// and serializes as its text.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use polypatch_core::LineText;
+    ///
+    /// let patch = Arc::new("-old\n+new\n".to_string());
+    /// let old = LineText::slice(&patch, 1..4);
+    /// assert_eq!(old, "old");
+    /// assert_eq!(LineText::slice(&patch, 6..9), LineText::from("new"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of `buf` on character boundaries, as `&buf[range]`
+    /// does.
+    #[inline]
+    pub fn slice(buf: &Arc<String>, range: Range<usize>) -> LineText {
+        assert!(
+            buf.get(range.clone()).is_some(),
+            "LineText::slice: {range:?} is not a range of the {}-byte text on character boundaries",
+            buf.len()
+        );
+        LineText::shared(buf, range.start, range.end)
+    }
+
+    /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
+    /// allocation for them all instead of one each.
+    ///
+    /// ```
+    /// use polypatch_core::LineText;
+    ///
+    /// let lines = LineText::copy_all(["fn f() {", "}"]);
+    /// assert_eq!(lines, ["fn f() {", "}"]);
+    /// ```
+    pub fn copy_all<'a, I>(lines: I) -> Vec<LineText>
+    where
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
+    {
+        let lines = lines.into_iter();
+        let (count, len) = lines.clone().fold((0, 0), |(n, len), line| (n + 1, len + line.len()));
+        let mut buf = String::with_capacity(len);
+        lines.clone().for_each(|line| buf.push_str(line));
+        let buf = Arc::new(buf);
+        let mut out = Vec::with_capacity(count);
+        let mut at = 0;
+        for line in lines {
+            out.push(LineText::shared(&buf, at, at + line.len()));
+            at += line.len();
+        }
+        out
+    }
+
     /// `buf[start..end]`, sharing `buf`; a range past what the offsets hold (a file over
     /// 4 GiB) gets a copy of its own.
+    #[inline]
     fn shared(buf: &Arc<String>, start: usize, end: usize) -> LineText {
         match (u32::try_from(start), u32::try_from(end - start)) {
             (Ok(start), Ok(len)) if len != WHOLE => LineText { buf: Arc::clone(buf), start, len },
@@ -622,6 +681,62 @@ mod tests {
         assert_eq!(back, f.lines);
         assert_eq!(serde_json::to_string(&LineText::from("q\"")).unwrap(), r#""q\"""#);
         assert!(serde_json::from_str::<LineText>("1").is_err());
+    }
+
+    #[test]
+    fn a_slice_is_a_range_of_the_buffer_and_reads_compares_and_serializes_as_its_text() {
+        let buf = Arc::new("-old\n+new\n 🦀 end".to_string());
+        let old = LineText::slice(&buf, 1..4);
+        assert!(old.is_range() && Arc::ptr_eq(&old.buf, &buf));
+        assert_eq!(old, "old");
+        assert_eq!(old, LineText::from("old".to_string()));
+        assert_eq!(old.as_str(), "old");
+        assert!(LineText::slice(&buf, 6..9) < old, "\"new\" sorts before \"old\"");
+        let hash = |t: &LineText| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            t.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&old), hash(&LineText::from("old")));
+        // As a plain string, both ways.
+        assert_eq!(serde_json::to_string(&old).unwrap(), r#""old""#);
+        let back: LineText = serde_json::from_str(r#""old""#).unwrap();
+        assert_eq!(back, old);
+        assert_eq!(serde_json::to_string(&vec![old.clone(), back]).unwrap(), r#"["old","old"]"#);
+        // An empty range, anywhere; the line at the end of the buffer; the whole buffer.
+        for at in [0, 4, 5, buf.len()] {
+            let empty = LineText::slice(&buf, at..at);
+            assert!(empty.is_range() && empty.is_empty());
+            assert_eq!(empty, "");
+            assert_eq!(empty, LineText::default());
+        }
+        let last = LineText::slice(&buf, 11..buf.len());
+        assert_eq!(last, "🦀 end");
+        assert_eq!(LineText::slice(&buf, 0..buf.len()), buf.as_str());
+        // A slice lives on when the caller's handle on the buffer is gone.
+        drop(buf);
+        assert_eq!(last.into_string(), "🦀 end");
+    }
+
+    #[test]
+    #[should_panic(expected = "not a range of the 3-byte text")]
+    fn a_slice_past_the_buffer_panics_at_once() {
+        let _ = LineText::slice(&Arc::new("abc".to_string()), 2..4);
+    }
+
+    #[test]
+    #[should_panic(expected = "on character boundaries")]
+    fn a_slice_inside_a_character_panics_at_once() {
+        let _ = LineText::slice(&Arc::new("é".to_string()), 0..1);
+    }
+
+    #[test]
+    fn copied_lines_share_one_buffer() {
+        let lines = LineText::copy_all(["fn f() {", "", "    body", "}"]);
+        assert_eq!(lines, ["fn f() {", "", "    body", "}"]);
+        assert!(lines.iter().all(|l| l.is_range() && Arc::ptr_eq(&l.buf, &lines[0].buf)));
+        assert_eq!(lines[0].buf.as_str(), "fn f() {    body}");
+        assert!(LineText::copy_all(std::iter::empty::<&str>()).is_empty());
     }
 
     #[test]

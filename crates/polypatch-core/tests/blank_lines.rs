@@ -3,7 +3,7 @@
 //! refused with nothing changed; never another result. Applying it again changes nothing.
 
 use polypatch_core::{
-    Action, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, MemoryFileSet, Modify, Replacement, Target, apply,
+    Action, ApplyOptions, Edit, EditPlan, FileEdit, FileOp, LineText, MemoryFileSet, Modify, Replacement, Target, apply,
 };
 use proptest::prelude::*;
 
@@ -128,7 +128,8 @@ fn hunk(c: &Case) -> Option<Hunk> {
 }
 
 fn plan(old: Vec<String>, new: Vec<String>, kept: Vec<Option<usize>>) -> EditPlan {
-    let edit = Edit::new(Target::Lines(old), Action::Replace(Replacement::lines(new).with_kept(kept)));
+    let lines = |l: Vec<String>| l.into_iter().map(LineText::from).collect();
+    let edit = Edit::new(Target::Lines(lines(old)), Action::Replace(Replacement::lines(lines(new)).with_kept(kept)));
     let op = FileOp::Modify(Modify::new(vec![edit]));
     EditPlan::new("test", vec![FileEdit::new("f", op)])
 }

@@ -6,7 +6,7 @@ mod common;
 use polypatch_core::binary::git_blob_id;
 use polypatch_core::{
     Action, ApplyOptions, BinaryData, BinaryEdit, Edit, EditPlan, Expect, FailureKind, FileEdit, FileOp, IfMissing,
-    LineBreaks, MemoryFileSet, Modify, Newline, Replacement, Scope, Status, Target, apply,
+    LineBreaks, LineText, MemoryFileSet, Modify, Newline, Replacement, Scope, Status, Target, apply,
 };
 
 fn plan(files: Vec<FileEdit>) -> EditPlan {
@@ -37,7 +37,7 @@ fn run(files: &mut MemoryFileSet, p: &EditPlan) -> Result<polypatch_core::ApplyR
 fn delete(lines: &[&str]) -> FileOp {
     FileOp::Delete {
         if_missing: IfMissing::Error,
-        expect: Some(Expect::Lines(lines.iter().map(ToString::to_string).collect())),
+        expect: Some(Expect::Lines(lines.iter().copied().map(LineText::from).collect())),
     }
 }
 

@@ -4,12 +4,12 @@
 //! trailing-whitespace post-processing (the 'ap' v2.0 spec, §3).
 
 use polypatch_core::{
-    Action, Anchor, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, FileOp, Indent, MemoryFileSet, Missing,
-    Modify, Occurrence, Policy, PostProcess, Replacement, Scope, Status, Target, Tier, TierSet, apply,
+    Action, Anchor, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, FileOp, Indent, LineText, MemoryFileSet,
+    Missing, Modify, Occurrence, Policy, PostProcess, Replacement, Scope, Status, Target, Tier, TierSet, apply,
 };
 
-fn lines(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
+fn lines(text: &str) -> Vec<LineText> {
+    text.lines().map(LineText::from).collect()
 }
 
 fn edit(target: Target, action: Action, anchor: Option<&str>) -> Edit {

@@ -4,9 +4,11 @@
 //! copied file: the copy or move, and the binary change). Hunks become located edits whose
 //! line numbers are only hints; see the crate docs for the rules.
 
+use std::sync::Arc;
+
 use polypatch_core::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
+    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
@@ -16,9 +18,22 @@ use polypatch_core::ErrorKind;
 
 /// Lowers a parsed diff into an [`EditPlan`].
 pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+    lower_from(patch, None, options)
+}
+
+/// [`lower`] a tree parsed from `source`: the plan's lines are ranges of one shared copy
+/// of it (one copy of the text in all, not one allocation per line).
+pub(crate) fn lower_source(patch: &Patch<'_>, source: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+    lower_from(patch, Some((source, &Arc::new(source.to_owned()))), options)
+}
+
+/// The text a tree was parsed from, and a shared copy of it, when known.
+type Source<'s> = Option<(&'s str, &'s Arc<String>)>;
+
+fn lower_from(patch: &Patch<'_>, source: Source<'_>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     let mut files = Vec::with_capacity(patch.files.len());
     for section in &patch.files {
-        lower_section(section, options, &mut files)?;
+        lower_section(section, source, options, &mut files)?;
     }
     Ok(EditPlan::new(DIALECT, files))
 }
@@ -170,7 +185,12 @@ fn header_name(name: &str, span: Span, level: usize) -> Result<String, PatchErro
     })
 }
 
-fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<FileEdit>) -> Result<(), PatchError> {
+fn lower_section(
+    section: &FilePatch<'_>,
+    source: Source<'_>,
+    options: &ParseOptions,
+    out: &mut Vec<FileEdit>,
+) -> Result<(), PatchError> {
     let headers = Headers::collect(section)?;
     let names = section_names(section, options)?;
     let rename = match (&headers.rename_from, &headers.rename_to) {
@@ -288,9 +308,9 @@ fn lower_section(section: &FilePatch<'_>, options: &ParseOptions, out: &mut Vec<
             mode: headers.new_file.map(|(m, _)| m & 0o777),
         }
     } else if is_deleted {
-        FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(deleted_lines(section)?)) }
+        FileOp::Delete { if_missing: IfMissing::Error, expect: Some(Expect::Lines(deleted_lines(section, source)?)) }
     } else {
-        let mut modify = Modify::new(edits(section)?);
+        let mut modify = Modify::new(edits(section, source)?);
         modify.move_to = rename.map(|(_, to)| to);
         modify.copy_from = copy.map(|(from, _)| from);
         modify.mode = headers.new_mode.map(|(m, _)| m & 0o777);
@@ -338,8 +358,44 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
     Ok(content)
 }
 
+/// The plan's lines of a section's hunk lines, taken in order: ranges of the shared copy
+/// of the source, or else of one copy of the section's lines. No allocation per line.
+enum LineTexts<'s> {
+    Source(&'s str, &'s Arc<String>),
+    Copied(std::vec::IntoIter<LineText>),
+}
+
+impl<'s> LineTexts<'s> {
+    fn new(section: &FilePatch<'_>, source: Source<'s>) -> Self {
+        match source {
+            Some((text, copy)) => LineTexts::Source(text, copy),
+            None => LineTexts::Copied(
+                LineText::copy_all(section.hunks.iter().flat_map(|h| &h.lines).map(|l| l.text)).into_iter(),
+            ),
+        }
+    }
+
+    /// The text of `line`, the section's next hunk line.
+    fn next(&mut self, line: &str) -> LineText {
+        match self {
+            LineTexts::Source(text, copy) => {
+                // A line of the tree is a piece of the text it was parsed from: where it
+                // starts there is its offset (a wrapped-around number for any other text,
+                // which no range of the text holds).
+                let start = (line.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                match start.checked_add(line.len()) {
+                    Some(end) if end <= text.len() => LineText::slice(copy, start..end),
+                    _ => LineText::from(line),
+                }
+            }
+            LineTexts::Copied(copies) => copies.next().unwrap_or_else(|| LineText::from(line)),
+        }
+    }
+}
+
 /// A deleted file's lines: its removed lines.
-fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<String>, PatchError> {
+fn deleted_lines(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<LineText>, PatchError> {
+    let mut texts = LineTexts::new(section, source);
     let mut lines = Vec::new();
     for hunk in &section.hunks {
         for line in &hunk.lines {
@@ -350,7 +406,7 @@ fn deleted_lines(section: &FilePatch<'_>) -> Result<Vec<String>, PatchError> {
                     Some(line.span),
                 ));
             }
-            lines.push(line.text.to_owned());
+            lines.push(texts.next(line.text));
         }
     }
     Ok(lines)
@@ -383,8 +439,9 @@ fn final_newline(section: &FilePatch<'_>) -> Option<bool> {
     }
 }
 
-fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
+fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, PatchError> {
     let crlf = section.hunks.iter().flat_map(|h| &h.lines).any(|l| l.cr);
+    let mut texts = LineTexts::new(section, source);
     let mut offset: i128 = 0;
     let mut edits = Vec::with_capacity(section.hunks.len());
     for (i, hunk) in section.hunks.iter().enumerate() {
@@ -396,19 +453,20 @@ fn edits(section: &FilePatch<'_>) -> Result<Vec<Edit>, PatchError> {
         let mut ends = Vec::with_capacity(if crlf { new_len } else { 0 });
         for line in &hunk.lines {
             let end = if line.cr { Newline::CrLf } else { Newline::Lf };
+            let text = texts.next(line.text);
             match line.kind {
                 LineKind::Context => {
                     kept.push(Some(target.len()));
-                    target.push(line.text.to_owned());
-                    new.push(line.text.to_owned());
+                    target.push(text.clone());
+                    new.push(text);
                     if crlf {
                         ends.push(end);
                     }
                 }
-                LineKind::Removed => target.push(line.text.to_owned()),
+                LineKind::Removed => target.push(text),
                 LineKind::Added => {
                     kept.push(None);
-                    new.push(line.text.to_owned());
+                    new.push(text);
                     if crlf {
                         ends.push(end);
                     }

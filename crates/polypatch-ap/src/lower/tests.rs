@@ -18,8 +18,8 @@ fn edits(fe: &FileEdit) -> &[Edit] {
     }
 }
 
-fn strings(lines: &[&str]) -> Vec<String> {
-    lines.iter().map(|s| (*s).to_string()).collect()
+fn strings(lines: &[&str]) -> Vec<polypatch_core::LineText> {
+    lines.iter().copied().map(Into::into).collect()
 }
 
 fn slice(text: &str, span: Option<Span>) -> &str {

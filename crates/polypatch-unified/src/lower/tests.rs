@@ -3,9 +3,14 @@ use polypatch_core::{NewLineEnds, Span};
 use super::*;
 use crate::syntax::{BinaryPatch, parse};
 
+/// The plan of `text`, lowered both ways: from the tree alone (each section's lines copied
+/// into a buffer of their own) and from the tree with its source (the lines are ranges of
+/// one copy of it, as `Unified` parses); both give the same plan.
 fn plan_with(text: &str, options: &ParseOptions) -> EditPlan {
     let patch = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)));
-    lower(&patch, options).unwrap_or_else(|e| panic!("{}", e.render(text)))
+    let plan = lower(&patch, options).unwrap_or_else(|e| panic!("{}", e.render(text)));
+    assert_eq!(lower_source(&patch, text, options).as_ref(), Ok(&plan), "{text:?}");
+    plan
 }
 
 fn plan(text: &str) -> EditPlan {
@@ -16,7 +21,10 @@ fn lower_err(text: &str, options: &ParseOptions) -> PatchError {
     let patch = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)));
     match lower(&patch, options) {
         Ok(plan) => panic!("expected an error, got {plan:#?}"),
-        Err(e) => e,
+        Err(e) => {
+            assert_eq!(lower_source(&patch, text, options).as_ref(), Err(&e));
+            e
+        }
     }
 }
 
@@ -27,8 +35,8 @@ fn at(text: &str, needle: &str) -> Span {
     Span::new(start, start + needle.len())
 }
 
-fn strings(lines: &[&str]) -> Vec<String> {
-    lines.iter().map(|l| (*l).to_owned()).collect()
+fn strings(lines: &[&str]) -> Vec<polypatch_core::LineText> {
+    lines.iter().copied().map(Into::into).collect()
 }
 
 fn modify(file: &FileEdit) -> &Modify {
@@ -437,4 +445,20 @@ fn binary_rename_is_a_change_then_a_move() {
     assert_eq!((plan.files[0].path.as_str(), modify(&plan.files[0]).copy_from.as_deref()), ("b.bin", Some("a.bin")));
     assert_eq!(plan.files[1].path, "b.bin");
     assert!(matches!(plan.files[1].op, FileOp::Binary(_)));
+}
+
+/// Lines cut from the diff's text keep exactly their text: without the prefix and the
+/// `\r` of a CRLF, with the `\r` a `\ No newline` marker makes the file's last byte, and
+/// empty for an empty context line; several sections share the one copy of the text.
+#[test]
+fn lines_taken_from_the_source_are_the_lines_as_written() {
+    let text = "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\r\n\n-b\r\n\\ No newline at end of file\n+B\r\n\\ No newline at end of file\n\
+                --- a/y\n+++ b/y\n@@ -1 +1 @@\n-é\n+🦀\n";
+    let plan = plan(text);
+    let x = modify(&plan.files[0]);
+    assert_eq!(x.edits[0].target, Target::Lines(strings(&["a", "", "b\r"])));
+    assert_eq!(replacement(&x.edits[0]).lines, strings(&["a", "", "B\r"]));
+    let y = modify(&plan.files[1]);
+    assert_eq!(y.edits[0].target, Target::Lines(strings(&["é"])));
+    assert_eq!(replacement(&y.edits[0]).lines, strings(&["🦀"]));
 }
