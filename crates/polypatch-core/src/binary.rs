@@ -6,12 +6,20 @@
 /// ```
 /// // `git hash-object /dev/null`
 /// assert_eq!(polypatch_core::binary::git_blob_id(b""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+/// // `printf 'hello\n' | git hash-object --stdin`
+/// assert_eq!(polypatch_core::binary::git_blob_id(b"hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
 /// ```
 pub fn git_blob_id(bytes: &[u8]) -> String {
-    let mut hash = sha1_smol::Sha1::new();
+    use sha1::Digest as _;
+    use std::fmt::Write as _;
+    let mut hash = sha1::Sha1::new();
     hash.update(format!("blob {}\0", bytes.len()).as_bytes());
     hash.update(bytes);
-    hash.digest().to_string()
+    let mut hex = String::with_capacity(40);
+    for byte in hash.finalize() {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
 }
 
 /// Whether `id` (full or abbreviated hex, at least 7 digits) names the blob `bytes`.
@@ -150,6 +158,25 @@ mod tests {
         assert!(!blob_id_matches("e69de29", b"hello\n"));
         assert!(blob_id_matches("0000000", b""));
         assert!(!blob_id_matches("0000000", b"x"));
+    }
+
+    #[test]
+    fn blob_ids_of_many_blocks_are_gits() {
+        // Lengths around SHA-1's 64-byte blocks and its padding, and a large blob, against
+        // `git hash-object` (on every machine this project builds on).
+        let data: Vec<u8> = (0..200_003u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in [55, 56, 63, 64, 65, 119, 120, 1_000, 200_003] {
+            let bytes = &data[..len];
+            let mut git = std::process::Command::new("git")
+                .args(["hash-object", "--stdin"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("git runs");
+            std::io::Write::write_all(&mut git.stdin.take().expect("stdin"), bytes).expect("written");
+            let out = git.wait_with_output().expect("git answers");
+            assert_eq!(git_blob_id(bytes), String::from_utf8_lossy(&out.stdout).trim(), "{len} bytes");
+        }
     }
 
     #[test]
