@@ -3,6 +3,8 @@
 
 use crate::fold::{PatKey, indent_width, is_blank, key_eq};
 use crate::fuzzy;
+use std::rc::Rc;
+
 use crate::index::{LineHashes, Norm, Table};
 use crate::ir::Occurrence;
 use crate::text::{Line, LineText};
@@ -100,10 +102,17 @@ impl<'a> View<'a> {
         let hi = q.hi.min(lines.len());
         let lo = q.lo.min(hi);
         let idx = if skip_blank {
-            Idx::List(match q.index {
-                Some(index) => index.get(Norm::Trimmed, lines).not_blank(lo..hi, lines),
-                None => (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect(),
-            })
+            if let Some(index) = q.index {
+                // The region's part of the file's kept list.
+                let list = index.lines_with_text(lines);
+                let from = list.partition_point(|&i| i < lo);
+                let to = list.partition_point(|&i| i < hi);
+                Idx::List(list, from, to - from)
+            } else {
+                let list: Vec<usize> = (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect();
+                let len = list.len();
+                Idx::List(Rc::new(list), 0, len)
+            }
         } else {
             Idx::Range(lo, hi - lo)
         };
@@ -158,8 +167,8 @@ impl<'a> View<'a> {
 pub(crate) enum Idx {
     /// Lines `start..start + len`.
     Range(usize, usize),
-    /// These lines, in file order.
-    List(Vec<usize>),
+    /// The `len` lines of the list from its position `from` on, in file order.
+    List(Rc<Vec<usize>>, usize, usize),
 }
 
 impl Idx {
@@ -171,7 +180,10 @@ impl Idx {
                 assert!(i < *len, "view position {i} out of {len}");
                 start + i
             }
-            Idx::List(list) => list[i],
+            Idx::List(list, from, len) => {
+                assert!(i < *len, "view position {i} out of {len}");
+                list[from + i]
+            }
         }
     }
 
@@ -180,7 +192,7 @@ impl Idx {
     pub(crate) fn len(&self) -> usize {
         match self {
             Idx::Range(_, len) => *len,
-            Idx::List(list) => list.len(),
+            Idx::List(_, _, len) => *len,
         }
     }
 }
@@ -503,9 +515,14 @@ fn hashed_candidates(view: &View<'_>, tier: Tier, table: &Table, norm: Norm, j: 
                 }
             }
         }
-        Idx::List(list) => {
-            for p in j..n - (m - 1 - j) {
-                if file[list[p]] == want[j] && matches(p - j) {
+        // The listed lines of a region: its tags are searched, and each hit is looked up
+        // in the list (a hit that is not listed is a blank line, which no key matches).
+        Idx::List(list, from, len) => {
+            let listed = &list[*from..from + len];
+            let (Some(&first), Some(&last)) = (listed.first(), listed.last()) else { return out };
+            for f in table.positions(first..last + 1, want[j]) {
+                let Ok(p) = listed.binary_search(&f) else { continue };
+                if p >= j && p + (m - 1 - j) < n && matches(p - j) {
                     out.push(p - j);
                 }
             }

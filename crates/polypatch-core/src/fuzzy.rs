@@ -304,7 +304,7 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
         let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
         let region: Option<&[u64]> = match view.idx {
             Idx::Range(start, len) => Some(&file[start..start + len]),
-            Idx::List(_) => None,
+            Idx::List(..) => None,
         };
         for p in 0..n {
             let h = region.map_or_else(|| file[view.idx.at(p)], |r| r[p]);

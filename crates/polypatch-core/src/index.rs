@@ -15,6 +15,7 @@
 use std::cell::{Cell, Ref, RefCell};
 use std::hash::BuildHasher;
 use std::ops::Range;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use foldhash::fast::FixedState;
@@ -149,6 +150,9 @@ pub(crate) struct LineHashes {
     /// The number of characters of each line, trimmed (for the fuzzy tier's length
     /// tests), [`u32::MAX`] for a line of that many or more.
     chars: RefCell<Option<Vec<u32>>>,
+    /// The indices of the lines that are not blank, in order (the blank-lines tier's
+    /// views are ranges of it).
+    with_text: RefCell<Option<Rc<Vec<usize>>>>,
 }
 
 /// A trimmed line's number of characters, as [`LineHashes::trimmed_chars`] keeps it.
@@ -223,8 +227,35 @@ impl LineHashes {
         }
     }
 
+    /// The indices of `lines` that are not blank, in order, computed now if no search
+    /// needed them yet.
+    pub(crate) fn lines_with_text(&self, lines: &[Line]) -> Rc<Vec<usize>> {
+        let fresh = || self.get(Norm::Trimmed, lines).not_blank(0..lines.len(), lines);
+        let kept = self.with_text.borrow().clone();
+        let list = kept.unwrap_or_else(|| {
+            let list = Rc::new(fresh());
+            *self.with_text.borrow_mut() = Some(Rc::clone(&list));
+            list
+        });
+        check_in_step(Some(&*list), lines, fresh);
+        list
+    }
+
     /// Lines `range` are replaced by `new`: the hashes that were computed follow.
     pub(crate) fn splice(&self, range: Range<usize>, new: &[Line]) {
+        if let Some(list) = self.with_text.borrow_mut().as_mut() {
+            // The lines after the change move by the difference; the new ones with text
+            // take the place of the old ones.
+            let list = Rc::make_mut(list);
+            let from = list.partition_point(|&i| i < range.start);
+            let to = list.partition_point(|&i| i < range.end);
+            let shift = new.len().wrapping_sub(range.len());
+            for i in &mut list[to..] {
+                *i = i.wrapping_add(shift);
+            }
+            let added = new.iter().enumerate().filter(|(_, l)| !crate::fold::is_blank(&l.text));
+            list.splice(from..to, added.map(|(k, _)| range.start + k));
+        }
         {
             let mut chars = self.chars.borrow_mut();
             match chars.as_mut() {
@@ -240,6 +271,7 @@ impl LineHashes {
             let trimmed = self.by_norm[Norm::Trimmed.slot()].borrow().clone();
             *self.by_norm[Norm::Folded.slot()].borrow_mut() = trimmed;
             self.folded_is_trimmed.set(false);
+            *self.with_text.borrow_mut() = None;
         }
         for (slot, cell) in self.by_norm.iter().enumerate() {
             let mut cell = cell.borrow_mut();
@@ -261,6 +293,7 @@ impl LineHashes {
             *cell.borrow_mut() = None;
         }
         self.folded_is_trimmed.set(false);
+        *self.with_text.borrow_mut() = None;
         *self.chars.borrow_mut() = None;
     }
 }
@@ -414,6 +447,31 @@ mod tests {
         assert_eq!(folded, want);
         assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1]);
         assert!(!hashes.folded_is_trimmed.get());
+    }
+
+    #[test]
+    fn the_lines_with_text_follow_the_splices() {
+        let mut file = TextFile::parse("a\n\nb\n \nc\n");
+        let hashes = LineHashes::default();
+        assert_eq!(*hashes.lines_with_text(&file.lines), vec![0, 2, 4]);
+        // Growing: two lines for one with text, one blank among them.
+        let new = TextFile::parse("x\n\ny\n").lines;
+        hashes.splice(1..3, &new);
+        file.lines.splice(1..3, new);
+        assert_eq!(*hashes.lines_with_text(&file.lines), vec![0, 1, 3, 5]);
+        // Shrinking, while a view still holds the list (it keeps what it saw).
+        let held = hashes.lines_with_text(&file.lines);
+        hashes.splice(0..4, &[]);
+        file.lines.drain(0..4);
+        assert_eq!(*hashes.lines_with_text(&file.lines), vec![1]);
+        assert_eq!(*held, vec![0, 1, 3, 5]);
+        // At the end, and after a clear.
+        let new = TextFile::parse("\t\nz\n").lines;
+        hashes.splice(2..2, &new);
+        file.lines.extend(new);
+        assert_eq!(*hashes.lines_with_text(&file.lines), vec![1, 3]);
+        hashes.clear();
+        assert_eq!(*hashes.lines_with_text(&file.lines), vec![1, 3]);
     }
 
     #[test]
