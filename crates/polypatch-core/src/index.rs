@@ -271,7 +271,6 @@ impl LineHashes {
             let trimmed = self.by_norm[Norm::Trimmed.slot()].borrow().clone();
             *self.by_norm[Norm::Folded.slot()].borrow_mut() = trimmed;
             self.folded_is_trimmed.set(false);
-            *self.with_text.borrow_mut() = None;
         }
         for (slot, cell) in self.by_norm.iter().enumerate() {
             let mut cell = cell.borrow_mut();

@@ -199,7 +199,7 @@ impl LineText {
 
     /// The buffer this text is a range of; `None` for a text of its own.
     pub(crate) fn buffer(&self) -> Option<&Arc<String>> {
-        (self.len != WHOLE).then_some(&self.buf)
+        self.range().map(|(buf, ..)| buf)
     }
 
     /// The buffer and byte range this text is a range of; `None` for a text of its own.
@@ -437,6 +437,8 @@ impl TextFile {
         for line in &self.lines {
             let eol = line.eol.as_str();
             let here = line.text.range().and_then(|(buf, start, end)| {
+                // The terminator's bytes compared one by one: a slice comparison would call
+                // `memcmp` for one or two bytes, once per line.
                 let b = buf.as_bytes();
                 let follows = match line.eol {
                     Eol::Lf => b.get(end) == Some(&b'\n'),
