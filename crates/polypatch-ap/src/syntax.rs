@@ -2,9 +2,8 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::Arc;
 
-use polypatch_core::{LineText, Newline, PatchError, Span};
+use polypatch_core::{LineText, Newline, PatchError, SharedText, Span};
 
 use crate::error::{error, quote};
 use crate::yaml::{self, Node, Value};
@@ -153,8 +152,7 @@ impl Text {
 
     /// [`Text::lines`] as the plan's lines: ranges of one shared copy of the string.
     pub(crate) fn line_texts(&self) -> Vec<LineText> {
-        let buf = Arc::new(self.value.clone());
-        line_ranges(&self.value).map(|range| LineText::slice(&buf, range)).collect()
+        LineText::slices(&SharedText::new(self.value.clone()), line_ranges(&self.value))
     }
 }
 

@@ -13,6 +13,7 @@ use crate::ir::{
 };
 use crate::modify::{Overrides, modify};
 use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
+use crate::shared::SharedText;
 use crate::text::{Eol, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
@@ -180,14 +181,14 @@ impl From<Entry> for Held {
 /// lines can be ranges of it.
 #[derive(Clone)]
 enum Blob {
-    Text(Arc<String>),
+    Text(SharedText),
     Bytes(Arc<Vec<u8>>),
 }
 
 impl Blob {
     fn new(bytes: Vec<u8>) -> Blob {
         match String::from_utf8(bytes) {
-            Ok(text) => Blob::Text(Arc::new(text)),
+            Ok(text) => Blob::Text(SharedText::new(text)),
             Err(e) => Blob::Bytes(Arc::new(e.into_bytes())),
         }
     }
@@ -200,7 +201,7 @@ impl Blob {
     }
 
     /// The content as UTF-8 text, when it is.
-    fn text(&self) -> Option<&Arc<String>> {
+    fn text(&self) -> Option<&SharedText> {
         match self {
             Blob::Text(text) => Some(text),
             Blob::Bytes(_) => None,
@@ -219,7 +220,7 @@ impl Blob {
     /// The bytes, without a copy when nothing else holds them.
     fn into_vec(self) -> Vec<u8> {
         match self {
-            Blob::Text(text) => Arc::try_unwrap(text).map_or_else(|t| t.as_bytes().to_vec(), String::into_bytes),
+            Blob::Text(text) => text.into_string().into_bytes(),
             Blob::Bytes(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|b| b.as_ref().clone()),
         }
     }
@@ -523,10 +524,12 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 }
             }
             fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
+            let rendered = text.render();
+            text.release();
             if byte_exact {
-                Blob::new(encode_lossless(&text.render()).into_owned())
+                Blob::new(encode_lossless(&rendered).into_owned())
             } else {
-                Blob::Text(Arc::new(text.render()))
+                Blob::Text(SharedText::new(rendered))
             }
         };
         let changed = new_bytes != blob || dest != source || m.mode.is_some_and(|md| Some(md) != mode);

@@ -16,11 +16,11 @@ use std::cell::{Cell, Ref, RefCell};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use foldhash::fast::FixedState;
 
 use crate::fold::{folded, trim, trim_end};
+use crate::shared::SharedText;
 use crate::text::Line;
 use crate::tier::Tier;
 
@@ -316,12 +316,12 @@ fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Option<Table>, Vec<u32>) {
     let mut chars = Vec::with_capacity(lines.len());
     // Whether the last buffer seen (the file's text, most lines are ranges of) is ASCII:
     // checked once for the whole text rather than line by line.
-    let mut ascii_buffer: Option<(&Arc<String>, bool)> = None;
+    let mut ascii_buffer: Option<(&SharedText, bool)> = None;
     for line in lines {
         let t = trim(&line.text);
         let h = hash(t);
         let ascii = match (line.text.buffer(), ascii_buffer) {
-            (Some(buf), Some((seen, ascii))) if Arc::ptr_eq(buf, seen) => ascii || t.is_ascii(),
+            (Some(buf), Some((seen, ascii))) if SharedText::ptr_eq(buf, seen) => ascii || t.is_ascii(),
             (Some(buf), _) => {
                 let ascii = buf.is_ascii();
                 ascii_buffer = Some((buf, ascii));

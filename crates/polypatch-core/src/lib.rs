@@ -66,6 +66,7 @@ mod ir;
 mod modify;
 mod report;
 mod shape;
+mod shared;
 mod span;
 mod substring;
 mod text;
@@ -86,6 +87,7 @@ pub use ir::{
 pub use report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES, Status,
 };
+pub use shared::SharedText;
 pub use span::{Span, locate_line};
 pub use text::{Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
 pub use tier::{Tier, TierSet};

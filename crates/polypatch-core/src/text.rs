@@ -6,11 +6,11 @@ use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, Range};
-use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::ir::{LineBreaks, Newline};
+use crate::shared::{SharedText, release_runs};
 
 /// A line terminator.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -75,7 +75,7 @@ pub struct Line {
 #[derive(Clone)]
 pub struct LineText {
     /// The text this one is a range of.
-    buf: Arc<String>,
+    buf: SharedText,
     /// Where the range starts, in bytes.
     start: u32,
     /// The range's length, or [`WHOLE`]: all of `buf`.
@@ -93,10 +93,9 @@ impl LineText {
     /// and serializes as its text.
     ///
     /// ```
-    /// use std::sync::Arc;
-    /// use polypatch_core::LineText;
+    /// use polypatch_core::{LineText, SharedText};
     ///
-    /// let patch = Arc::new("-old\n+new\n".to_string());
+    /// let patch = SharedText::new("-old\n+new\n".to_string());
     /// let old = LineText::slice(&patch, 1..4);
     /// assert_eq!(old, "old");
     /// assert_eq!(LineText::slice(&patch, 6..9), LineText::from("new"));
@@ -107,13 +106,45 @@ impl LineText {
     /// When `range` is not a range of `buf` on character boundaries, as `&buf[range]`
     /// does.
     #[inline]
-    pub fn slice(buf: &Arc<String>, range: Range<usize>) -> LineText {
+    pub fn slice(buf: &SharedText, range: Range<usize>) -> LineText {
         assert!(
             buf.get(range.clone()).is_some(),
             "LineText::slice: {range:?} is not a range of the {}-byte text on character boundaries",
             buf.len()
         );
         LineText::shared(buf, range.start, range.end)
+    }
+
+    /// [`LineText::slice`]s of `buf`, one per range, counting their references to `buf`
+    /// at once rather than one by one: the way to cut many lines from one text.
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, SharedText};
+    ///
+    /// let patch = SharedText::new("-old\n+new\n".to_string());
+    /// assert_eq!(LineText::slices(&patch, [1..4, 6..9]), ["old", "new"]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When a range is not a range of `buf` on character boundaries, as `&buf[range]`
+    /// does.
+    pub fn slices<I>(buf: &SharedText, ranges: I) -> Vec<LineText>
+    where
+        I: IntoIterator<Item = Range<usize>>,
+    {
+        let ranges = ranges.into_iter();
+        let mut out = Vec::with_capacity(ranges.size_hint().0);
+        let mut handles = buf.handles(ranges.size_hint().0);
+        for range in ranges {
+            assert!(
+                buf.get(range.clone()).is_some(),
+                "LineText::slices: {range:?} is not a range of the {}-byte text on character boundaries",
+                buf.len()
+            );
+            out.push(LineText::counted(handles.take(), range.start, range.end));
+        }
+        out
     }
 
     /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
@@ -134,11 +165,12 @@ impl LineText {
         let (count, len) = lines.clone().fold((0, 0), |(n, len), line| (n + 1, len + line.len()));
         let mut buf = String::with_capacity(len);
         lines.clone().for_each(|line| buf.push_str(line));
-        let buf = Arc::new(buf);
+        let buf = SharedText::new(buf);
+        let mut handles = buf.handles(count);
         let mut out = Vec::with_capacity(count);
         let mut at = 0;
-        for line in lines {
-            out.push(LineText::shared(&buf, at, at + line.len()));
+        for line in lines.take(count) {
+            out.push(LineText::counted(handles.take(), at, at + line.len()));
             at += line.len();
         }
         out
@@ -147,11 +179,24 @@ impl LineText {
     /// `buf[start..end]`, sharing `buf`; a range past what the offsets hold (a file over
     /// 4 GiB) gets a copy of its own.
     #[inline]
-    fn shared(buf: &Arc<String>, start: usize, end: usize) -> LineText {
+    fn shared(buf: &SharedText, start: usize, end: usize) -> LineText {
+        LineText::counted(buf.clone(), start, end)
+    }
+
+    /// `buf[start..end]` with a handle of `buf` counted already.
+    #[inline]
+    fn counted(buf: SharedText, start: usize, end: usize) -> LineText {
         match (u32::try_from(start), u32::try_from(end - start)) {
-            (Ok(start), Ok(len)) if len != WHOLE => LineText { buf: Arc::clone(buf), start, len },
-            _ => LineText::from(&buf[start..end]),
+            (Ok(start), Ok(len)) if len != WHOLE => LineText { buf, start, len },
+            _ => LineText::copied(&buf, start, end),
         }
+    }
+
+    /// A copy of `buf[start..end]` of its own: a range past 4 GiB.
+    #[cold]
+    #[inline(never)]
+    fn copied(buf: &SharedText, start: usize, end: usize) -> LineText {
+        LineText::from(&buf[start..end])
     }
 
     /// The text.
@@ -167,10 +212,10 @@ impl LineText {
     /// The text, to change in place: a text shared with other lines is copied first (the
     /// other lines keep theirs).
     pub fn to_mut(&mut self) -> &mut String {
-        if self.len != WHOLE || Arc::get_mut(&mut self.buf).is_none() {
+        if self.len != WHOLE || self.buf.get_mut().is_none() {
             *self = LineText::from(self.as_str());
         }
-        Arc::make_mut(&mut self.buf)
+        self.buf.get_mut().expect("a text of its own that was just made has one handle")
     }
 
     /// Shortens the text to `len` bytes, as [`String::truncate`] does, without copying a
@@ -192,18 +237,18 @@ impl LineText {
     /// The text as a `String` (without a copy when the text is its own and not shared).
     pub fn into_string(self) -> String {
         if self.len == WHOLE {
-            return Arc::try_unwrap(self.buf).unwrap_or_else(|buf| buf.as_str().to_string());
+            return self.buf.into_string();
         }
         self.as_str().to_string()
     }
 
     /// The buffer this text is a range of; `None` for a text of its own.
-    pub(crate) fn buffer(&self) -> Option<&Arc<String>> {
+    pub(crate) fn buffer(&self) -> Option<&SharedText> {
         self.range().map(|(buf, ..)| buf)
     }
 
     /// The buffer and byte range this text is a range of; `None` for a text of its own.
-    fn range(&self) -> Option<(&Arc<String>, usize, usize)> {
+    fn range(&self) -> Option<(&SharedText, usize, usize)> {
         let start = self.start as usize;
         (self.len != WHOLE).then(|| (&self.buf, start, start + self.len as usize))
     }
@@ -245,7 +290,7 @@ impl Borrow<str> for LineText {
 
 impl From<String> for LineText {
     fn from(text: String) -> Self {
-        LineText { buf: Arc::new(text), start: 0, len: WHOLE }
+        LineText { buf: SharedText::new(text), start: 0, len: WHOLE }
     }
 }
 
@@ -379,12 +424,12 @@ impl TextFile {
     /// Splits UTF-8 text into lines; with [`LineBreaks::LfOrCrLf`] a lone `\r` is part of
     /// the line's text, as git sees it.
     pub fn parse_with(text: &str, breaks: LineBreaks) -> TextFile {
-        TextFile::parse_shared(&Arc::new(text.to_string()), breaks)
+        TextFile::parse_shared(&SharedText::new(text.to_string()), breaks)
     }
 
     /// Splits UTF-8 text into lines as [`TextFile::parse_with`] does, without copying it:
     /// every line is a range of `text`.
-    pub fn parse_shared(text: &Arc<String>, breaks: LineBreaks) -> TextFile {
+    pub fn parse_shared(text: &SharedText, breaks: LineBreaks) -> TextFile {
         let lone_cr = breaks == LineBreaks::Any;
         let bom = text.starts_with(BOM);
         let bytes = text.as_bytes();
@@ -392,6 +437,8 @@ impl TextFile {
         // text twice costs more than growing the list now and then).
         let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
         let mut start = if bom { BOM.len() } else { 0 };
+        // A file has at most one line more than bytes: its lines' counts are taken at once.
+        let mut handles = text.handles(bytes.len() + 1);
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             if i < start {
                 continue; // the `\n` of a `\r\n` already consumed (or the mark's bytes)
@@ -405,13 +452,19 @@ impl TextFile {
             } else {
                 (Eol::Cr, i + 1)
             };
-            lines.push(Line { text: LineText::shared(text, start, i), eol });
+            lines.push(Line { text: LineText::counted(handles.take(), start, i), eol });
             start = next;
         }
         if start < text.len() {
-            lines.push(Line { text: LineText::shared(text, start, text.len()), eol: Eol::None });
+            lines.push(Line { text: LineText::counted(handles.take(), start, text.len()), eol: Eol::None });
         }
         TextFile { lines, bom }
+    }
+
+    /// Drops the file with one atomic operation per run of lines that share a text,
+    /// instead of one per line (as dropping it line by line does).
+    pub(crate) fn release(self) {
+        release_runs(self.lines.into_iter().map(|line| line.text.buf));
     }
 
     /// Decodes bytes; `None` when they are not UTF-8.
@@ -433,7 +486,7 @@ impl TextFile {
         }
         // Lines that still stand in their buffer as they were read, one after the other
         // with their terminators, are copied as one run.
-        let mut run: Option<(&Arc<String>, usize, usize)> = None;
+        let mut run: Option<(&SharedText, usize, usize)> = None;
         for line in &self.lines {
             let eol = line.eol.as_str();
             let here = line.text.range().and_then(|(buf, start, end)| {
@@ -449,7 +502,7 @@ impl TextFile {
                 follows.then_some((buf, start, end + eol.len()))
             });
             match (&mut run, here) {
-                (Some((buf, _, end)), Some((b, start, with_eol))) if Arc::ptr_eq(buf, b) && *end == start => {
+                (Some((buf, _, end)), Some((b, start, with_eol))) if SharedText::ptr_eq(buf, b) && *end == start => {
                     *end = with_eol;
                 }
                 (_, Some(next)) => {
@@ -675,6 +728,35 @@ mod tests {
     }
 
     #[test]
+    fn released_files_give_back_every_count() {
+        let mut one = SharedText::new("a\nb\r\nc".to_string());
+        let mut two = SharedText::new("x\ny\n".to_string());
+        let mut f = TextFile::parse_shared(&one, LineBreaks::Any);
+        let g = TextFile::parse_shared(&two, LineBreaks::Any);
+        assert!(one.get_mut().is_none() && two.get_mut().is_none());
+        // Lines of two texts interleaved, a text of its own, a line cut short.
+        f.lines.insert(1, g.lines[1].clone());
+        f.lines.push(Line { text: "own".into(), eol: Eol::Lf });
+        f.lines[0].text.truncate(0);
+        let slices = LineText::slices(&two, [0..1, 2..3, 2..2]);
+        assert_eq!(slices, ["x", "y", ""]);
+        assert_eq!(f.render(), "\ny\nb\r\ncown\n");
+        f.release();
+        assert!(one.get_mut().is_some(), "every count of `one` given back");
+        g.release();
+        assert!(two.get_mut().is_none(), "the slices still hold `two`");
+        drop(slices);
+        assert!(two.get_mut().is_some());
+        assert_eq!(LineText::slices(&two, std::iter::empty()), Vec::<LineText>::new());
+    }
+
+    #[test]
+    #[should_panic(expected = "is not a range of the 2-byte text on character boundaries")]
+    fn slices_refuse_a_range_inside_a_character() {
+        let _ = LineText::slices(&SharedText::new("é".to_string()), [0..2, 0..1]);
+    }
+
+    #[test]
     fn line_texts_serialize_as_strings() {
         let f = TextFile::parse("one\ntwo");
         let json = serde_json::to_string(&f.lines).unwrap();
@@ -687,9 +769,9 @@ mod tests {
 
     #[test]
     fn a_slice_is_a_range_of_the_buffer_and_reads_compares_and_serializes_as_its_text() {
-        let buf = Arc::new("-old\n+new\n 🦀 end".to_string());
+        let buf = SharedText::new("-old\n+new\n 🦀 end".to_string());
         let old = LineText::slice(&buf, 1..4);
-        assert!(old.is_range() && Arc::ptr_eq(&old.buf, &buf));
+        assert!(old.is_range() && SharedText::ptr_eq(&old.buf, &buf));
         assert_eq!(old, "old");
         assert_eq!(old, LineText::from("old".to_string()));
         assert_eq!(old.as_str(), "old");
@@ -723,20 +805,20 @@ mod tests {
     #[test]
     #[should_panic(expected = "not a range of the 3-byte text")]
     fn a_slice_past_the_buffer_panics_at_once() {
-        let _ = LineText::slice(&Arc::new("abc".to_string()), 2..4);
+        let _ = LineText::slice(&SharedText::new("abc".to_string()), 2..4);
     }
 
     #[test]
     #[should_panic(expected = "on character boundaries")]
     fn a_slice_inside_a_character_panics_at_once() {
-        let _ = LineText::slice(&Arc::new("é".to_string()), 0..1);
+        let _ = LineText::slice(&SharedText::new("é".to_string()), 0..1);
     }
 
     #[test]
     fn copied_lines_share_one_buffer() {
         let lines = LineText::copy_all(["fn f() {", "", "    body", "}"]);
         assert_eq!(lines, ["fn f() {", "", "    body", "}"]);
-        assert!(lines.iter().all(|l| l.is_range() && Arc::ptr_eq(&l.buf, &lines[0].buf)));
+        assert!(lines.iter().all(|l| l.is_range() && SharedText::ptr_eq(&l.buf, &lines[0].buf)));
         assert_eq!(lines[0].buf.as_str(), "fn f() {    body}");
         assert!(LineText::copy_all(std::iter::empty::<&str>()).is_empty());
     }
@@ -824,7 +906,7 @@ mod tests {
         ];
         for text in samples {
             for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
-                let shared = Arc::new(text.to_string());
+                let shared = SharedText::new(text.to_string());
                 let f = TextFile::parse_shared(&shared, breaks);
                 assert_eq!(f, TextFile::parse_with(text, breaks), "{text:?}");
                 assert_eq!(f.render(), text, "{text:?} {breaks:?}");

@@ -4,11 +4,9 @@
 //! copied file: the copy or move, and the binary change). Hunks become located edits whose
 //! line numbers are only hints; see the crate docs for the rules.
 
-use std::sync::Arc;
-
 use polypatch_core::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
+    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, SharedText, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
@@ -24,11 +22,11 @@ pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, Patc
 /// [`lower`] a tree parsed from `source`: the plan's lines are ranges of one shared copy
 /// of it (one copy of the text in all, not one allocation per line).
 pub(crate) fn lower_source(patch: &Patch<'_>, source: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-    lower_from(patch, Some((source, &Arc::new(source.to_owned()))), options)
+    lower_from(patch, Some((source, &SharedText::new(source.to_owned()))), options)
 }
 
 /// The text a tree was parsed from, and a shared copy of it, when known.
-type Source<'s> = Option<(&'s str, &'s Arc<String>)>;
+type Source<'s> = Option<(&'s str, &'s SharedText)>;
 
 fn lower_from(patch: &Patch<'_>, source: Source<'_>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     let mut files = Vec::with_capacity(patch.files.len());
@@ -361,7 +359,7 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
 /// The plan's lines of a section's hunk lines, taken in order: ranges of the shared copy
 /// of the source, or else of one copy of the section's lines. No allocation per line.
 enum LineTexts<'s> {
-    Source(&'s str, &'s Arc<String>),
+    Source(&'s str, &'s SharedText),
     Copied(std::vec::IntoIter<LineText>),
 }
 
