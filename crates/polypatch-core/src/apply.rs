@@ -504,6 +504,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     }
                 }
                 // The failed edits carry the reasons; the file is failed with them.
+                text.release();
                 return Ok(Status::Failed);
             }
             // The file's byte order mark stays the file's, once: a new first line that

@@ -9,7 +9,9 @@
 //! early exit once the distance budget is spent. A window that pairs a blank line with a
 //! line of text is not scored at all: that is a misalignment, never a typo.
 
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::engine::{Idx, Query, View};
 use crate::fold::trim;
@@ -117,36 +119,167 @@ pub(crate) fn closest(view: &View<'_>) -> (Option<(usize, f64)>, bool) {
 /// file line is nearest to one of the longest pattern lines by the cheap lower bounds
 /// alone (length difference, character histograms), best first, at most
 /// [`FEEDBACK_WINDOWS`]. Linear in the file's size; no edit distance is computed.
+///
+/// A file of many lines is read nearest length first ([`near_ranked_by_length`]), so that
+/// only lines of about the seed lines' lengths are read at all.
 fn near_ranked(view: &View<'_>, pat: &[Pattern], m: usize, n: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
-    let seeds: Vec<usize> = order.into_iter().take(NEAR_SEED_LINES).collect();
-    // A window start is ranked once per seed line at most, so the first `FEEDBACK_WINDOWS`
-    // distinct ones are among the best `FEEDBACK_WINDOWS` times that many entries: only
-    // those are kept (the worst of them on top), and a line whose length alone ranks it
-    // below all of them is not read further.
-    let keep = FEEDBACK_WINDOWS * NEAR_SEED_LINES;
-    let mut best: BinaryHeap<Ranked> = BinaryHeap::with_capacity(keep + 1);
     let counts = view.index.map(|index| index.trimmed_chars(view.lines));
+    let lengths = |p: usize| trimmed_chars(view, counts.as_deref(), p);
+    let mut ranking = Ranking::new(pat, m);
+    if n < BY_LENGTH_LINES || !near_ranked_by_length(view, &mut ranking, n, lengths) {
+        near_ranked_in_order(view, &mut ranking, n, lengths);
+    }
+    ranking.starts()
+}
+
+/// From this many lines on, [`near_ranked`] reads lines nearest length first.
+const BY_LENGTH_LINES: usize = 2_048;
+
+/// Lines longer than this (in characters, trimmed) make [`near_ranked`] read the file in
+/// order: a table of every length up to theirs would cost more than it saves.
+const MAX_BUCKETED_LENGTH: usize = 1 << 16;
+
+/// The best window starts by the cheap lower bounds, as [`near_ranked`] ranks them.
+struct Ranking<'p> {
+    pat: &'p [Pattern],
+    m: usize,
+    /// The seed lines: the longest pattern lines, by pattern index.
+    seeds: Vec<usize>,
+    /// The best entries so far, the worst of them on top.
+    best: BinaryHeap<Ranked>,
+}
+
+impl<'p> Ranking<'p> {
+    /// A window start is ranked once per seed line at most, so the first
+    /// [`FEEDBACK_WINDOWS`] distinct ones are among the best `FEEDBACK_WINDOWS` times that
+    /// many entries: only those are kept.
+    const KEEP: usize = FEEDBACK_WINDOWS * NEAR_SEED_LINES;
+
+    fn new(pat: &'p [Pattern], m: usize) -> Ranking<'p> {
+        let mut order: Vec<usize> = (0..m).filter(|&k| !pat[k].chars.is_empty()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(pat[k].chars.len()));
+        order.truncate(NEAR_SEED_LINES);
+        Ranking { pat, m, seeds: order, best: BinaryHeap::with_capacity(Self::KEEP + 1) }
+    }
+
+    /// The rank of a line of `flen` characters against seed line `k` by length alone: a
+    /// lower bound of its rank with histograms.
+    fn by_length(&self, k: usize, flen: usize) -> f64 {
+        let needle = self.pat[k].chars.len();
+        flen.abs_diff(needle) as f64 / flen.max(needle).max(1) as f64
+    }
+
+    /// Whether an entry of rank `by_length` (or worse) can no longer be among the kept.
+    fn below_all(&self, by_length: &Ranked) -> bool {
+        self.best.len() == Self::KEEP && self.best.peek().is_some_and(|worst| by_length > worst)
+    }
+
+    /// Ranks view line `p` (of `flen` characters) against seed line `k`, the window
+    /// starting `k` lines before it; `fhist` holds the line's histogram once read.
+    fn offer(&mut self, view: &View<'_>, k: usize, p: usize, flen: usize, fhist: &mut Option<[u16; 64]>) {
+        let Pattern { chars: needle, hist, .. } = &self.pat[k];
+        let longest = flen.max(needle.len()).max(1) as f64;
+        let by_length = Ranked(flen.abs_diff(needle.len()) as f64 / longest, p - k);
+        if self.below_all(&by_length) {
+            return;
+        }
+        let fhist = fhist.get_or_insert_with(|| text_histogram(trim(view.file(p))));
+        let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, fhist) / 2);
+        self.best.push(Ranked(lower as f64 / longest, p - k));
+        if self.best.len() > Self::KEEP {
+            self.best.pop();
+        }
+    }
+
+    /// Whether view line `p` can end a window that seed line `k` stands in.
+    fn fits(&self, k: usize, p: usize, n: usize) -> bool {
+        p >= k && p - k + self.m <= n
+    }
+
+    fn starts(self) -> Vec<usize> {
+        first_distinct(self.best.into_sorted_vec().into_iter().map(|Ranked(_, s)| s))
+    }
+}
+
+/// [`near_ranked`] over every view line in order.
+fn near_ranked_in_order(view: &View<'_>, ranking: &mut Ranking<'_>, n: usize, lengths: impl Fn(usize) -> usize) {
+    let seeds = ranking.seeds.clone();
     for p in 0..n {
-        let mut stats: Option<(usize, Option<[u16; 64]>)> = None;
-        for &k in seeds.iter().filter(|&&k| p >= k && p - k + m <= n) {
-            let Pattern { chars: needle, hist, .. } = &pat[k];
-            let (flen, fhist) = stats.get_or_insert_with(|| (trimmed_chars(view, counts.as_deref(), p), None));
-            let longest = (*flen).max(needle.len()).max(1) as f64;
-            let by_length = Ranked(flen.abs_diff(needle.len()) as f64 / longest, p - k);
-            if best.len() == keep && best.peek().is_some_and(|worst| by_length > *worst) {
+        let mut flen = None;
+        let mut fhist = None;
+        for &k in &seeds {
+            if !ranking.fits(k, p, n) {
                 continue;
             }
-            let fhist = fhist.get_or_insert_with(|| text_histogram(trim(view.file(p))));
-            let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, fhist) / 2);
-            best.push(Ranked(lower as f64 / longest, p - k));
-            if best.len() > keep {
-                best.pop();
+            let flen = *flen.get_or_insert_with(|| lengths(p));
+            ranking.offer(view, k, p, flen, &mut fhist);
+        }
+    }
+}
+
+/// [`near_ranked`] reading, for each seed line, the view lines nearest its length first,
+/// and stopping where the length alone ranks every line left below the kept entries
+/// (which the reading in order skips one by one). The kept entries are the same: the best
+/// of one order. `false` (nothing done) when a line is too long to group lines by length.
+fn near_ranked_by_length(
+    view: &View<'_>,
+    ranking: &mut Ranking<'_>,
+    n: usize,
+    lengths: impl Fn(usize) -> usize,
+) -> bool {
+    let lengths: Vec<usize> = (0..n).map(lengths).collect();
+    let longest = lengths.iter().copied().max().unwrap_or(0);
+    if longest > MAX_BUCKETED_LENGTH {
+        return false;
+    }
+    // The view lines grouped by length, in order within each length (a counting sort).
+    let mut from = vec![0u32; longest + 2];
+    for &len in &lengths {
+        from[len + 1] += 1;
+    }
+    for len in 0..=longest {
+        from[len + 1] += from[len];
+    }
+    let mut at = from.clone();
+    let mut order = vec![0u32; n];
+    for (p, &len) in lengths.iter().enumerate() {
+        order[at[len] as usize] = p as u32;
+        at[len] += 1;
+    }
+    let group = |len: usize| &order[from[len] as usize..from[len + 1] as usize];
+    for k in ranking.seeds.clone() {
+        let needle = ranking.pat[k].chars.len();
+        // Lengths at and below the needle's, and above it: each side ranks worse the
+        // farther it goes, so the next length is the better of the two sides' next.
+        let (mut down, mut up) = (Some(needle.min(longest)), needle + 1);
+        loop {
+            let below = down.map(|len| (len, ranking.by_length(k, len)));
+            let above = (up <= longest).then(|| (up, ranking.by_length(k, up)));
+            let Some((len, rank)) = (match (below, above) {
+                (Some(b), Some(a)) => Some(if a.1 < b.1 { a } else { b }),
+                (b, a) => b.or(a),
+            }) else {
+                break;
+            };
+            // Every line left ranks at least this by length alone: below every kept entry
+            // when this is (whatever the start, as it is worse by rank).
+            if ranking.best.len() == Ranking::KEEP && ranking.best.peek().is_some_and(|worst| rank > worst.0) {
+                break;
+            }
+            for &p in group(len) {
+                let p = p as usize;
+                if ranking.fits(k, p, n) {
+                    ranking.offer(view, k, p, len, &mut None);
+                }
+            }
+            if len == up {
+                up += 1;
+            } else {
+                down = len.checked_sub(1);
             }
         }
     }
-    first_distinct(best.into_sorted_vec().into_iter().map(|Ranked(_, s)| s))
+    true
 }
 
 /// The first [`FEEDBACK_WINDOWS`] distinct window starts of a ranked list.
@@ -165,6 +298,7 @@ fn first_distinct(ranked: impl Iterator<Item = usize>) -> Vec<usize> {
 
 /// The number of characters of view line `p`, trimmed: from the file's kept counts when
 /// there are some.
+#[inline]
 fn trimmed_chars(view: &View<'_>, counts: Option<&[u32]>, p: usize) -> usize {
     match counts.map(|c| c[view.idx.at(p)]) {
         Some(count) if count != u32::MAX => count as usize,
@@ -408,8 +542,13 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget,
     let mut buf = Vec::new();
     // Only windows where the changed lines can stand are worth seeding: scoring refuses
     // every other one.
-    let capped = if by_caps { capped_starts(view, pat, budget) } else { None };
     let counts = view.index.map(|index| index.trimmed_chars(view.lines));
+    let capped = if by_caps { capped_starts(view, pat, budget) } else { None };
+    // ... and whose lines' lengths alone leave them a chance (a short changed line such as
+    // `}` stands in thousands of places).
+    let capped = capped.map(|starts| {
+        starts.into_iter().filter(|&s| lengths_allow(view, pat, s, floor, counts.as_deref())).collect::<Vec<_>>()
+    });
     for &k in order.iter().take(NEAR_SEED_LINES) {
         let Pattern { chars: needle, hist, .. } = &pat[k];
         let places: Box<dyn Iterator<Item = usize>> = match &capped {
@@ -445,6 +584,28 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget,
     starts
 }
 
+/// Whether the window at `s` can score `floor` by its lines' lengths alone, as
+/// [`window_score`] tests them first: no blank line against a line with text, no changed
+/// line longer or shorter than its cap allows, and length differences within the
+/// distance the floor allows. A window refused here is refused there.
+fn lengths_allow(view: &View<'_>, pat: &[Pattern], s: usize, floor: f64, counts: Option<&[u32]>) -> bool {
+    let mut total = 0usize;
+    let mut bound = 0usize;
+    for (k, p) in pat.iter().enumerate() {
+        let flen = trimmed_chars(view, counts, s + k);
+        if (flen == 0) != p.chars.is_empty() {
+            return false;
+        }
+        let differ = flen.abs_diff(p.chars.len());
+        if p.cap.is_some_and(|cap| differ > cap) {
+            return false;
+        }
+        total += flen.max(p.chars.len());
+        bound += differ;
+    }
+    bound <= ((1.0 - floor) * total as f64).floor() as usize
+}
+
 /// The window starts where the longest changed pattern line (a line the edit changes, which
 /// may differ by its typo cap only) stands within its cap, in order; `None` when the pattern
 /// has no such line with text. [`window_score`] refuses every other window, so seeding only
@@ -458,7 +619,7 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
         .filter_map(|k| Some((k, pat[k].cap?)))
         .filter(|&(k, _)| !pat[k].chars.is_empty())
         .max_by_key(|&(k, _)| (pat[k].chars.len(), std::cmp::Reverse(k)))?;
-    let Pattern { chars: needle, hist, .. } = &pat[k];
+    let Pattern { chars: needle, hist, text, .. } = &pat[k];
     let mut starts = Vec::new();
     let mut buf = Vec::new();
     let counts = view.index.map(|index| index.trimmed_chars(view.lines));
@@ -467,6 +628,15 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
             continue;
         }
         let f = trim(view.file(p));
+        // An equal line (most of them, for a short changed line such as `}`) is within any
+        // cap; with a cap of 0 nothing else is.
+        if f == text.as_str() {
+            starts.push(p - k);
+            continue;
+        }
+        if cap == 0 {
+            continue;
+        }
         if histogram_distance(hist, &text_histogram(f)) / 2 > cap {
             continue;
         }
@@ -655,13 +825,15 @@ struct Pattern {
     hist: [u16; 64],
     /// A line the edit changes may differ by this many edits at most.
     cap: Option<usize>,
+    /// The line.
+    text: String,
 }
 
 impl Pattern {
     fn new(line: &str) -> Pattern {
         let chars: Vec<char> = line.chars().collect();
         let hist = histogram(chars.iter().copied());
-        Pattern { chars, hist, cap: None }
+        Pattern { chars, hist, cap: None, text: line.to_string() }
     }
 }
 
@@ -851,6 +1023,44 @@ mod tests {
         first_distinct(ranked.into_iter().map(|(_, s)| s))
     }
 
+    /// [`near_ranked_by_length`], whatever the number of lines.
+    fn ranked_by_length(view: &View<'_>, patterns: &[Pattern]) -> Vec<usize> {
+        let counts = view.index.map(|index| index.trimmed_chars(view.lines));
+        let mut ranking = Ranking::new(patterns, view.pat.len());
+        let lengths = |p: usize| trimmed_chars(view, counts.as_deref(), p);
+        assert!(near_ranked_by_length(view, &mut ranking, view.idx.len(), lengths));
+        ranking.starts()
+    }
+
+    #[test]
+    fn a_big_file_is_ranked_by_length_as_sorting_every_pair_ranks_it() {
+        // Lines of many lengths, blank ones among them, and patterns shorter, longer and
+        // as long as any line of the file.
+        let file: String = (0..3 * BY_LENGTH_LINES)
+            .map(|i| match i % 7 {
+                0 => String::new(),
+                r => format!("{}call_{}({});\n", " ".repeat(r), i % 13, "x".repeat(i * 31 % 97)),
+            })
+            .map(|l| if l.is_empty() { "\n".to_string() } else { l })
+            .collect();
+        let lines = TextFile::parse(&file).lines;
+        for pat in [
+            vec!["call_3(xxxxx);".to_string(), String::new(), "  call_9();".to_string()],
+            vec!["no such line at all, and longer than every line of the file by a good margin: ".repeat(3)],
+            vec!["x".to_string(), "y".to_string()],
+        ] {
+            let pat: Vec<LineText> = pat.iter().map(|l| LineText::from(l.as_str())).collect();
+            let hashes = crate::index::LineHashes::default();
+            let q = Query { index: Some(&hashes), ..query(&pat, lines.len()) };
+            let view = View::new(&lines, &q);
+            let patterns: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
+            let (m, n) = (view.pat.len(), view.idx.len());
+            let want = near_ranked_by_sorting_all(&view, &patterns, m, n);
+            assert_eq!(want.len(), FEEDBACK_WINDOWS);
+            assert_eq!(near_ranked(&view, &patterns, m, n), want, "{pat:?}");
+        }
+    }
+
     /// A file of lines from a small vocabulary, some with one character changed, and a
     /// pattern taken from it (or not) with a typo of its own and some lines marked changed.
     fn similar_lines() -> impl proptest::strategy::Strategy<Value = (Vec<String>, Vec<String>, Vec<bool>)> {
@@ -911,7 +1121,9 @@ mod tests {
             let starts = |view: &View<'_>| capped_starts(view, &capped, &mut Budget::new(u64::MAX));
             proptest::prop_assert_eq!(starts(&view), starts(&plain));
             if m > 0 && n >= m {
-                proptest::prop_assert_eq!(near_ranked(&view, &patterns, m, n), near_ranked_by_sorting_all(&plain, &patterns, m, n));
+                let want = near_ranked_by_sorting_all(&plain, &patterns, m, n);
+                proptest::prop_assert_eq!(&near_ranked(&view, &patterns, m, n), &want);
+                proptest::prop_assert_eq!(&ranked_by_length(&view, &patterns), &want);
             }
         }
 
