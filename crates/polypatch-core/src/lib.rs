@@ -89,5 +89,7 @@ pub use report::{
 };
 pub use shared::SharedText;
 pub use span::{Span, locate_line};
-pub use text::{Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
+pub use text::{
+    Cutter, Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
+};
 pub use tier::{Tier, TierSet};

@@ -147,6 +147,22 @@ impl LineText {
         out
     }
 
+    /// A cutter of many [`LineText::slice`]s of `buf` one at a time, counting their
+    /// references to `buf` in batches rather than one by one (for a parser that cuts
+    /// lines as it goes; [`LineText::slices`] when the ranges are at hand).
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, SharedText};
+    ///
+    /// let patch = SharedText::new("-old\n+new\n".to_string());
+    /// let mut cut = LineText::cutter(&patch);
+    /// let (old, new) = (cut.slice(1..4), cut.slice(6..9));
+    /// assert_eq!([old, new], ["old", "new"]);
+    /// ```
+    pub fn cutter(buf: &SharedText) -> Cutter<'_> {
+        Cutter { handles: buf.handles(CUTTER_BATCH), buf }
+    }
+
     /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
     /// allocation for them all instead of one each.
     ///
@@ -258,6 +274,39 @@ impl LineText {
     #[cfg(test)]
     fn is_range(&self) -> bool {
         self.len != WHOLE
+    }
+}
+
+/// How many references a [`Cutter`] counts at once.
+const CUTTER_BATCH: usize = 256;
+
+/// Cuts [`LineText`]s from one [`SharedText`] ([`LineText::cutter`]).
+pub struct Cutter<'a> {
+    buf: &'a SharedText,
+    handles: crate::shared::Handles<'a>,
+}
+
+impl Cutter<'_> {
+    /// `buf[range]`, as [`LineText::slice`] cuts it.
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of the text on character boundaries, as `&buf[range]`
+    /// does.
+    #[inline]
+    pub fn slice(&mut self, range: Range<usize>) -> LineText {
+        assert!(
+            self.buf.get(range.clone()).is_some(),
+            "Cutter::slice: {range:?} is not a range of the {}-byte text on character boundaries",
+            self.buf.len()
+        );
+        LineText::counted(self.handles.take(), range.start, range.end)
+    }
+}
+
+impl fmt::Debug for Cutter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cutter").field("len", &self.buf.len()).finish_non_exhaustive()
     }
 }
 
@@ -738,8 +787,12 @@ mod tests {
         f.lines.insert(1, g.lines[1].clone());
         f.lines.push(Line { text: "own".into(), eol: Eol::Lf });
         f.lines[0].text.truncate(0);
-        let slices = LineText::slices(&two, [0..1, 2..3, 2..2]);
+        let mut slices = LineText::slices(&two, [0..1, 2..3, 2..2]);
         assert_eq!(slices, ["x", "y", ""]);
+        let mut cut = LineText::cutter(&two);
+        slices.extend((0..600).map(|i| cut.slice(i % 2 * 2..i % 2 * 2 + 1)));
+        drop(cut);
+        assert_eq!(slices[600], "y");
         assert_eq!(f.render(), "\ny\nb\r\ncown\n");
         f.release();
         assert!(one.get_mut().is_some(), "every count of `one` given back");
