@@ -5,7 +5,7 @@
 //! line numbers are only hints; see the crate docs for the rules.
 
 use polypatch_core::{
-    Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
+    Action, BinaryData, Cutter, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
     LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, SharedText, Span, Target,
 };
 
@@ -359,14 +359,14 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
 /// The plan's lines of a section's hunk lines, taken in order: ranges of the shared copy
 /// of the source, or else of one copy of the section's lines. No allocation per line.
 enum LineTexts<'s> {
-    Source(&'s str, &'s SharedText),
+    Source(&'s str, Cutter<'s>),
     Copied(std::vec::IntoIter<LineText>),
 }
 
 impl<'s> LineTexts<'s> {
     fn new(section: &FilePatch<'_>, source: Source<'s>) -> Self {
         match source {
-            Some((text, copy)) => LineTexts::Source(text, copy),
+            Some((text, copy)) => LineTexts::Source(text, LineText::cutter(copy)),
             None => LineTexts::Copied(
                 LineText::copy_all(section.hunks.iter().flat_map(|h| &h.lines).map(|l| l.text)).into_iter(),
             ),
@@ -376,13 +376,13 @@ impl<'s> LineTexts<'s> {
     /// The text of `line`, the section's next hunk line.
     fn next(&mut self, line: &str) -> LineText {
         match self {
-            LineTexts::Source(text, copy) => {
+            LineTexts::Source(text, cut) => {
                 // A line of the tree is a piece of the text it was parsed from: where it
                 // starts there is its offset (a wrapped-around number for any other text,
                 // which no range of the text holds).
                 let start = (line.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
                 match start.checked_add(line.len()) {
-                    Some(end) if end <= text.len() => LineText::slice(copy, start..end),
+                    Some(end) if end <= text.len() => cut.slice(start..end),
                     _ => LineText::from(line),
                 }
             }
