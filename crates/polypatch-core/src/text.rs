@@ -472,6 +472,71 @@ impl TextFile {
         out
     }
 
+    /// The file's bytes, as [`TextFile::render`] gives them, handed to `piece` in order
+    /// and without a copy: the byte order mark, each run of lines that still stand one
+    /// after the other in their shared buffer (terminators included) as one slice of it,
+    /// and a line with a text of its own as its text and then its terminator. Empty
+    /// pieces are left out. Stops at the first error `piece` returns, and returns it.
+    ///
+    /// Writing a file this way costs no copy of it: an edited file's unchanged lines are
+    /// still ranges of the text that was read.
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, TextFile};
+    ///
+    /// let mut file = TextFile::parse("one\ntwo\nthree\r\nfour\n");
+    /// file.lines[1].text = LineText::from("2");
+    /// let mut pieces = Vec::new();
+    /// file.try_for_each_piece(|p| Ok::<_, ()>(pieces.push(p))).unwrap();
+    /// assert_eq!(pieces, ["one\n", "2", "\n", "three\r\nfour\n"]);
+    /// assert_eq!(pieces.concat(), file.render());
+    /// ```
+    pub fn try_for_each_piece<'a, E>(&'a self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+        if self.bom {
+            emit(BOM)?;
+        }
+        // The run being gathered: its buffer, and where it starts and ends in it.
+        let mut run: Option<(&'a str, usize, usize)> = None;
+        for line in &self.lines {
+            let eol = line.eol.as_str();
+            let here = line.text.buffer().and_then(|buf| {
+                let start = line.text.as_ptr().addr() - buf.as_ptr().addr();
+                let end = start + line.text.len();
+                // Byte by byte, as `render` compares them: no `memcmp` call per line.
+                let b = buf.as_bytes();
+                let follows = match line.eol {
+                    Eol::Lf => b.get(end) == Some(&b'\n'),
+                    Eol::CrLf => b.get(end) == Some(&b'\r') && b.get(end + 1) == Some(&b'\n'),
+                    Eol::Cr => b.get(end) == Some(&b'\r'),
+                    Eol::None => true,
+                };
+                follows.then_some((buf.as_str(), start, end + eol.len()))
+            });
+            match (&mut run, here) {
+                (Some((buf, _, end)), Some((b, start, with_eol))) if std::ptr::eq(*buf, b) && *end == start => {
+                    *end = with_eol;
+                }
+                (_, Some(next)) => {
+                    if let Some((buf, start, end)) = run.replace(next) {
+                        emit(&buf[start..end])?;
+                    }
+                }
+                (_, None) => {
+                    if let Some((buf, start, end)) = run.take() {
+                        emit(&buf[start..end])?;
+                    }
+                    emit(&line.text)?;
+                    emit(eol)?;
+                }
+            }
+        }
+        if let Some((buf, start, end)) = run {
+            emit(&buf[start..end])?;
+        }
+        Ok(())
+    }
+
     /// The terminator new lines get: the most frequent one in the file (the first seen on
     /// a tie), `\n` for a file without any.
     pub fn dominant_eol(&self) -> Eol {
