@@ -264,12 +264,11 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let status = match &slot.current {
                     Held::Missing => Status::Applied,
                     Held::File { bytes: old, .. } => {
-                        let old = old.as_bytes();
                         let identical = *old == bytes;
                         if !identical {
                             // Lazy text over a file is the finding that says what to do,
                             // whether or not the create may overwrite.
-                            crate::elision::check_whole(old, &bytes)?;
+                            crate::elision::check_whole(old.as_bytes(), &bytes)?;
                         }
                         match if_exists {
                             IfExists::Overwrite if identical => Status::AlreadyApplied,
@@ -322,7 +321,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     _ => content.clone(),
                 };
                 let mode = match &slot.current {
-                    Held::File { bytes, .. } if *bytes.as_bytes() == *content.as_bytes() => {
+                    Held::File { bytes, .. } if *bytes == *content.as_bytes() => {
                         return Ok(Status::AlreadyApplied);
                     }
                     Held::File { bytes, mode } => {

@@ -864,6 +864,61 @@ mod tests {
     }
 
     #[test]
+    fn pieces_are_the_rendered_bytes_with_unchanged_lines_as_runs_of_their_buffer() {
+        fn pieces(f: &TextFile) -> Vec<&str> {
+            let mut out = Vec::new();
+            f.try_for_each_piece(|p| {
+                out.push(p);
+                Ok::<_, ()>(())
+            })
+            .unwrap();
+            out
+        }
+        let text = "\u{feff}a\r\nbb\n\nc\rdd\r\n\r\ne\r\r\nf";
+        let other = TextFile::parse("x\ny\n");
+        let changes: [&dyn Fn(&mut TextFile); 10] = [
+            &|_| {},
+            &|f| f.lines.swap(1, 2),
+            &|f| drop(f.lines.remove(2)),
+            &|f| f.lines[1].text.truncate(1),
+            &|f| f.lines[0].eol = Eol::Lf,
+            &|f| f.lines[3].eol = Eol::CrLf,
+            &|f| f.lines[4].text = LineText::from("dd"),
+            &|f| f.lines.insert(2, other.lines[1].clone()),
+            &|f| f.lines.iter_mut().for_each(|l| l.text = LineText::from(l.text.as_str())),
+            &|f| f.lines.clear(),
+        ];
+        for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+            for (i, change) in changes.iter().enumerate() {
+                let mut f = TextFile::parse_with(text, breaks);
+                change(&mut f);
+                let got = pieces(&f);
+                assert_eq!(got.concat(), f.render(), "change {i}, {breaks:?}");
+                assert!(got.iter().all(|p| !p.is_empty()), "change {i}, {breaks:?}");
+            }
+            // Unchanged, the lines are one run after the mark; a line an edit wrote parts it.
+            let mut f = TextFile::parse_with(text, breaks);
+            assert_eq!(pieces(&f), [BOM, &text[BOM.len()..]]);
+            f.lines[1].text = LineText::from("BB");
+            assert_eq!(pieces(&f)[..4], [BOM, "a\r\n", "BB", "\n"]);
+            assert_eq!(pieces(&f).len(), 5);
+        }
+        assert!(pieces(&TextFile::parse("")).is_empty());
+        // The first error stops the walk and comes back.
+        let mut seen = 0;
+        let mut g = TextFile::parse("a\nb\n");
+        g.lines[0].text = LineText::from("A");
+        assert_eq!(
+            g.try_for_each_piece(|_| {
+                seen += 1;
+                Err(seen)
+            }),
+            Err(1)
+        );
+        assert_eq!(seen, 1);
+    }
+
+    #[test]
     #[should_panic(expected = "is_char_boundary")]
     fn truncating_inside_a_character_panics_as_a_string_does() {
         let mut t = TextFile::parse("caf\u{e9}").lines[0].text.clone();
