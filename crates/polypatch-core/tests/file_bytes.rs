@@ -3,6 +3,8 @@
 //! comparison, a later edit of the same file, a copy) sees exactly the bytes a rendered
 //! copy would hold.
 
+use std::fmt::Write as _;
+
 mod common;
 
 use polypatch_core::{
@@ -32,6 +34,14 @@ fn modify(path: &str, edits: Vec<Edit>, git: bool) -> FileEdit {
     FileEdit::new(path, FileOp::Modify(m))
 }
 
+/// `n` lines `{word} {i}`, each ended by `eol`.
+fn numbered(word: &str, n: usize, eol: &str) -> String {
+    (0..n).fold(String::new(), |mut out, i| {
+        let _ = write!(out, "{word} {i}{eol}");
+        out
+    })
+}
+
 fn plan(files: Vec<FileEdit>) -> EditPlan {
     EditPlan::new("test", files)
 }
@@ -55,7 +65,8 @@ fn check_reads(bytes: &FileBytes, want: &[u8], what: &str) {
     assert_eq!(bytes.len(), want.len(), "{what}: len");
     assert_eq!(bytes.is_empty(), want.is_empty(), "{what}: is_empty");
     assert_eq!(bytes.to_vec(), want, "{what}: to_vec");
-    assert!(*bytes == *want && *want == *bytes, "{what}: ==");
+    assert!(*bytes == *want, "{what}: ==");
+    assert!(*want == *bytes, "{what}: == from the other side");
     let mut longer = want.to_vec();
     longer.push(b'\n');
     assert!(*bytes != longer && *bytes != want[..want.len().saturating_sub(1)] || want.is_empty(), "{what}: !=");
@@ -110,6 +121,9 @@ fn check(path: &str, before: &[u8], plan: &EditPlan, want: &[u8]) {
     }
 }
 
+/// A file before, a line of it, the line that replaces it, and the file after.
+type Case<'a> = (&'a [u8], &'a [u8], &'a [u8], &'a [u8]);
+
 #[test]
 fn every_kind_of_text_file_is_written_byte_for_byte() {
     let one = |old: &[u8], new: &[u8]| {
@@ -120,7 +134,7 @@ fn every_kind_of_text_file_is_written_byte_for_byte() {
         (minus, plus)
     };
     // (before, line replaced, its replacement, after), each with matching text and as git.
-    let cases: [(&[u8], &[u8], &[u8], &[u8]); 7] = [
+    let cases: [Case<'_>; 7] = [
         (b"a\nb\nc\n", b"b", b"B", b"a\nB\nc\n"),
         (b"a\r\nb\r\nc\r\n", b"b", b"B", b"a\r\nB\r\nc\r\n"),
         (b"a\nb\r\nc\n\r\nd", b"c", b"C", b"a\nb\r\nC\n\r\nd"),
@@ -145,7 +159,7 @@ fn every_kind_of_text_file_is_written_byte_for_byte() {
     let append = Edit::new(Target::EndOfFile, Action::InsertAfter { lines: vec!["first".into(), "second".into()] });
     check("f.txt", b"", &plan(vec![modify("f.txt", vec![append], false)]), b"first\nsecond\n");
     // Two edits far apart in a larger file: three runs of its buffer around them.
-    let before: String = (0..2000).map(|i| format!("line {i}\r\n")).collect();
+    let before = numbered("line", 2000, "\r\n");
     let after = before.replace("line 10\r\n", "TEN\r\n").replace("line 1990\r\n", "1990\r\nadded\r\n");
     let edits = vec![hunk(&[b" line 9", b"-line 10", b"+TEN"]), hunk(&[b"-line 1990", b"+1990", b"+added"])];
     check("f.txt", before.as_bytes(), &plan(vec![modify("f.txt", edits, false)]), after.as_bytes());
@@ -175,7 +189,7 @@ fn a_file_that_is_not_utf8_is_written_byte_for_byte() {
 
 #[test]
 fn later_edits_of_one_file_in_one_plan_see_the_earlier_ones() {
-    let before: String = (0..500).map(|i| format!("row {i}\n")).collect();
+    let before = numbered("row", 500, "\n");
     let p = plan(vec![
         modify("a.txt", vec![hunk(&[b"-row 100", b"+ROW 100"])], false),
         modify("a.txt", vec![hunk(&[b" ROW 100", b"-row 101", b"+ROW 101"])], false),
@@ -220,7 +234,7 @@ fn later_edits_of_one_file_in_one_plan_see_the_earlier_ones() {
 
 #[test]
 fn a_move_or_copy_onto_a_file_compares_it_with_the_edited_lines() {
-    let before: String = (0..300).map(|i| format!("item {i}\n")).collect();
+    let before = numbered("item", 300, "\n");
     let after = before.replace("item 150\n", "ITEM 150\n");
     // The destination holds the result, or nearly: one byte short, one byte more, one other.
     let nearly = [
