@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IoSlice, Write};
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
@@ -57,8 +57,10 @@ struct Lines {
     whole: OnceLock<FileBytes>,
 }
 
-/// Pieces written through a buffer of this size: a run of lines longer than it goes to
-/// the writer as it is, shorter pieces (a line an edit wrote) are gathered first.
+/// Pieces handed to one vectored write at the most: Linux's `IOV_MAX`.
+const BATCH: usize = 1024;
+
+/// The buffer the lines of a file that is not UTF-8 are encoded into on their way out.
 const WRITE_BUFFER: usize = 64 * 1024;
 
 impl FileBytes {
@@ -146,9 +148,10 @@ impl FileBytes {
         self.try_for_each_piece(|_| Err(())).is_ok()
     }
 
-    /// Writes the bytes to `out`: the lines of an edited file piece by piece (runs of
-    /// unchanged lines as they are, without a copy; short pieces gathered in a buffer), or
-    /// the bytes in one `write_all`. Does not flush `out`.
+    /// Writes the bytes to `out`: the bytes in one `write_all`, or the lines of an edited
+    /// file in vectored writes of up to 1,024 pieces (runs of unchanged lines as they
+    /// stand in the text that was read, without a copy). Lines whose text stands for bytes
+    /// that are not UTF-8 are encoded into a buffer on their way out. Does not flush `out`.
     ///
     /// # Errors
     ///
@@ -157,9 +160,21 @@ impl FileBytes {
         if let Some(bytes) = self.settled() {
             return out.write_all(bytes);
         }
-        let mut out = BufWriter::with_capacity(WRITE_BUFFER, out);
-        self.try_for_each_piece(|piece| out.write_all(piece))?;
-        out.flush()
+        let Repr::Lines(lines) = &self.0 else { unreachable!("text and bytes are settled") };
+        if lines.lossless {
+            let mut out = BufWriter::with_capacity(WRITE_BUFFER, out);
+            self.try_for_each_piece(|piece| out.write_all(piece))?;
+            return out.flush();
+        }
+        let mut batch = Vec::with_capacity(BATCH);
+        lines.file.try_for_each_piece(|piece| {
+            batch.push(IoSlice::new(piece.as_bytes()));
+            if batch.len() < BATCH {
+                return Ok(());
+            }
+            write_all_vectored(out, &mut batch)
+        })?;
+        write_all_vectored(out, &mut batch)
     }
 
     /// A copy of the bytes, built from the lines without keeping them here.
@@ -203,6 +218,22 @@ impl FileBytes {
         });
         same.is_ok() && rest.is_empty()
     }
+}
+
+/// Writes every byte of `pieces` to `out` (as the unstable `Write::write_all_vectored`
+/// does), and empties `pieces`.
+fn write_all_vectored<W: Write + ?Sized>(out: &mut W, pieces: &mut Vec<IoSlice<'_>>) -> io::Result<()> {
+    let mut rest = &mut pieces[..];
+    while !rest.is_empty() {
+        match out.write_vectored(rest) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    pieces.clear();
+    Ok(())
 }
 
 impl Deref for FileBytes {

@@ -4,13 +4,14 @@
 //! copy would hold.
 
 use std::fmt::Write as _;
+use std::io::{self, IoSlice};
 
 mod common;
 
 use polypatch_core::{
     Action, ApplyOptions, ChangeKind, Content, DiskFileSet, Durability, Edit, EditPlan, FailureKind, FileBytes,
-    FileEdit, FileOp, IfExists, LineBreaks, MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status,
-    Target, apply, compute, decode_lossless,
+    FileEdit, FileOp, IfExists, LineBreaks, MemoryFileSet, Modify, Occurrence, Policy, PostProcess, Replacement, Scope,
+    Status, Target, apply, compute, decode_lossless,
 };
 
 /// An edit from diff-style lines (` ` context, `-` removed, `+` added), each line read from
@@ -277,4 +278,96 @@ fn file_bytes_made_from_bytes_read_and_compare_as_them() {
     }
     assert_eq!(FileBytes::from("é"), FileBytes::from(String::from("é")));
     assert_ne!(FileBytes::from("é"), FileBytes::from(&b"\xe9"[..]));
+}
+
+/// A writer that takes at most `step` bytes a call and is interrupted every third call;
+/// past `fail_at` bytes it fails, or takes nothing (`zero`).
+struct Trickle {
+    out: Vec<u8>,
+    step: usize,
+    calls: usize,
+    fail_at: usize,
+    zero: bool,
+}
+
+impl Trickle {
+    fn new(step: usize) -> Trickle {
+        Trickle { out: Vec::new(), step, calls: 0, fail_at: usize::MAX, zero: false }
+    }
+
+    /// How many bytes the next call takes, or its error.
+    fn room(&mut self) -> io::Result<usize> {
+        self.calls += 1;
+        if self.calls % 3 == 0 {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        match self.fail_at.checked_sub(self.out.len()) {
+            Some(0) | None if self.zero => Ok(0),
+            Some(0) | None => Err(io::Error::other("disk full")),
+            Some(left) => Ok(self.step.min(left)),
+        }
+    }
+}
+
+impl io::Write for Trickle {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.room()?.min(buf.len());
+        self.out.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        let mut room = self.room()?;
+        let mut n = 0;
+        for buf in bufs {
+            let take = room.min(buf.len());
+            self.out.extend_from_slice(&buf[..take]);
+            (n, room) = (n + take, room - take);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_file_of_many_pieces_is_written_whole_through_short_and_interrupted_writes() {
+    // Trailing blanks stripped from every other line: every line a piece of its own, and
+    // its terminator another, thousands of pieces in all (several vectored batches).
+    let before = (0..3000).fold(String::new(), |mut out, i| {
+        let _ = write!(out, "line {i}{}\r\n", if i % 2 == 0 { "  " } else { "" });
+        out
+    });
+    let after = before.replace("  \r\n", "\r\n");
+    let mut m = Modify::new(Vec::new());
+    m.post = PostProcess::strip_trailing_whitespace();
+    let files = MemoryFileSet::new().with("f.txt", before.as_str());
+    let bytes = written(&files, &plan(vec![FileEdit::new("f.txt", FileOp::Modify(m))]));
+    for step in [1, 7, 4096, usize::MAX] {
+        let mut out = Trickle::new(step);
+        bytes.write_to(&mut out).unwrap();
+        assert_eq!(out.out, after.as_bytes(), "{step}");
+    }
+    // An error comes back; a writer that takes nothing is an error too.
+    for zero in [false, true] {
+        let mut out = Trickle { fail_at: 1000, zero, ..Trickle::new(100) };
+        let err = bytes.write_to(&mut out).unwrap_err();
+        assert_eq!(err.kind(), if zero { io::ErrorKind::WriteZero } else { io::ErrorKind::Other });
+        assert_eq!(out.out, after.as_bytes()[..1000]);
+    }
+    check_reads(&bytes, after.as_bytes(), "many pieces");
+    // Lines whose text stands for bytes that are not UTF-8 go out through a buffer.
+    let latin: Vec<u8> = before.bytes().map(|b| if b == b'e' { 0xe9 } else { b }).collect();
+    let want: Vec<u8> = after.bytes().map(|b| if b == b'e' { 0xe9 } else { b }).collect();
+    let mut m = Modify::new(Vec::new());
+    m.post = PostProcess::strip_trailing_whitespace();
+    m.line_breaks = LineBreaks::LfOrCrLf;
+    let files = MemoryFileSet::new().with("l.txt", latin);
+    let bytes = written(&files, &plan(vec![FileEdit::new("l.txt", FileOp::Modify(m))]));
+    let mut out = Trickle::new(7);
+    bytes.write_to(&mut out).unwrap();
+    assert_eq!(out.out, want);
+    check_reads(&bytes, &want, "many pieces, not UTF-8");
 }
