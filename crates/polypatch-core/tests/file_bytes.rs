@@ -298,7 +298,7 @@ impl Trickle {
     /// How many bytes the next call takes, or its error.
     fn room(&mut self) -> io::Result<usize> {
         self.calls += 1;
-        if self.calls % 3 == 0 {
+        if self.calls.is_multiple_of(3) {
             return Err(io::ErrorKind::Interrupted.into());
         }
         match self.fail_at.checked_sub(self.out.len()) {
