@@ -40,12 +40,44 @@ pub struct FileBytes(Repr);
 
 #[derive(Clone)]
 enum Repr {
+    /// Bytes at hand.
+    Whole(Whole),
+    /// The lines of an edited text file.
+    Lines(Arc<Lines>),
+}
+
+/// Bytes at hand.
+#[derive(Clone)]
+enum Whole {
     /// UTF-8 text, checked once, so that a file's lines can be ranges of it.
     Text(Arc<String>),
     /// Bytes that are not UTF-8.
     Bytes(Arc<Vec<u8>>),
-    /// The lines of an edited text file.
-    Lines(Arc<Lines>),
+}
+
+impl Whole {
+    /// UTF-8 bytes as text, others as bytes.
+    fn new(bytes: Vec<u8>) -> Whole {
+        match String::from_utf8(bytes) {
+            Ok(text) => Whole::Text(Arc::new(text)),
+            Err(e) => Whole::Bytes(Arc::new(e.into_bytes())),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Whole::Text(text) => text.as_bytes(),
+            Whole::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The bytes, without a copy when nothing else holds them.
+    fn into_vec(self) -> Vec<u8> {
+        match self {
+            Whole::Text(text) => Arc::try_unwrap(text).map_or_else(|t| t.as_bytes().to_vec(), String::into_bytes),
+            Whole::Bytes(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|b| b.as_ref().clone()),
+        }
+    }
 }
 
 struct Lines {
@@ -53,8 +85,34 @@ struct Lines {
     /// The text stands for bytes ([`decode_lossless`]): each piece is written through
     /// [`encode_lossless`].
     lossless: bool,
-    /// The bytes ([`Repr::Text`] or [`Repr::Bytes`]), once something read them whole.
-    whole: OnceLock<FileBytes>,
+    /// The bytes, once something read them whole.
+    whole: OnceLock<Whole>,
+}
+
+impl Lines {
+    /// Hands the bytes to `piece` in order, runs of unchanged lines as one piece each.
+    fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+        if self.lossless {
+            self.file.try_for_each_piece(|text| piece(&encode_lossless(text)))
+        } else {
+            self.file.try_for_each_piece(|text| piece(text.as_bytes()))
+        }
+    }
+
+    /// The bytes in one vector.
+    fn to_vec(&self) -> Vec<u8> {
+        let mut len = 0;
+        let _ = self.try_for_each_piece(|piece| {
+            len += piece.len();
+            Ok::<_, ()>(())
+        });
+        let mut out = Vec::with_capacity(len);
+        let _ = self.try_for_each_piece(|piece| {
+            out.extend_from_slice(piece);
+            Ok::<_, ()>(())
+        });
+        out
+    }
 }
 
 /// Pieces handed to one vectored write at the most: Linux's `IOV_MAX`.
@@ -70,43 +128,34 @@ impl FileBytes {
         FileBytes(Repr::Lines(Arc::new(Lines { file, lossless, whole: OnceLock::new() })))
     }
 
-    /// The bytes, when they are at hand without building them.
-    fn settled(&self) -> Option<&[u8]> {
+    /// The bytes, when they are at hand without building them; otherwise the lines.
+    fn settled(&self) -> Result<&[u8], &Lines> {
         match &self.0 {
-            Repr::Text(text) => Some(text.as_bytes()),
-            Repr::Bytes(bytes) => Some(bytes),
-            Repr::Lines(lines) => lines.whole.get().and_then(FileBytes::settled),
+            Repr::Whole(whole) => Ok(whole.as_bytes()),
+            Repr::Lines(lines) => lines.whole.get().map(Whole::as_bytes).ok_or(lines),
         }
     }
 
     /// The content as text or bytes: lines are built into bytes once, on first use.
-    fn whole(&self) -> &FileBytes {
+    fn whole(&self) -> &Whole {
         match &self.0 {
-            Repr::Text(_) | Repr::Bytes(_) => self,
+            Repr::Whole(whole) => whole,
             Repr::Lines(lines) => lines.whole.get_or_init(|| {
-                if lines.lossless {
-                    FileBytes::from(self.to_vec())
-                } else {
-                    FileBytes(Repr::Text(Arc::new(lines.file.render())))
-                }
+                if lines.lossless { Whole::new(lines.to_vec()) } else { Whole::Text(Arc::new(lines.file.render())) }
             }),
         }
     }
 
     /// The bytes, built from the lines on first use (see the type's documentation).
     pub fn as_bytes(&self) -> &[u8] {
-        match &self.whole().0 {
-            Repr::Text(text) => text.as_bytes(),
-            Repr::Bytes(bytes) => bytes,
-            Repr::Lines(_) => unreachable!("the whole content is text or bytes"),
-        }
+        self.whole().as_bytes()
     }
 
     /// The content as UTF-8 text, when it is.
     pub(crate) fn text(&self) -> Option<&Arc<String>> {
-        match &self.whole().0 {
-            Repr::Text(text) => Some(text),
-            Repr::Bytes(_) | Repr::Lines(_) => None,
+        match self.whole() {
+            Whole::Text(text) => Some(text),
+            Whole::Bytes(_) => None,
         }
     }
 
@@ -122,14 +171,10 @@ impl FileBytes {
     /// Hands the bytes to `piece` in order, in as few pieces as there are (one, for bytes
     /// at hand); stops at the first error.
     fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
-        if let Some(bytes) = self.settled() {
-            return if bytes.is_empty() { Ok(()) } else { piece(bytes) };
-        }
-        let Repr::Lines(lines) = &self.0 else { unreachable!("text and bytes are settled") };
-        if lines.lossless {
-            lines.file.try_for_each_piece(|text| piece(&encode_lossless(text)))
-        } else {
-            lines.file.try_for_each_piece(|text| piece(text.as_bytes()))
+        match self.settled() {
+            Ok([]) => Ok(()),
+            Ok(bytes) => piece(bytes),
+            Err(lines) => lines.try_for_each_piece(piece),
         }
     }
 
@@ -157,13 +202,13 @@ impl FileBytes {
     ///
     /// The first error of `out`; part of the content may have been written.
     pub fn write_to<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
-        if let Some(bytes) = self.settled() {
-            return out.write_all(bytes);
-        }
-        let Repr::Lines(lines) = &self.0 else { unreachable!("text and bytes are settled") };
+        let lines = match self.settled() {
+            Ok(bytes) => return out.write_all(bytes),
+            Err(lines) => lines,
+        };
         if lines.lossless {
             let mut out = BufWriter::with_capacity(WRITE_BUFFER, out);
-            self.try_for_each_piece(|piece| out.write_all(piece))?;
+            lines.try_for_each_piece(|piece| out.write_all(piece))?;
             return out.flush();
         }
         let mut batch = Vec::with_capacity(BATCH);
@@ -179,28 +224,22 @@ impl FileBytes {
 
     /// A copy of the bytes, built from the lines without keeping them here.
     pub fn to_vec(&self) -> Vec<u8> {
-        if let Some(bytes) = self.settled() {
-            return bytes.to_vec();
+        match self.settled() {
+            Ok(bytes) => bytes.to_vec(),
+            Err(lines) => lines.to_vec(),
         }
-        let mut out = Vec::with_capacity(self.len());
-        let _ = self.try_for_each_piece(|piece| {
-            out.extend_from_slice(piece);
-            Ok::<_, ()>(())
-        });
-        out
     }
 
     /// The bytes, without a copy when nothing else holds them.
     pub fn into_vec(self) -> Vec<u8> {
         match self.0 {
-            Repr::Text(text) => Arc::try_unwrap(text).map_or_else(|t| t.as_bytes().to_vec(), String::into_bytes),
-            Repr::Bytes(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|b| b.as_ref().clone()),
+            Repr::Whole(whole) => whole.into_vec(),
             Repr::Lines(lines) => match Arc::try_unwrap(lines) {
-                Ok(Lines { whole, file, lossless }) => match whole.into_inner() {
+                Ok(mut lines) => match lines.whole.take() {
                     Some(whole) => whole.into_vec(),
-                    None => FileBytes::from_lines(file, lossless).to_vec(),
+                    None => lines.to_vec(),
                 },
-                Err(lines) => FileBytes(Repr::Lines(lines)).to_vec(),
+                Err(lines) => lines.whole.get().map_or_else(|| lines.to_vec(), |whole| whole.as_bytes().to_vec()),
             },
         }
     }
@@ -254,10 +293,7 @@ impl AsRef<[u8]> for FileBytes {
 /// ranges of them.
 impl From<Vec<u8>> for FileBytes {
     fn from(bytes: Vec<u8>) -> FileBytes {
-        match String::from_utf8(bytes) {
-            Ok(text) => FileBytes(Repr::Text(Arc::new(text))),
-            Err(e) => FileBytes(Repr::Bytes(Arc::new(e.into_bytes()))),
-        }
+        FileBytes(Repr::Whole(Whole::new(bytes)))
     }
 }
 
@@ -269,7 +305,7 @@ impl From<&[u8]> for FileBytes {
 
 impl From<String> for FileBytes {
     fn from(text: String) -> FileBytes {
-        FileBytes(Repr::Text(Arc::new(text)))
+        FileBytes(Repr::Whole(Whole::Text(Arc::new(text))))
     }
 }
 
@@ -290,11 +326,11 @@ impl PartialEq for FileBytes {
         match (&self.0, &other.0) {
             (Repr::Lines(a), Repr::Lines(b)) if Arc::ptr_eq(a, b) => true,
             _ => match (self.settled(), other.settled()) {
-                (Some(a), Some(b)) => a == b,
-                (Some(a), None) => other.eq_bytes(a),
-                (None, Some(b)) => self.eq_bytes(b),
+                (Ok(a), Ok(b)) => a == b,
+                (Ok(a), Err(_)) => other.eq_bytes(a),
+                (Err(_), Ok(b)) => self.eq_bytes(b),
                 // Two edited files: one is built, the other compared with it piece by piece.
-                (None, None) => self.eq_bytes(other.as_bytes()),
+                (Err(_), Err(_)) => self.eq_bytes(other.as_bytes()),
             },
         }
     }
@@ -348,8 +384,8 @@ impl PartialEq<FileBytes> for Vec<u8> {
 impl fmt::Debug for FileBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.settled() {
-            Some(bytes) => write!(f, "b\"{}\"", bytes.escape_ascii()),
-            None => write!(f, "b\"{}\"", self.to_vec().escape_ascii()),
+            Ok(bytes) => write!(f, "b\"{}\"", bytes.escape_ascii()),
+            Err(lines) => write!(f, "b\"{}\"", lines.to_vec().escape_ascii()),
         }
     }
 }
