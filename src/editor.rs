@@ -187,7 +187,7 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
     for change in &computed.changes {
         let path = change.path.as_str().to_string();
         match &change.kind {
-            ChangeKind::Write { bytes, .. } => match String::from_utf8(bytes.clone()) {
+            ChangeKind::Write { bytes, .. } => match String::from_utf8(bytes.to_vec()) {
                 Ok(text) => {
                     files.insert(path, Some(text));
                 }

@@ -58,7 +58,7 @@ pub(crate) fn deltas<S: FileSource + ?Sized>(
         };
         let after = match &change.kind {
             ChangeKind::Write { bytes, mode } => {
-                Some(Side { bytes: bytes.clone(), mode: mode.or(before.as_ref().and_then(|b| b.mode)) })
+                Some(Side { bytes: bytes.to_vec(), mode: mode.or(before.as_ref().and_then(|b| b.mode)) })
             }
             ChangeKind::Delete => None,
         };

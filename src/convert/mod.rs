@@ -367,7 +367,7 @@ fn verify<S: FileSource + ?Sized>(
     }
     let state = |changes: &[Change], path: &str| -> Option<Option<Vec<u8>>> {
         changes.iter().find(|c| c.path.as_str() == path).map(|c| match &c.kind {
-            ChangeKind::Write { bytes, .. } => Some(bytes.clone()),
+            ChangeKind::Write { bytes, .. } => Some(bytes.to_vec()),
             ChangeKind::Delete => None,
         })
     };
@@ -414,7 +414,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
 
     fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
         match self.changes.iter().find(|c| c.path == *path).map(|c| &c.kind) {
-            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
+            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.to_vec(), mode: *mode }),
             Some(ChangeKind::Delete) => Ok(Entry::Missing),
             None => self.files.read(path),
         }

@@ -1,11 +1,9 @@
 //! Applying a plan: compute every file's new content in memory, then commit.
 
-use std::borrow::Cow;
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
+use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
 use crate::ir::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
@@ -13,8 +11,7 @@ use crate::ir::{
 };
 use crate::modify::{Overrides, modify};
 use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-use crate::shared::SharedText;
-use crate::text::{Eol, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes};
+use crate::text::{Eol, LineText, TextFile, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -161,7 +158,7 @@ struct Slot {
 #[derive(Clone, PartialEq)]
 enum Held {
     Missing,
-    File { bytes: Blob, mode: Option<u32> },
+    File { bytes: FileBytes, mode: Option<u32> },
     Directory,
     Other,
 }
@@ -170,65 +167,10 @@ impl From<Entry> for Held {
     fn from(entry: Entry) -> Held {
         match entry {
             Entry::Missing => Held::Missing,
-            Entry::File { bytes, mode } => Held::File { bytes: Blob::new(bytes), mode },
+            Entry::File { bytes, mode } => Held::File { bytes: FileBytes::from(bytes), mode },
             Entry::Directory => Held::Directory,
             Entry::Other => Held::Other,
         }
-    }
-}
-
-/// A file's content, shared; UTF-8 content is kept as text, checked once, so that its
-/// lines can be ranges of it.
-#[derive(Clone)]
-enum Blob {
-    Text(SharedText),
-    Bytes(Arc<Vec<u8>>),
-}
-
-impl Blob {
-    fn new(bytes: Vec<u8>) -> Blob {
-        match String::from_utf8(bytes) {
-            Ok(text) => Blob::Text(SharedText::new(text)),
-            Err(e) => Blob::Bytes(Arc::new(e.into_bytes())),
-        }
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        match self {
-            Blob::Text(text) => text.as_bytes(),
-            Blob::Bytes(bytes) => bytes,
-        }
-    }
-
-    /// The content as UTF-8 text, when it is.
-    fn text(&self) -> Option<&SharedText> {
-        match self {
-            Blob::Text(text) => Some(text),
-            Blob::Bytes(_) => None,
-        }
-    }
-
-    /// The lines of the content read without loss ([`decode_lossless`]), as git compares
-    /// them: ranges of the content itself when it is UTF-8 text.
-    fn lossless_lines(&self, breaks: LineBreaks) -> TextFile {
-        match (decode_lossless(self.as_bytes()), self.text()) {
-            (Cow::Borrowed(_), Some(shared)) => TextFile::parse_shared(shared, breaks),
-            (text, _) => TextFile::parse_with(&text, breaks),
-        }
-    }
-
-    /// The bytes, without a copy when nothing else holds them.
-    fn into_vec(self) -> Vec<u8> {
-        match self {
-            Blob::Text(text) => text.into_string().into_bytes(),
-            Blob::Bytes(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|b| b.as_ref().clone()),
-        }
-    }
-}
-
-impl PartialEq for Blob {
-    fn eq(&self, other: &Blob) -> bool {
-        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -322,12 +264,11 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 let status = match &slot.current {
                     Held::Missing => Status::Applied,
                     Held::File { bytes: old, .. } => {
-                        let old = old.as_bytes();
                         let identical = *old == bytes;
                         if !identical {
                             // Lazy text over a file is the finding that says what to do,
                             // whether or not the create may overwrite.
-                            crate::elision::check_whole(old, &bytes)?;
+                            crate::elision::check_whole(old.as_bytes(), &bytes)?;
                         }
                         match if_exists {
                             IfExists::Overwrite if identical => Status::AlreadyApplied,
@@ -348,7 +289,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     Held::File { mode, .. } => *mode,
                     _ => None,
                 };
-                slot.current = Held::File { bytes: Blob::new(bytes), mode: mode.or(old_mode) };
+                slot.current = Held::File { bytes: FileBytes::from(bytes), mode: mode.or(old_mode) };
                 Ok(status)
             }
             FileOp::Binary(b) => self.binary(path, b),
@@ -380,7 +321,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     _ => content.clone(),
                 };
                 let mode = match &slot.current {
-                    Held::File { bytes, .. } if *bytes.as_bytes() == *content.as_bytes() => {
+                    Held::File { bytes, .. } if *bytes == *content.as_bytes() => {
                         return Ok(Status::AlreadyApplied);
                     }
                     Held::File { bytes, mode } => {
@@ -391,7 +332,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     Held::Missing => return Err(missing(path, "replace")),
                     Held::Directory | Held::Other => return Err(not_a_file(path, "replace")),
                 };
-                slot.current = Held::File { bytes: Blob::new(content.as_bytes().into_owned()), mode };
+                slot.current = Held::File { bytes: FileBytes::from(content.as_bytes().into_owned()), mode };
                 Ok(Status::Applied)
             }
             FileOp::Modify(m) => self.modify(path, m, ov, report),
@@ -525,13 +466,8 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 }
             }
             fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
-            let rendered = text.render();
-            text.release();
-            if byte_exact {
-                Blob::new(encode_lossless(&rendered).into_owned())
-            } else {
-                Blob::Text(SharedText::new(rendered))
-            }
+            // Kept as lines until written: most are still ranges of the file's text.
+            FileBytes::from_lines(text, byte_exact)
         };
         let changed = new_bytes != blob || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
         drop(blob);
@@ -622,7 +558,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 "the binary data is damaged; regenerate the patch with `git diff --binary`",
             ));
         }
-        slot.current = Held::File { bytes: Blob::new(bytes), mode: new_mode };
+        slot.current = Held::File { bytes: FileBytes::from(bytes), mode: new_mode };
         Ok(Status::Applied)
     }
 
@@ -636,10 +572,9 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     if a == b && ma == mb {
                         continue;
                     }
-                    drop(a);
-                    ChangeKind::Write { bytes: b.into_vec(), mode: if ma == mb { None } else { mb } }
+                    ChangeKind::Write { bytes: b, mode: if ma == mb { None } else { mb } }
                 }
-                (_, Held::File { bytes, mode }) => ChangeKind::Write { bytes: bytes.into_vec(), mode },
+                (_, Held::File { bytes, mode }) => ChangeKind::Write { bytes, mode },
                 (Held::File { .. }, Held::Missing) => ChangeKind::Delete,
                 _ => continue,
             };
@@ -752,7 +687,7 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
 }
 
 /// Checks that a file holds what an operation expects of it.
-fn check_expect(path: &RelPath, blob: &Blob, expect: &Expect) -> Result<(), Failure> {
+fn check_expect(path: &RelPath, blob: &FileBytes, expect: &Expect) -> Result<(), Failure> {
     let bytes = blob.as_bytes();
     let differs = |detail: String| {
         Failure::new(
@@ -810,7 +745,7 @@ fn short_id(id: &str) -> &str {
 
 /// `text` (lines ended by `\n`) in the conventions of the file `bytes`: its usual line
 /// terminator, and no final terminator when the file had none.
-fn in_conventions_of(bytes: &Blob, text: &str) -> Vec<u8> {
+fn in_conventions_of(bytes: &FileBytes, text: &str) -> Vec<u8> {
     let file = bytes.lossless_lines(LineBreaks::LfOrCrLf);
     let text = match text.strip_suffix('\n') {
         Some(body) if !file.ends_with_newline() => body,

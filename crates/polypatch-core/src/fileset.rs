@@ -7,6 +7,8 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
+use crate::file_bytes::FileBytes;
+
 /// A validated root-relative path: `/`-separated, no empty, `.` or `..` components.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RelPath(String);
@@ -198,8 +200,8 @@ pub struct Change {
 pub enum ChangeKind {
     /// Write these bytes (creating parent directories as needed).
     Write {
-        /// The new content.
-        bytes: Vec<u8>,
+        /// The new content: an edited file's lines until it is written (see [`FileBytes`]).
+        bytes: FileBytes,
         /// Permission bits to set; `None` keeps the existing file's (or the default).
         mode: Option<u32>,
     },
@@ -304,7 +306,7 @@ impl FileStore for MemoryFileSet {
             match &change.kind {
                 ChangeKind::Write { bytes, mode } => {
                     let old_mode = self.files.get(change.path.as_str()).and_then(|(_, m)| *m);
-                    self.files.insert(change.path.as_str().to_string(), (bytes.clone(), mode.or(old_mode)));
+                    self.files.insert(change.path.as_str().to_string(), (bytes.to_vec(), mode.or(old_mode)));
                 }
                 ChangeKind::Delete => {
                     self.files.remove(change.path.as_str());
@@ -326,7 +328,7 @@ impl FileStore for MemoryFileSet {
 /// let base = MemoryFileSet::new().with("a.txt", "one\n");
 /// let mut overlay = Overlay::new(&base);
 /// let path = RelPath::parse("a.txt", None).unwrap();
-/// overlay.record(&[Change { path: path.clone(), kind: ChangeKind::Write { bytes: b"two\n".to_vec(), mode: None } }]);
+/// overlay.record(&[Change { path: path.clone(), kind: ChangeKind::Write { bytes: "two\n".into(), mode: None } }]);
 /// assert_eq!(overlay.read(&path).unwrap(), Entry::File { bytes: b"two\n".to_vec(), mode: None });
 /// assert_eq!(overlay.changes().len(), 1);
 /// assert_eq!(base.get_str("a.txt"), Some("one\n"));
@@ -400,7 +402,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
                     (None, Entry::File { mode, .. }) => mode,
                     (None, _) => None,
                 };
-                Ok(Entry::File { bytes: bytes.clone(), mode })
+                Ok(Entry::File { bytes: bytes.to_vec(), mode })
             }
             Some(ChangeKind::Delete) => Ok(Entry::Missing),
             None => {
@@ -452,7 +454,7 @@ mod tests {
         let path = |p: &str| RelPath::parse(p, None).unwrap();
         let write = |p: &str, bytes: &str, mode: Option<u32>| Change {
             path: path(p),
-            kind: ChangeKind::Write { bytes: bytes.as_bytes().to_vec(), mode },
+            kind: ChangeKind::Write { bytes: bytes.into(), mode },
         };
         let delete = |p: &str| Change { path: path(p), kind: ChangeKind::Delete };
         let mut overlay = Overlay::new(&base);

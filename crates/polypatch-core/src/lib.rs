@@ -58,6 +58,7 @@ mod disk;
 pub mod elision;
 mod engine;
 mod error_kind;
+mod file_bytes;
 mod fileset;
 mod fold;
 mod fuzzy;
@@ -76,6 +77,7 @@ pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
 pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
 pub use error_kind::{ErrorKind, UnknownErrorKind};
+pub use file_bytes::FileBytes;
 pub use fileset::{
     Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
 };

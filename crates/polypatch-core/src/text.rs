@@ -574,6 +574,68 @@ impl TextFile {
         out
     }
 
+    /// The file's bytes, as [`TextFile::render`] gives them, handed to `piece` in order
+    /// and without a copy: the byte order mark, each run of lines that still stand one
+    /// after the other in their shared buffer (terminators included) as one slice of it,
+    /// and a line with a text of its own as its text and then its terminator. Empty
+    /// pieces are left out. Stops at the first error `piece` returns, and returns it.
+    ///
+    /// Writing a file this way costs no copy of it: an edited file's unchanged lines are
+    /// still ranges of the text that was read.
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, TextFile};
+    ///
+    /// let mut file = TextFile::parse("one\ntwo\nthree\r\nfour\n");
+    /// file.lines[1].text = LineText::from("2");
+    /// let mut pieces = Vec::new();
+    /// file.try_for_each_piece(|p| Ok::<_, ()>(pieces.push(p))).unwrap();
+    /// assert_eq!(pieces, ["one\n", "2", "\n", "three\r\nfour\n"]);
+    /// assert_eq!(pieces.concat(), file.render());
+    /// ```
+    pub fn try_for_each_piece<'a, E>(&'a self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+        if self.bom {
+            emit(BOM)?;
+        }
+        // The run being gathered: its buffer, and where it starts and ends in it.
+        let mut run: Option<(&'a str, usize, usize)> = None;
+        for line in &self.lines {
+            let eol = line.eol.as_str();
+            let here = line.text.buffer().and_then(|buf| {
+                let start = line.text.as_ptr().addr() - buf.as_ptr().addr();
+                let end = start + line.text.len();
+                // Matched as patterns, not compared as slices: no `memcmp` call per line.
+                let follows = matches!(
+                    (line.eol, &buf.as_bytes()[end..]),
+                    (Eol::None, _) | (Eol::Lf, [b'\n', ..]) | (Eol::Cr, [b'\r', ..]) | (Eol::CrLf, [b'\r', b'\n', ..])
+                );
+                follows.then_some((buf.as_str(), start, end + eol.len()))
+            });
+            match (&mut run, here) {
+                (Some((buf, _, end)), Some((b, start, with_eol))) if std::ptr::eq(*buf, b) && *end == start => {
+                    *end = with_eol;
+                }
+                (_, Some(next)) => {
+                    if let Some((buf, start, end)) = run.replace(next) {
+                        emit(&buf[start..end])?;
+                    }
+                }
+                (_, None) => {
+                    if let Some((buf, start, end)) = run.take() {
+                        emit(&buf[start..end])?;
+                    }
+                    emit(&line.text)?;
+                    emit(eol)?;
+                }
+            }
+        }
+        if let Some((buf, start, end)) = run {
+            emit(&buf[start..end])?;
+        }
+        Ok(())
+    }
+
     /// The terminator new lines get: the most frequent one in the file (the first seen on
     /// a tie), `\n` for a file without any.
     pub fn dominant_eol(&self) -> Eol {
@@ -929,8 +991,50 @@ mod tests {
                 let mut f = TextFile::parse_with(text, breaks);
                 change(&mut f);
                 assert_eq!(f.render(), naive(&f), "change {i}, {breaks:?}");
+                assert_eq!(pieces(&f).concat(), naive(&f), "change {i}, {breaks:?}");
             }
         }
+    }
+
+    /// The pieces [`TextFile::try_for_each_piece`] gives, in order.
+    fn pieces(f: &TextFile) -> Vec<&str> {
+        let mut out = Vec::new();
+        f.try_for_each_piece(|p| {
+            out.push(p);
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn pieces_are_unchanged_lines_as_runs_of_their_buffer_and_other_lines_alone() {
+        let text = "\u{feff}a\r\nbb\n\nc\rdd\r\n\r\ne\r\r\nf";
+        for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+            // Unchanged, the lines are one run after the mark; a line an edit wrote parts it.
+            let mut f = TextFile::parse_with(text, breaks);
+            assert_eq!(pieces(&f), [BOM, &text[BOM.len()..]]);
+            f.lines[1].text = LineText::from("BB");
+            assert_eq!(pieces(&f)[..4], [BOM, "a\r\n", "BB", "\n"]);
+            assert_eq!(pieces(&f).len(), 5);
+            // Every line a text of its own: each text and terminator a piece, none empty.
+            f.lines.iter_mut().for_each(|l| l.text = LineText::from(l.text.as_str()));
+            assert_eq!(pieces(&f).concat(), text.replace("bb", "BB"));
+            assert!(pieces(&f).iter().all(|p| !p.is_empty()));
+        }
+        assert!(pieces(&TextFile::parse("")).is_empty());
+        // The first error stops the walk and comes back.
+        let mut seen = 0;
+        let mut g = TextFile::parse("a\nb\n");
+        g.lines[0].text = LineText::from("A");
+        assert_eq!(
+            g.try_for_each_piece(|_| {
+                seen += 1;
+                Err(seen)
+            }),
+            Err(1)
+        );
+        assert_eq!(seen, 1);
     }
 
     #[test]

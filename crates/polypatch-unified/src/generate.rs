@@ -302,7 +302,9 @@ pub fn diff_changes<S: FileSource + ?Sized>(
         let path = change.path.as_str();
         let old = old.as_ref().map(|(bytes, mode)| Side { path, bytes, mode: *mode });
         let new = match &change.kind {
-            ChangeKind::Write { bytes, mode } => Some(Side { path, bytes, mode: mode.or(old.and_then(|o| o.mode)) }),
+            ChangeKind::Write { bytes, mode } => {
+                Some(Side { path, bytes: bytes.as_bytes(), mode: mode.or(old.and_then(|o| o.mode)) })
+            }
             ChangeKind::Delete => None,
         };
         (old, new)

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::DiskFileSet;
 use super::ops::{Dir, Kind, Meta};
+use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, ChangeKind, RelPath};
 
 /// A commit that did not happen.
@@ -182,7 +183,7 @@ impl<'s> Tx<'s> {
     fn log(&mut self, line: &Line) -> io::Result<()> {
         let mut text = serde_json::to_string(line).map_err(io::Error::other)?;
         text.push('\n');
-        self.set.ops.write(&mut self.journal, text.as_bytes())
+        self.set.ops.write(&mut self.journal, &FileBytes::from(text))
     }
 
     fn dir(&self, i: usize) -> &Dir {
@@ -335,7 +336,7 @@ impl<'s> Tx<'s> {
                 return Err(changed_meanwhile(&self.targets.last().expect("pushed").change.path));
             }
             let mut file = ops.create(d, backup, true)?;
-            ops.write(&mut file, &bytes)?;
+            ops.write(&mut file, &FileBytes::from(bytes))?;
             if let Some(mode) = super::mode_of(&md) {
                 ops.set_mode(&file, mode)?;
             }

@@ -10,6 +10,8 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
+use crate::file_bytes::FileBytes;
+
 /// An open directory (a file descriptor on Unix, a path elsewhere).
 #[cfg(unix)]
 pub(crate) type Dir = std::os::fd::OwnedFd;
@@ -80,7 +82,8 @@ pub(crate) trait Ops: Send + Sync {
     /// Creates a new file that must not exist yet, readable by its owner only
     /// (`private`) or with the default mode of new files.
     fn create(&self, dir: &Dir, name: &str, private: bool) -> io::Result<File>;
-    fn write(&self, file: &mut File, bytes: &[u8]) -> io::Result<()>;
+    /// Writes `bytes` to `file` (an edited file's lines piece by piece, see [`FileBytes::write_to`]).
+    fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()>;
     fn set_mode(&self, file: &File, mode: u32) -> io::Result<()>;
     /// Gives the file an owner and group, as far as the process may; never fails.
     fn set_owner(&self, file: &File, uid: u32, gid: u32);
@@ -114,13 +117,13 @@ pub(crate) struct RealOps;
 #[cfg(unix)]
 mod unix {
     use std::fs::File;
-    use std::io::{self, Read, Write};
+    use std::io::{self, Read};
     use std::os::fd::OwnedFd;
     use std::path::Path;
 
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
 
-    use super::{Dir, Kind, Meta, Ops, RealOps};
+    use super::{Dir, FileBytes, Kind, Meta, Ops, RealOps};
 
     #[allow(clippy::unnecessary_cast, clippy::useless_conversion, reason = "field types differ between platforms")]
     fn meta(st: &Stat) -> Meta {
@@ -190,8 +193,8 @@ mod unix {
             Ok(File::from(rustix::fs::openat(dir, name, flags, mode)?))
         }
 
-        fn write(&self, file: &mut File, bytes: &[u8]) -> io::Result<()> {
-            file.write_all(bytes)
+        fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
+            bytes.write_to(file)
         }
 
         fn set_mode(&self, file: &File, mode: u32) -> io::Result<()> {
@@ -270,10 +273,10 @@ mod other {
     //! component for a link before use, which leaves a window a descriptor-based walk
     //! does not have.
     use std::fs::{self, File, OpenOptions};
-    use std::io::{self, Write};
+    use std::io;
     use std::path::Path;
 
-    use super::{Dir, Kind, Meta, Ops, RealOps};
+    use super::{Dir, FileBytes, Kind, Meta, Ops, RealOps};
 
     fn meta(md: &fs::Metadata) -> Meta {
         let ft = md.file_type();
@@ -330,8 +333,8 @@ mod other {
         fn create(&self, dir: &Dir, name: &str, _private: bool) -> io::Result<File> {
             OpenOptions::new().write(true).create_new(true).open(dir.join(name))
         }
-        fn write(&self, file: &mut File, bytes: &[u8]) -> io::Result<()> {
-            file.write_all(bytes)
+        fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
+            bytes.write_to(file)
         }
         fn set_mode(&self, _file: &File, _mode: u32) -> io::Result<()> {
             Ok(())

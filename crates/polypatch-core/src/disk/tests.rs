@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::ops::{Dir, Meta, Ops, RealOps};
 use super::*;
+use crate::file_bytes::FileBytes;
 use crate::fileset::{ChangeKind, FileSource, FileStore};
 
 fn rel(p: &str) -> RelPath {
@@ -22,8 +23,8 @@ fn commit_writes_and_deletes() {
     fs::write(dir.path().join("gone.txt"), "x").unwrap();
     let mut set = DiskFileSet::new(dir.path()).unwrap();
     set.commit(&[
-        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new".to_vec(), mode: None } },
-        Change { path: rel("d/e/f.txt"), kind: ChangeKind::Write { bytes: b"f".to_vec(), mode: None } },
+        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new".to_vec().into(), mode: None } },
+        Change { path: rel("d/e/f.txt"), kind: ChangeKind::Write { bytes: b"f".to_vec().into(), mode: None } },
         Change { path: rel("gone.txt"), kind: ChangeKind::Delete },
     ])
     .unwrap();
@@ -42,10 +43,10 @@ fn failed_commit_rolls_everything_back() {
     fs::write(dir.path().join("blocker"), "i am a file").unwrap();
     let mut set = DiskFileSet::new(dir.path()).unwrap();
     let err = set.commit(&[
-        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new".to_vec(), mode: None } },
-        Change { path: rel("new/dir/x.txt"), kind: ChangeKind::Write { bytes: b"x".to_vec(), mode: None } },
+        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new".to_vec().into(), mode: None } },
+        Change { path: rel("new/dir/x.txt"), kind: ChangeKind::Write { bytes: b"x".to_vec().into(), mode: None } },
         // A directory cannot be created under a regular file.
-        Change { path: rel("blocker/y.txt"), kind: ChangeKind::Write { bytes: b"y".to_vec(), mode: None } },
+        Change { path: rel("blocker/y.txt"), kind: ChangeKind::Write { bytes: b"y".to_vec().into(), mode: None } },
     ]);
     assert!(err.is_err());
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "old");
@@ -84,12 +85,15 @@ fn mode_is_preserved_and_set() {
     fs::write(&script, "echo").unwrap();
     fs::set_permissions(&script, fs::Permissions::from_mode(0o750)).unwrap();
     let mut set = DiskFileSet::new(dir.path()).unwrap();
-    set.commit(&[Change { path: rel("run.sh"), kind: ChangeKind::Write { bytes: b"echo 2".to_vec(), mode: None } }])
-        .unwrap();
+    set.commit(&[Change {
+        path: rel("run.sh"),
+        kind: ChangeKind::Write { bytes: b"echo 2".to_vec().into(), mode: None },
+    }])
+    .unwrap();
     assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
     set.commit(&[Change {
         path: rel("run.sh"),
-        kind: ChangeKind::Write { bytes: b"echo 3".to_vec(), mode: Some(0o700) },
+        kind: ChangeKind::Write { bytes: b"echo 3".to_vec().into(), mode: Some(0o700) },
     }])
     .unwrap();
     assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o700);
@@ -171,7 +175,7 @@ impl Ops for Faulty {
         self.tick("create")?;
         self.inner.create(dir, name, private)
     }
-    fn write(&self, file: &mut File, bytes: &[u8]) -> io::Result<()> {
+    fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
         self.tick("write")?;
         self.inner.write(file, bytes)
     }
@@ -282,7 +286,7 @@ fn scenario(root: &Path) -> Vec<Change> {
     fs::write(root.join("keep.txt"), "keep\n").unwrap();
     let write = |p: &str, b: &str, mode: Option<u32>| Change {
         path: rel(p),
-        kind: ChangeKind::Write { bytes: b.as_bytes().to_vec(), mode },
+        kind: ChangeKind::Write { bytes: b.into(), mode },
     };
     vec![
         write("a.txt", "a new\n", None),
@@ -301,7 +305,7 @@ fn one_file(root: &Path) -> Vec<Change> {
     fs::write(root.join("sub/a.txt"), "a old\n").unwrap();
     chmod(&root.join("sub/a.txt"), 0o640);
     fs::write(root.join("keep.txt"), "keep\n").unwrap();
-    vec![Change { path: rel("sub/a.txt"), kind: ChangeKind::Write { bytes: b"a new\n".to_vec(), mode: None } }]
+    vec![Change { path: rel("sub/a.txt"), kind: ChangeKind::Write { bytes: b"a new\n".to_vec().into(), mode: None } }]
 }
 
 /// Reads every target (as `apply` does before it commits), arms the faults, commits.
@@ -476,8 +480,8 @@ fn a_failed_restore_keeps_the_backup_and_says_where() {
     fs::write(dir.path().join("a.txt"), "a old\n").unwrap();
     fs::write(dir.path().join("b.txt"), "b old\n").unwrap();
     let changes = vec![
-        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"a new\n".to_vec(), mode: None } },
-        Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"b new\n".to_vec(), mode: None } },
+        Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"a new\n".to_vec().into(), mode: None } },
+        Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"b new\n".to_vec().into(), mode: None } },
     ];
     // A crash right after a.txt was switched: every later step fails, the undo too.
     let counting = Faulty::new(usize::MAX, false);
@@ -527,7 +531,7 @@ fn temporary_files_never_expose_a_private_file() {
         fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).unwrap();
         let changes = vec![Change {
             path: rel("secret.env"),
-            kind: ChangeKind::Write { bytes: b"KEY=2\n".to_vec(), mode: None },
+            kind: ChangeKind::Write { bytes: b"KEY=2\n".to_vec().into(), mode: None },
         }];
         let _ = commit_with(dir.path(), &Faulty::new(k, true), &changes, Durability::Full);
         for entry in fs::read_dir(dir.path()).unwrap() {
@@ -547,7 +551,10 @@ fn a_file_changed_after_it_was_read_is_not_replaced() {
     // file systems with coarse timestamps).
     fs::write(dir.path().join("a.txt"), "their edit\n").unwrap();
     let err = set
-        .commit(&[Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"new\n".to_vec(), mode: None } }])
+        .commit(&[Change {
+            path: rel("a.txt"),
+            kind: ChangeKind::Write { bytes: b"new\n".to_vec().into(), mode: None },
+        }])
         .unwrap_err();
     assert!(err.to_string().contains("changed by another program"), "{err}");
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "their edit\n");
@@ -555,7 +562,10 @@ fn a_file_changed_after_it_was_read_is_not_replaced() {
     set.read(&rel("b.txt")).unwrap();
     fs::write(dir.path().join("b.txt"), "theirs\n").unwrap();
     let err = set
-        .commit(&[Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"ours\n".to_vec(), mode: None } }])
+        .commit(&[Change {
+            path: rel("b.txt"),
+            kind: ChangeKind::Write { bytes: b"ours\n".to_vec().into(), mode: None },
+        }])
         .unwrap_err();
     assert!(err.to_string().contains("changed by another program"), "{err}");
     assert_eq!(fs::read_to_string(dir.path().join("b.txt")).unwrap(), "theirs\n");
@@ -619,8 +629,8 @@ fn two_names_of_one_file_are_refused_in_one_commit() {
     let mut set = DiskFileSet::new(dir.path()).unwrap();
     let err = set
         .commit(&[
-            Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"A\n".to_vec(), mode: None } },
-            Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"B\n".to_vec(), mode: None } },
+            Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: b"A\n".to_vec().into(), mode: None } },
+            Change { path: rel("b.txt"), kind: ChangeKind::Write { bytes: b"B\n".to_vec().into(), mode: None } },
         ])
         .unwrap_err();
     assert!(err.to_string().contains("two names of one file"), "{err}");
@@ -645,8 +655,9 @@ fn a_directory_swapped_for_a_link_out_is_not_written_through() {
     // Between the read and the commit, `sub` becomes a link out of the root.
     fs::rename(root.join("sub"), outer.path().join("moved")).unwrap();
     symlink(&outside, root.join("sub")).unwrap();
-    let err =
-        set.commit(&[Change { path, kind: ChangeKind::Write { bytes: b"pwned\n".to_vec(), mode: None } }]).unwrap_err();
+    let err = set
+        .commit(&[Change { path, kind: ChangeKind::Write { bytes: b"pwned\n".to_vec().into(), mode: None } }])
+        .unwrap_err();
     assert_eq!(fs::read_to_string(outside.join("a.txt")).unwrap(), "outside\n", "{err}");
     assert_eq!(fs::read_dir(&outside).unwrap().count(), 1);
 }
@@ -667,8 +678,11 @@ fn the_owner_is_kept_where_the_process_may() {
     let before = fs::metadata(&path).unwrap();
     let mut set = DiskFileSet::new(dir.path()).unwrap();
     set.read(&rel("owned.txt")).unwrap();
-    set.commit(&[Change { path: rel("owned.txt"), kind: ChangeKind::Write { bytes: b"new\n".to_vec(), mode: None } }])
-        .unwrap();
+    set.commit(&[Change {
+        path: rel("owned.txt"),
+        kind: ChangeKind::Write { bytes: b"new\n".to_vec().into(), mode: None },
+    }])
+    .unwrap();
     let after = fs::metadata(&path).unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
     assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
