@@ -491,7 +491,7 @@ fn key_candidates(view: &View<'_>, tier: Tier) -> Vec<usize> {
     out
 }
 
-/// [`key_candidates`] through the file's line hashes: one `u64` compared per line, the
+/// [`key_candidates`] through the file's line hashes: one `u32` compared per line, the
 /// text of a line read only where every hash of a window agrees.
 fn hashed_candidates(view: &View<'_>, tier: Tier, table: &Table, norm: Norm, j: usize) -> Vec<usize> {
     let file = &table.hashes;
@@ -499,8 +499,9 @@ fn hashed_candidates(view: &View<'_>, tier: Tier, table: &Table, norm: Norm, j: 
     let n = view.idx.len();
     let mut buf = String::new();
     let want: Vec<u64> = view.pat.iter().map(|(_, p)| norm.hash(p, &mut buf)).collect();
+    let want_low: Vec<u32> = want.iter().map(|&h| crate::index::low(h)).collect();
     let matches = |s: usize| {
-        (0..m).all(|k| file[view.idx.at(s + k)] == want[k])
+        (0..m).all(|k| file[view.idx.at(s + k)] == want_low[k])
             && (0..m).all(|k| key_eq(tier, view.file(s + k), &view.keys[k]))
             && (tier != Tier::Indentation || constant_shift(view, s))
     };

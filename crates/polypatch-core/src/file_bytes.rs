@@ -149,7 +149,11 @@ impl FileBytes {
         match &self.0 {
             Repr::Whole(whole) => whole,
             Repr::Lines(lines) => lines.whole.get_or_init(|| {
-                if lines.lossless { Whole::new(lines.to_vec()) } else { Whole::Text(SharedText::new(lines.file.render())) }
+                if lines.lossless {
+                    Whole::new(lines.to_vec())
+                } else {
+                    Whole::Text(SharedText::new(lines.file.render()))
+                }
             }),
         }
     }

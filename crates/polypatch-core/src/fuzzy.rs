@@ -436,7 +436,7 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
         // Occurrences by the text's place in the filter; a text seen too often is not
         // compared again.
         let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
-        let region: Option<&[u64]> = match view.idx {
+        let region: Option<&[u32]> = match view.idx {
             Idx::Range(start, len) => Some(&file[start..start + len]),
             Idx::List(..) => None,
         };
@@ -499,15 +499,17 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
 /// longer wanted ([`HashFilter::drop_text`]) stops counting, so its lines are not read.
 struct HashFilter<'a> {
     live: Vec<u16>,
-    sorted: Vec<(u64, &'a str)>,
+    /// The texts by the bits of their hashes a [`crate::index::Table`] keeps.
+    sorted: Vec<(u32, &'a str)>,
 }
 
 impl<'a> HashFilter<'a> {
-    const BUCKETS: u64 = 1 << 15;
+    const BUCKETS: u32 = 1 << 15;
 
     fn new(texts: impl Iterator<Item = &'a str>) -> HashFilter<'a> {
         let mut buf = String::new();
-        let mut sorted: Vec<(u64, &str)> = texts.map(|t| (Norm::Trimmed.hash(t, &mut buf), t)).collect();
+        let mut sorted: Vec<(u32, &str)> =
+            texts.map(|t| (crate::index::low(Norm::Trimmed.hash(t, &mut buf)), t)).collect();
         sorted.sort_unstable();
         let mut live = vec![0u16; Self::BUCKETS as usize];
         for (h, _) in &sorted {
@@ -518,7 +520,7 @@ impl<'a> HashFilter<'a> {
     }
 
     #[inline]
-    fn may_hold(&self, h: u64) -> bool {
+    fn may_hold(&self, h: u32) -> bool {
         self.live[(h % Self::BUCKETS) as usize] != 0
     }
 

@@ -5,8 +5,8 @@
 //! line numbers are only hints; see the crate docs for the rules.
 
 use polypatch_core::{
-    Action, BinaryData, Cutter, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, SharedText, Span, Target,
+    Action, BinaryData, BinaryEdit, Content, Cutter, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing,
+    LineBreaks, LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, SharedText, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
