@@ -530,47 +530,11 @@ impl TextFile {
     pub fn render(&self) -> String {
         let len: usize = self.lines.iter().map(|l| l.text.len() + l.eol.as_str().len()).sum();
         let mut out = String::with_capacity(len + if self.bom { BOM.len() } else { 0 });
-        if self.bom {
-            out.push_str(BOM);
-        }
-        // Lines that still stand in their buffer as they were read, one after the other
-        // with their terminators, are copied as one run.
-        let mut run: Option<(&SharedText, usize, usize)> = None;
-        for line in &self.lines {
-            let eol = line.eol.as_str();
-            let here = line.text.range().and_then(|(buf, start, end)| {
-                // The terminator's bytes compared one by one: a slice comparison would call
-                // `memcmp` for one or two bytes, once per line.
-                let b = buf.as_bytes();
-                let follows = match line.eol {
-                    Eol::Lf => b.get(end) == Some(&b'\n'),
-                    Eol::CrLf => b.get(end) == Some(&b'\r') && b.get(end + 1) == Some(&b'\n'),
-                    Eol::Cr => b.get(end) == Some(&b'\r'),
-                    Eol::None => true,
-                };
-                follows.then_some((buf, start, end + eol.len()))
-            });
-            match (&mut run, here) {
-                (Some((buf, _, end)), Some((b, start, with_eol))) if SharedText::ptr_eq(buf, b) && *end == start => {
-                    *end = with_eol;
-                }
-                (_, Some(next)) => {
-                    if let Some((buf, start, end)) = run.replace(next) {
-                        out.push_str(&buf[start..end]);
-                    }
-                }
-                (_, None) => {
-                    if let Some((buf, start, end)) = run.take() {
-                        out.push_str(&buf[start..end]);
-                    }
-                    out.push_str(&line.text);
-                    out.push_str(eol);
-                }
-            }
-        }
-        if let Some((buf, start, end)) = run {
-            out.push_str(&buf[start..end]);
-        }
+        let filled: Result<(), std::convert::Infallible> = self.try_for_each_piece(|piece| {
+            out.push_str(piece);
+            Ok(())
+        });
+        let Ok(()) = filled;
         out
     }
 
