@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use polypatch_core::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, Span, Target,
+    LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
@@ -474,7 +474,9 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
         let mut kept = Vec::with_capacity(new_len);
         // Only kept when a line of the section ends with `\r\n`.
         let mut ends = Vec::with_capacity(if crlf { new_len } else { 0 });
+        let mut no_newline = false;
         for line in &hunk.lines {
+            no_newline |= line.no_newline;
             let end = if line.cr { Newline::CrLf } else { Newline::Lf };
             let text = texts.next(line.text);
             match line.kind {
@@ -501,32 +503,32 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
             usize::try_from(hint.max(1)).unwrap_or(usize::MAX)
         });
         offset += new_len as i128 - old_len as i128;
-        let mut scope =
-            Scope::default().with_after_previous(true).with_at_end_of_file(hunk.lines.iter().any(|l| l.no_newline));
-        scope.line_hint = line_hint;
-        let line_ends = crlf.then_some(ends);
-        let (target, action, scope) = if target.is_empty() {
-            if hunk.ranges.is_some_and(|r| r.old.start == 0) {
-                let mut replacement = Replacement::lines(new).with_kept(kept);
-                replacement.line_ends = line_ends;
-                (Target::StartOfFile, Action::Replace(replacement), scope)
-            } else {
-                return Err(error(
-                    ErrorKind::NoContext,
-                    format!(
-                        "hunk {} only adds lines and has no context, so it cannot be located by content; \
-                         regenerate the diff with context (diff -U3)",
-                        i + 1
-                    ),
-                    Some(hunk.header_span),
-                ));
-            }
+        let target = if !target.is_empty() {
+            Target::Lines(target)
+        } else if hunk.ranges.is_some_and(|r| r.old.start == 0) {
+            Target::StartOfFile
         } else {
-            let mut replacement = Replacement::lines(new).with_kept(kept);
-            replacement.line_ends = line_ends;
-            (Target::Lines(target), Action::Replace(replacement), scope)
+            return Err(error(
+                ErrorKind::NoContext,
+                format!(
+                    "hunk {} only adds lines and has no context, so it cannot be located by content; \
+                     regenerate the diff with context (diff -U3)",
+                    i + 1
+                ),
+                Some(hunk.header_span),
+            ));
         };
-        edits.push(Edit::new(target, action).with_scope(scope).with_label(hunk_label(i + 1)).with_span(hunk.span));
+        let mut replacement = Replacement::lines(new).with_kept(kept);
+        replacement.line_ends = crlf.then_some(ends);
+        // Filled in place rather than through the builders, which move the whole edit at
+        // each step.
+        let mut edit = Edit::new(target, Action::Replace(replacement));
+        edit.scope.after_previous = true;
+        edit.scope.at_end_of_file = no_newline;
+        edit.scope.line_hint = line_hint;
+        edit.label = hunk_label(i + 1);
+        edit.span = Some(hunk.span);
+        edits.push(edit);
     }
     Ok(edits)
 }

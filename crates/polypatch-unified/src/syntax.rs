@@ -376,7 +376,7 @@ impl<'a> Lines<'a> {
         }
         // One pass: the capacity is a guess (diff lines are rarely shorter than 32 bytes
         // on average), not a count, which would read the text twice.
-        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', body.as_bytes()).count() + 2);
+        let mut starts = Vec::with_capacity(body.len() / 32 + 2);
         starts.push(bom);
         for at in memchr::memchr_iter(b'\n', body.as_bytes()) {
             starts.push(bom + at + 1);
@@ -874,7 +874,8 @@ fn digits(input: &str) -> Option<(&str, &str)> {
 /// when it does not fit a `usize`.
 fn number(input: &str) -> Option<(usize, &str)> {
     let (digits, rest) = digits(input)?;
-    Some((digits.parse().ok()?, rest))
+    let value = digits.bytes().try_fold(0usize, |n, d| n.checked_mul(10)?.checked_add(usize::from(d - b'0')))?;
+    Some((value, rest))
 }
 
 /// Spaces and tabs at the start of `input` skipped.

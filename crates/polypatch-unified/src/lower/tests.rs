@@ -1,4 +1,4 @@
-use polypatch_core::{NewLineEnds, Span};
+use polypatch_core::{NewLineEnds, Scope, Span};
 
 use super::*;
 use crate::syntax::{BinaryPatch, parse};
