@@ -28,10 +28,11 @@ pub(crate) fn lower_source(patch: &Patch<'_>, source: &str, options: &ParseOptio
     lower_from(patch, Some((source, &Arc::new(source.to_owned()))), options)
 }
 
-/// Parses `text` and lowers it as [`lower_source`] does, one section at a time: each
+/// Parses `text` and lowers it with its lines as ranges of one shared copy of it (as
+/// `lower_source`, in the tests, does with a whole tree), one section at a time: each
 /// section's tree is dropped once lowered, so the whole tree of a large diff is never
-/// held (and the memory of one section's tree is reused for the next). The result,
-/// error included, is the same: a parse error anywhere wins over a lowering error, and of
+/// held (and the memory of one section's tree is reused for the next). The result, error
+/// included, is the same: a parse error anywhere wins over a lowering error, and of
 /// lowering errors the first section's.
 pub(crate) fn parse_and_lower(text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     let copy = Arc::new(text.to_owned());
