@@ -465,9 +465,11 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
     let mut offset: i128 = 0;
     let mut edits = Vec::with_capacity(section.hunks.len());
     for (i, hunk) in section.hunks.iter().enumerate() {
-        // The header's counts are the body's unless the hunk was recounted.
+        // The header's counts are the body's unless the hunk was recounted: the capacities,
+        // without counting (a tree built by hand may say otherwise, so the line hints below
+        // use the lengths found).
         let (old_len, new_len) = match hunk.ranges {
-            Some(r) if !hunk.recounted => (r.old.count, r.new.count),
+            Some(r) if !hunk.recounted => (r.old.count.min(hunk.lines.len()), r.new.count.min(hunk.lines.len())),
             _ => (hunk.old_len(), hunk.new_len()),
         };
         let mut target = Vec::with_capacity(old_len);
@@ -503,7 +505,7 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
             let hint = r.old.start as i128 + offset;
             usize::try_from(hint.max(1)).unwrap_or(usize::MAX)
         });
-        offset += new_len as i128 - old_len as i128;
+        offset += new.len() as i128 - target.len() as i128;
         let target = if !target.is_empty() {
             Target::Lines(target)
         } else if hunk.ranges.is_some_and(|r| r.old.start == 0) {

@@ -488,3 +488,18 @@ fn a_parse_error_after_a_lowering_error_wins() {
     let twice = format!("{lowering_error}{}", lowering_error.replace('x', "z"));
     assert_eq!(parse_and_lower(&twice, &ParseOptions::default()), Err(lowered_first));
 }
+
+/// A tree built by hand whose counts disagree with its lines, without saying so
+/// (`recounted: false`), lowers as if they agreed: counts only size buffers.
+#[test]
+fn counts_of_a_hand_built_tree_only_size_buffers() {
+    let text = "--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n a\n+b\n c\n@@ -10,2 +11,2 @@\n d\n-e\n+f\n";
+    let patch = parse(text).unwrap();
+    let expected = lower(&patch, &ParseOptions::default()).unwrap();
+    let mut lying = patch.clone();
+    let hunk = &mut lying.files[0].hunks[0];
+    assert!(!hunk.recounted);
+    let ranges = hunk.ranges.as_mut().unwrap();
+    (ranges.old.count, ranges.new.count) = (usize::MAX, 0);
+    assert_eq!(lower(&lying, &ParseOptions::default()), Ok(expected));
+}
