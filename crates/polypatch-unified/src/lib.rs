@@ -155,7 +155,7 @@ impl Dialect for Unified {
     }
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-        lower::lower_source(&syntax::parse_with_limit(text, options.max_binary_size)?, text, options)
+        lower::parse_and_lower(text, options)
     }
 }
 

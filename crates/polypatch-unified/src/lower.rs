@@ -6,7 +6,7 @@
 
 use polypatch_core::{
     Action, BinaryData, BinaryEdit, Content, Cutter, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing,
-    LineBreaks, LineText, Modify, Newline, ParseOptions, PatchError, Replacement, Scope, SharedText, Span, Target,
+    LineBreaks, LineText, Modify, Newline, ParseOptions, PatchError, Replacement, SharedText, Span, Target,
 };
 
 use crate::error::{DIALECT, error, quote};
@@ -21,8 +21,28 @@ pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, Patc
 
 /// [`lower`] a tree parsed from `source`: the plan's lines are ranges of one shared copy
 /// of it (one copy of the text in all, not one allocation per line).
+#[cfg(test)]
 pub(crate) fn lower_source(patch: &Patch<'_>, source: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     lower_from(patch, Some((source, &SharedText::new(source.to_owned()))), options)
+}
+
+/// Parses `text` and lowers it with its lines as ranges of one shared copy of it (as
+/// `lower_source`, in the tests, does with a whole tree), one section at a time: each
+/// section's tree is dropped once lowered, so the whole tree of a large diff is never
+/// held (and the memory of one section's tree is reused for the next). The result, error
+/// included, is the same: a parse error anywhere wins over a lowering error, and of
+/// lowering errors the first section's.
+pub(crate) fn parse_and_lower(text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+    let copy = SharedText::new(text.to_owned());
+    let mut files = Vec::new();
+    let mut lowered = Ok(());
+    crate::syntax::for_each_section(text, options.max_binary_size, |section| {
+        if lowered.is_ok() {
+            lowered = lower_section(&section, Some((text, &copy)), options, &mut files);
+        }
+    })?;
+    lowered?;
+    Ok(EditPlan::new(DIALECT, files))
 }
 
 /// The text a tree was parsed from, and a shared copy of it, when known.
@@ -36,22 +56,22 @@ fn lower_from(patch: &Patch<'_>, source: Source<'_>, options: &ParseOptions) -> 
     Ok(EditPlan::new(DIALECT, files))
 }
 
-/// What the extended headers of a section say.
+/// What the extended headers of a section say (names borrowed from the tree).
 #[derive(Default)]
-struct Headers {
+struct Headers<'t> {
     old_mode: Option<(u32, Span)>,
     new_mode: Option<(u32, Span)>,
     new_file: Option<(u32, Span)>,
     deleted: Option<(u32, Span)>,
-    rename_from: Option<(String, Span)>,
-    rename_to: Option<(String, Span)>,
-    copy_from: Option<(String, Span)>,
-    copy_to: Option<(String, Span)>,
-    index: Option<(String, String, Option<u32>, Span)>,
+    rename_from: Option<(&'t str, Span)>,
+    rename_to: Option<(&'t str, Span)>,
+    copy_from: Option<(&'t str, Span)>,
+    copy_to: Option<(&'t str, Span)>,
+    index: Option<(&'t str, &'t str, Option<u32>, Span)>,
 }
 
-impl Headers {
-    fn collect(section: &FilePatch<'_>) -> Result<Headers, PatchError> {
+impl<'t> Headers<'t> {
+    fn collect(section: &'t FilePatch<'_>) -> Result<Headers<'t>, PatchError> {
         let mut h = Headers::default();
         for header in &section.headers {
             let span = header.span;
@@ -61,11 +81,11 @@ impl Headers {
                 Header::NewFileMode(m) => h.new_file = Some((*m, span)),
                 Header::DeletedFileMode(m) => h.deleted = Some((*m, span)),
                 Header::Similarity(_) | Header::Dissimilarity(_) => {}
-                Header::RenameFrom(p) => h.rename_from = Some((p.clone(), span)),
-                Header::RenameTo(p) => h.rename_to = Some((p.clone(), span)),
-                Header::CopyFrom(p) => h.copy_from = Some((p.clone(), span)),
-                Header::CopyTo(p) => h.copy_to = Some((p.clone(), span)),
-                Header::Index { old, new, mode } => h.index = Some((old.clone(), new.clone(), *mode, span)),
+                Header::RenameFrom(p) => h.rename_from = Some((p, span)),
+                Header::RenameTo(p) => h.rename_to = Some((p, span)),
+                Header::CopyFrom(p) => h.copy_from = Some((p, span)),
+                Header::CopyTo(p) => h.copy_to = Some((p, span)),
+                Header::Index { old, new, mode } => h.index = Some((old, new, *mode, span)),
             }
         }
         let conflict = |message: &str, span: Span| Err(error(ErrorKind::ConflictingHeaders, message, Some(span)));
@@ -114,40 +134,39 @@ fn check_mode(mode: u32, span: Span) -> Result<(), PatchError> {
     }
 }
 
-/// The names of a section after stripping: `None` is `/dev/null`.
-struct Names {
-    old: Option<String>,
-    new: Option<String>,
+/// The names of a section after stripping (borrowed from the tree): `None` is `/dev/null`.
+struct Names<'t> {
+    old: Option<&'t str>,
+    new: Option<&'t str>,
     /// The strip level used for `---`/`+++` and `diff --git` names.
     level: usize,
 }
 
-fn section_names(section: &FilePatch<'_>, options: &ParseOptions) -> Result<Names, PatchError> {
+fn section_names<'t>(section: &'t FilePatch<'_>, options: &ParseOptions) -> Result<Names<'t>, PatchError> {
     let git = section.git.as_ref();
     let git_names = git.and_then(|g| g.names.as_ref());
     let git_span = git.map(|g| g.span);
-    // Each side: the `---`/`+++` name when given, else the `diff --git` name.
-    let side = |file: Option<&crate::syntax::FileName>, git_name: Option<&String>| -> Option<(PathName, Span)> {
-        match (file, git_name) {
-            (Some(f), _) => Some((f.name.clone(), f.span)),
-            (None, Some(name)) => Some((PathName::Path(name.clone()), git_span.unwrap_or_default())),
-            (None, None) => None,
-        }
+    // Each side: the `---`/`+++` name when given, else the `diff --git` name; the name is
+    // `None` for `/dev/null`.
+    let side = |file: Option<&'t crate::syntax::FileName>, git_name: Option<&'t String>| match (file, git_name) {
+        (Some(f), _) => Some((f.name.as_path(), f.span)),
+        (None, Some(name)) => Some((Some(name.as_str()), git_span.unwrap_or_default())),
+        (None, None) => None,
     };
     let old = side(section.old.as_ref(), git_names.map(|n| &n.0));
     let new = side(section.new.as_ref(), git_names.map(|n| &n.1));
     let level = match options.strip {
         Some(n) => n,
-        None => default_strip(section, old.as_ref().map(|o| &o.0), new.as_ref().map(|n| &n.0)),
+        None => default_strip(section, old.and_then(|o| o.0), new.and_then(|n| n.0)),
     };
-    let apply = |name: Option<(PathName, Span)>| -> Result<Option<String>, PatchError> {
+    let apply = |name: Option<(Option<&'t str>, Span)>| -> Result<Option<&'t str>, PatchError> {
         match name {
-            None | Some((PathName::DevNull, _)) => Ok(None),
-            Some((PathName::Path(p), span)) => match path::strip(&p, level) {
-                Some(stripped) => Ok(Some(stripped.to_owned())),
+            None | Some((None, _)) => Ok(None),
+            Some((Some(p), span)) => match path::strip(p, level) {
+                Some(stripped) => Ok(Some(stripped)),
                 None => Err(error(
                     ErrorKind::BadStrip,
-                    format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(&p)),
+                    format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(p)),
                     Some(span),
                 )),
             },
@@ -159,15 +178,16 @@ fn section_names(section: &FilePatch<'_>, options: &ParseOptions) -> Result<Name
 
 /// The strip level when the options give none: 1 for `a/`/`b/` names; for a plain diff
 /// also 1 when the names differ only in their first component (`diff -ru old/ new/`).
-fn default_strip(section: &FilePatch<'_>, old: Option<&PathName>, new: Option<&PathName>) -> usize {
+/// `old` and `new` are the `---`/`+++` names, `None` for `/dev/null` or none.
+fn default_strip(section: &FilePatch<'_>, old: Option<&str>, new: Option<&str>) -> usize {
     // In a git section the `diff --git` names decide (they always carry the prefixes
     // when the diff has them); otherwise the `---`/`+++` names.
     let (old, new) = match section.git.as_ref().and_then(|g| g.names.as_ref()) {
-        Some((a, b)) => (PathName::Path(a.clone()), PathName::Path(b.clone())),
-        None => (old.cloned().unwrap_or(PathName::DevNull), new.cloned().unwrap_or(PathName::DevNull)),
+        Some((a, b)) => (Some(a.as_str()), Some(b.as_str())),
+        None => (old, new),
     };
     let plain = section.git.is_none();
-    usize::from(path::has_ab_prefixes(&old, &new) || (plain && path::differ_in_first_component(&old, &new)))
+    usize::from(path::has_ab_prefixes(old, new) || (plain && path::differ_in_first_component(old, new)))
 }
 
 /// A rename or copy header's name, stripped one level less than the other names (git's
@@ -248,15 +268,15 @@ fn lower_section(
     } else if let Some((_, to)) = &copy {
         Some(to.clone())
     } else if is_deleted {
-        names.old.clone().or_else(|| names.new.clone())
+        names.old.or(names.new).map(str::to_owned)
     } else {
-        names.new.clone().or_else(|| names.old.clone())
+        names.new.or(names.old).map(str::to_owned)
     }
     .ok_or_else(|| {
         error(ErrorKind::MissingPath, "the section names no file; write `--- a/<path>` and `+++ b/<path>` lines", span)
     })?;
 
-    let ids = headers.index.as_ref().map(|(old, new, _, _)| (old.as_str(), new.as_str()));
+    let ids = headers.index.map(|(old, new, _, _)| (old, new));
     if let Some(binary) = &section.binary {
         let data = match &binary.forward {
             BinaryHunk::Literal(bytes) => BinaryData::Literal(bytes.clone()),
@@ -443,13 +463,21 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
     let mut offset: i128 = 0;
     let mut edits = Vec::with_capacity(section.hunks.len());
     for (i, hunk) in section.hunks.iter().enumerate() {
-        let (old_len, new_len) = (hunk.old_len(), hunk.new_len());
+        // The header's counts are the body's unless the hunk was recounted: the capacities,
+        // without counting (a tree built by hand may say otherwise, so the line hints below
+        // use the lengths found).
+        let (old_len, new_len) = match hunk.ranges {
+            Some(r) if !hunk.recounted => (r.old.count.min(hunk.lines.len()), r.new.count.min(hunk.lines.len())),
+            _ => (hunk.old_len(), hunk.new_len()),
+        };
         let mut target = Vec::with_capacity(old_len);
         let mut new = Vec::with_capacity(new_len);
         let mut kept = Vec::with_capacity(new_len);
         // Only kept when a line of the section ends with `\r\n`.
         let mut ends = Vec::with_capacity(if crlf { new_len } else { 0 });
+        let mut no_newline = false;
         for line in &hunk.lines {
+            no_newline |= line.no_newline;
             let end = if line.cr { Newline::CrLf } else { Newline::Lf };
             let text = texts.next(line.text);
             match line.kind {
@@ -475,37 +503,56 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
             let hint = r.old.start as i128 + offset;
             usize::try_from(hint.max(1)).unwrap_or(usize::MAX)
         });
-        offset += new_len as i128 - old_len as i128;
-        let mut scope =
-            Scope::default().with_after_previous(true).with_at_end_of_file(hunk.lines.iter().any(|l| l.no_newline));
-        scope.line_hint = line_hint;
-        let line_ends = crlf.then_some(ends);
-        let (target, action, scope) = if target.is_empty() {
-            if hunk.ranges.is_some_and(|r| r.old.start == 0) {
-                let mut replacement = Replacement::lines(new).with_kept(kept);
-                replacement.line_ends = line_ends;
-                (Target::StartOfFile, Action::Replace(replacement), scope)
-            } else {
-                return Err(error(
-                    ErrorKind::NoContext,
-                    format!(
-                        "hunk {} only adds lines and has no context, so it cannot be located by content; \
-                         regenerate the diff with context (diff -U3)",
-                        i + 1
-                    ),
-                    Some(hunk.header_span),
-                ));
-            }
+        offset += new.len() as i128 - target.len() as i128;
+        let target = if !target.is_empty() {
+            Target::Lines(target)
+        } else if hunk.ranges.is_some_and(|r| r.old.start == 0) {
+            Target::StartOfFile
         } else {
-            let mut replacement = Replacement::lines(new).with_kept(kept);
-            replacement.line_ends = line_ends;
-            (Target::Lines(target), Action::Replace(replacement), scope)
+            return Err(error(
+                ErrorKind::NoContext,
+                format!(
+                    "hunk {} only adds lines and has no context, so it cannot be located by content; \
+                     regenerate the diff with context (diff -U3)",
+                    i + 1
+                ),
+                Some(hunk.header_span),
+            ));
         };
-        edits.push(
-            Edit::new(target, action).with_scope(scope).with_label(format!("hunk {}", i + 1)).with_span(hunk.span),
-        );
+        let mut replacement = Replacement::lines(new).with_kept(kept);
+        replacement.line_ends = crlf.then_some(ends);
+        // Filled in place rather than through the builders, which move the whole edit at
+        // each step.
+        let mut edit = Edit::new(target, Action::Replace(replacement));
+        edit.scope.after_previous = true;
+        edit.scope.at_end_of_file = no_newline;
+        edit.scope.line_hint = line_hint;
+        edit.label = hunk_label(i + 1);
+        edit.span = Some(hunk.span);
+        edits.push(edit);
     }
     Ok(edits)
+}
+
+/// `hunk <n>`, written without the formatting machinery (one call per hunk of a large
+/// diff).
+fn hunk_label(n: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+    let mut label = String::with_capacity("hunk ".len() + digits.len());
+    label.push_str("hunk ");
+    label.push_str(digits);
+    label
 }
 
 /// An `index` line's id when it can name a blob: 7 to 40 hex digits, not all zeros.

@@ -215,19 +215,19 @@ pub(crate) fn strip(name: &str, n: usize) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
-/// Whether `old` and `new` carry git's default prefixes (`a/`, `b/`); `/dev/null` fits
-/// either, but at least one side must be a path.
-pub(crate) fn has_ab_prefixes(old: &PathName, new: &PathName) -> bool {
-    let fits = |name: &PathName, prefix: &str| name.as_path().is_none_or(|p| p.starts_with(prefix));
-    (old.as_path().is_some() || new.as_path().is_some()) && fits(old, "a/") && fits(new, "b/")
+/// Whether `old` and `new` carry git's default prefixes (`a/`, `b/`); `/dev/null`
+/// (`None`) fits either, but at least one side must be a path.
+pub(crate) fn has_ab_prefixes(old: Option<&str>, new: Option<&str>) -> bool {
+    let fits = |name: Option<&str>, prefix: &str| name.is_none_or(|p| p.starts_with(prefix));
+    (old.is_some() || new.is_some()) && fits(old, "a/") && fits(new, "b/")
 }
 
-/// Whether `old` and `new` differ only in their first component (`diff -ru old/ new/`).
-pub(crate) fn differ_in_first_component(old: &PathName, new: &PathName) -> bool {
-    match (old.as_path(), new.as_path()) {
+/// Whether `old` and `new` differ only in their first component (`diff -ru old/ new/`);
+/// never when either is `/dev/null` (`None`).
+pub(crate) fn differ_in_first_component(old: Option<&str>, new: Option<&str>) -> bool {
+    match (old, new) {
         (Some(a), Some(b)) => {
-            let first = |p: &str| p.split('/').next().map(str::to_owned);
-            first(a) != first(b) && drop_first(a).is_some() && drop_first(a) == drop_first(b)
+            a.split('/').next() != b.split('/').next() && drop_first(a).is_some() && drop_first(a) == drop_first(b)
         }
         _ => false,
     }
@@ -305,12 +305,11 @@ mod tests {
 
     #[test]
     fn prefixes() {
-        let p = |s: &str| PathName::Path(s.into());
-        assert!(has_ab_prefixes(&p("a/x"), &p("b/x")));
-        assert!(has_ab_prefixes(&PathName::DevNull, &p("b/x")));
-        assert!(!has_ab_prefixes(&p("x"), &p("b/x")));
-        assert!(differ_in_first_component(&p("old/src/x"), &p("new/src/x")));
-        assert!(!differ_in_first_component(&p("src/x"), &p("src/x")));
+        assert!(has_ab_prefixes(Some("a/x"), Some("b/x")));
+        assert!(has_ab_prefixes(PathName::DevNull.as_path(), Some("b/x")));
+        assert!(!has_ab_prefixes(Some("x"), Some("b/x")));
+        assert!(differ_in_first_component(Some("old/src/x"), Some("new/src/x")));
+        assert!(!differ_in_first_component(Some("src/x"), Some("src/x")));
     }
 
     #[test]

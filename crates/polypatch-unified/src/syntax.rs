@@ -1,18 +1,14 @@
 //! Unified diff text → syntax tree with byte spans.
 //!
 //! The format is line-oriented, so the parser is a loop over lines; the small grammars
-//! inside one line (the hunk header, the `index` line, quoted names) are nom parsers. Every
+//! inside one line are read by hand (the hunk header, the `index` line: both are on the
+//! hot path of a large diff) or with nom (quoted names, in `path`). Every
 //! span is a byte range into the text exactly as given: a byte order mark and `\r` line
 //! endings are skipped by moving offsets, never by rewriting the text.
 //!
 //! Lines that belong to no file section (mail headers, prose, markdown fences, `Index:`
 //! and `====` lines, a `diff -ruN x y` command line, `Only in …`) are skipped.
 
-use nom::Parser as _;
-use nom::bytes::complete::tag;
-use nom::character::complete::{char, digit1, hex_digit1, space0, space1};
-use nom::combinator::{map_res, opt};
-use nom::sequence::preceded;
 use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, PatchError, Span};
 
 use crate::error::{error, quote};
@@ -229,14 +225,30 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
 /// data itself (inflating stops at the limit, so a lying header costs no more). A block
 /// over it is an error of kind `binary_too_large`.
 pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, PatchError> {
-    let mut parser = LineParser { lines: Lines::new(text), pos: 0, max_binary_size };
     let mut files = Vec::new();
+    for_each_section(text, max_binary_size, |section| files.push(section))?;
+    Ok(Patch { files })
+}
+
+/// [`parse_with_limit`], handing each file section to `each` as soon as it is read
+/// instead of keeping them all: a large diff's sections can be used (and dropped) one at
+/// a time. The error is the one [`parse_with_limit`] gives, found after `each` has seen
+/// the sections before it.
+pub(crate) fn for_each_section<'a>(
+    text: &'a str,
+    max_binary_size: u64,
+    mut each: impl FnMut(FilePatch<'a>),
+) -> Result<(), PatchError> {
+    let mut parser = LineParser { lines: Lines::new(text), pos: 0, max_binary_size };
+    let mut any = false;
     while let Some(line) = parser.line() {
         let t = line.text;
         if t.starts_with(DIFF_GIT) {
-            files.push(parser.git_section()?);
+            each(parser.git_section()?);
+            any = true;
         } else if parser.file_header_pair_at(parser.pos) {
-            files.push(parser.plain_section()?);
+            each(parser.plain_section()?);
+            any = true;
         } else if looks_like_hunk_header(t) {
             return Err(error(
                 ErrorKind::HunkOutsideFile,
@@ -252,14 +264,14 @@ pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, P
             parser.pos += 1;
         }
     }
-    if files.is_empty() {
+    if !any {
         return Err(error(
             ErrorKind::NoDiff,
             "no diff found: expected `diff --git` lines, or `--- <old>` and `+++ <new>` lines followed by `@@` hunks",
             None,
         ));
     }
-    Ok(Patch { files })
+    Ok(())
 }
 
 /// How strongly `text` looks like a unified diff (0–100): 90 for a `diff --git` line, 80
@@ -362,10 +374,13 @@ impl<'a> Lines<'a> {
         if body.is_empty() && bom == text.len() {
             return Lines { text, starts: Vec::new() };
         }
-        let breaks = memchr::memchr_iter(b'\n', body.as_bytes());
-        let mut starts = Vec::with_capacity(breaks.clone().count() + 2);
+        // One pass: the capacity is a guess (diff lines are rarely shorter than 32 bytes
+        // on average), not a count, which would read the text twice.
+        let mut starts = Vec::with_capacity(body.len() / 32 + 2);
         starts.push(bom);
-        starts.extend(breaks.map(|at| bom + at + 1));
+        for at in memchr::memchr_iter(b'\n', body.as_bytes()) {
+            starts.push(bom + at + 1);
+        }
         starts.push(bom + body.len() + 1);
         Lines { text, starts }
     }
@@ -385,6 +400,46 @@ impl<'a> Lines<'a> {
     /// Line `i`, which the caller knows exists.
     fn at(&self, i: usize) -> Line<'a> {
         self.get(i).expect("a line the parser has seen")
+    }
+}
+
+/// A hunk's body lines as they are read.
+struct Body<'a> {
+    lines: Vec<HunkLine<'a>>,
+    /// The last line pushed, until a `\` line follows it.
+    previous: Option<Line<'a>>,
+}
+
+impl<'a> Body<'a> {
+    fn new(capacity: usize) -> Self {
+        Body { lines: Vec::with_capacity(capacity), previous: None }
+    }
+
+    /// Adds the body line `line`: a ` `, `-`, `+` or empty line, or a `\` marker.
+    fn push(&mut self, line: Line<'a>) {
+        let (kind, text) = match line.text.as_bytes().first() {
+            None => (LineKind::Context, ""),
+            Some(b' ') => (LineKind::Context, &line.text[1..]),
+            Some(b'-') => (LineKind::Removed, &line.text[1..]),
+            Some(b'+') => (LineKind::Added, &line.text[1..]),
+            _ => {
+                // `\ No newline at end of file` (in any language): the line before has no
+                // terminator, so a `\r` it ended with is its last byte, not half a CRLF.
+                if let (Some(last), Some(raw)) = (self.lines.last_mut(), self.previous.take())
+                    && !last.no_newline
+                {
+                    last.no_newline = true;
+                    if last.cr {
+                        // An empty line stands for a context line without its prefix.
+                        last.text = if raw.text.is_empty() { raw.raw } else { raw.raw.get(1..).unwrap_or("") };
+                        last.cr = false;
+                    }
+                }
+                return;
+            }
+        };
+        self.previous = Some(line);
+        self.lines.push(HunkLine { kind, text, cr: line.cr, no_newline: false, span: line.span() });
     }
 }
 
@@ -516,38 +571,27 @@ impl<'a> LineParser<'a> {
         let header = parse_hunk_header(header_line.text)
             .map_err(|message| error(ErrorKind::InvalidHunkHeader, message, Some(header_line.span())))?;
         let body_start = self.pos + 1;
-        let counted = header.ranges.and_then(|r| self.counted_end(body_start, r.old.count, r.new.count));
-        let end = match counted {
-            Some(end) if self.ends_body(end) => end,
-            _ => self.greedy_end(body_start),
-        };
-        let mut lines: Vec<HunkLine<'a>> = Vec::with_capacity(end - body_start);
-        let mut previous: Option<Line<'a>> = None;
-        for line in (body_start..end).map(|i| self.lines.at(i)) {
-            let (kind, text) = match line.text.as_bytes().first() {
-                None => (LineKind::Context, ""),
-                Some(b' ') => (LineKind::Context, &line.text[1..]),
-                Some(b'-') => (LineKind::Removed, &line.text[1..]),
-                Some(b'+') => (LineKind::Added, &line.text[1..]),
-                _ => {
-                    // `\ No newline at end of file` (in any language): the line before has no
-                    // terminator, so a `\r` it ended with is its last byte, not half a CRLF.
-                    if let (Some(last), Some(raw)) = (lines.last_mut(), previous.take())
-                        && !last.no_newline
-                    {
-                        last.no_newline = true;
-                        if last.cr {
-                            // An empty line stands for a context line without its prefix.
-                            last.text = if raw.text.is_empty() { raw.raw } else { raw.raw.get(1..).unwrap_or("") };
-                            last.cr = false;
-                        }
-                    }
-                    continue;
+        // The body is read by the header's counts, its lines kept as they are read: when
+        // the counts fit (the usual case), that one pass is all. Otherwise it is read again
+        // without them.
+        let mut body =
+            Body::new(header.ranges.map_or(0, |r| {
+                r.old.count.saturating_add(r.new.count).min(self.lines.len().saturating_sub(body_start))
+            }));
+        let counted = header.ranges.and_then(|r| self.counted_body(body_start, r, &mut body));
+        let (end, recounted) = match counted {
+            // Read to the end of both counts: the body has exactly the lines they say.
+            Some(end) if self.ends_body(end) => (end, false),
+            _ => {
+                let end = self.greedy_end(body_start);
+                body = Body::new(end - body_start);
+                for i in body_start..end {
+                    body.push(self.lines.at(i));
                 }
-            };
-            previous = Some(line);
-            lines.push(HunkLine { kind, text, cr: line.cr, no_newline: false, span: line.span() });
-        }
+                (end, true)
+            }
+        };
+        let lines = body.lines;
         self.pos = end;
         let span_end = if end > body_start { self.lines.at(end - 1).end() } else { header_line.end() };
         let span = Span::new(header_line.start, span_end);
@@ -566,17 +610,20 @@ impl<'a> LineParser<'a> {
             header_span: header_line.span(),
             span,
         };
-        hunk.recounted = header.ranges.is_none_or(|r| r.old.count != hunk.old_len() || r.new.count != hunk.new_len());
+        hunk.recounted =
+            recounted && header.ranges.is_none_or(|r| r.old.count != hunk.old_len() || r.new.count != hunk.new_len());
         Ok(hunk)
     }
 
-    /// Where the body ends when read by the header's counts, if they fit the text.
-    fn counted_end(&self, start: usize, old: usize, new: usize) -> Option<usize> {
-        let (mut old, mut new) = (old, new);
+    /// Reads the body by the header's counts into `body`: where it ends, if they fit the
+    /// text.
+    fn counted_body(&self, start: usize, ranges: HunkRanges, body: &mut Body<'a>) -> Option<usize> {
+        let (mut old, mut new) = (ranges.old.count, ranges.new.count);
         let mut i = start;
         while old > 0 || new > 0 {
-            let t = self.text_at(i)?;
-            if t.starts_with("@@") || t.starts_with(DIFF_GIT) || self.next_section_at(i) {
+            let line = self.lines.get(i)?;
+            let t = line.text;
+            if t.starts_with("@@") || t.starts_with(DIFF_GIT) || (t.starts_with("--- ") && self.next_section_at(i)) {
                 return None;
             }
             match t.as_bytes().first() {
@@ -589,9 +636,11 @@ impl<'a> LineParser<'a> {
                 Some(b'\\') => {}
                 _ => return None,
             }
+            body.push(line);
             i += 1;
         }
-        while self.text_at(i).is_some_and(|t| t.starts_with('\\')) {
+        while let Some(line) = self.lines.get(i).filter(|l| l.text.starts_with('\\')) {
+            body.push(line);
             i += 1;
         }
         Some(i)
@@ -780,10 +829,8 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
     } else if t.starts_with("copy to ") {
         Header::CopyTo(name("copy to ")?)
     } else if let Some(value) = t.strip_prefix("index ") {
-        let parsed: nom::IResult<&str, (&str, &str, Option<&str>)> =
-            (hex_digit1, preceded(tag(".."), hex_digit1), opt(preceded(space1, digit1))).parse(value);
-        match parsed {
-            Ok((rest, (old, new, mode_text))) if rest.trim().is_empty() => {
+        match index_ids(value) {
+            Some((old, new, mode_text)) => {
                 let mode = match mode_text {
                     Some(m) => Some(path::parse_mode(m).ok_or_else(|| {
                         error(
@@ -817,19 +864,58 @@ struct HunkHeader<'a> {
     section: &'a str,
 }
 
-fn number(input: &str) -> nom::IResult<&str, usize> {
-    map_res(digit1, str::parse::<usize>).parse(input)
+/// The ASCII digits at the start of `input` and the rest; `None` without one.
+fn digits(input: &str) -> Option<(&str, &str)> {
+    let n = input.bytes().take_while(u8::is_ascii_digit).count();
+    (n > 0).then(|| input.split_at(n))
 }
 
-fn range(input: &str) -> nom::IResult<&str, HunkRange> {
-    let (rest, (start, count)) = (number, opt(preceded(char(','), number))).parse(input)?;
-    Ok((rest, HunkRange { start, count: count.unwrap_or(1) }))
+/// A decimal number at the start of `input` and the rest; `None` without a digit, or
+/// when it does not fit a `usize`.
+fn number(input: &str) -> Option<(usize, &str)> {
+    let (digits, rest) = digits(input)?;
+    let value = digits.bytes().try_fold(0usize, |n, d| n.checked_mul(10)?.checked_add(usize::from(d - b'0')))?;
+    Some((value, rest))
 }
 
-/// `-a[,b] +c[,d]`.
-fn ranges(input: &str) -> nom::IResult<&str, HunkRanges> {
-    let (rest, (old, _, new)) = (preceded(char('-'), range), space1, preceded(char('+'), range)).parse(input)?;
-    Ok((rest, HunkRanges { old, new }))
+/// Spaces and tabs at the start of `input` skipped.
+fn skip_blanks(input: &str) -> &str {
+    input.trim_start_matches([' ', '\t'])
+}
+
+/// `a[,b]`: a `,` not followed by a number is left unread.
+fn range(input: &str) -> Option<(HunkRange, &str)> {
+    let (start, rest) = number(input)?;
+    let (count, rest) = rest.strip_prefix(',').and_then(number).unwrap_or((1, rest));
+    Some((HunkRange { start, count }, rest))
+}
+
+/// `-a[,b] +c[,d]` (spaces or tabs between) and the rest.
+fn ranges(input: &str) -> Option<(HunkRanges, &str)> {
+    let (old, rest) = range(input.strip_prefix('-')?)?;
+    let after = skip_blanks(rest);
+    if after.len() == rest.len() {
+        return None;
+    }
+    let (new, rest) = range(after.strip_prefix('+')?)?;
+    Some((HunkRanges { old, new }, rest))
+}
+
+/// `<old>..<new>[ <mode>]` after `index `: hex ids, and the mode's digits (a blank
+/// without digits after it is left unread); `None` unless only blanks follow.
+fn index_ids(value: &str) -> Option<(&str, &str, Option<&str>)> {
+    fn hex(s: &str) -> Option<(&str, &str)> {
+        let n = s.bytes().take_while(u8::is_ascii_hexdigit).count();
+        (n > 0).then(|| s.split_at(n))
+    }
+    let (old, rest) = hex(value)?;
+    let (new, rest) = hex(rest.strip_prefix("..")?)?;
+    let after = skip_blanks(rest);
+    let (mode, rest) = match digits(after) {
+        Some((mode, after_mode)) if after.len() < rest.len() => (Some(mode), after_mode),
+        _ => (None, rest),
+    };
+    rest.trim().is_empty().then_some((old, new, mode))
 }
 
 /// Reads `@@ -a,b +c,d @@ section`, `@@ @@`, `@@` and `@@ text` (a header without
@@ -844,10 +930,10 @@ fn parse_hunk_header(t: &str) -> Result<HunkHeader<'_>, String> {
     }
     let rest = rest.trim_start();
     if rest.starts_with('-') {
-        let parsed: nom::IResult<&str, (HunkRanges, &str)> = (ranges, space0).parse(rest);
-        let Ok((after, (ranges, _))) = parsed else {
+        let Some((ranges, after)) = ranges(rest) else {
             return Err(format!("{} is not a hunk header; expected `@@ -a,b +c,d @@` with line numbers", quote(t)));
         };
+        let after = skip_blanks(after);
         let section = match after.strip_prefix("@@") {
             Some(section) => section.trim(),
             None if after.is_empty() => "",

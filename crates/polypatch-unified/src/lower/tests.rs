@@ -1,15 +1,17 @@
-use polypatch_core::{NewLineEnds, Span};
+use polypatch_core::{NewLineEnds, Scope, Span};
 
 use super::*;
 use crate::syntax::{BinaryPatch, parse};
 
 /// The plan of `text`, lowered both ways: from the tree alone (each section's lines copied
 /// into a buffer of their own) and from the tree with its source (the lines are ranges of
-/// one copy of it, as `Unified` parses); both give the same plan.
+/// one copy of it, as `Unified` parses); both give the same plan, and so does parsing and
+/// lowering one section at a time.
 fn plan_with(text: &str, options: &ParseOptions) -> EditPlan {
     let patch = parse(text).unwrap_or_else(|e| panic!("{}", e.render(text)));
     let plan = lower(&patch, options).unwrap_or_else(|e| panic!("{}", e.render(text)));
     assert_eq!(lower_source(&patch, text, options).as_ref(), Ok(&plan), "{text:?}");
+    assert_eq!(parse_and_lower(text, options).as_ref(), Ok(&plan), "{text:?}");
     plan
 }
 
@@ -23,6 +25,7 @@ fn lower_err(text: &str, options: &ParseOptions) -> PatchError {
         Ok(plan) => panic!("expected an error, got {plan:#?}"),
         Err(e) => {
             assert_eq!(lower_source(&patch, text, options).as_ref(), Err(&e));
+            assert_eq!(parse_and_lower(text, options).as_ref(), Err(&e));
             e
         }
     }
@@ -461,4 +464,42 @@ fn lines_taken_from_the_source_are_the_lines_as_written() {
     let y = modify(&plan.files[1]);
     assert_eq!(y.edits[0].target, Target::Lines(strings(&["é"])));
     assert_eq!(replacement(&y.edits[0]).lines, strings(&["🦀"]));
+}
+
+#[test]
+fn hunk_labels_are_decimal() {
+    for n in (0..1_200).chain([9_999, 10_000, 123_456_789, usize::MAX]) {
+        assert_eq!(super::hunk_label(n), format!("hunk {n}"));
+    }
+}
+
+/// Read one section at a time, a diff still fails as when read whole: a parse error
+/// anywhere wins over a lowering error in an earlier section.
+#[test]
+fn a_parse_error_after_a_lowering_error_wins() {
+    let lowering_error = "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n";
+    let parse_error = "diff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1,x +1 @@\n-a\n+b\n";
+    let text = format!("{lowering_error}{parse_error}");
+    let whole = parse(&text).unwrap_err();
+    assert_eq!(whole.kind, polypatch_core::ErrorKind::InvalidHunkHeader);
+    assert_eq!(parse_and_lower(&text, &ParseOptions::default()), Err(whole));
+    let lowered_first = lower(&parse(lowering_error).unwrap(), &ParseOptions::default()).unwrap_err();
+    assert_eq!(lowered_first.kind, polypatch_core::ErrorKind::ConflictingHeaders);
+    let twice = format!("{lowering_error}{}", lowering_error.replace('x', "z"));
+    assert_eq!(parse_and_lower(&twice, &ParseOptions::default()), Err(lowered_first));
+}
+
+/// A tree built by hand whose counts disagree with its lines, without saying so
+/// (`recounted: false`), lowers as if they agreed: counts only size buffers.
+#[test]
+fn counts_of_a_hand_built_tree_only_size_buffers() {
+    let text = "--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n a\n+b\n c\n@@ -10,2 +11,2 @@\n d\n-e\n+f\n";
+    let patch = parse(text).unwrap();
+    let expected = lower(&patch, &ParseOptions::default()).unwrap();
+    let mut lying = patch.clone();
+    let hunk = &mut lying.files[0].hunks[0];
+    assert!(!hunk.recounted);
+    let ranges = hunk.ranges.as_mut().unwrap();
+    (ranges.old.count, ranges.new.count) = (usize::MAX, 0);
+    assert_eq!(lower(&lying, &ParseOptions::default()), Ok(expected));
 }

@@ -547,3 +547,106 @@ proptest! {
         let _ = sniff(&text);
     }
 }
+
+/// The nom grammars the hand-written readers of hunk headers and `index` lines replaced,
+/// kept as the reference they must agree with.
+mod nom_reference {
+    use nom::Parser as _;
+    use nom::bytes::complete::tag;
+    use nom::character::complete::{char, digit1, hex_digit1, space0, space1};
+    use nom::combinator::{map_res, opt};
+    use nom::sequence::preceded;
+
+    use super::super::{HunkRange, HunkRanges};
+
+    fn number(input: &str) -> nom::IResult<&str, usize> {
+        map_res(digit1, str::parse::<usize>).parse(input)
+    }
+
+    fn range(input: &str) -> nom::IResult<&str, HunkRange> {
+        let (rest, (start, count)) = (number, opt(preceded(char(','), number))).parse(input)?;
+        Ok((rest, HunkRange { start, count: count.unwrap_or(1) }))
+    }
+
+    /// `-a[,b] +c[,d]` then blanks: the ranges and the rest.
+    pub fn ranges(input: &str) -> Option<(HunkRanges, &str)> {
+        let parsed: nom::IResult<&str, (HunkRanges, &str)> = (
+            |i| {
+                let (rest, (old, _, new)) =
+                    (preceded(char('-'), range), space1, preceded(char('+'), range)).parse(i)?;
+                Ok((rest, HunkRanges { old, new }))
+            },
+            space0,
+        )
+            .parse(input);
+        parsed.ok().map(|(rest, (ranges, _))| (ranges, rest))
+    }
+
+    pub fn index(value: &str) -> Option<(&str, &str, Option<&str>)> {
+        let parsed: nom::IResult<&str, (&str, &str, Option<&str>)> =
+            (hex_digit1, preceded(tag(".."), hex_digit1), opt(preceded(space1, digit1))).parse(value);
+        match parsed {
+            Ok((rest, ids)) if rest.trim().is_empty() => Some(ids),
+            _ => None,
+        }
+    }
+}
+
+fn hand_ranges(input: &str) -> Option<(HunkRanges, &str)> {
+    ranges(input).map(|(r, rest)| (r, skip_blanks(rest)))
+}
+
+const HEADER_CASES: &[&str] = &[
+    "-1,2 +3,4 @@",
+    "-1 +1",
+    "-1,2\t+3,4@@ x",
+    "-1, +2 @@",
+    "-1,x +2 @@",
+    "-1 +2, @@",
+    "-1 +2,x @@",
+    "-1+2 @@",
+    "-18446744073709551616 +1 @@",
+    "-1,18446744073709551616 +1 @@",
+    "-1 +1,18446744073709551616 @@",
+    "-18446744073709551615,0 +0,18446744073709551615",
+    "- 1 +1",
+    "-1 + 1",
+    "-0001,002 +3 \t @@ section",
+    "-",
+    "",
+    "-1 +١ @@",
+];
+
+const INDEX_CASES: &[&str] = &[
+    "1234567..89abcde 100644",
+    "1234567..89ABCDE",
+    "abc..def  ",
+    "abc..def x",
+    "abc..def 100644 x",
+    "abc..def\t100644\t",
+    "abc..def100644",
+    "..def",
+    "abc..",
+    "abc.def",
+    "abc..def 99999999999999999999999",
+    "abc..def ١٢",
+    "",
+];
+
+#[test]
+fn hand_readers_agree_with_the_nom_grammars_on_edge_cases() {
+    for case in HEADER_CASES {
+        assert_eq!(hand_ranges(case), nom_reference::ranges(case), "{case:?}");
+    }
+    for case in INDEX_CASES {
+        assert_eq!(index_ids(case), nom_reference::index(case), "{case:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn hand_readers_agree_with_the_nom_grammars(text in "[-+, \t0-9a-fA-F.@x]{0,24}") {
+        prop_assert_eq!(hand_ranges(&text), nom_reference::ranges(&text));
+        prop_assert_eq!(index_ids(&text), nom_reference::index(&text));
+    }
+}
