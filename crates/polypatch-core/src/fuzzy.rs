@@ -177,15 +177,14 @@ impl<'p> Ranking<'p> {
     /// Ranks view line `p` (of `flen` characters) against seed line `k`, the window
     /// starting `k` lines before it; `fhist` holds the line's histogram once read.
     fn offer(&mut self, view: &View<'_>, k: usize, p: usize, flen: usize, fhist: &mut Option<[u16; 64]>) {
-        let Pattern { chars: needle, hist, .. } = &self.pat[k];
-        let longest = flen.max(needle.len()).max(1) as f64;
-        let by_length = Ranked(flen.abs_diff(needle.len()) as f64 / longest, p - k);
+        let by_length = Ranked(self.by_length(k, flen), p - k);
         if self.below_all(&by_length) {
             return;
         }
+        let Pattern { chars: needle, hist, .. } = &self.pat[k];
         let fhist = fhist.get_or_insert_with(|| text_histogram(trim(view.file(p))));
         let lower = flen.abs_diff(needle.len()).max(histogram_distance(hist, fhist) / 2);
-        self.best.push(Ranked(lower as f64 / longest, p - k));
+        self.best.push(Ranked(lower as f64 / flen.max(needle.len()).max(1) as f64, p - k));
         if self.best.len() > Self::KEEP {
             self.best.pop();
         }
@@ -227,15 +226,16 @@ fn near_ranked_by_length(
     n: usize,
     lengths: impl Fn(usize) -> usize,
 ) -> bool {
-    let lengths: Vec<usize> = (0..n).map(lengths).collect();
-    let longest = lengths.iter().copied().max().unwrap_or(0);
+    // Saturated at `u32::MAX`: a length past the bucketed ones sends the file in order.
+    let lengths: Vec<u32> = (0..n).map(|p| u32::try_from(lengths(p)).unwrap_or(u32::MAX)).collect();
+    let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
     if longest > MAX_BUCKETED_LENGTH {
         return false;
     }
     // The view lines grouped by length, in order within each length (a counting sort).
     let mut from = vec![0u32; longest + 2];
     for &len in &lengths {
-        from[len + 1] += 1;
+        from[len as usize + 1] += 1;
     }
     for len in 0..=longest {
         from[len + 1] += from[len];
@@ -243,8 +243,9 @@ fn near_ranked_by_length(
     let mut at = from.clone();
     let mut order = vec![0u32; n];
     for (p, &len) in lengths.iter().enumerate() {
-        order[at[len] as usize] = p as u32;
-        at[len] += 1;
+        let slot = &mut at[len as usize];
+        order[*slot as usize] = p as u32;
+        *slot += 1;
     }
     let group = |len: usize| &order[from[len] as usize..from[len + 1] as usize];
     for k in ranking.seeds.clone() {

@@ -107,11 +107,7 @@ impl LineText {
     /// does.
     #[inline]
     pub fn slice(buf: &SharedText, range: Range<usize>) -> LineText {
-        assert!(
-            buf.get(range.clone()).is_some(),
-            "LineText::slice: {range:?} is not a range of the {}-byte text on character boundaries",
-            buf.len()
-        );
+        check_range(buf, &range, "LineText::slice");
         LineText::shared(buf, range.start, range.end)
     }
 
@@ -134,17 +130,8 @@ impl LineText {
         I: IntoIterator<Item = Range<usize>>,
     {
         let ranges = ranges.into_iter();
-        let mut out = Vec::with_capacity(ranges.size_hint().0);
-        let mut handles = buf.handles(ranges.size_hint().0);
-        for range in ranges {
-            assert!(
-                buf.get(range.clone()).is_some(),
-                "LineText::slices: {range:?} is not a range of the {}-byte text on character boundaries",
-                buf.len()
-            );
-            out.push(LineText::counted(handles.take(), range.start, range.end));
-        }
-        out
+        let mut cut = Cutter { handles: buf.handles(ranges.size_hint().0), buf, who: "LineText::slices" };
+        ranges.map(|range| cut.slice(range)).collect()
     }
 
     /// A cutter of many [`LineText::slice`]s of `buf` one at a time, counting their
@@ -160,7 +147,7 @@ impl LineText {
     /// assert_eq!([old, new], ["old", "new"]);
     /// ```
     pub fn cutter(buf: &SharedText) -> Cutter<'_> {
-        Cutter { handles: buf.handles(CUTTER_BATCH), buf }
+        Cutter { handles: buf.handles(CUTTER_BATCH), buf, who: "Cutter::slice" }
     }
 
     /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
@@ -284,6 +271,19 @@ const CUTTER_BATCH: usize = 256;
 pub struct Cutter<'a> {
     buf: &'a SharedText,
     handles: crate::shared::Handles<'a>,
+    /// The function named in a panic.
+    who: &'static str,
+}
+
+/// Panics, naming `who`, when `range` is not a range of `buf` on character boundaries.
+#[inline]
+#[track_caller]
+fn check_range(buf: &SharedText, range: &Range<usize>, who: &str) {
+    assert!(
+        buf.get(range.clone()).is_some(),
+        "{who}: {range:?} is not a range of the {}-byte text on character boundaries",
+        buf.len()
+    );
 }
 
 impl Cutter<'_> {
@@ -295,11 +295,7 @@ impl Cutter<'_> {
     /// does.
     #[inline]
     pub fn slice(&mut self, range: Range<usize>) -> LineText {
-        assert!(
-            self.buf.get(range.clone()).is_some(),
-            "Cutter::slice: {range:?} is not a range of the {}-byte text on character boundaries",
-            self.buf.len()
-        );
+        check_range(self.buf, &range, self.who);
         LineText::counted(self.handles.take(), range.start, range.end)
     }
 }
