@@ -107,14 +107,19 @@ impl Lines {
         }
     }
 
-    /// The bytes in one vector.
-    fn to_vec(&self) -> Vec<u8> {
+    /// The number of bytes.
+    fn len(&self) -> usize {
         let mut len = 0;
         let _ = self.try_for_each_piece(|piece| {
             len += piece.len();
             Ok::<_, ()>(())
         });
-        let mut out = Vec::with_capacity(len);
+        len
+    }
+
+    /// The bytes in one vector.
+    fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
         let _ = self.try_for_each_piece(|piece| {
             out.extend_from_slice(piece);
             Ok::<_, ()>(())
@@ -192,12 +197,10 @@ impl FileBytes {
 
     /// The length in bytes (without building the bytes).
     pub fn len(&self) -> usize {
-        let mut len = 0;
-        let _ = self.try_for_each_piece(|piece| {
-            len += piece.len();
-            Ok::<_, ()>(())
-        });
-        len
+        match self.settled() {
+            Ok(bytes) => bytes.len(),
+            Err(lines) => lines.len(),
+        }
     }
 
     /// Whether the content is empty (without building the bytes).

@@ -53,10 +53,9 @@ pub(super) enum Line {
     File { path: String, temp: Option<String>, backup: Option<String> },
     /// The whole commit is one rename of `temp` over the existing file `path` (a commit
     /// that replaces one file and syncs nothing): the rename is the commit point, so no
-    /// backup is kept. A
-    /// temporary file still there means the commit did not happen; recovery removes it.
-    /// (A version that does not know this line reads no line of the journal and changes
-    /// nothing.)
+    /// backup is kept. A temporary file still there means the commit did not happen;
+    /// recovery removes it. (A version that does not know this line reads no line of the
+    /// journal and changes nothing.)
     Swap { path: String, temp: String },
 }
 
