@@ -52,7 +52,7 @@ pub(crate) fn deltas<S: FileSource + ?Sized>(
     for change in changes {
         let path = change.path.as_str().to_owned();
         let before = match files.read(&change.path) {
-            Ok(Entry::File { bytes, mode }) => Some(Side { bytes, mode }),
+            Ok(Entry::File { bytes, mode }) => Some(Side { bytes: bytes.into_vec(), mode }),
             Ok(_) => None,
             Err(source) => return Err(ConvertError::Read { path, source }),
         };

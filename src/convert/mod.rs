@@ -381,7 +381,7 @@ fn verify<S: FileSource + ?Sized>(
             continue;
         }
         let original = || match files.resolve(path).ok().and_then(|p| files.read(&p).ok()) {
-            Some(Entry::File { bytes, .. }) => Some(bytes),
+            Some(Entry::File { bytes, .. }) => Some(bytes.into_vec()),
             _ => None,
         };
         let want = want.unwrap_or_else(original);
@@ -414,7 +414,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
 
     fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
         match self.changes.iter().find(|c| c.path == *path).map(|c| &c.kind) {
-            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.to_vec(), mode: *mode }),
+            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
             Some(ChangeKind::Delete) => Ok(Entry::Missing),
             None => self.files.read(path),
         }

@@ -167,7 +167,7 @@ impl From<Entry> for Held {
     fn from(entry: Entry) -> Held {
         match entry {
             Entry::Missing => Held::Missing,
-            Entry::File { bytes, mode } => Held::File { bytes: FileBytes::from(bytes), mode },
+            Entry::File { bytes, mode } => Held::File { bytes, mode },
             Entry::Directory => Held::Directory,
             Entry::Other => Held::Other,
         }

@@ -237,6 +237,17 @@ impl FileBytes {
         write_all_vectored(out, &mut batch)
     }
 
+    /// The same content as bytes at hand: itself (a shared clone) when it already is, or
+    /// the lines of an edited file built into bytes, once (kept here too, so a later read
+    /// does not build them again). The result holds neither the lines nor the text they
+    /// were cut from: what a store that keeps files in memory wants to hold.
+    pub(crate) fn built(&self) -> FileBytes {
+        match &self.0 {
+            Repr::Whole(_) => self.clone(),
+            Repr::Lines(_) => FileBytes(Repr::Whole(self.whole().clone())),
+        }
+    }
+
     /// A copy of the bytes, built from the lines without keeping them here.
     pub fn to_vec(&self) -> Vec<u8> {
         match self.settled() {
@@ -314,6 +325,12 @@ impl From<Vec<u8>> for FileBytes {
 
 impl From<&[u8]> for FileBytes {
     fn from(bytes: &[u8]) -> FileBytes {
+        FileBytes::from(bytes.to_vec())
+    }
+}
+
+impl<const N: usize> From<&[u8; N]> for FileBytes {
+    fn from(bytes: &[u8; N]) -> FileBytes {
         FileBytes::from(bytes.to_vec())
     }
 }

@@ -150,8 +150,9 @@ pub enum Entry {
     Missing,
     /// A regular file.
     File {
-        /// Its content.
-        bytes: Vec<u8>,
+        /// Its content: shared, so that a file set that keeps its files in memory hands
+        /// them out without a copy.
+        bytes: FileBytes,
         /// Unix permission bits, where the file set knows them.
         mode: Option<u32>,
     },
@@ -214,7 +215,9 @@ pub enum ChangeKind {
 /// Directories exist implicitly as prefixes of file paths.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryFileSet {
-    files: BTreeMap<String, (Vec<u8>, Option<u32>)>,
+    /// Each file's content and mode. The content is shared: reading a file for a plan
+    /// counts a reference instead of copying it.
+    files: BTreeMap<String, (FileBytes, Option<u32>)>,
     root: Option<String>,
 }
 
@@ -232,7 +235,7 @@ impl MemoryFileSet {
 
     /// Adds or replaces a file.
     pub fn insert(&mut self, path: impl Into<String>, content: impl Into<Vec<u8>>) -> &mut Self {
-        self.files.insert(path.into(), (content.into(), None));
+        self.files.insert(path.into(), (FileBytes::from(content.into()), None));
         self
     }
 
@@ -245,7 +248,7 @@ impl MemoryFileSet {
 
     /// The content of a file.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(path).map(|(b, _)| b.as_slice())
+        self.files.get(path).map(|(b, _)| b.as_bytes())
     }
 
     /// The content of a file as text (`None` when missing or not UTF-8).
@@ -306,7 +309,9 @@ impl FileStore for MemoryFileSet {
             match &change.kind {
                 ChangeKind::Write { bytes, mode } => {
                     let old_mode = self.files.get(change.path.as_str()).and_then(|(_, m)| *m);
-                    self.files.insert(change.path.as_str().to_string(), (bytes.to_vec(), mode.or(old_mode)));
+                    // Kept as bytes (built here once from an edited file's lines), not as
+                    // the lines: the set holds each file compactly, as it was given.
+                    self.files.insert(change.path.as_str().to_string(), (bytes.built(), mode.or(old_mode)));
                 }
                 ChangeKind::Delete => {
                     self.files.remove(change.path.as_str());
@@ -329,7 +334,7 @@ impl FileStore for MemoryFileSet {
 /// let mut overlay = Overlay::new(&base);
 /// let path = RelPath::parse("a.txt", None).unwrap();
 /// overlay.record(&[Change { path: path.clone(), kind: ChangeKind::Write { bytes: "two\n".into(), mode: None } }]);
-/// assert_eq!(overlay.read(&path).unwrap(), Entry::File { bytes: b"two\n".to_vec(), mode: None });
+/// assert_eq!(overlay.read(&path).unwrap(), Entry::File { bytes: "two\n".into(), mode: None });
 /// assert_eq!(overlay.changes().len(), 1);
 /// assert_eq!(base.get_str("a.txt"), Some("one\n"));
 /// ```
@@ -402,7 +407,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
                     (None, Entry::File { mode, .. }) => mode,
                     (None, _) => None,
                 };
-                Ok(Entry::File { bytes: bytes.to_vec(), mode })
+                Ok(Entry::File { bytes: bytes.clone(), mode })
             }
             Some(ChangeKind::Delete) => Ok(Entry::Missing),
             None => {
@@ -459,12 +464,12 @@ mod tests {
         let delete = |p: &str| Change { path: path(p), kind: ChangeKind::Delete };
         let mut overlay = Overlay::new(&base);
         overlay.record(&[write("a", "10", Some(0o755)), delete("b"), write("new/c", "3", None)]);
-        assert_eq!(overlay.read(&path("a")).unwrap(), Entry::File { bytes: b"10".to_vec(), mode: Some(0o755) });
+        assert_eq!(overlay.read(&path("a")).unwrap(), Entry::File { bytes: "10".into(), mode: Some(0o755) });
         assert_eq!(overlay.read(&path("b")).unwrap(), Entry::Missing);
         assert_eq!(overlay.read(&path("new")).unwrap(), Entry::Directory);
         // Later changes: the mode set earlier stays; a deleted file comes back; a new file goes.
         overlay.record(&[write("a", "11", None), write("b", "2", None), delete("new/c")]);
-        assert_eq!(overlay.read(&path("a")).unwrap(), Entry::File { bytes: b"11".to_vec(), mode: Some(0o755) });
+        assert_eq!(overlay.read(&path("a")).unwrap(), Entry::File { bytes: "11".into(), mode: Some(0o755) });
         assert_eq!(overlay.read(&path("new")).unwrap(), Entry::Missing);
         // `b` is back as it was and `new/c` never existed: neither needs a change.
         assert_eq!(overlay.changes(), vec![write("a", "11", Some(0o755))]);

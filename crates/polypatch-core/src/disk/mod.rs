@@ -47,6 +47,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
 use ops::{Dir, Kind, Meta, Ops, RealOps};
 
@@ -328,7 +329,7 @@ impl FileSource for DiskFileSet {
             Kind::File => {
                 let (bytes, md) = self.ops.read(&dir, name).map_err(|e| link_swapped(e, path))?;
                 self.seen().insert(path.clone(), Some(md));
-                Ok(Entry::File { bytes, mode: mode_of(&md) })
+                Ok(Entry::File { bytes: FileBytes::from(bytes), mode: mode_of(&md) })
             }
         }
     }
