@@ -65,6 +65,7 @@ mod fuzzy;
 mod index;
 mod ir;
 mod modify;
+mod newlines;
 mod report;
 mod shape;
 mod shared;

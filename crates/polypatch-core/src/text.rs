@@ -484,6 +484,20 @@ impl TextFile {
         let mut start = if bom { BOM.len() } else { 0 };
         // A file has at most one line more than bytes: its lines' counts are taken at once.
         let mut handles = text.handles(bytes.len() + 1);
+        if memchr::memchr(b'\r', &bytes[start..]).is_none() {
+            // Every line ends at a `\n` (most files): found a block at a time, not with a
+            // search per line.
+            let from = start;
+            crate::newlines::for_each_newline(&bytes[from..], |i| {
+                let i = from + i;
+                lines.push(Line { text: LineText::counted(handles.take(), start, i), eol: Eol::Lf });
+                start = i + 1;
+            });
+            if start < text.len() {
+                lines.push(Line { text: LineText::counted(handles.take(), start, text.len()), eol: Eol::None });
+            }
+            return TextFile { lines, bom };
+        }
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             if i < start {
                 continue; // the `\n` of a `\r\n` already consumed (or the mark's bytes)
