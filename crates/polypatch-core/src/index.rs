@@ -13,7 +13,7 @@
 //! one pass over the file, whatever the number of edits and tiers.
 
 use std::cell::{Cell, Ref, RefCell};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -87,8 +87,12 @@ impl Norm {
 /// work the same.
 const SEED: u64 = 0x7061_7463_6870_6f6c;
 
+/// The bytes alone are hashed, without the length prefix `Hash for [u8]` would add: one
+/// text is hashed at a time, so the prefix tells nothing apart.
 fn hash(text: &str) -> u64 {
-    FixedState::with_seed(SEED).hash_one(text.as_bytes())
+    let mut hasher = FixedState::with_seed(SEED).build_hasher();
+    hasher.write(text.as_bytes());
+    hasher.finish()
 }
 
 /// The hashes of one file's lines under one normalization, kept as 40 of their 64 bits: a

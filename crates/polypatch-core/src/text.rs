@@ -538,13 +538,18 @@ impl TextFile {
 
     /// The file's bytes.
     pub fn render(&self) -> String {
-        let len: usize = self.lines.iter().map(|l| l.text.len() + l.eol.as_str().len()).sum();
-        let mut out = String::with_capacity(len + if self.bom { BOM.len() } else { 0 });
-        let filled: Result<(), std::convert::Infallible> = self.try_for_each_piece(|piece| {
-            out.push_str(piece);
+        // The pieces first (runs of lines, few for an edited file), so that the lines are
+        // walked once, not once more to size the result.
+        let mut pieces = Vec::new();
+        let gathered: Result<(), std::convert::Infallible> = self.try_for_each_piece(|piece| {
+            pieces.push(piece);
             Ok(())
         });
-        let Ok(()) = filled;
+        let Ok(()) = gathered;
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+        for piece in pieces {
+            out.push_str(piece);
+        }
         out
     }
 
