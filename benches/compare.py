@@ -21,7 +21,10 @@ polypatch runs once per durability policy (`--fsync none`, `--fsync full`). The 
 binary comes from `--codex PATH`, `$POLYPATCH_CODEX`, or the accuracy harness's cache
 (`accuracy/.cache/node`, filled by `accuracy/run.py`); without it that column is left out.
 
-    python3 benches/compare.py [--runs 10] [--cases small,100k,1m,check] [--no-build] [--baseline OLD] [--fsync none]
+    python3 benches/compare.py [--runs 10] [--cases small,100k,1m,check] [--no-build] [--static] [--baseline OLD] [--fsync none]
+
+`--static` also builds the statically linked CLI (`cargo build-static`, an alias in
+`.cargo/config.toml`; Linux x86-64 only) and times it alongside as `polypatch static`.
 
 `--baseline OLD` times another polypatch binary (say, the release build of an earlier
 commit, copied aside) alongside, as a peer: its column is the new build's ratio to it.
@@ -39,6 +42,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 POLYPATCH = ROOT / "target" / "release" / "polypatch"
+# `--static`: the statically linked build (`cargo build-static`), timed alongside.
+STATIC_BUILD = ROOT / "target" / "x86_64-unknown-linux-gnu" / "release" / "polypatch"
+STATIC: Path | None = None
 # `--baseline PATH`: another polypatch binary (an older build), timed as a peer.
 BASELINE: Path | None = None
 # `--fsync none`: time one durability policy only (a `full` run's syncs slow the runs after it).
@@ -150,13 +156,20 @@ def tools(codex: Path | None, bindir: Path, check: bool) -> dict[str, tuple[str,
             "patch --dry-run": ("unified", lambda d, p: ["patch", "-p1", "-s", "--dry-run", "-i", str(p)]),
             "git apply --check": ("unified", lambda d, p: ["git", "apply", "--check", str(p)]),
         } | ({"baseline check": ("unified", lambda d, p: [str(BASELINE), "check", "--format", "unified", "--root",
-                                                           str(d), str(p)])} if BASELINE else {})
+                                                           str(d), str(p)])} if BASELINE else {}) \
+          | ({"polypatch static check": ("unified", lambda d, p: [str(STATIC), "check", "--format", "unified",
+                                                                   "--root", str(d), str(p)])} if STATIC else {})
     out = {}
     for dialect in ("unified", "ai-patch"):
         for policy in POLICIES:
             out[f"polypatch {dialect} fsync={policy}"] = (
                 dialect, lambda d, p, dialect=dialect, policy=policy:
                 [pp, "apply", "--format", dialect, "--fsync", policy, "--root", str(d), str(p)])
+    if STATIC:
+        for dialect in ("unified", "ai-patch"):
+            out[f"polypatch static {dialect} fsync=none"] = (
+                dialect, lambda d, p, dialect=dialect:
+                [str(STATIC), "apply", "--format", dialect, "--fsync", "none", "--root", str(d), str(p)])
     if BASELINE:
         out["baseline unified fsync=none"] = (
             "unified", lambda d, p: [str(BASELINE), "apply", "--format", "unified", "--fsync", "none", "--root",
@@ -217,14 +230,21 @@ def main() -> int:
     ap.add_argument("--cases", default="small,100k,1m,check")
     ap.add_argument("--codex", help="the Codex CLI binary (it runs apply_patch through a symlink of that name)")
     ap.add_argument("--no-build", action="store_true", help="use target/release/polypatch as it is")
+    ap.add_argument("--static", action="store_true", help="also time the static build (cargo build-static)")
     ap.add_argument("--baseline", type=Path, help="another polypatch binary (an older build) timed alongside")
     ap.add_argument("--fsync", default="none,full", help="the durability policies polypatch runs with")
     args = ap.parse_args()
-    global BASELINE, POLICIES
+    global BASELINE, POLICIES, STATIC
     BASELINE = args.baseline
+    STATIC = STATIC_BUILD if args.static else None
     POLICIES = tuple(args.fsync.split(","))
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "polypatch-cli"], cwd=ROOT, check=True)
+        if STATIC:
+            subprocess.run(["cargo", "-q", "build-static"], cwd=ROOT, check=True)
+    if STATIC and not STATIC.exists():
+        print(f"{STATIC} is missing: build it (cargo build-static)", file=sys.stderr)
+        return 2
     if not POLYPATCH.exists():
         print(f"{POLYPATCH} is missing: build it (cargo build --release -p polypatch-cli)", file=sys.stderr)
         return 2

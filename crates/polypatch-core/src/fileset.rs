@@ -454,6 +454,32 @@ mod tests {
     }
 
     #[test]
+    fn memory_set_hands_out_its_files_without_a_copy() {
+        let mut set = MemoryFileSet::new().with("a.txt", "one\ntwo\n").with("b.bin", vec![0xff, 0x00, 0x0a]);
+        let stored = |set: &MemoryFileSet, p: &str| set.get(p).unwrap().as_ptr();
+        for p in ["a.txt", "b.bin"] {
+            let Entry::File { bytes, .. } = set.read(&RelPath::parse(p, None).unwrap()).unwrap() else {
+                panic!("a file")
+            };
+            // The very bytes the set holds, not a copy of them.
+            assert_eq!(bytes.as_ptr(), stored(&set, p), "{p}");
+        }
+        // An edited file is stored as bytes, built once: reading it again builds nothing new.
+        let plan = crate::EditPlan::new(
+            "",
+            vec![crate::FileEdit::modify("a.txt", vec![crate::Edit::replace(["two"], ["2"])])],
+        );
+        crate::apply(&plan, &mut set, &crate::ApplyOptions::default()).unwrap();
+        assert_eq!(set.get_str("a.txt"), Some("one\n2\n"));
+        assert_eq!(stored(&set, "a.txt"), stored(&set, "a.txt"));
+        let Entry::File { bytes, .. } = set.read(&RelPath::parse("a.txt", None).unwrap()).unwrap() else {
+            panic!("a file")
+        };
+        assert_eq!(bytes.as_ptr(), stored(&set, "a.txt"));
+        assert_eq!(set.get("b.bin"), Some(&[0xff, 0x00, 0x0a][..]));
+    }
+
+    #[test]
     fn overlay_merges_changes_last_one_wins() {
         let base = MemoryFileSet::new().with("a", "1").with("b", "2");
         let path = |p: &str| RelPath::parse(p, None).unwrap();

@@ -767,6 +767,58 @@ mod tests {
         }
     }
 
+    /// Lines as a plain byte-by-byte reading gives them: the reference for both of
+    /// `parse_shared`'s paths (a text without `\r`, split at its `\n` found a block at a
+    /// time, and any other).
+    fn reference_split(text: &str, breaks: LineBreaks) -> (bool, Vec<(String, Eol)>) {
+        let bom = text.starts_with(BOM);
+        let body = if bom { &text[BOM.len()..] } else { text };
+        let bytes = body.as_bytes();
+        let (mut lines, mut start, mut i) = (Vec::new(), 0, 0);
+        while i < bytes.len() {
+            let (eol, width) = match (bytes[i], bytes.get(i + 1)) {
+                (b'\n', _) => (Some(Eol::Lf), 1),
+                (b'\r', Some(b'\n')) => (Some(Eol::CrLf), 2),
+                (b'\r', _) if breaks == LineBreaks::Any => (Some(Eol::Cr), 1),
+                _ => (None, 1),
+            };
+            if let Some(eol) = eol {
+                lines.push((body[start..i].to_string(), eol));
+                start = i + width;
+            }
+            i += width;
+        }
+        if start < bytes.len() {
+            lines.push((body[start..].to_string(), Eol::None));
+        }
+        (bom, lines)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_shared_splits_as_a_plain_reading(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "xyz", "\n", "\n", "\r", "\r\n", "é", " ", "\n\n\n"]), 0..400),
+            long in 0usize..200,
+            bom: bool,
+            any: bool,
+        ) {
+            // Long runs of text between newlines cross the 64-byte chunks and 2 KiB blocks.
+            let mut text = String::from(if bom { BOM } else { "" });
+            for (k, piece) in pieces.iter().enumerate() {
+                text.push_str(piece);
+                if k % 7 == 0 {
+                    text.push_str(&"w".repeat(long));
+                }
+            }
+            let breaks = if any { LineBreaks::Any } else { LineBreaks::LfOrCrLf };
+            let file = TextFile::parse_shared(&SharedText::new(text.clone()), breaks);
+            let got: Vec<(String, Eol)> = file.lines.iter().map(|l| (l.text.to_string(), l.eol)).collect();
+            proptest::prop_assert_eq!((file.bom, got), reference_split(&text, breaks));
+            proptest::prop_assert_eq!(file.render(), text);
+        }
+    }
+
     #[test]
     fn splits_lone_cr() {
         let f = TextFile::parse("one\r\ntwo\rthree\nfour");
