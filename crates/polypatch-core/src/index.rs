@@ -122,10 +122,8 @@ pub(crate) fn tag(hash: u64) -> u8 {
 
 impl Table {
     fn new(hashes: impl IntoIterator<Item = u64>) -> Table {
-        let hashes = hashes.into_iter();
-        let mut table = Table::with_capacity(hashes.size_hint().0);
-        hashes.for_each(|h| table.push(h));
-        table
+        let (hashes, tags) = hashes.into_iter().map(|h| (low(h), tag(h))).unzip();
+        Table { hashes, tags }
     }
 
     fn with_capacity(n: usize) -> Table {
