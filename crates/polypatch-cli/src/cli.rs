@@ -542,6 +542,11 @@ mod tests {
         words.iter().map(OsString::from).collect()
     }
 
+    /// `polypatch` and the words of `line`.
+    fn command_line(line: &str) -> Vec<OsString> {
+        std::iter::once("polypatch").chain(line.split_whitespace()).map(OsString::from).collect()
+    }
+
     /// The command lines `plain` reads: the `Cli` clap gives; the ones it leaves to clap
     /// include every kind it does not read.
     #[test]
@@ -559,7 +564,7 @@ mod tests {
             "apply --strip 007 x",
         ];
         for line in read {
-            let args = os(&["polypatch"].into_iter().chain(line.split_whitespace()).collect::<Vec<_>>());
+            let args = command_line(line);
             let cli = plain(&args).unwrap_or_else(|| panic!("plain reads {line:?}"));
             assert_eq!(Ok(format!("{cli:?}")), by_clap(&args), "{line:?}");
         }
@@ -586,7 +591,7 @@ mod tests {
             "",
         ];
         for line in left {
-            let args = os(&["polypatch"].into_iter().chain(line.split_whitespace()).collect::<Vec<_>>());
+            let args = command_line(line);
             assert!(plain(&args).is_none(), "{line:?}");
         }
     }
