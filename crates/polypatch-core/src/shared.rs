@@ -8,7 +8,8 @@
 //! lines take their counts in one atomic addition ([`SharedText::handles`]) and give them
 //! back in one subtraction per run of lines ([`release_runs`]).
 //!
-//! This is the only module of the workspace with `unsafe` code: the count is kept by hand.
+//! One of the two modules of the workspace with `unsafe` code (with `newlines.rs`): the
+//! count is kept by hand.
 //! Its tests run under Miri (`cargo +nightly miri test -p polypatch-core --lib shared`).
 
 #![allow(unsafe_code)]
