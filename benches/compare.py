@@ -171,9 +171,10 @@ def tools(codex: Path | None, bindir: Path, check: bool) -> dict[str, tuple[str,
                 dialect, lambda d, p, dialect=dialect:
                 [str(STATIC), "apply", "--format", dialect, "--fsync", "none", "--root", str(d), str(p)])
     if BASELINE:
-        out["baseline unified fsync=none"] = (
-            "unified", lambda d, p: [str(BASELINE), "apply", "--format", "unified", "--fsync", "none", "--root",
-                                     str(d), str(p)])
+        for dialect in ("unified", "ai-patch"):
+            out[f"baseline {dialect} fsync=none"] = (
+                dialect, lambda d, p, dialect=dialect:
+                [str(BASELINE), "apply", "--format", dialect, "--fsync", "none", "--root", str(d), str(p)])
     out["git apply"] = ("unified", lambda d, p: ["git", "apply", str(p)])
     out["GNU patch"] = ("unified", lambda d, p: ["patch", "-p1", "-s", "-i", str(p)])
     if codex is not None:
