@@ -44,8 +44,10 @@ pub(crate) fn for_each_newline(bytes: &[u8], mut found: impl FnMut(usize)) {
 }
 
 /// Bytes read into one mask.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const CHUNK: usize = 64;
 /// Chunks whose positions are gathered before the caller walks them (2 KiB of text).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 const BLOCK: usize = 32;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
