@@ -453,6 +453,17 @@ mod tests {
         assert_eq!(set.read(&RelPath::parse("dir/a.txt/b", None).unwrap()).unwrap(), Entry::Other);
     }
 
+    /// A file set, its entries and its changes go between threads as they did when they
+    /// held `Vec<u8>` (an editor's worker thread applies, its UI thread reads).
+    #[test]
+    fn file_sets_and_their_contents_are_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<MemoryFileSet>();
+        send_sync::<Entry>();
+        send_sync::<Change>();
+        send_sync::<FileBytes>();
+    }
+
     #[test]
     fn memory_set_hands_out_its_files_without_a_copy() {
         let mut set = MemoryFileSet::new().with("a.txt", "one\ntwo\n").with("b.bin", vec![0xff, 0x00, 0x0a]);
