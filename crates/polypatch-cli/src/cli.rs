@@ -257,10 +257,12 @@ pub fn format_names() -> Vec<&'static str> {
 /// line that parses (and `--version`) is parsed without them; anything else is parsed
 /// again with the full [`command`], which prints the help or the error and exits.
 ///
-/// `apply`, `check` and `diff` named first are parsed with a command that holds that verb
-/// alone, `--version` with the top command alone ([`verb_command`]): building every verb's arguments is a good part of a small
-/// edit's run. The arguments are the same, so a command line parses to the same [`Cli`];
-/// one it rejects goes to the full command as above.
+/// The most common lines (`apply`, `check` or `diff` with patch files and the common
+/// options) are read without clap at all ([`plain`]), to the same [`Cli`]. Other lines of
+/// `apply`, `check` and `diff` are parsed with a command that holds that verb alone,
+/// `--version` with the top command alone ([`verb_command`]): building every verb's
+/// arguments is a good part of a small edit's run. The arguments are the same, so a command
+/// line parses to the same [`Cli`]; one it rejects goes to the full command as above.
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     if let Some(cli) = plain(&args) {
