@@ -459,6 +459,54 @@ pub struct TextFile {
 
 const BOM: &str = "\u{feff}";
 
+/// The lines' text and terminators, handed to `piece` in order and without a copy, as
+/// [`TextFile::try_for_each_piece`] gives them (without the byte order mark): each run of
+/// lines that still stand one after the other in their shared buffer (terminators
+/// included) as one slice of it, and a line with a text of its own as its text and then
+/// its terminator. Empty pieces are left out. Stops at the first error `piece` returns.
+pub(crate) fn pieces_of_lines<'a, E>(
+    lines: &'a [Line],
+    mut piece: impl FnMut(&'a str) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+    // The run being gathered: its buffer, and where it starts and ends in it.
+    let mut run: Option<(&'a str, usize, usize)> = None;
+    for line in lines {
+        let eol = line.eol.as_str();
+        let here = line.text.buffer().and_then(|buf| {
+            let start = line.text.as_ptr().addr() - buf.as_ptr().addr();
+            let end = start + line.text.len();
+            // Matched as patterns, not compared as slices: no `memcmp` call per line.
+            let follows = matches!(
+                (line.eol, &buf.as_bytes()[end..]),
+                (Eol::None, _) | (Eol::Lf, [b'\n', ..]) | (Eol::Cr, [b'\r', ..]) | (Eol::CrLf, [b'\r', b'\n', ..])
+            );
+            follows.then_some((buf.as_str(), start, end + eol.len()))
+        });
+        match (&mut run, here) {
+            (Some((buf, _, end)), Some((b, start, with_eol))) if std::ptr::eq(*buf, b) && *end == start => {
+                *end = with_eol;
+            }
+            (_, Some(next)) => {
+                if let Some((buf, start, end)) = run.replace(next) {
+                    emit(&buf[start..end])?;
+                }
+            }
+            (_, None) => {
+                if let Some((buf, start, end)) = run.take() {
+                    emit(&buf[start..end])?;
+                }
+                emit(&line.text)?;
+                emit(eol)?;
+            }
+        }
+    }
+    if let Some((buf, start, end)) = run {
+        emit(&buf[start..end])?;
+    }
+    Ok(())
+}
+
 impl TextFile {
     /// Splits UTF-8 text into lines. `\r\n`, `\n` and a lone `\r` all end a line, each
     /// line remembers which (Codex treats a lone `\r` as a line end too).
@@ -573,46 +621,10 @@ impl TextFile {
     /// assert_eq!(pieces.concat(), file.render());
     /// ```
     pub fn try_for_each_piece<'a, E>(&'a self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
-        let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
         if self.bom {
-            emit(BOM)?;
+            piece(BOM)?;
         }
-        // The run being gathered: its buffer, and where it starts and ends in it.
-        let mut run: Option<(&'a str, usize, usize)> = None;
-        for line in &self.lines {
-            let eol = line.eol.as_str();
-            let here = line.text.buffer().and_then(|buf| {
-                let start = line.text.as_ptr().addr() - buf.as_ptr().addr();
-                let end = start + line.text.len();
-                // Matched as patterns, not compared as slices: no `memcmp` call per line.
-                let follows = matches!(
-                    (line.eol, &buf.as_bytes()[end..]),
-                    (Eol::None, _) | (Eol::Lf, [b'\n', ..]) | (Eol::Cr, [b'\r', ..]) | (Eol::CrLf, [b'\r', b'\n', ..])
-                );
-                follows.then_some((buf.as_str(), start, end + eol.len()))
-            });
-            match (&mut run, here) {
-                (Some((buf, _, end)), Some((b, start, with_eol))) if std::ptr::eq(*buf, b) && *end == start => {
-                    *end = with_eol;
-                }
-                (_, Some(next)) => {
-                    if let Some((buf, start, end)) = run.replace(next) {
-                        emit(&buf[start..end])?;
-                    }
-                }
-                (_, None) => {
-                    if let Some((buf, start, end)) = run.take() {
-                        emit(&buf[start..end])?;
-                    }
-                    emit(&line.text)?;
-                    emit(eol)?;
-                }
-            }
-        }
-        if let Some((buf, start, end)) = run {
-            emit(&buf[start..end])?;
-        }
-        Ok(())
+        pieces_of_lines(&self.lines, piece)
     }
 
     /// The terminator new lines get: the most frequent one in the file (the first seen on
