@@ -67,11 +67,8 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
             failure: None,
             notes: Vec::new(),
         };
+        // Every edit, text edits included, keeps the hashes in step with the lines it changes.
         let result = apply_edit(file, &hashes, edit, &mut cursor, ov);
-        if matches!(edit.target, Target::Text(_)) {
-            // A text edit rewrites the lines it spans without saying which.
-            hashes.clear();
-        }
         match result {
             Ok(done) => {
                 report.status = done.status;
@@ -180,7 +177,7 @@ fn locate_and_apply(
     let len = file.lines.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     match &edit.target {
-        Target::Text(_) => return crate::substring::apply_text(file, edit, ov, (tiers, base, threshold)),
+        Target::Text(_) => return crate::substring::apply_text(file, hashes, edit, ov, (tiers, base, threshold)),
         Target::StartOfFile => return insert_at(file, hashes, 0, &edit.action, cursor, ov),
         Target::EndOfFile => return insert_at(file, hashes, file.lines.len(), &edit.action, cursor, ov),
         Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {

@@ -183,6 +183,7 @@ fn elision_in_replacement(find: &str, with: &str) -> Result<(), Failure> {
 
 pub(crate) fn apply_text(
     file: &mut TextFile,
+    hashes: &LineHashes,
     edit: &Edit,
     ov: Overrides,
     (tiers, base, threshold): (TierSet, Tier, f64),
@@ -204,14 +205,14 @@ pub(crate) fn apply_text(
     let judge = !ov.fresh && edit.policy.detect_already_applied;
     let matches: Vec<usize> = find_all(&joined.text, &t.find).collect();
     if !matches.is_empty() {
-        return exact(file, &joined, &t, edit.policy.occurrence, matches, judge, ov);
+        return exact(file, hashes, &joined, &t, edit.policy.occurrence, matches, judge, ov);
     }
 
     // Not there literally: the lenient tiers, then the evidence that it was applied.
     let evidence = if judge { Evidence::of(&joined, &t, edit.policy.occurrence) } else { Evidence::None };
     if edit.policy.occurrence != Occurrence::All {
         let lenient = tiers.without(Tier::Exact).without(Tier::Prefix);
-        if let Some(done) = lenient_apply(file, &joined, edit, &t, ov, (lenient, base, threshold), &evidence)? {
+        if let Some(done) = lenient_apply(file, hashes, &joined, edit, &t, ov, (lenient, base, threshold), &evidence)? {
             return Ok(done);
         }
     }
@@ -259,8 +260,10 @@ pub(crate) fn apply_text(
 }
 
 /// The literal search found `matches` (byte offsets, in order).
+#[allow(clippy::too_many_arguments, reason = "the state of one text edit, passed down once")]
 fn exact(
     file: &mut TextFile,
+    hashes: &LineHashes,
     joined: &Joined,
     t: &Texts,
     occurrence: Occurrence,
@@ -367,12 +370,20 @@ fn exact(
             ));
         }
     }
-    replace_exact(file, joined, t, &matches, ov);
+    replace_exact(file, hashes, joined, t, &matches, ov);
     Ok(done(Status::Applied, notes))
 }
 
 /// Replaces the text to find at each of `matches`.
-fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usize], ov: Overrides) {
+/// `hashes` are kept in step with the lines.
+fn replace_exact(
+    file: &mut TextFile,
+    hashes: &LineHashes,
+    joined: &Joined,
+    t: &Texts,
+    matches: &[usize],
+    ov: Overrides,
+) {
     // Matches that share a line are rewritten together, as one segment of whole lines.
     let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for &m in matches {
@@ -404,6 +415,7 @@ fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usi
     if let [(l0, l1, list)] = groups.as_slice() {
         // One place (the usual case): its lines are spliced in, the rest stay where they are.
         let new = segment_lines(&segment(*l0, *l1, list), file.lines[*l1].eol, ov);
+        hashes.splice(*l0..*l1 + 1, &new);
         file.lines.splice(*l0..=*l1, new);
         return;
     }
@@ -419,6 +431,8 @@ fn replace_exact(file: &mut TextFile, joined: &Joined, t: &Texts, matches: &[usi
     }
     lines.extend(old);
     file.lines = lines;
+    // Changed at many places at once: the hashes are made again when next needed.
+    hashes.clear();
 }
 
 /// The lines of `segment` (text with `\n` line ends) written in place of file lines whose
@@ -532,8 +546,10 @@ struct InLine {
 }
 
 /// The lenient tiers (rule 2), with the evidence of rule 3. `Ok(None)`: nothing found.
+#[allow(clippy::too_many_arguments, reason = "the state of one text edit, passed down once")]
 fn lenient_apply(
     file: &mut TextFile,
+    hashes: &LineHashes,
     joined: &Joined,
     edit: &Edit,
     t: &Texts,
@@ -588,7 +604,7 @@ fn lenient_apply(
         if let Some(done) = guard(found.line, found.line + 1, found.tier, confidence)? {
             return Ok(Some(done));
         }
-        replace_in_line(file, t, &found, ov);
+        replace_in_line(file, hashes, t, &found, ov);
         let lines = Some(LineRange::from_zero_based(found.line, found.line + 1));
         return Ok(Some(Done {
             status: Status::Applied,
@@ -606,6 +622,7 @@ fn lenient_apply(
         hint: edit.scope.line_hint.map(|n| n.saturating_sub(1)),
         base,
         changed: &changed,
+        index: Some(hashes),
         ..whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
     };
     let found = match engine::locate(&file.lines, &q, tiers) {
@@ -626,8 +643,7 @@ fn lenient_apply(
         ..edit.clone()
     };
     let mut cursor = 0;
-    // The caller forgets its line hashes after a text edit: none to keep in step here.
-    apply_at(file, &LineHashes::default(), &as_lines, &pat, &kept, &found, &mut cursor, ov).map(Some)
+    apply_at(file, hashes, &as_lines, &pat, &kept, &found, &mut cursor, ov).map(Some)
 }
 
 /// The text to find and its replacement as whole lines, when the replacement can be
@@ -761,12 +777,14 @@ fn in_line(lines: &[Line], find: &str, tiers: TierSet, to_eol: bool) -> Result<O
 /// trailing whitespace (ignored when matching) is taken off the replacement where it
 /// starts and ends with the same; the replacement's further lines that start with the
 /// `find`'s indentation get the file line's instead.
-fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine, ov: Overrides) {
+/// `hashes` are kept in step with the lines.
+fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &InLine, ov: Overrides) {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let lead = &body[..body.len() - body.trim_start().len()];
     let trail = &body[body.trim_end().len()..];
     let to_eol = t.find.ends_with('\n');
     if to_eol && t.with.is_empty() {
+        hashes.splice(found.line..found.line + 1, &[]);
         file.lines.remove(found.line);
         return;
     }
@@ -803,6 +821,7 @@ fn replace_in_line(file: &mut TextFile, t: &Texts, found: &InLine, ov: Overrides
         new.push('\n');
     }
     let new = segment_lines(&new, file.lines[found.line].eol, ov);
+    hashes.splice(found.line..found.line + 1, &new);
     file.lines.splice(found.line..=found.line, new);
 }
 
@@ -867,6 +886,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::index::Norm;
     use crate::ir::{Policy, Replacement};
 
     fn edit(find: &str, with: &str, occurrence: Occurrence) -> Edit {
@@ -880,11 +900,24 @@ mod tests {
         }
     }
 
+    /// Applies `e` to `text`, with every kind of line hash made first, and checks that the
+    /// edit kept them in step with the lines it changed (`LineHashes` compares what it
+    /// kept with fresh hashes when asked, in debug builds).
     fn run_edit(text: &str, e: &Edit) -> (String, Result<Done, Failure>) {
         let mut f = TextFile::parse(text);
         let p = &e.policy;
         let ov = Overrides { eol: f.dominant_eol(), neighbour_ends: true, ..Overrides::default() };
-        let r = apply_text(&mut f, e, ov, (p.tiers, Tier::Exact, p.fuzzy_threshold));
+        let hashes = LineHashes::default();
+        let made = |hashes: &LineHashes, lines: &[crate::text::Line]| {
+            for norm in [Norm::End, Norm::Trimmed, Norm::Folded] {
+                drop(hashes.get(norm, lines));
+            }
+            drop(hashes.trimmed_chars(lines));
+            drop(hashes.lines_with_text(lines));
+        };
+        made(&hashes, &f.lines);
+        let r = apply_text(&mut f, &hashes, e, ov, (p.tiers, Tier::Exact, p.fuzzy_threshold));
+        made(&hashes, &f.lines);
         (f.render(), r)
     }
 
