@@ -85,6 +85,13 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
     reports
 }
 
+/// Replaces lines `range` of `file` by `new`, the line hashes kept in step: every edit
+/// changes a file's lines through here.
+pub(crate) fn splice_lines(file: &mut TextFile, hashes: &LineHashes, range: std::ops::Range<usize>, new: Vec<Line>) {
+    hashes.splice(range.clone(), &new);
+    file.lines.splice(range, new);
+}
+
 /// What applying one edit did.
 pub(crate) struct Done {
     pub status: Status,
@@ -418,14 +425,12 @@ pub(crate) fn apply_at(
                 return Ok(Done::at(Status::AlreadyApplied, &at));
             }
             let n = new.len();
-            hashes.splice(start..end, &new);
-            file.lines.splice(start..end, new);
+            splice_lines(file, hashes, start..end, new);
             *cursor = start + n;
             Ok(Done::at(Status::Applied, &at))
         }
         Action::Delete => {
-            hashes.splice(f.start..f.end, &[]);
-            file.lines.drain(f.start..f.end);
+            splice_lines(file, hashes, f.start..f.end, Vec::new());
             *cursor = f.start;
             Ok(Done::at(Status::Applied, f))
         }
@@ -447,8 +452,7 @@ pub(crate) fn apply_at(
                 return Ok(Done::at(Status::AlreadyApplied, f));
             }
             let n = new.len();
-            hashes.splice(at..at, &new);
-            file.lines.splice(at..at, new);
+            splice_lines(file, hashes, at..at, new);
             *cursor = f.end + n;
             Ok(Done::at(Status::Applied, f))
         }
@@ -535,8 +539,7 @@ fn insert_at(
         Status::AlreadyApplied
     } else {
         let n = new.len();
-        hashes.splice(at..at, &new);
-        file.lines.splice(at..at, new);
+        splice_lines(file, hashes, at..at, new);
         *cursor = at + n;
         Status::Applied
     };

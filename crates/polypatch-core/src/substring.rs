@@ -57,7 +57,7 @@ use crate::engine::{self, Miss, Query};
 use crate::fold::folded;
 use crate::index::LineHashes;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
-use crate::modify::{Done, Overrides, align, apply_at, miss_failure};
+use crate::modify::{Done, Overrides, align, apply_at, miss_failure, splice_lines};
 use crate::report::{
     Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_line, list_places,
 };
@@ -415,8 +415,7 @@ fn replace_exact(
     if let [(l0, l1, list)] = groups.as_slice() {
         // One place (the usual case): its lines are spliced in, the rest stay where they are.
         let new = segment_lines(&segment(*l0, *l1, list), file.lines[*l1].eol, ov);
-        hashes.splice(*l0..*l1 + 1, &new);
-        file.lines.splice(*l0..=*l1, new);
+        splice_lines(file, hashes, *l0..*l1 + 1, new);
         return;
     }
     // Many places: the file is rebuilt once, not shifted once per place.
@@ -784,8 +783,7 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
     let trail = &body[body.trim_end().len()..];
     let to_eol = t.find.ends_with('\n');
     if to_eol && t.with.is_empty() {
-        hashes.splice(found.line..found.line + 1, &[]);
-        file.lines.remove(found.line);
+        splice_lines(file, hashes, found.line..found.line + 1, Vec::new());
         return;
     }
     let mut with = t.with.as_str();
@@ -821,8 +819,7 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
         new.push('\n');
     }
     let new = segment_lines(&new, file.lines[found.line].eol, ov);
-    hashes.splice(found.line..found.line + 1, &new);
-    file.lines.splice(found.line..=found.line, new);
+    splice_lines(file, hashes, found.line..found.line + 1, new);
 }
 
 /// A query for `pat` anywhere in a file of `len` lines, at one place.
