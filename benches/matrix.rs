@@ -26,6 +26,13 @@
 //! so a filter (`cargo bench --bench matrix -- locate/unified`) builds only what it runs.
 //!
 //! Not every combination is run: see [`matrix`] for the choice and its reasons.
+//!
+//! One more group, `floor/copy/<file lines>`, copies the generated file's bytes into new
+//! memory and does nothing else: what this machine charges for touching that much memory.
+//! A 100k-line file (3 MB) stays in the processor's caches from one iteration to the next,
+//! a 1M-line file (31 MB) does not, so its copy costs about 20x as much for 10x the bytes
+//! (1.14 ms against 50.6 µs on 2026-11-27). The 100k -> 1M growth of the other groups
+//! reads against this one.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -427,6 +434,17 @@ fn matrix(stage: Stage) -> Vec<(Dialect, Kind, usize, usize)> {
     cases
 }
 
+/// `floor/copy/<file lines>`: a fresh copy of the file's bytes (see the module's docs).
+fn bench_floor(c: &mut Criterion, sources: &mut Sources) {
+    let mut group = c.benchmark_group("floor");
+    for lines in [K10, K100, M1] {
+        let file = join(sources.get(lines));
+        group.throughput(Throughput::Bytes(file.len() as u64));
+        group.bench_function(format!("copy/{}", size_name(lines)), |b| b.iter(|| black_box(file.as_bytes()).to_vec()));
+    }
+    group.finish();
+}
+
 fn bench_matrix(c: &mut Criterion) {
     let mut sources = Sources::default();
     for (stage, name) in
@@ -438,6 +456,7 @@ fn bench_matrix(c: &mut Criterion) {
         }
         group.finish();
     }
+    bench_floor(c, &mut sources);
 }
 
 criterion_group! {

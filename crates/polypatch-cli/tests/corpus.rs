@@ -11,6 +11,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+
 type Tree = BTreeMap<String, Vec<u8>>;
 
 fn read_tree(dir: &Path) -> Tree {
@@ -105,7 +107,7 @@ fn run_case(case: &Case) -> Result<(), String> {
         }
         let patch = patch.to_str().unwrap();
         args.push(patch);
-        let out = Command::new(env!("CARGO_BIN_EXE_polypatch")).args(&args).output().unwrap();
+        let out = Command::new(common::binary()).args(&args).output().unwrap();
         let doc: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{}: stdout is not one JSON document ({e})", case.name));
         (out.status.code(), doc)

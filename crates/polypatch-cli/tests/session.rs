@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
+
+mod common;
 use tempfile::TempDir;
 
 /// What one run of the binary did.
@@ -45,7 +47,7 @@ impl Sandbox {
     /// `polypatch <verb> --root root [extra…] change.patch`, in the sandbox.
     fn run(&self, verb: &str, extra: &[&str], patch: &str) -> Run {
         fs::write(self.dir.path().join("change.patch"), patch).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_polypatch"))
+        let out = Command::new(common::binary())
             .arg(verb)
             .args(["--root", "root"])
             .args(extra)

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const POLYPATCH: &str = env!("CARGO_BIN_EXE_polypatch");
+mod common;
 
 /// A closed standard output is opened on `/dev/null` before the program opens anything,
 /// so no file it opens takes descriptor 1. The program is started with descriptor 1
@@ -16,16 +16,17 @@ const POLYPATCH: &str = env!("CARGO_BIN_EXE_polypatch");
 /// `/dev/null` (without the start's work it stays closed, and this test times out).
 #[test]
 fn a_closed_standard_output_is_opened_on_dev_null() {
+    let polypatch = common::binary();
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new("sh")
-        .args(["-c", r#"exec "$0" apply - >&-"#, POLYPATCH])
+        .args(["-c".as_ref(), r#"exec "$0" apply - >&-"#.as_ref(), polypatch.as_os_str()])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let pid = child.id();
-    let exe = fs::canonicalize(POLYPATCH).unwrap();
+    let exe = fs::canonicalize(&polypatch).unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let target = loop {
         // The shell first, then (same process) the program; its descriptor 1 once started.
@@ -59,7 +60,11 @@ fn a_closed_pipe_does_not_kill_the_program() {
     // The reader (`true`) ends at once; PIPESTATUS[0] is the program's status, 128 + 13
     // when SIGPIPE ends it.
     let out = Command::new("bash")
-        .args(["-c", r#""$0" diff big.patch | true; echo "${PIPESTATUS[0]}""#, POLYPATCH])
+        .args([
+            "-c".as_ref(),
+            r#""$0" diff big.patch | true; echo "${PIPESTATUS[0]}""#.as_ref(),
+            common::binary().as_os_str(),
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -75,11 +80,11 @@ fn arguments_reach_the_program() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9.patch");
-    let out = Command::new(POLYPATCH).arg("check").arg(name).current_dir(dir.path()).output().unwrap();
+    let out = Command::new(common::binary()).arg("check").arg(name).current_dir(dir.path()).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("caf\u{fffd}.patch"), "the missing patch file is named: {stderr}");
-    let mut child = Command::new(POLYPATCH)
+    let mut child = Command::new(common::binary())
         .args(["check", "--format", "ai-patch", "-"])
         .current_dir(dir.path())
         .stdin(Stdio::piped())

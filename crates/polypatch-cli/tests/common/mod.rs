@@ -3,7 +3,7 @@
 #![allow(dead_code, reason = "each test binary uses the part it needs")]
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
@@ -27,11 +27,17 @@ impl Run {
     }
 }
 
+/// The binary the tests run: this build's, or the one `POLYPATCH_TEST_BIN` names (`.ci/run`
+/// runs the tests again on the static build, `cargo build-static`).
+pub fn binary() -> PathBuf {
+    std::env::var_os("POLYPATCH_TEST_BIN").map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_polypatch")), PathBuf::from)
+}
+
 /// Runs `polypatch args…` in `cwd` with `env` added (and `NO_COLOR`/`CLICOLOR_FORCE`
 /// removed, so the caller's environment does not color the output) and `stdin` piped in
 /// (`None`: standard input is closed).
 pub fn polypatch_with(cwd: &Path, args: &[&str], env: &[(&str, &str)], stdin: Option<&[u8]>) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_polypatch"));
+    let mut command = Command::new(binary());
     command.args(args).current_dir(cwd).stdout(Stdio::piped()).stderr(Stdio::piped());
     command.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE").envs(env.iter().copied());
     command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
