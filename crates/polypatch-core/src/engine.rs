@@ -187,6 +187,25 @@ impl Idx {
         }
     }
 
+    /// The file lines `lo..hi` the view's lines lie in (all of them for a range, the first
+    /// listed to the last for a list).
+    pub(crate) fn file_span(&self) -> (usize, usize) {
+        match self {
+            Idx::Range(start, len) => (*start, start + len),
+            Idx::List(_, _, 0) => (0, 0),
+            Idx::List(list, from, len) => (list[*from], list[from + len - 1] + 1),
+        }
+    }
+
+    /// The view position of file line `f`, if the view looks at it.
+    #[inline]
+    pub(crate) fn position(&self, f: usize) -> Option<usize> {
+        match self {
+            Idx::Range(start, len) => f.checked_sub(*start).filter(|p| p < len),
+            Idx::List(list, from, len) => list[*from..from + len].binary_search(&f).ok(),
+        }
+    }
+
     /// How many lines the view looks at.
     #[inline]
     pub(crate) fn len(&self) -> usize {

@@ -26,6 +26,12 @@ const MAX_SEEDS_PER_LINE: usize = 64;
 /// rather than looked up by hash.
 const FEW_LINES: usize = 8;
 
+/// Up to this many distinct pattern lines, [`rare_hits`] looks each one up in the index by
+/// its tag byte (one `memchr` pass over the tags per text) instead of testing every file
+/// line's hash against all of them: a 7-line hunk in a 100,000-line file reads 100 KB of
+/// tags a few times, not 400 KB of hashes with a table lookup per line.
+const FEW_TAGGED: usize = 16;
+
 /// How many of the longest pattern lines are also seeded by near (not equal) lines.
 const NEAR_SEED_LINES: usize = 2;
 
@@ -414,7 +420,7 @@ fn exact_seeds(view: &View<'_>, m: usize, n: usize) -> HashSet<usize> {
 /// for the pattern lines (not blank) that occur at most [`MAX_SEEDS_PER_LINE`] times in
 /// the file. One pass over the file with a hash lookup per line: at most
 /// `MAX_SEEDS_PER_LINE + 1` positions are kept per distinct pattern line.
-fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
+fn rare_hits(view: &View<'_>, m: usize, n: usize) -> Vec<(usize, usize)> {
     let mut lines: HashMap<&str, Vec<usize>> = HashMap::new();
     for (k, (_, p)) in view.pat.iter().enumerate() {
         let t = trim(p);
@@ -422,63 +428,12 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
             lines.entry(t).or_default().push(k);
         }
     }
-    let mut occurrences: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut record = |key: &'a str, p: usize| {
-        let list = occurrences.entry(key).or_default();
-        if list.len() <= MAX_SEEDS_PER_LINE {
-            list.push(p);
-        }
+    let texts: Vec<&str> = lines.keys().copied().collect();
+    let occurrences = match view.index {
+        Some(_) if texts.len() <= FEW_TAGGED => by_tags(view, &texts),
+        Some(_) => by_hashes(view, &texts),
+        None => by_text(view, &texts),
     };
-    if let Some(index) = view.index {
-        // Through the trimmed lines' hashes: a bit test per line, text compared on a hit.
-        let table = index.get(Norm::Trimmed, view.lines);
-        let file = &table.hashes;
-        let mut wanted = HashFilter::new(lines.keys().copied());
-        // Occurrences by the text's place in the filter; a text seen too often is not
-        // compared again.
-        let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
-        let region: Option<&[u32]> = match view.idx {
-            Idx::Range(start, len) => Some(&file[start..start + len]),
-            Idx::List(..) => None,
-        };
-        for p in 0..n {
-            let h = region.map_or_else(|| file[view.idx.at(p)], |r| r[p]);
-            if !wanted.may_hold(h) {
-                continue;
-            }
-            let f = trim(view.file(p));
-            let from = wanted.sorted.partition_point(|(k, _)| *k < h);
-            let same_hash = wanted.sorted[from..].iter().take_while(|(k, _)| *k == h).count();
-            if let Some(i) =
-                (from..from + same_hash).find(|&i| seen[i].len() <= MAX_SEEDS_PER_LINE && wanted.sorted[i].1 == f)
-            {
-                seen[i].push(p);
-                if seen[i].len() > MAX_SEEDS_PER_LINE {
-                    wanted.drop_text(i); // too frequent to seed: not compared again
-                }
-            }
-        }
-        for (i, at) in seen.into_iter().enumerate() {
-            if !at.is_empty() {
-                occurrences.insert(wanted.sorted[i].1, at);
-            }
-        }
-    } else {
-        // A few distinct lines are compared directly (cheaper than hashing every file
-        // line, and still linear in the file); more through the hash map.
-        let few: Vec<&str> = if lines.len() <= FEW_LINES { lines.keys().copied().collect() } else { Vec::new() };
-        for p in 0..n {
-            let f = trim(view.file(p));
-            let key = if few.is_empty() {
-                lines.get_key_value(f).map(|(key, _)| *key)
-            } else {
-                few.iter().copied().find(|&t| t == f)
-            };
-            if let Some(key) = key {
-                record(key, p);
-            }
-        }
-    }
     let mut hits = Vec::new();
     for (line, at) in &occurrences {
         if at.len() > MAX_SEEDS_PER_LINE {
@@ -493,6 +448,95 @@ fn rare_hits<'a>(view: &View<'a>, m: usize, n: usize) -> Vec<(usize, usize)> {
         }
     }
     hits
+}
+
+/// The view positions where each of `texts` (trimmed, distinct, not empty) stands, trimmed,
+/// in order: the first `MAX_SEEDS_PER_LINE + 1` of them (one more than a seed may have).
+/// Three ways, which give the same: [`by_tags`] and [`by_hashes`] through the view's
+/// index, [`by_text`] without one.
+type Occurrences<'a> = HashMap<&'a str, Vec<usize>>;
+
+/// Each text through the tags of the trimmed lines' hashes: the tag's places in the file
+/// lines the view spans, then the hash's other bits, the view, the text. For a few texts.
+fn by_tags<'a>(view: &View<'_>, texts: &[&'a str]) -> Occurrences<'a> {
+    let index = view.index.expect("an index");
+    let table = index.get(Norm::Trimmed, view.lines);
+    let (lo, hi) = view.idx.file_span();
+    let mut occurrences = HashMap::new();
+    let mut buf = String::new();
+    for &text in texts {
+        let hash = Norm::Trimmed.hash(text, &mut buf);
+        let mut at = Vec::new();
+        for f in memchr::memchr_iter(crate::index::tag(hash), &table.tags[lo..hi]).map(|q| lo + q) {
+            if table.hashes[f] != crate::index::low(hash) {
+                continue;
+            }
+            let Some(p) = view.idx.position(f) else { continue };
+            if trim(view.file(p)) == text {
+                at.push(p);
+                if at.len() > MAX_SEEDS_PER_LINE {
+                    break; // too frequent to seed
+                }
+            }
+        }
+        if !at.is_empty() {
+            occurrences.insert(text, at);
+        }
+    }
+    occurrences
+}
+
+/// Every line of the view through the trimmed lines' hashes: a bit test per line, the
+/// text compared on a hit. For many texts.
+fn by_hashes<'a>(view: &View<'_>, texts: &[&'a str]) -> Occurrences<'a> {
+    let index = view.index.expect("an index");
+    let table = index.get(Norm::Trimmed, view.lines);
+    let file = &table.hashes;
+    let mut wanted = HashFilter::new(texts.iter().copied());
+    // Occurrences by the text's place in the filter; a text seen too often is not
+    // compared again.
+    let mut seen: Vec<Vec<usize>> = vec![Vec::new(); wanted.sorted.len()];
+    let region: Option<&[u32]> = match view.idx {
+        Idx::Range(start, len) => Some(&file[start..start + len]),
+        Idx::List(..) => None,
+    };
+    for p in 0..view.idx.len() {
+        let h = region.map_or_else(|| file[view.idx.at(p)], |r| r[p]);
+        if !wanted.may_hold(h) {
+            continue;
+        }
+        let f = trim(view.file(p));
+        let from = wanted.sorted.partition_point(|(k, _)| *k < h);
+        let same_hash = wanted.sorted[from..].iter().take_while(|(k, _)| *k == h).count();
+        if let Some(i) =
+            (from..from + same_hash).find(|&i| seen[i].len() <= MAX_SEEDS_PER_LINE && wanted.sorted[i].1 == f)
+        {
+            seen[i].push(p);
+            if seen[i].len() > MAX_SEEDS_PER_LINE {
+                wanted.drop_text(i); // too frequent to seed: not compared again
+            }
+        }
+    }
+    seen.into_iter().enumerate().filter(|(_, at)| !at.is_empty()).map(|(i, at)| (wanted.sorted[i].1, at)).collect()
+}
+
+/// Every line of the view by its text: a few texts compared directly (cheaper than
+/// hashing every file line, and still linear in the file), more through a hash map.
+fn by_text<'a>(view: &View<'_>, texts: &[&'a str]) -> Occurrences<'a> {
+    let mut occurrences: Occurrences<'a> = HashMap::new();
+    let lookup: HashSet<&'a str> =
+        if texts.len() > FEW_LINES { texts.iter().copied().collect() } else { HashSet::new() };
+    for p in 0..view.idx.len() {
+        let f = trim(view.file(p));
+        let key = if lookup.is_empty() { texts.iter().copied().find(|&t| t == f) } else { lookup.get(f).copied() };
+        if let Some(key) = key {
+            let list = occurrences.entry(key).or_default();
+            if list.len() <= MAX_SEEDS_PER_LINE {
+                list.push(p);
+            }
+        }
+    }
+    occurrences
 }
 
 /// A few texts by their trimmed-line hashes: a count per hash value's low bits rules out
@@ -1128,6 +1172,41 @@ mod tests {
                 proptest::prop_assert_eq!(&near_ranked(&view, &patterns, m, n), &want);
                 proptest::prop_assert_eq!(&ranked_by_length(&view, &patterns), &want);
             }
+        }
+
+        /// The three ways to find where pattern lines stand give the same places: through
+        /// the tags, through every line's hash, by the text. Lines from a small set (some
+        /// stand more often than a seed may, some are blank or differ by whitespace only),
+        /// a region of the file, blank lines skipped or not, and more texts than the tags
+        /// are used for.
+        #[test]
+        fn occurrences_by_tags_by_hashes_and_by_text_agree(
+            file in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "  a", "b\t", "", "   ", "c c", "d", "é"]), 0..300),
+            extra in proptest::collection::vec("[a-e ]{0,3}", 0..30),
+            lo in 0usize..300,
+            len in 0usize..300,
+            skip_blank: bool,
+        ) {
+            let text: String = file.iter().flat_map(|l| [*l, "\n"]).collect();
+            let lines = TextFile::parse(&text).lines;
+            let lo = lo.min(lines.len());
+            let hi = (lo + len).min(lines.len());
+            let mut texts: Vec<String> = ["a", "b", "c c", "d", "é", "x"].iter().map(ToString::to_string).collect();
+            texts.extend(extra.iter().map(|t| trim(t).to_string()).filter(|t| !t.is_empty()));
+            texts.sort();
+            texts.dedup();
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let pat = crate::engine::test_lines(&["a"]);
+            let hashes = crate::index::LineHashes::default();
+            let q = Query { index: Some(&hashes), lo, hi, ignore_blank: skip_blank, ..query(&pat, lines.len()) };
+            let view = View::with_blank(&lines, &q, skip_blank);
+            let plain_q = Query { index: None, ..q.clone() };
+            let plain = View::with_blank(&lines, &plain_q, skip_blank);
+            let want = by_text(&plain, &texts);
+            proptest::prop_assert!(want.values().all(|at| at.len() <= MAX_SEEDS_PER_LINE + 1));
+            proptest::prop_assert_eq!(&by_tags(&view, &texts), &want);
+            proptest::prop_assert_eq!(&by_hashes(&view, &texts), &want);
         }
 
         /// Over a small alphabet (many repeats, transpositions and shared affixes), the
