@@ -3,9 +3,9 @@
 //!
 //! Rust's standard start (the `main` it generates) also finds the main thread's stack guard
 //! for its stack-overflow message: glibc's `pthread_getattr_np` opens `/proc/self/maps`,
-//! reads it with `sscanf` and asks for the processor set, about 100 µs of a 0.9 ms small
-//! `polypatch apply` (measured with a hello-world built both ways; BENCHMARKS.md, "Start-up
-//! without the standard start"). Here the program starts at the C `main` instead
+//! reads it with `sscanf` and asks for the processor set: about 80 µs of a 0.95 ms small
+//! `polypatch check` (BENCHMARKS.md, "Start-up without the standard start"). Here the
+//! program starts at the C `main` instead
 //! (`#![no_main]` in `main.rs`) and does itself what it needs of that start:
 //!
 //! - **Standard streams.** Any of descriptors 0, 1, 2 that is closed is opened on
