@@ -623,7 +623,7 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
 }
 
 /// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
-/// [`decode_lossless`]).
+/// [`decode_lossless`](crate::text::decode_lossless)).
 fn holds_raw(edit: &Edit) -> bool {
     let lines = |l: &[LineText]| l.iter().any(|l| holds_raw_bytes(l));
     let target = match &edit.target {

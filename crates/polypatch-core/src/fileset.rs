@@ -186,7 +186,7 @@ pub trait FileStore: FileSource {
     fn commit(&mut self, changes: &[Change]) -> io::Result<()>;
 }
 
-/// One change to the file set, computed by [`crate::apply`] and written by
+/// One change to the file set, computed by [`crate::apply()`] and written by
 /// [`FileStore::commit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {

@@ -154,7 +154,7 @@ pub enum Status {
     /// Not tried because an earlier part of the plan failed.
     NotAttempted,
     /// Located, and would change the file, but not written: the run was a dry run, or
-    /// another part of it failed. [`apply`](crate::apply) itself reports such an operation
+    /// another part of it failed. [`apply`](crate::apply()) itself reports such an operation
     /// `Applied` in a report whose `committed` is false; documents meant for other programs
     /// say `Located`, so that `Applied` always means written.
     Located,
