@@ -313,6 +313,46 @@ fn trimmed_chars(view: &View<'_>, counts: Option<&[u32]>, p: usize) -> usize {
     }
 }
 
+/// Calls `visit` on the view positions of `range` whose trimmed line may be within `cap`
+/// characters of `len` long, in order, until it returns `false`: through the index's kept
+/// lengths in one tight pass, or on every position without them (the caller checks each
+/// length either way).
+fn for_near_in_length(
+    view: &View<'_>,
+    counts: Option<&[u32]>,
+    range: std::ops::Range<usize>,
+    (len, cap): (usize, usize),
+    mut visit: impl FnMut(usize) -> bool,
+) {
+    let near = len.saturating_sub(cap)..=len.saturating_add(cap);
+    // An unknown length (`u32::MAX`) is counted by the caller.
+    let may = |c: u32| c == u32::MAX || near.contains(&(c as usize));
+    match (counts, &view.idx) {
+        (_, _) if range.start >= range.end => {}
+        (Some(counts), Idx::Range(start, _)) => {
+            for (i, &c) in counts[start + range.start..start + range.end].iter().enumerate() {
+                if may(c) && !visit(range.start + i) {
+                    return;
+                }
+            }
+        }
+        (Some(counts), Idx::List(list, from, _)) => {
+            for (i, &f) in list[from + range.start..from + range.end].iter().enumerate() {
+                if may(counts[f]) && !visit(range.start + i) {
+                    return;
+                }
+            }
+        }
+        (None, _) => {
+            for p in range {
+                if !visit(p) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
 /// A window start ranked by a lower bound of its distance, ordered by the bound, then the
 /// start.
 #[derive(Debug, Clone, Copy)]
@@ -670,32 +710,28 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
     let mut starts = Vec::new();
     let mut buf = Vec::new();
     let counts = view.index.map(|index| index.trimmed_chars(view.lines));
-    for p in k..(n + k + 1).saturating_sub(m) {
+    let range = k..(n + k + 1).saturating_sub(m);
+    for_near_in_length(view, counts.as_deref(), range, (needle.len(), cap), |p| {
         if trimmed_chars(view, counts.as_deref(), p).abs_diff(needle.len()) > cap {
-            continue;
+            return true;
         }
         let f = trim(view.file(p));
         // An equal line (most of them, for a short changed line such as `}`) is within any
         // cap; with a cap of 0 nothing else is.
         if f == text.as_str() {
             starts.push(p - k);
-            continue;
+            return true;
         }
-        if cap == 0 {
-            continue;
-        }
-        if histogram_distance(hist, &text_histogram(f)) / 2 > cap {
-            continue;
+        if cap == 0 || histogram_distance(hist, &text_histogram(f)) / 2 > cap {
+            return true;
         }
         buf.clear();
         buf.extend(f.chars());
         if bounded_distance(needle, &buf, cap, budget).is_some() {
             starts.push(p - k);
         }
-        if budget.exhausted {
-            break;
-        }
-    }
+        !budget.exhausted
+    });
     Some(starts)
 }
 
@@ -1147,11 +1183,18 @@ mod tests {
             let pat: Vec<LineText> = pat.into_iter().map(LineText::from).collect();
             let lines = TextFile::parse(&text).lines;
             // The shortcuts through the file's kept hashes and lengths, against the full
-            // searches without them.
+            // searches without them; over the region's lines, and over its lines that are
+            // not blank (a listed view).
             let hashes = crate::index::LineHashes::default();
             let q = Query { changed: &changed, index: Some(&hashes), ..query(&pat, lines.len()) };
-            let view = View::new(&lines, &q);
             let plain_q = Query { index: None, ..q.clone() };
+            let listed = |q| View::with_blank(&lines, q, true);
+            let (lview, lplain) = (listed(&q), listed(&plain_q));
+            let starts = |view: &View<'_>| {
+                capped_starts(view, &capped_patterns(view, &changed), &mut Budget::new(u64::MAX))
+            };
+            proptest::prop_assert_eq!(starts(&lview), starts(&lplain));
+            let view = View::new(&lines, &q);
             let plain = View::new(&lines, &plain_q);
             for floor in [0.5, 0.7, 0.9] {
                 let sorted = |view: &View<'_>, by_caps| {
