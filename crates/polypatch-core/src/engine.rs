@@ -533,31 +533,16 @@ fn hashed_candidates(view: &View<'_>, tier: Tier, table: &Table, norm: Norm, j: 
             && (0..m).all(|k| key_eq(tier, view.file(s + k), &view.keys[k]))
             && (tier != Tier::Indentation || constant_shift(view, s))
     };
-    let mut out = Vec::new();
-    match &view.idx {
-        // A region: a run of tags, searched with `memchr`.
-        Idx::Range(start, _) => {
-            for p in table.positions(start + j..start + n - (m - 1 - j), want[j]) {
-                let s = p - start - j;
-                if matches(s) {
-                    out.push(s);
-                }
-            }
-        }
-        // The listed lines of a region: its tags are searched, and each hit is looked up
-        // in the list (a hit that is not listed is a blank line, which no key matches).
-        Idx::List(list, from, len) => {
-            let listed = &list[*from..from + len];
-            let (Some(&first), Some(&last)) = (listed.first(), listed.last()) else { return out };
-            for f in table.positions(first..last + 1, want[j]) {
-                let Ok(p) = listed.binary_search(&f) else { continue };
-                if p >= j && p + (m - 1 - j) < n && matches(p - j) {
-                    out.push(p - j);
-                }
-            }
-        }
-    }
-    out
+    // The tags of the file lines the view spans, searched with `memchr`; each hit is taken
+    // back to its view position (a hit a listed view does not list is a blank line, which
+    // no key matches).
+    let (lo, hi) = view.idx.file_span();
+    table
+        .positions(lo..hi, want[j])
+        .filter_map(|f| view.idx.position(f))
+        .filter(|&p| p >= j && p + (m - 1 - j) < n && matches(p - j))
+        .map(|p| p - j)
+        .collect()
 }
 
 /// Whether every non-blank pattern line sits at the same indentation offset from its

@@ -507,10 +507,7 @@ fn by_tags<'a>(view: &View<'_>, texts: &[&'a str]) -> Occurrences<'a> {
     for &text in texts {
         let hash = Norm::Trimmed.hash(text, &mut buf);
         let mut at = Vec::new();
-        for f in memchr::memchr_iter(crate::index::tag(hash), &table.tags[lo..hi]).map(|q| lo + q) {
-            if table.hashes[f] != crate::index::low(hash) {
-                continue;
-            }
+        for f in table.positions(lo..hi, hash) {
             let Some(p) = view.idx.position(f) else { continue };
             if trim(view.file(p)) == text {
                 at.push(p);
