@@ -106,6 +106,13 @@ impl DiskFileSet {
                     super::recover::describe(md.kind)
                 ),
             ),
+            Ok(Some(md)) if md.size != 0 => io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot take the root's commit lock: `{LOCK}` holds data, and polypatch's lock file is empty; \
+                     move it away"
+                ),
+            ),
             _ => io::Error::new(e.kind(), format!("cannot take the root's commit lock `{LOCK}`: {e}")),
         }
     }

@@ -135,7 +135,8 @@ pub(crate) trait Ops: Send + Sync {
     fn list(&self, dir: &Dir) -> io::Result<Vec<String>>;
     /// Opens (creating it) the lock file `name` and takes its lock (`flock`, exclusive)
     /// without waiting: `None` when another process holds it, or when the name was removed
-    /// or replaced by the holder before (try again).
+    /// or replaced by the holder before (try again). A lock file is empty: anything else
+    /// under the name is refused.
     fn lock(&self, dir: &Dir, name: &str) -> io::Result<Option<File>>;
     /// Whether another process holds the lock of the regular file `name` (a commit of an
     /// earlier version of polypatch holds its journal's).
@@ -407,6 +408,11 @@ mod unix {
             let st = meta(&rustix::fs::fstat(&fd)?);
             if st.kind != Kind::File {
                 return Err(not_a_file());
+            }
+            // The holder removes it when it lets go: a file with something in it is not
+            // polypatch's, and must not be removed.
+            if st.size != 0 {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "it is not empty"));
             }
             let file = File::from(fd);
             match file.try_lock() {

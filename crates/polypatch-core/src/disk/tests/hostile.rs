@@ -518,3 +518,34 @@ fn the_lock_file_is_reserved() {
         assert_eq!(set.resolve(name).unwrap_err().kind, PathErrorKind::Reserved, "{name}");
     }
 }
+
+/// Something else under the lock file's name (a directory, a file with data, as a clone
+/// could bring) is neither used nor removed: the commit says what it is.
+#[cfg(unix)]
+#[test]
+fn what_is_not_a_lock_file_is_left_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("a.txt"), "a\n").unwrap();
+    let change = [Change { path: rel("a.txt"), kind: ChangeKind::Write { bytes: "b\n".into(), mode: None } }];
+    fs::write(root.join(".polypatch.lock"), "someone's notes\n").unwrap();
+    let err = DiskFileSet::new(root).unwrap().commit(&change).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot take the root's commit lock: `.polypatch.lock` holds data, and polypatch's lock file is empty; move \
+         it away; every step was undone, no file was changed"
+    );
+    assert_eq!(fs::read_to_string(root.join(".polypatch.lock")).unwrap(), "someone's notes\n");
+    fs::remove_file(root.join(".polypatch.lock")).unwrap();
+    fs::create_dir(root.join(".polypatch.lock")).unwrap();
+    let err = DiskFileSet::new(root).unwrap().commit(&change).unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "cannot take the root's commit lock: `.polypatch.lock` is a directory, not the lock file polypatch \
+             writes; remove it"
+        ),
+        "{err}"
+    );
+    assert_eq!(names(root), [".polypatch.lock", "a.txt"]);
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
+}
