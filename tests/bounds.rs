@@ -423,3 +423,34 @@ fn a_binary_delta_whose_result_is_over_the_limit_is_refused() {
     apply(&plan, &mut files, &ApplyOptions::default()).expect("applies within the raised limit");
     assert_eq!(files.get("f.bin"), Some(result.as_slice()));
 }
+
+/// Line numbers up to the largest integer (`18446744073709551615`, `u64::MAX`) in every
+/// place a dialect reads one: a line past the end of the file, not an overflow (which a
+/// build with overflow checks, as the tests are, turned into a panic).
+#[test]
+fn line_numbers_up_to_the_largest_integer_are_lines_past_the_end() {
+    const MAX: u64 = u64::MAX;
+    const NEAR: u64 = u64::MAX - 1;
+    let ai =
+        |header: &str, body: &str| format!("*** Begin Patch\n*** Update File: f.txt\n{header}\n{body}*** End Patch\n");
+    let changed = "a\nb\nC\nd\n";
+    let cases = [
+        ("ai-patch", ai(&format!("@@ :{MAX}"), " b\n-c\n+C\n"), changed),
+        ("ai-patch", ai(&format!("@@ :{NEAR}"), " b\n-c\n+C\n"), changed),
+        ("ai-patch", ai(&format!("@@ -{MAX},2 +{MAX},2 @@"), " b\n-c\n+C\n"), changed),
+        ("ai-patch", ai(&format!("@@ -{MAX} +1 @@"), " b\n-c\n+C\n"), changed),
+        // Lines added at a number past the end go at the end.
+        ("ai-patch", ai(&format!("@@ :{MAX}"), "+e\n"), "a\nb\nc\nd\ne\n"),
+        ("ai-patch", ai(&format!("@@ -{MAX},0 +{MAX},1 @@"), "+e\n"), "a\nb\nc\nd\ne\n"),
+        ("unified", format!("--- a/f.txt\n+++ b/f.txt\n@@ -{MAX},2 +{MAX},2 @@\n b\n-c\n+C\n"), changed),
+        ("unified", format!("--- a/f.txt\n+++ b/f.txt\n@@ -{NEAR} +1 @@\n b\n-c\n+C\n"), changed),
+        ("unified", format!("--- a/f.txt\n+++ b/f.txt\n@@ -1,{MAX} +1,{MAX} @@\n b\n-c\n+C\n"), changed),
+    ];
+    for (dialect, patch, after) in cases {
+        let mut files = MemoryFileSet::new().with("f.txt", "a\nb\nc\nd\n");
+        let plan = parse(&patch, dialect.parse().unwrap()).unwrap_or_else(|e| panic!("{patch}: {e}"));
+        let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_or_else(|e| panic!("{patch}: {e}"));
+        assert_eq!(files.get_str("f.txt"), Some(after), "{patch}");
+        assert_eq!(report.files[0].edits[0].status, polypatch::Status::Applied, "{patch}");
+    }
+}
