@@ -173,7 +173,8 @@ fn apply(args: &ApplyArgs, mode: Mode, format: Option<&str>, first: &str, parse:
     let options = ApplyOptions::default()
         .strict(args.strict)
         .dry_run(mode != Mode::Apply)
-        .skip_missing_text(args.skip_missing_find);
+        .skip_missing_text(args.skip_missing_find)
+        .allow_git_dir(args.allow_git_dir);
     if mode == Mode::Diff {
         return diff(args, &blocks, &files, &options, &warnings);
     }

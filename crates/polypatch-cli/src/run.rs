@@ -193,8 +193,11 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         stderr(&output::warnings_text(&warnings));
     }
 
-    let options =
-        ApplyOptions::default().strict(args.strict).dry_run(dry_run).skip_missing_text(args.skip_missing_find);
+    let options = ApplyOptions::default()
+        .strict(args.strict)
+        .dry_run(dry_run)
+        .skip_missing_text(args.skip_missing_find)
+        .allow_git_dir(args.allow_git_dir);
     if mode == Mode::Diff {
         return show_diff(args, &plan, &files, &options);
     }

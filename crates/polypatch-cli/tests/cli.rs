@@ -1351,3 +1351,57 @@ fn several_patch_arguments_are_one_transaction() {
     let run = polypatch(sb.top(), &["apply", "--root", &root, "-", "-"], Some(""));
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+/// Creates the hook `.git/hooks/pre-commit`, executable, as a diff (issue 25).
+const HOOK: &str = "\
+diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit
+new file mode 100755
+--- /dev/null
++++ b/.git/hooks/pre-commit
+@@ -0,0 +1,2 @@
++#!/bin/sh
++echo from the hook
+";
+
+#[test]
+fn a_path_in_the_git_directory_is_refused_unless_allowed() {
+    let sb = Sandbox::new(&[("calc.py", CALC), (".git/config", "[core]\n\tbare = false\n")]);
+    fs::create_dir_all(sb.root().join(".git/hooks")).unwrap();
+    let before = sb.snapshot();
+    for verb in ["apply", "check"] {
+        let run = sb.run(verb, &[], HOOK);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert_eq!(sb.snapshot(), before, "{verb} wrote");
+        assert_eq!(
+            run.stderr,
+            "error: could not apply the patch, nothing was written\n\
+             FAILED: create .git/hooks/pre-commit\n  \
+             invalid plan: path `.git/hooks/pre-commit` is in git's repository directory `.git`, whose hooks and \
+             config run commands: not changed unless allowed\n    \
+             next step: change the project's files only; if the patch is meant to change git's own files, apply it \
+             with `--allow-git-dir` (`ApplyOptions::allow_git_dir`)\n",
+            "{verb}"
+        );
+    }
+    let run = sb.run("check", &["--allow-git-dir"], HOOK);
+    assert_eq!((run.code, sb.snapshot() == before), (0, true), "{run:?}");
+    let run = sb.run("apply", &["--allow-git-dir"], HOOK);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read(".git/hooks/pre-commit"), "#!/bin/sh\necho from the hook\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(sb.root().join(".git/hooks/pre-commit")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    // The editor protocol takes the option in the request, not as a flag.
+    let request = serde_json::json!({"patch": HOOK, "format": "unified"}).to_string();
+    let run = polypatch(sb.top(), &["apply", "--stdin-json"], Some(&request));
+    assert_eq!((run.code, run.json()["status"].as_str()), (1, Some("failed")), "{run:?}");
+    let request = serde_json::json!({"patch": HOOK, "format": "unified", "allow_git_dir": true}).to_string();
+    let run = polypatch(sb.top(), &["apply", "--stdin-json"], Some(&request));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["files"][".git/hooks/pre-commit"], "#!/bin/sh\necho from the hook\n");
+    let run = polypatch(sb.top(), &["apply", "--stdin-json", "--allow-git-dir"], Some(&request));
+    assert_eq!(run.code, 2, "{run:?}");
+}
