@@ -156,6 +156,12 @@ pub struct ApplyArgs {
     /// announces more is refused. Default: 67108864 (64 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_binary_size: Option<u64>,
+    /// The most bytes all the binary patches of a run may expand to together (every
+    /// `literal` and `delta`, reverse blocks and delta results included, over every patch
+    /// file and block applied as one transaction); a patch that reaches more is refused
+    /// before that data is decoded. Default: 268435456 (256 MiB)
+    #[arg(long, value_name = "BYTES")]
+    pub max_total_binary_size: Option<u64>,
     /// How far the commit flushes the files it writes to the device: `none` (the default,
     /// as GNU patch and git) or `full` (fsync every new file, the journal and the
     /// directories, so that a power loss cannot lose a reported commit). Either way each
@@ -179,7 +185,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "strip", "max_binary_size", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "strip", "max_binary_size", "max_total_binary_size", "format"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -303,6 +309,7 @@ fn plain(args: &[OsString]) -> Option<Cli> {
         allow_git_dir: false,
         strip: None,
         max_binary_size: None,
+        max_total_binary_size: None,
         fsync: None,
         session: None,
         guidance: None,
@@ -432,7 +439,7 @@ mod tests {
         assert!(is_stdin(&args.patch));
         assert!(!args.dry_run && !args.json && !args.strict && !args.skip_missing_find && !args.allow_git_dir);
         assert_eq!(args.strip, None);
-        assert_eq!(args.max_binary_size, None);
+        assert_eq!((args.max_binary_size, args.max_total_binary_size), (None, None));
         assert_eq!((args.session, args.guidance, args.max_exchanges), (None, None, None));
         assert!(args.more.is_empty());
         let Command::Check(args) = parse(["polypatch", "check", "-p0", "x.diff"]).command else { panic!("check") };
@@ -486,6 +493,7 @@ mod tests {
             "--stdin-json --root d",
             "--dry-run --skip-missing-find --max-binary-size 10 --strip=2 -- -x",
             "--allow-git-dir x",
+            "--max-total-binary-size 100 x",
         ];
         let bad = [
             "--stdin-json x",
@@ -585,6 +593,7 @@ mod tests {
             "apply --stdin-json",
             "apply --session s x",
             "apply --max-binary-size 10 x",
+            "apply --max-total-binary-size 10 x",
             "apply --json --json x",
             "apply -q --quiet x",
             "apply --fsync half x",

@@ -171,6 +171,9 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_binary_size {
         parse_options = parse_options.max_binary_size(bytes);
     }
+    if let Some(bytes) = args.max_total_binary_size {
+        parse_options = parse_options.max_total_binary_size(bytes);
+    }
     // Several patch files, or a model's reply (several blocks, prose around a block): every
     // block is applied as one transaction.
     if let Some(exit) = reply::route(args, mode, format, &text, &parse_options) {

@@ -1077,6 +1077,49 @@ fn binary_patch_over_the_size_limit_is_refused_and_the_flag_raises_it() {
     assert_eq!(fs::read(sandbox.root().join("blob.bin")).unwrap(), data);
 }
 
+/// Issue 25: binary literals each within the file limit, together over the whole run's
+/// limit (in one diff, and across two patch files applied as one transaction); the flag
+/// raises it.
+#[test]
+fn binary_patches_over_the_total_limit_are_refused_and_the_flag_raises_it() {
+    let sandbox = Sandbox::new(&[]);
+    let data = vec![7u8; 1_000];
+    let patch: String = (1..=3).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let limits = ["--max-binary-size", "1000", "--max-total-binary-size", "2500"];
+    let run = sandbox.run("apply", &limits, &patch);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.starts_with(
+            "error: malformed unified patch: the binary data of the patch reaches 3000 bytes with the binary patch \
+             for `f3.bin`, which announces 1000 bytes: more than the limit of 2500 bytes for all the binary data of a \
+             patch; if it is meant to be that large, raise the limit with `--max-total-binary-size BYTES` \
+             (`ParseOptions::max_total_binary_size`)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+    let run = sandbox.run("apply", &["--json", "--max-binary-size", "1000", "--max-total-binary-size", "2500"], &patch);
+    assert_eq!(run.json()["error"]["kind"].as_str(), Some("binary_total_too_large"));
+    // Two patch files share the budget: 2,000 bytes, then 2,000 more.
+    let two: String = (1..=2).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let other: String = (3..=4).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let second = sandbox.top().join("second.patch");
+    fs::write(&second, other).unwrap();
+    let first = sandbox.patch(&two);
+    let root = sandbox.root_arg();
+    let args = ["apply", "--root", &root, "--max-binary-size", "1000", "--max-total-binary-size", "3500"];
+    let run = polypatch(sandbox.top(), &[&args[..], &[&first, second.to_str().unwrap()]].concat(), None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("reaches 4000 bytes with the binary patch for `f4.bin`"), "{}", run.stderr);
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+    let run = sandbox.run("apply", &["--max-binary-size", "1000", "--max-total-binary-size", "3000"], &patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    for i in 1..=3 {
+        assert_eq!(fs::read(sandbox.root().join(format!("f{i}.bin"))).unwrap(), data);
+    }
+}
+
 #[test]
 fn binary_literal_announcing_a_gigabyte_is_refused_by_default() {
     let sandbox = Sandbox::new(&[]);
