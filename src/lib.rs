@@ -46,7 +46,7 @@ pub use polypatch_core::{
     Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileReport, FileSource, FileStore, IfExists, IfMissing,
     Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence,
     Overlay, ParseOptions, PatchError, PathError, PathErrorKind, Policy, PostProcess, Recovery, RelPath, Replacement,
-    Scope, Span, Status, Target, Tier, TierSet, UnknownErrorKind, apply, compute, decode_lossless,
+    Scope, Span, Status, Target, Tier, TierSet, UnknownErrorKind, apply, compute, decode_lossless, is_git_dir_name,
 };
 
 #[cfg(feature = "ai-patch")]

@@ -81,6 +81,7 @@ pub use error_kind::{ErrorKind, UnknownErrorKind};
 pub use file_bytes::FileBytes;
 pub use fileset::{
     Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
+    is_git_dir_name,
 };
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
