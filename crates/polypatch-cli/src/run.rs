@@ -171,6 +171,9 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_binary_size {
         parse_options = parse_options.max_binary_size(bytes);
     }
+    if let Some(bytes) = args.max_total_binary_size {
+        parse_options = parse_options.max_total_binary_size(bytes);
+    }
     // Several patch files, or a model's reply (several blocks, prose around a block): every
     // block is applied as one transaction.
     if let Some(exit) = reply::route(args, mode, format, &text, &parse_options) {
@@ -193,8 +196,11 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         stderr(&output::warnings_text(&warnings));
     }
 
-    let options =
-        ApplyOptions::default().strict(args.strict).dry_run(dry_run).skip_missing_text(args.skip_missing_find);
+    let options = ApplyOptions::default()
+        .strict(args.strict)
+        .dry_run(dry_run)
+        .skip_missing_text(args.skip_missing_find)
+        .allow_git_dir(args.allow_git_dir);
     if mode == Mode::Diff {
         return show_diff(args, &plan, &files, &options);
     }

@@ -1157,6 +1157,49 @@ fn binary_patch_over_the_size_limit_is_refused_and_the_flag_raises_it() {
     assert_eq!(fs::read(sandbox.root().join("blob.bin")).unwrap(), data);
 }
 
+/// Issue 25: binary literals each within the file limit, together over the whole run's
+/// limit (in one diff, and across two patch files applied as one transaction); the flag
+/// raises it.
+#[test]
+fn binary_patches_over_the_total_limit_are_refused_and_the_flag_raises_it() {
+    let sandbox = Sandbox::new(&[]);
+    let data = vec![7u8; 1_000];
+    let patch: String = (1..=3).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let limits = ["--max-binary-size", "1000", "--max-total-binary-size", "2500"];
+    let run = sandbox.run("apply", &limits, &patch);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.starts_with(
+            "error: malformed unified patch: the binary data of the patch reaches 3000 bytes with the binary patch \
+             for `f3.bin`, which announces 1000 bytes: more than the limit of 2500 bytes for all the binary data of a \
+             patch; if it is meant to be that large, raise the limit with `--max-total-binary-size BYTES` \
+             (`ParseOptions::max_total_binary_size`)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+    let run = sandbox.run("apply", &["--json", "--max-binary-size", "1000", "--max-total-binary-size", "2500"], &patch);
+    assert_eq!(run.json()["error"]["kind"].as_str(), Some("binary_total_too_large"));
+    // Two patch files share the budget: 2,000 bytes, then 2,000 more.
+    let two: String = (1..=2).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let other: String = (3..=4).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let second = sandbox.top().join("second.patch");
+    fs::write(&second, other).unwrap();
+    let first = sandbox.patch(&two);
+    let root = sandbox.root_arg();
+    let args = ["apply", "--root", &root, "--max-binary-size", "1000", "--max-total-binary-size", "3500"];
+    let run = polypatch(sandbox.top(), &[&args[..], &[&first, second.to_str().unwrap()]].concat(), None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("reaches 4000 bytes with the binary patch for `f4.bin`"), "{}", run.stderr);
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+    let run = sandbox.run("apply", &["--max-binary-size", "1000", "--max-total-binary-size", "3000"], &patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    for i in 1..=3 {
+        assert_eq!(fs::read(sandbox.root().join(format!("f{i}.bin"))).unwrap(), data);
+    }
+}
+
 #[test]
 fn binary_literal_announcing_a_gigabyte_is_refused_by_default() {
     let sandbox = Sandbox::new(&[]);
@@ -1429,5 +1472,59 @@ fn several_patch_arguments_are_one_transaction() {
 
     // Standard input once at most.
     let run = polypatch(sb.top(), &["apply", "--root", &root, "-", "-"], Some(""));
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+/// Creates the hook `.git/hooks/pre-commit`, executable, as a diff (issue 25).
+const HOOK: &str = "\
+diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit
+new file mode 100755
+--- /dev/null
++++ b/.git/hooks/pre-commit
+@@ -0,0 +1,2 @@
++#!/bin/sh
++echo from the hook
+";
+
+#[test]
+fn a_path_in_the_git_directory_is_refused_unless_allowed() {
+    let sb = Sandbox::new(&[("calc.py", CALC), (".git/config", "[core]\n\tbare = false\n")]);
+    fs::create_dir_all(sb.root().join(".git/hooks")).unwrap();
+    let before = sb.snapshot();
+    for verb in ["apply", "check"] {
+        let run = sb.run(verb, &[], HOOK);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert_eq!(sb.snapshot(), before, "{verb} wrote");
+        assert_eq!(
+            run.stderr,
+            "error: could not apply the patch, nothing was written\n\
+             FAILED: create .git/hooks/pre-commit\n  \
+             invalid plan: path `.git/hooks/pre-commit` is in git's repository directory `.git`, whose hooks and \
+             config run commands: not changed unless allowed\n    \
+             next step: change the project's files only; if the patch is meant to change git's own files, apply it \
+             with `--allow-git-dir` (`ApplyOptions::allow_git_dir`)\n",
+            "{verb}"
+        );
+    }
+    let run = sb.run("check", &["--allow-git-dir"], HOOK);
+    assert_eq!((run.code, sb.snapshot() == before), (0, true), "{run:?}");
+    let run = sb.run("apply", &["--allow-git-dir"], HOOK);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read(".git/hooks/pre-commit"), "#!/bin/sh\necho from the hook\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(sb.root().join(".git/hooks/pre-commit")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    // The editor protocol takes the option in the request, not as a flag.
+    let request = serde_json::json!({"patch": HOOK, "format": "unified"}).to_string();
+    let run = polypatch(sb.top(), &["apply", "--stdin-json"], Some(&request));
+    assert_eq!((run.code, run.json()["status"].as_str()), (1, Some("failed")), "{run:?}");
+    let request = serde_json::json!({"patch": HOOK, "format": "unified", "allow_git_dir": true}).to_string();
+    let run = polypatch(sb.top(), &["apply", "--stdin-json"], Some(&request));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["files"][".git/hooks/pre-commit"], "#!/bin/sh\necho from the hook\n");
+    let run = polypatch(sb.top(), &["apply", "--stdin-json", "--allow-git-dir"], Some(&request));
     assert_eq!(run.code, 2, "{run:?}");
 }

@@ -416,6 +416,10 @@ impl FileSource for DiskFileSet {
         self.real(path, &rel)
     }
 
+    fn as_written(&self, path: &str) -> Result<RelPath, PathError> {
+        self.written(path)
+    }
+
     fn is_symlink(&self, path: &str) -> bool {
         let Ok(rel) = self.written(path) else { return false };
         let parent = match rel.parent() {
