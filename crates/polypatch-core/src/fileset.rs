@@ -169,8 +169,8 @@ pub enum PathErrorKind {
     SymlinkOutside,
     /// It goes through a symbolic link inside the root whose target does not exist.
     BrokenSymlink,
-    /// It names one of the files a commit keeps while it runs (`.polypatch-*.journal`,
-    /// `.new`, `.old`, `.done`).
+    /// It names one of the files a commit keeps while it runs (`.polypatch.lock`,
+    /// `.polypatch-*.journal`, `.new`, `.old`, `.done`).
     Reserved,
     /// A component is over 255 bytes, or the whole path over 4096.
     TooLong,
@@ -193,7 +193,7 @@ impl PathErrorKind {
             PathErrorKind::Absolute => "escapes the root: absolute paths must lie inside the root",
             PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
             PathErrorKind::BrokenSymlink => "goes through a symbolic link whose target does not exist",
-            PathErrorKind::Reserved => "is reserved for polypatch's journal, temporary files and backups",
+            PathErrorKind::Reserved => "is reserved for polypatch's lock, journal, temporary files and backups",
             PathErrorKind::Empty => "is empty",
             PathErrorKind::Invalid => "is not a valid path (it holds a NUL byte)",
             PathErrorKind::TooLong => "is too long: a name is over 255 bytes or the whole path over 4096",
