@@ -7,8 +7,9 @@ use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::dirs::Dirs;
 use super::journal::{self, Line};
-use super::ops::{Dir, Kind, Meta, Xattrs, copied_xattr};
+use super::ops::{Dir, Kind, Meta, Ops, Xattrs, copied_xattr};
 use super::{DiskFileSet, Seen};
 use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, ChangeKind, RelPath};
@@ -44,7 +45,7 @@ impl fmt::Display for CommitError {
 /// One target while the commit runs.
 struct Target<'c> {
     change: &'c Change,
-    /// Index into the open directories.
+    /// Its directory's id in [`Dirs`].
     dir: usize,
     name: String,
     temp: Option<String>,
@@ -63,14 +64,6 @@ struct Target<'c> {
 /// [`Line::Swap`]).
 fn one_swap(changes: &[Change]) -> bool {
     matches!(changes, [Change { kind: ChangeKind::Write { .. }, .. }])
-}
-
-/// The open directories, by root-relative path ("" is the root).
-struct Dirs {
-    handles: Vec<Dir>,
-    index: HashMap<String, usize>,
-    /// Directories created by this commit, in creation order.
-    created: Vec<String>,
 }
 
 fn new_id() -> String {
@@ -117,7 +110,7 @@ impl DiskFileSet {
             set: self,
             journal,
             journal_name: journal::journal_name(&id),
-            dirs: Dirs { handles: Vec::new(), index: HashMap::new(), created: Vec::new() },
+            dirs: Dirs::new(self.open_dirs),
             targets: Vec::new(),
             inodes: HashMap::new(),
             root: &root,
@@ -194,41 +187,46 @@ impl<'s> Tx<'s> {
         self.set.ops.write(&mut self.journal, &FileBytes::from(text))
     }
 
-    fn dir(&self, i: usize) -> &Dir {
-        &self.dirs.handles[i]
+    /// The open handle of directory `id` (opened again if it was closed to make room).
+    fn dir(&mut self, id: usize) -> io::Result<&Dir> {
+        self.dirs.get(&*self.set.ops, self.root, id)
     }
 
-    /// Opens (creating if `create`) the directory `rel` ("" is the root).
+    /// Opens (creating if `create`, and its missing parents) the directory `rel` ("" is
+    /// the root); its id.
     fn open_dir(&mut self, rel: &str, create: bool) -> io::Result<usize> {
-        if let Some(&i) = self.dirs.index.get(rel) {
-            return Ok(i);
-        }
-        let handle = if rel.is_empty() {
-            self.set.ops.open_dir(self.root, ".")?
-        } else {
-            let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-            let p = self.open_dir(parent, create)?;
-            match self.set.ops.open_dir(self.dir(p), name) {
-                Ok(d) => d,
-                Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
-                    self.log(&Line::Mkdir { dir: rel.to_string() })?;
-                    self.set.ops.mkdir(self.dir(p), name)?;
-                    self.dirs.created.push(rel.to_string());
-                    self.set.ops.open_dir(self.dir(p), name)?
-                }
-                Err(e) => return Err(e),
+        let id = self.dirs.id(rel);
+        match self.dir(id) {
+            Ok(_) => Ok(id),
+            Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
+                let parent = self.dirs.parent(id).ok_or(e)?;
+                let parent_path = self.dirs.path(parent).to_owned();
+                self.open_dir(&parent_path, create)?;
+                self.log(&Line::Mkdir { dir: rel.to_string() })?;
+                let name = self.dirs.name(id).to_string();
+                self.set.ops.mkdir(self.dir(parent)?, &name)?;
+                self.dirs.created.push(id);
+                self.dir(id)?;
+                Ok(id)
             }
-        };
-        self.dirs.handles.push(handle);
-        self.dirs.index.insert(rel.to_string(), self.dirs.handles.len() - 1);
-        Ok(self.dirs.handles.len() - 1)
+            Err(e) => Err(e),
+        }
     }
 
     fn run(&mut self, id: &str, changes: &'s [Change]) -> io::Result<()> {
-        let ops = &self.set.ops;
-        let durable = self.set.durability.syncs();
+        let set = self.set;
+        let ops = &set.ops;
+        let durable = set.durability.syncs();
+        // Directory by directory (depth first), so that each directory is opened once per
+        // phase however few handles are kept open (see [`Dirs`]).
+        let mut order: Vec<usize> = (0..changes.len()).collect();
+        order.sort_by(|&a, &b| {
+            let dir = |c: &Change| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default();
+            dir(&changes[a]).split('/').cmp(dir(&changes[b]).split('/'))
+        });
         // Prepare: temporary files and backups; nothing visible changes.
-        for (n, change) in changes.iter().enumerate() {
+        for n in order {
+            let change = &changes[n];
             let write = matches!(change.kind, ChangeKind::Write { .. });
             let parent = change.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default();
             let dir = match self.open_dir(&parent, write) {
@@ -237,8 +235,8 @@ impl<'s> Tx<'s> {
                 Err(e) => return Err(e),
             };
             let name = change.path.components().last().unwrap_or_default().to_string();
-            let original = ops.stat(self.dir(dir), &name)?;
-            let seen: Option<Option<Seen>> = self.set.seen().get(&change.path).cloned();
+            let original = ops.stat(self.dir(dir)?, &name)?;
+            let seen: Option<Option<Seen>> = set.seen().get(&change.path).cloned();
             if let Some(seen) = &seen
                 && !Meta::unchanged(seen.as_ref().map(|s| &s.meta), original.as_ref())
             {
@@ -293,7 +291,7 @@ impl<'s> Tx<'s> {
             });
             if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, &temp) {
                 let (create, keep) = modes(*mode, original.as_ref());
-                let mut file = ops.create(self.dir(dir), temp, create)?;
+                let mut file = ops.create(self.dir(dir)?, temp, create)?;
                 ops.write(&mut file, bytes)?;
                 if let Some(md) = &original {
                     ops.set_owner(&file, md.uid, md.gid);
@@ -303,7 +301,7 @@ impl<'s> Tx<'s> {
                     let xattrs = if let Some(seen) = seen {
                         seen.xattrs
                     } else {
-                        let (now, xattrs) = ops.xattrs(self.dir(dir), &name)?;
+                        let (now, xattrs) = ops.xattrs(self.dir(dir)?, &name)?;
                         if !now.same_file(md) {
                             return Err(changed_meanwhile(&change.path));
                         }
@@ -331,21 +329,21 @@ impl<'s> Tx<'s> {
         }
         if durable {
             ops.sync(&self.journal)?;
-            for d in &self.dirs.handles {
-                ops.sync_dir(d)?;
+            for d in self.dirs.ids() {
+                ops.sync_dir(self.dir(d)?)?;
             }
             // The journal's directory, unless it was among the targets' directories.
-            if !self.dirs.index.contains_key("") {
+            if self.dirs.find("").is_none() {
                 ops.sync_dir(self.root)?;
             }
         }
         // Switch: each rename replaces a target atomically.
         for i in 0..self.targets.len() {
             let t = &self.targets[i];
-            let dir = self.dir(t.dir);
+            let dir = self.dirs.get(&**ops, self.root, t.dir)?;
             // The last look, right before the rename: still the file the plan was
             // computed from (what remains is the time between this look and the rename).
-            if !self.still_as_read(t)? {
+            if !still_as_read(&**ops, dir, t)? {
                 return Err(changed_meanwhile(&t.change.path));
             }
             match (&t.temp, &t.original) {
@@ -356,8 +354,8 @@ impl<'s> Tx<'s> {
             self.targets[i].switched = true;
         }
         if durable {
-            for d in &self.dirs.handles {
-                ops.sync_dir(d)?;
+            for d in self.dirs.ids() {
+                ops.sync_dir(self.dir(d)?)?;
             }
         }
         if self.swap {
@@ -369,30 +367,12 @@ impl<'s> Tx<'s> {
         Ok(())
     }
 
-    /// Whether the target is still what the commit prepared: where its timestamps cannot
-    /// tell, the same bytes; then, last (the nearest the rename can be), the same file,
-    /// untouched (inode, size, mtime, ctime).
-    fn still_as_read(&self, t: &Target<'_>) -> io::Result<bool> {
-        let ops = &self.set.ops;
-        let dir = self.dir(t.dir);
-        if let Some(bytes) = &t.recheck {
-            match ops.read(dir, &t.name, bytes.len() as u64) {
-                Ok(now) if Meta::unchanged(t.original.as_ref(), Some(&now.meta)) && **bytes == *now.bytes => {}
-                Ok(_) => return Ok(false),
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => {
-                    return Ok(false);
-                }
-                Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(Meta::unchanged(t.original.as_ref(), ops.stat(dir, &t.name)?.as_ref()))
-    }
-
     /// Keeps the original under `backup`: a hard link, or a copy where links fail.
     fn back_up(&mut self, dir: usize, name: &str, backup: &str, original: &Meta) -> io::Result<()> {
-        let ops = &self.set.ops;
-        let d = self.dir(dir);
+        let set = self.set;
+        let ops = &set.ops;
+        let durable = set.durability.syncs();
+        let d = self.dirs.get(&**ops, self.root, dir)?;
         let path = &self.targets.last().expect("pushed").change.path;
         if ops.link(d, name, backup).is_err() {
             let read = ops.read(d, name, u64::MAX)?;
@@ -404,7 +384,7 @@ impl<'s> Tx<'s> {
             if let Some(mode) = super::mode_of(&read.meta) {
                 ops.set_mode(&file, mode)?;
             }
-            if self.set.durability.syncs() {
+            if durable {
                 ops.sync(&file)?;
             }
             return Ok(());
@@ -423,12 +403,13 @@ impl<'s> Tx<'s> {
 
     /// After the commit point: backups and the journal go; a failure here leaves litter
     /// that `recover` removes, never a wrong file.
-    fn clean_up(self, id: &str) {
-        let ops = &self.set.ops;
+    fn clean_up(mut self, id: &str) {
+        let set = self.set;
+        let ops = &set.ops;
         // Past the commit point nothing is undone. Should this sync fail, a power loss may
         // bring the journal back under its first name, and recovery rolls the whole commit
         // back: still all or nothing.
-        if self.set.durability.syncs() {
+        if set.durability.syncs() {
             let _ = ops.sync_dir(self.root);
         }
         if self.swap {
@@ -438,7 +419,7 @@ impl<'s> Tx<'s> {
         let mut clean = true;
         for t in &self.targets {
             if let Some(backup) = &t.backup {
-                clean &= ops.remove(self.dir(t.dir), backup).is_ok();
+                clean &= self.dirs.get(&**ops, self.root, t.dir).and_then(|d| ops.remove(d, backup)).is_ok();
             }
         }
         if clean {
@@ -446,34 +427,30 @@ impl<'s> Tx<'s> {
         }
     }
 
-    /// Whether a switched target still holds what this commit wrote (a deleted one:
-    /// nothing).
-    fn holds_ours(&self, t: &Target<'_>) -> io::Result<bool> {
-        let ops = &self.set.ops;
-        let dir = self.dir(t.dir);
-        match &t.change.kind {
-            ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64) {
-                Ok(now) => Ok(bytes.len() == now.bytes.len() && bytes.to_vec() == now.bytes),
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => Ok(false),
-                Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(false),
-                Err(e) => Err(e),
-            },
-            ChangeKind::Delete => Ok(ops.stat(dir, &t.name)?.is_none()),
-        }
-    }
-
     /// Undoes every step taken, in reverse. A backup is removed only when its target
     /// holds the original (never switched, or restored); a target is given back its
     /// original (or removed, when this commit created it) only while it holds what this
     /// commit wrote: a file another program wrote meanwhile stays, and the backup too.
-    fn undo(self, cause: io::Error) -> CommitError {
-        let ops = &self.set.ops;
+    fn undo(mut self, cause: io::Error) -> CommitError {
+        let set = self.set;
+        let ops = &set.ops;
         let mut kept = Vec::new();
         for t in self.targets.iter().rev() {
-            let dir = self.dir(t.dir);
             let rel_dir = t.change.path.parent().map(|p| format!("{p}/")).unwrap_or_default();
+            let dir = match self.dirs.get(&**ops, self.root, t.dir) {
+                Ok(dir) => dir,
+                Err(_) if t.switched => {
+                    // The directory is gone or was replaced: what it holds cannot be told.
+                    kept.push(match &t.backup {
+                        Some(backup) => format!("{rel_dir}{backup}"),
+                        None => format!("{} (a new file in a directory that could not be opened again)", t.change.path),
+                    });
+                    continue;
+                }
+                Err(_) => continue,
+            };
             if t.switched {
-                let ours = self.holds_ours(t);
+                let ours = holds_ours(&**ops, dir, t);
                 let changed = matches!(ours, Ok(false));
                 let ours = ours.unwrap_or(false);
                 match &t.backup {
@@ -513,10 +490,12 @@ impl<'s> Tx<'s> {
                 let _ = ops.remove(dir, temp);
             }
         }
-        for created in self.dirs.created.iter().rev() {
-            let (parent, name) = created.rsplit_once('/').unwrap_or(("", created));
-            if let Some(&p) = self.dirs.index.get(parent) {
-                let _ = ops.rmdir(self.dir(p), name);
+        for &created in self.dirs.created.clone().iter().rev() {
+            let name = self.dirs.name(created).to_string();
+            if let Some(parent) = self.dirs.parent(created)
+                && let Ok(p) = self.dirs.get(&**ops, self.root, parent)
+            {
+                let _ = ops.rmdir(p, &name);
             }
         }
         if kept.is_empty() {
@@ -526,5 +505,37 @@ impl<'s> Tx<'s> {
             kept.push(self.journal_name.clone());
             CommitError { cause, rolled_back: false, kept }
         }
+    }
+}
+
+/// Whether the target is still what the commit prepared: where its timestamps cannot
+/// tell, the same bytes; then, last (the nearest the rename can be), the same file,
+/// untouched (inode, size, mtime, ctime).
+fn still_as_read(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
+    if let Some(bytes) = &t.recheck {
+        match ops.read(dir, &t.name, bytes.len() as u64) {
+            Ok(now) if Meta::unchanged(t.original.as_ref(), Some(&now.meta)) && **bytes == *now.bytes => {}
+            Ok(_) => return Ok(false),
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => {
+                return Ok(false);
+            }
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Meta::unchanged(t.original.as_ref(), ops.stat(dir, &t.name)?.as_ref()))
+}
+
+/// Whether a switched target still holds what this commit wrote (a deleted one:
+/// nothing).
+fn holds_ours(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
+    match &t.change.kind {
+        ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64) {
+            Ok(now) => Ok(bytes.len() == now.bytes.len() && bytes.to_vec() == now.bytes),
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(false),
+            Err(e) => Err(e),
+        },
+        ChangeKind::Delete => Ok(ops.stat(dir, &t.name)?.is_none()),
     }
 }

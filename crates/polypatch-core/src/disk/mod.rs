@@ -108,9 +108,13 @@
 //!
 //! Directories are opened one component at a time from a handle on the root without
 //! following symbolic links, so a directory swapped for a link while a patch is applied
-//! cannot receive the write.
+//! cannot receive the write. A commit keeps at most 64 of them open (a quarter of the
+//! process's open-file limit, when that is lower) and takes its targets directory by
+//! directory: one closed to make room is opened again the same way when it is needed, and
+//! must then be the directory it was (device and inode), or the commit is undone.
 
 mod commit;
+mod dirs;
 mod journal;
 mod lock;
 mod ops;
@@ -207,6 +211,8 @@ pub struct DiskFileSet {
     lock_wait: Duration,
     /// The root's commit lock, when [`DiskFileSet::hold_lock`] took it.
     held: Mutex<Option<lock::Held>>,
+    /// How many directories a commit keeps open at once (see [`dirs::Dirs`]).
+    open_dirs: usize,
 }
 
 /// What a path held when it was read.
@@ -257,6 +263,7 @@ impl Clone for DiskFileSet {
             seen: Mutex::new(self.seen().clone()),
             lock_wait: self.lock_wait,
             held: Mutex::new(None),
+            open_dirs: self.open_dirs,
         }
     }
 }
@@ -281,6 +288,7 @@ impl DiskFileSet {
             seen: Mutex::new(HashMap::new()),
             lock_wait: lock::WAIT,
             held: Mutex::new(None),
+            open_dirs: dirs::cap(),
         })
     }
 
@@ -304,6 +312,13 @@ impl DiskFileSet {
     /// The durability policy commits use.
     pub fn policy(&self) -> Durability {
         self.durability
+    }
+
+    /// At most `n` directories open at once in a commit (see [`dirs::Dirs`]).
+    #[cfg(test)]
+    fn open_dirs(mut self, n: usize) -> Self {
+        self.open_dirs = n;
+        self
     }
 
     /// The canonical root.

@@ -112,7 +112,13 @@ struct Faulty {
     syncs: AtomicUsize,
     /// Calls of `link` (backups).
     links: AtomicUsize,
+    /// The most directories a commit keeps open (0: the default).
+    open_dirs: AtomicUsize,
+    /// Run once, right before the `n`-th call (from 1, once armed) of the named step.
+    hook: std::sync::Mutex<Option<Hook>>,
 }
+
+type Hook = (&'static str, usize, Box<dyn FnOnce() + Send>);
 
 impl Faulty {
     fn new(at: usize, crash: bool) -> Arc<Faulty> {
@@ -125,6 +131,8 @@ impl Faulty {
             dead: AtomicBool::new(false),
             syncs: AtomicUsize::new(0),
             links: AtomicUsize::new(0),
+            open_dirs: AtomicUsize::new(0),
+            hook: std::sync::Mutex::new(None),
         })
     }
 
@@ -134,6 +142,17 @@ impl Faulty {
         }
         if !self.armed.load(Ordering::SeqCst) {
             return Ok(());
+        }
+        let mut hook = self.hook.lock().unwrap();
+        if let Some((step, n, _)) = hook.as_mut()
+            && *step == what
+        {
+            *n -= 1;
+            if *n == 0 {
+                let (_, _, run) = hook.take().unwrap();
+                drop(hook);
+                run();
+            }
         }
         let n = self.step.fetch_add(1, Ordering::SeqCst) + 1;
         if n == self.at {
@@ -323,6 +342,10 @@ fn one_file(root: &Path) -> Vec<Change> {
 /// Reads every target (as `apply` does before it commits), arms the faults, commits.
 fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durability) -> io::Result<()> {
     let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap().durability(policy);
+    match ops.open_dirs.load(Ordering::SeqCst) {
+        0 => {}
+        n => set = set.open_dirs(n),
+    }
     for c in changes {
         set.read(&c.path).unwrap();
     }
@@ -334,6 +357,17 @@ fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durab
 /// a commit that succeeds leaves) is written with [`Durability::Full`], so every policy
 /// is held to the same bytes and the same rollback.
 fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>, min_steps: usize) {
+    fault_run_with(crash, policy, scenario, min_steps, 0);
+}
+
+/// [`fault_run`] with at most `open_dirs` directories open at once (0: the default).
+fn fault_run_with(
+    crash: bool,
+    policy: Durability,
+    scenario: fn(&Path) -> Vec<Change>,
+    min_steps: usize,
+    open_dirs: usize,
+) {
     let reference = tempfile::tempdir().unwrap();
     let changes = scenario(reference.path());
     let before = snapshot(reference.path());
@@ -343,6 +377,7 @@ fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>
     let counting_dir = tempfile::tempdir().unwrap();
     let changes = scenario(counting_dir.path());
     let counting = Faulty::new(usize::MAX, false);
+    counting.open_dirs.store(open_dirs, Ordering::SeqCst);
     commit_with(counting_dir.path(), &counting, &changes, policy).unwrap();
     assert_eq!(snapshot(counting_dir.path()), snapshot(reference.path()));
     let after = snapshot(reference.path());
@@ -354,6 +389,7 @@ fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>
         let dir = tempfile::tempdir().unwrap();
         let changes = scenario(dir.path());
         let ops = Faulty::new(k, crash);
+        ops.open_dirs.store(open_dirs, Ordering::SeqCst);
         let result = commit_with(dir.path(), &ops, &changes, policy);
         let now = snapshot(dir.path());
         // At every instant each target holds its old or its new content.
@@ -401,6 +437,70 @@ fn a_crash_at_every_step_is_recovered() {
         fault_run(true, policy, scenario, 20);
         fault_run(true, policy, one_file, 8);
     }
+}
+
+/// With two directories open at most, the commit closes and opens them again between its
+/// phases: a fault or a crash at every step is still undone or recovered.
+#[test]
+fn every_step_with_few_directories_open() {
+    for policy in Durability::ALL {
+        for crash in [false, true] {
+            fault_run_with(crash, policy, scenario, 20, 2);
+        }
+    }
+}
+
+/// A directory closed to make room is opened again only as itself: one moved away and
+/// replaced meanwhile (here by a copy, the commit's temporary file included) is not
+/// written into, and the commit is undone.
+#[cfg(unix)]
+#[test]
+fn a_directory_replaced_while_closed_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let mut changes = Vec::new();
+    for d in ["a", "b", "c"] {
+        fs::create_dir(root.join(d)).unwrap();
+        fs::write(root.join(d).join("keep.txt"), "keep\n").unwrap();
+        changes.push(Change {
+            path: rel(&format!("{d}/new.txt")),
+            kind: ChangeKind::Write { bytes: "new\n".into(), mode: None },
+        });
+    }
+    let ops = Faulty::new(usize::MAX, false);
+    ops.open_dirs.store(2, Ordering::SeqCst);
+    // `a` was closed to make room for `b`; before `c`'s temporary file is made, `a` is
+    // moved away and a copy takes its name.
+    let moved = root.clone();
+    *ops.hook.lock().unwrap() = Some((
+        "create",
+        3,
+        Box::new(move || {
+            fs::rename(moved.join("a"), moved.join("a-moved")).unwrap();
+            fs::create_dir(moved.join("a")).unwrap();
+            for entry in fs::read_dir(moved.join("a-moved")).unwrap() {
+                let entry = entry.unwrap();
+                fs::copy(entry.path(), moved.join("a").join(entry.file_name())).unwrap();
+            }
+        }),
+    ));
+    let err = commit_with(&root, &ops, &changes, Durability::None).unwrap_err();
+    assert!(
+        err.to_string().starts_with("the directory `a` was moved or replaced while the patch was applied"),
+        "{err}"
+    );
+    assert!(!root.join("a/new.txt").exists());
+    assert!(!root.join("a-moved/new.txt").exists());
+    for d in ["b", "c"] {
+        assert_eq!(names_in(&root.join(d)), ["keep.txt"]);
+    }
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
 }
 
 /// A commit that replaces one file and syncs nothing is one rename: no backup (no hard
