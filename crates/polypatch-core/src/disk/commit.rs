@@ -1,7 +1,7 @@
 //! The commit: a journal, temporary files and backups, atomic renames, and an undo that
 //! never removes a backup it did not restore.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
 use std::io;
@@ -50,12 +50,17 @@ struct Target<'c> {
     name: String,
     temp: Option<String>,
     backup: Option<String>,
-    /// What the target was when prepared (after its backup was linked); `None` when missing.
+    /// What the target was when planned (as read), then when prepared (after its backup
+    /// was linked); `None` when missing.
     original: Option<Meta>,
     /// The content the plan was computed from, compared again right before the rename:
     /// the file was changed so shortly before it was read that its timestamps could not
     /// tell a second change in the same tick (see [`Seen::racy`]).
     recheck: Option<FileBytes>,
+    /// The extended attributes of the original as it was read (`None`: not read).
+    xattrs: Option<Xattrs>,
+    /// The plan read the target (`original` is what it read).
+    read: bool,
     switched: bool,
 }
 
@@ -115,6 +120,7 @@ impl DiskFileSet {
             inodes: HashMap::new(),
             root: &root,
             swap: false,
+            to_make: HashSet::new(),
         };
         match tx.run(&id, changes) {
             Ok(()) => {
@@ -178,12 +184,19 @@ struct Tx<'s> {
     inodes: HashMap<(u64, u64), usize>,
     /// The commit is one rename ([`Line::Swap`]).
     swap: bool,
+    /// Directories the plan found missing, created when the first target in them is
+    /// prepared.
+    to_make: HashSet<usize>,
 }
 
 impl<'s> Tx<'s> {
-    fn log(&mut self, line: &Line) -> io::Result<()> {
-        let mut text = serde_json::to_string(line).map_err(io::Error::other)?;
-        text.push('\n');
+    /// Writes the lines to the journal, in one write.
+    fn log_all(&mut self, lines: &[Line]) -> io::Result<()> {
+        let mut text = String::new();
+        for line in lines {
+            text.push_str(&serde_json::to_string(line).map_err(io::Error::other)?);
+            text.push('\n');
+        }
         self.set.ops.write(&mut self.journal, &FileBytes::from(text))
     }
 
@@ -192,25 +205,40 @@ impl<'s> Tx<'s> {
         self.dirs.get(&*self.set.ops, self.root, id)
     }
 
-    /// Opens (creating if `create`, and its missing parents) the directory `rel` ("" is
-    /// the root); its id.
-    fn open_dir(&mut self, rel: &str, create: bool) -> io::Result<usize> {
+    /// Plans the directory `rel` ("" is the root): its id, and whether it exists. One
+    /// that does not (nor its parents, maybe) is to be created when `create`: its
+    /// [`Line::Mkdir`] goes into `lines` after its parent's.
+    fn plan_dir(&mut self, rel: &str, create: bool, lines: &mut Vec<Line>) -> io::Result<(usize, bool)> {
         let id = self.dirs.id(rel);
+        if self.to_make.contains(&id) {
+            return Ok((id, false));
+        }
         match self.dir(id) {
-            Ok(_) => Ok(id),
+            Ok(_) => Ok((id, true)),
             Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
                 let parent = self.dirs.parent(id).ok_or(e)?;
                 let parent_path = self.dirs.path(parent).to_owned();
-                self.open_dir(&parent_path, create)?;
-                self.log(&Line::Mkdir { dir: rel.to_string() })?;
-                let name = self.dirs.name(id).to_string();
-                self.set.ops.mkdir(self.dir(parent)?, &name)?;
-                self.dirs.created.push(id);
-                self.dir(id)?;
-                Ok(id)
+                self.plan_dir(&parent_path, create, lines)?;
+                lines.push(Line::Mkdir { dir: rel.to_string() });
+                self.to_make.insert(id);
+                Ok((id, false))
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// Creates the directory `id` (and its parents) where the plan said so.
+    fn make_dir(&mut self, id: usize) -> io::Result<()> {
+        if !self.to_make.contains(&id) {
+            return Ok(());
+        }
+        let parent = self.dirs.parent(id).expect("the root exists");
+        self.make_dir(parent)?;
+        let name = self.dirs.name(id).to_owned();
+        self.set.ops.mkdir(self.dir(parent)?, &name)?;
+        self.to_make.remove(&id);
+        self.dirs.created.push(id);
+        Ok(())
     }
 
     fn run(&mut self, id: &str, changes: &'s [Change]) -> io::Result<()> {
@@ -224,25 +252,30 @@ impl<'s> Tx<'s> {
             let dir = |c: &Change| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default();
             dir(&changes[a]).split('/').cmp(dir(&changes[b]).split('/'))
         });
-        // Prepare: temporary files and backups; nothing visible changes.
+        // Plan: every line of the journal, written in one go before the first step (each
+        // line still comes before the step it announces). Nothing is changed yet.
+        let mut lines = Vec::new();
         for n in order {
             let change = &changes[n];
             let write = matches!(change.kind, ChangeKind::Write { .. });
             let parent = change.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default();
-            let dir = match self.open_dir(&parent, write) {
+            let (dir, exists) = match self.plan_dir(&parent, write, &mut lines) {
                 Ok(d) => d,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed_meanwhile(&change.path)),
                 Err(e) => return Err(e),
             };
             let name = change.path.components().last().unwrap_or_default().to_string();
-            let original = ops.stat(self.dir(dir)?, &name)?;
             let seen: Option<Option<Seen>> = set.seen().get(&change.path).cloned();
-            if let Some(seen) = &seen
-                && !Meta::unchanged(seen.as_ref().map(|s| &s.meta), original.as_ref())
-            {
+            // What is there: as it was read (checked again before its backup is made), or,
+            // for a file the plan did not read, as it is now.
+            let original = match &seen {
+                Some(seen) => seen.as_ref().map(|s| s.meta),
+                None if exists => ops.stat(self.dir(dir)?, &name)?,
+                None => None,
+            };
+            if original.is_some() && !exists {
                 return Err(changed_meanwhile(&change.path));
             }
-            let seen = seen.flatten();
             if let Some(md) = &original {
                 if md.kind != Kind::File {
                     return Err(io::Error::other(format!("`{}` is not a regular file", change.path)));
@@ -257,13 +290,14 @@ impl<'s> Tx<'s> {
                 }
                 self.inodes.insert((md.dev, md.ino), self.targets.len());
             }
+            let read = seen.as_ref().and_then(Option::as_ref);
             let temp = write.then(|| journal::temp_name(id, n));
             // One file replaced: its rename is the commit, nothing to undo after it. Not
             // with syncs: a sync after the rename can fail, and that commit must be undone.
             let swap = !durable && one_swap(changes) && original.is_some();
             let backup = (original.is_some() && !swap).then(|| journal::backup_name(id, n));
             let path = change.path.to_string();
-            let line = match (&temp, swap) {
+            lines.push(match (&temp, swap) {
                 (Some(temp), true) => Line::Swap { path, temp: temp.clone() },
                 _ => Line::File {
                     path,
@@ -273,33 +307,49 @@ impl<'s> Tx<'s> {
                         ChangeKind::Write { bytes, .. } => Some(journal::blob_id(bytes)),
                         ChangeKind::Delete => None,
                     },
-                    old: backup.as_ref().and(seen.as_ref()).map(|s| journal::blob_id(&s.bytes)),
+                    old: backup.as_ref().and(read).map(|s| journal::blob_id(&s.bytes)),
                 },
-            };
-            self.log(&line)?;
+            });
             self.swap = swap;
-            let recheck = seen.as_ref().filter(|s| s.racy && original.is_some()).map(|s| s.bytes.clone());
             self.targets.push(Target {
                 change,
                 dir,
-                name: name.clone(),
-                temp: temp.clone(),
-                backup: backup.clone(),
+                name,
+                temp,
+                backup,
                 original,
-                recheck,
+                recheck: read.filter(|s| s.racy).map(|s| s.bytes.clone()),
+                xattrs: read.map(|s| s.xattrs.clone()),
+                read: seen.is_some(),
                 switched: false,
             });
-            if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, &temp) {
+        }
+        self.log_all(&lines)?;
+        // Prepare: temporary files and backups; nothing visible changes.
+        for i in 0..self.targets.len() {
+            let t = &self.targets[i];
+            let (change, dir, name) = (t.change, t.dir, t.name.clone());
+            self.make_dir(dir)?;
+            let mut original = self.targets[i].original;
+            if self.targets[i].read && original.is_some() {
+                // Still the file that was read, right before its backup is made.
+                let now = ops.stat(self.dir(dir)?, &name)?;
+                if !Meta::unchanged(original.as_ref(), now.as_ref()) {
+                    return Err(changed_meanwhile(&change.path));
+                }
+                original = now;
+            }
+            if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, self.targets[i].temp.clone()) {
                 let (create, keep) = modes(*mode, original.as_ref());
-                let mut file = ops.create(self.dir(dir)?, temp, create)?;
+                let mut file = ops.create(self.dir(dir)?, &temp, create)?;
                 ops.write(&mut file, bytes)?;
                 if let Some(md) = &original {
                     ops.set_owner(&file, md.uid, md.gid);
                     if let Some(keep) = keep {
                         ops.set_mode(&file, keep)?;
                     }
-                    let xattrs = if let Some(seen) = seen {
-                        seen.xattrs
+                    let xattrs = if let Some(xattrs) = self.targets[i].xattrs.take() {
+                        xattrs
                     } else {
                         let (now, xattrs) = ops.xattrs(self.dir(dir)?, &name)?;
                         if !now.same_file(md) {
@@ -323,8 +373,8 @@ impl<'s> Tx<'s> {
                     ops.sync(&file)?;
                 }
             }
-            if let (Some(md), Some(backup)) = (&original, &backup) {
-                self.back_up(dir, &name, backup, md)?;
+            if let (Some(md), Some(backup)) = (&original, self.targets[i].backup.clone()) {
+                self.back_up(i, &backup, md)?;
             }
         }
         if durable {
@@ -367,13 +417,15 @@ impl<'s> Tx<'s> {
         Ok(())
     }
 
-    /// Keeps the original under `backup`: a hard link, or a copy where links fail.
-    fn back_up(&mut self, dir: usize, name: &str, backup: &str, original: &Meta) -> io::Result<()> {
+    /// Keeps the original of target `i` under `backup`: a hard link, or a copy where links
+    /// fail.
+    fn back_up(&mut self, i: usize, backup: &str, original: &Meta) -> io::Result<()> {
         let set = self.set;
         let ops = &set.ops;
         let durable = set.durability.syncs();
-        let d = self.dirs.get(&**ops, self.root, dir)?;
-        let path = &self.targets.last().expect("pushed").change.path;
+        let t = &self.targets[i];
+        let d = self.dirs.get(&**ops, self.root, t.dir)?;
+        let (name, path) = (&t.name, &t.change.path);
         if ops.link(d, name, backup).is_err() {
             let read = ops.read(d, name, u64::MAX)?;
             if !read.meta.same_file(original) {
@@ -387,6 +439,7 @@ impl<'s> Tx<'s> {
             if durable {
                 ops.sync(&file)?;
             }
+            self.targets[i].original = Some(*original);
             return Ok(());
         }
         // The link names the file that was stat'ed, or the target was swapped meanwhile.
@@ -394,7 +447,7 @@ impl<'s> Tx<'s> {
         // with what it is now.
         match ops.stat(d, backup)? {
             Some(md) if md.same_file(original) => {
-                self.targets.last_mut().expect("pushed").original = Some(md);
+                self.targets[i].original = Some(md);
                 Ok(())
             }
             _ => Err(changed_meanwhile(path)),

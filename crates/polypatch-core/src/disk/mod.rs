@@ -7,10 +7,10 @@
 //!    seconds for another commit or recovery that holds it, and holds it until its
 //!    journal is gone. A journal already there was left by a crash: the commit refuses to
 //!    start beside it (recovery first).
-//! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before each
-//!    step is taken, the directories created and, for each target, its temporary file,
-//!    its backup, and the git blob ids (`git hash-object`) of the new content and of the
-//!    original as it was read.
+//! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before the
+//!    first step is taken (in one write), the directories to create and, for each target,
+//!    its temporary file, its backup, and the git blob ids (`git hash-object`) of the new
+//!    content and of the original as it was read.
 //! 3. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
 //!    its target, created readable by its owner only, then given the original's owner
 //!    (as far as the process may), mode and extended attributes (see
