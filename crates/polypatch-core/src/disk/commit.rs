@@ -78,6 +78,16 @@ fn new_id() -> String {
     format!("{:x}{:08x}{n:x}", std::process::id(), nanos)
 }
 
+/// A modification time (seconds and nanoseconds since the epoch) as a [`SystemTime`].
+fn system_time((secs, nanos): (i64, i64)) -> std::time::SystemTime {
+    let epoch = std::time::UNIX_EPOCH;
+    let nanos = std::time::Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
+    match u64::try_from(secs) {
+        Ok(secs) => epoch + std::time::Duration::from_secs(secs) + nanos,
+        Err(_) => epoch - std::time::Duration::from_secs(secs.unsigned_abs()) + nanos,
+    }
+}
+
 fn changed_meanwhile(path: &RelPath) -> io::Error {
     io::Error::other(format!(
         "`{path}` was changed by another program while the patch was applied; read it again and regenerate the patch"
@@ -88,13 +98,20 @@ fn changed_meanwhile(path: &RelPath) -> io::Error {
 /// is set: a mode the patch gives is applied as `git apply` applies it, through the
 /// process's umask (the kernel masks `openat`'s mode: no umask is read or set, which would
 /// race with other threads); an edited file keeps its own bits, without set-user-ID,
-/// set-group-ID and sticky (dropped on a change of content, as git and GNU patch do), and
-/// is private until then; a new file without a mode gets the default (`0666` through the
-/// umask).
+/// set-group-ID and sticky (dropped on a change of content, as git and GNU patch do); a
+/// new file without a mode gets the default (`0666` through the umask).
+///
+/// Until its owner and group are the original's, the replacement of an edited file lets
+/// no one more than the original did: its group gets no more than everyone else (the
+/// group may not be the original's yet: the process's, or the directory's), so that
+/// the usual modes (`0644`, `0755`, `0600`) are right from the start and need no `chmod`.
 fn modes(asked: Option<u32>, original: Option<&Meta>) -> (u32, Option<u32>) {
     match (asked, original) {
         (Some(mode), _) => (mode & 0o777, None),
-        (None, Some(md)) => (0o600, super::mode_of(md).map(|m| m & 0o777)),
+        (None, Some(md)) => match super::mode_of(md).map(|m| m & 0o777) {
+            Some(keep) => ((keep & 0o707) | (keep & 0o070 & ((keep & 0o007) << 3)), Some(keep)),
+            None => (0o600, None),
+        },
         (None, None) => (0o666, None),
     }
 }
@@ -307,7 +324,8 @@ impl<'s> Tx<'s> {
                         ChangeKind::Write { bytes, .. } => Some(journal::blob_id(bytes)),
                         ChangeKind::Delete => None,
                     },
-                    old: backup.as_ref().and(read).map(|s| journal::blob_id(&s.bytes)),
+                    old: None,
+                    was: backup.as_ref().and(original.as_ref()).map(|md| (md.size, md.mtime.0, md.mtime.1)),
                 },
             });
             self.swap = swap;
@@ -344,10 +362,7 @@ impl<'s> Tx<'s> {
                 let mut file = ops.create(self.dir(dir)?, &temp, create)?;
                 ops.write(&mut file, bytes)?;
                 if let Some(md) = &original {
-                    ops.set_owner(&file, md.uid, md.gid);
-                    if let Some(keep) = keep {
-                        ops.set_mode(&file, keep)?;
-                    }
+                    ops.set_owner_and_mode(&file, md.uid, md.gid, keep)?;
                     let xattrs = if let Some(xattrs) = self.targets[i].xattrs.take() {
                         xattrs
                     } else {
@@ -373,7 +388,11 @@ impl<'s> Tx<'s> {
                     ops.sync(&file)?;
                 }
             }
-            if let (Some(md), Some(backup)) = (&original, self.targets[i].backup.clone()) {
+            // A file to delete is renamed to its backup name when it is switched: it is
+            // its own backup.
+            if let (Some(md), Some(backup), Some(_)) =
+                (&original, self.targets[i].backup.clone(), &self.targets[i].temp)
+            {
                 self.back_up(i, &backup, md)?;
             }
         }
@@ -396,10 +415,11 @@ impl<'s> Tx<'s> {
             if !still_as_read(&**ops, dir, t)? {
                 return Err(changed_meanwhile(&t.change.path));
             }
-            match (&t.temp, &t.original) {
-                (Some(temp), Some(_)) => ops.rename(dir, temp, &t.name)?,
-                (Some(temp), None) => ops.rename_new(dir, temp, &t.name)?,
-                (None, _) => ops.remove(dir, &t.name)?,
+            match (&t.temp, &t.original, &t.backup) {
+                (Some(temp), Some(_), _) => ops.rename(dir, temp, &t.name)?,
+                (Some(temp), None, _) => ops.rename_new(dir, temp, &t.name)?,
+                (None, _, Some(backup)) => ops.rename_new(dir, &t.name, backup)?,
+                (None, _, None) => ops.remove(dir, &t.name)?,
             }
             self.targets[i].switched = true;
         }
@@ -427,7 +447,7 @@ impl<'s> Tx<'s> {
         let d = self.dirs.get(&**ops, self.root, t.dir)?;
         let (name, path) = (&t.name, &t.change.path);
         if ops.link(d, name, backup).is_err() {
-            let read = ops.read(d, name, u64::MAX)?;
+            let read = ops.read(d, name, u64::MAX, false)?;
             if !read.meta.same_file(original) {
                 return Err(changed_meanwhile(path));
             }
@@ -436,6 +456,9 @@ impl<'s> Tx<'s> {
             if let Some(mode) = super::mode_of(&read.meta) {
                 ops.set_mode(&file, mode)?;
             }
+            // What the journal says the original was (`Line::File::was`), checked by
+            // recovery before it puts the copy back.
+            file.set_modified(system_time(original.mtime))?;
             if durable {
                 ops.sync(&file)?;
             }
@@ -566,7 +589,7 @@ impl<'s> Tx<'s> {
 /// untouched (inode, size, mtime, ctime).
 fn still_as_read(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
     if let Some(bytes) = &t.recheck {
-        match ops.read(dir, &t.name, bytes.len() as u64) {
+        match ops.read(dir, &t.name, bytes.len() as u64, false) {
             Ok(now) if Meta::unchanged(t.original.as_ref(), Some(&now.meta)) && **bytes == *now.bytes => {}
             Ok(_) => return Ok(false),
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => {
@@ -583,7 +606,7 @@ fn still_as_read(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
 /// nothing).
 fn holds_ours(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
     match &t.change.kind {
-        ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64) {
+        ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64, false) {
             Ok(now) => Ok(bytes.len() == now.bytes.len() && bytes.to_vec() == now.bytes),
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => Ok(false),
             Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(false),

@@ -55,11 +55,14 @@ pub(super) enum Line {
     /// The directory (root-relative) is about to be created.
     Mkdir { dir: String },
     /// A target (root-relative), its temporary file and its backup (names in its
-    /// directory), with the git blob ids (`git hash-object`) of the content the commit
-    /// writes (`new`) and of the content it replaces (`old`, where it was read): recovery
-    /// puts the backup back only over a file that still holds `new`, and removes a file
-    /// the commit created only while it holds `new`. (Journals of earlier versions have
-    /// neither: recovery then leaves every file whose content it cannot check.)
+    /// directory), with the git blob id (`git hash-object`) of the content the commit
+    /// writes (`new`), and the size and modification time (seconds, nanoseconds) of the
+    /// file it replaces (`was`): recovery puts the backup back only over a file that still
+    /// holds `new`, and only while the backup (the original itself, its hard link, or a
+    /// copy given its time) still shows `was`; it removes a file the commit created only
+    /// while it holds `new`. (Journals of earlier versions have no `new`: recovery then
+    /// leaves every file whose content it cannot check. Those of the version before this
+    /// one hold `old`, the blob id of the original, in place of `was`.)
     File {
         path: String,
         temp: Option<String>,
@@ -68,6 +71,8 @@ pub(super) enum Line {
         new: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         old: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        was: Option<(u64, i64, i64)>,
     },
     /// The whole commit is one rename of `temp` over the existing file `path` (a commit
     /// that replaces one file and syncs nothing): the rename is the commit point, so no
@@ -122,7 +127,7 @@ fn check(line: &Line, id: &str, n: usize) -> Result<(), String> {
                 Err(format!("line {n} names {} as a directory, which is not a path inside the root", quoted(dir)))
             };
         }
-        Line::File { path, temp, backup, new, old } => {
+        Line::File { path, temp, backup, new, old, .. } => {
             if !valid_id(new.as_ref()) || !valid_id(old.as_ref()) {
                 return Err(format!("line {n} holds a content hash that is not a git blob id"));
             }
@@ -230,6 +235,7 @@ mod tests {
             backup: backup.map(Into::into),
             new: None,
             old: None,
+            was: None,
         };
         let ok = [
             file("a.txt", Some(".polypatch-7f-0.new"), Some(".polypatch-7f-0.old")),
@@ -261,7 +267,14 @@ mod tests {
             let err = check(line, "7f", 3).unwrap_err();
             assert!(err.starts_with("line 3 names") && err.contains(what), "{line:?}: {err}");
         }
-        let hashed = Line::File { path: "a".into(), temp: None, backup: None, new: Some("../../x".into()), old: None };
+        let hashed = Line::File {
+            path: "a".into(),
+            temp: None,
+            backup: None,
+            new: Some("../../x".into()),
+            old: None,
+            was: None,
+        };
         assert!(check(&hashed, "7f", 1).is_err());
     }
 

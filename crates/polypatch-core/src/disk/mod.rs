@@ -9,19 +9,22 @@
 //!    start beside it (recovery first).
 //! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before the
 //!    first step is taken (in one write), the directories to create and, for each target,
-//!    its temporary file, its backup, and the git blob ids (`git hash-object`) of the new
-//!    content and of the original as it was read.
+//!    its temporary file, its backup, the git blob id (`git hash-object`) of the new
+//!    content, and the size and modification time of the original as it was read.
 //! 3. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
-//!    its target, created readable by its owner only, then given the original's owner
-//!    (as far as the process may), mode and extended attributes (see
-//!    [below](#modes-owner-extended-attributes)). Every existing target gets a backup
-//!    `.polypatch-<id>-<n>.old`: a hard link to the original (a copy where the file
-//!    system has no hard links). Each target is checked to still be the file that was
-//!    read.
+//!    its target, created with no more rights than the original gives (its group no more
+//!    than everyone else, until the group is the original's), then given the original's
+//!    owner (as far as the process may), mode and extended attributes (see
+//!    [below](#modes-owner-extended-attributes)). Every existing target that is replaced
+//!    gets a backup `.polypatch-<id>-<n>.old`: a hard link to the original (a copy given
+//!    the original's modification time where the file system has no hard links). Each
+//!    target is checked to still be the file that was read.
 //! 4. With [`Durability::Full`], the temporary files, the journal and their directories
 //!    are synced.
 //! 5. Each temporary file is renamed over its target (atomic: the path holds the old
-//!    content, then the new, never nothing), deletions unlink the target. Right before
+//!    content, then the new, never nothing); a file to delete is renamed to its backup
+//!    name (it is its own backup: no link, and the path goes from the old content to
+//!    nothing at once). Right before
 //!    each rename the target is looked at once more: still the inode that was read, with
 //!    its size, modification time and change time (`ctime`, which no program can set
 //!    back: it moves with a write, a `chmod`, a new link, an extended attribute); a file
@@ -66,7 +69,8 @@
 //! name at fault; so is anything named like a journal that is a directory, a FIFO or a
 //! link (never opened in a way that waits). Then a target is given back its backup only
 //! while it holds exactly the content the interrupted commit wrote (its hash in the
-//! journal), and a file the commit created is removed only while it holds that content:
+//! journal) and the backup still has the original's size and modification time, and a
+//! file the commit created is removed only while it holds that content:
 //! a file changed since the crash (the user kept working) is left as it is, its backup is
 //! kept, and the journal stays, with the reason in [`Recovery::problems`]. Journals of
 //! earlier versions have no hashes: recovery then changes no file it cannot check, and
@@ -468,7 +472,7 @@ impl FileSource for DiskFileSet {
             Kind::Dir => Ok(Entry::Directory),
             Kind::Symlink | Kind::Other => Ok(Entry::Other),
             Kind::File => {
-                let read = self.ops.read(&dir, name, u64::MAX).map_err(|e| link_swapped(e, path))?;
+                let read = self.ops.read(&dir, name, u64::MAX, true).map_err(|e| link_swapped(e, path))?;
                 let bytes = FileBytes::from(read.bytes);
                 let md = read.meta;
                 let seen = Seen { meta: md, bytes: bytes.clone(), racy: racy(md.mtime), xattrs: read.xattrs };
