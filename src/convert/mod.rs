@@ -424,6 +424,10 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
         self.files.resolve(path)
     }
 
+    fn as_written(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        self.files.as_written(path)
+    }
+
     fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
         match self.changes.get(path.as_str()).copied() {
             Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
