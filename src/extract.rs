@@ -359,10 +359,23 @@ fn hunk_line(line: &str) -> bool {
 
 /// A line of a git binary patch's base85 data: a length letter, then base85 characters.
 fn base85_line(line: &str) -> bool {
-    let mut chars = line.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && line.len() > 1
-        && chars.all(|c| c.is_ascii_alphanumeric() || "!#$%&()*+-;<=>?@^_`{|}~".contains(c))
+    // git's base85 alphabet, one entry per byte: a release's diff holds hundreds of
+    // kilobytes of these lines (a search of the symbols per character was a third of
+    // `polypatch check` on one).
+    const BASE85: [bool; 256] = {
+        let alphabet = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < alphabet.len() {
+            table[alphabet[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    let bytes = line.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.len() > 1
+        && bytes[1..].iter().all(|&b| BASE85[usize::from(b)])
 }
 
 /// The old and new line counts of a `@@ -a,b +c,d @@` header, when it has them.

@@ -87,3 +87,24 @@ fn extract_is_total_on_cut_off_replies() {
     }
     assert!(replies >= 8, "only {replies} chat replies found");
 }
+
+/// A bare git diff in prose: its binary data lines (a length letter, then git's base85
+/// alphabet, every character of it) belong to the block, and a line with any other
+/// character after the letter, or a non-ASCII one, ends it.
+#[test]
+fn a_binary_diffs_data_lines_are_its_own_and_nothing_else_is() {
+    let alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    let reversed: String = alphabet.chars().rev().collect();
+    let diff = format!(
+        "diff --git a/f.bin b/f.bin\nnew file mode 100644\nindex 0000000..e69de29\nGIT binary patch\nliteral 85\n\
+         z{alphabet}\nA{reversed}\n\nliteral 0\nHcmV?d00001\n"
+    );
+    let blocks = |reply: &str| -> Vec<String> { polypatch::extract(reply).iter().map(|b| b.text.to_owned()).collect() };
+    assert_eq!(blocks(&format!("Here it is:\n\n{diff}\nThat is all.\n")), [diff.as_str()]);
+    for stray in ["\"", " ", "\\", "é", "[", "\t"] {
+        let cut = diff.replace("z0123", &format!("z0{stray}123"));
+        let first_data = cut.find("z0").unwrap();
+        let got = blocks(&format!("Here it is:\n\n{cut}\nThat is all.\n"));
+        assert_eq!(got.first().map(String::as_str), Some(&cut[..first_data]), "{stray:?}");
+    }
+}
