@@ -154,7 +154,8 @@ fn split_lines(text: &str) -> Vec<Line> {
 }
 
 fn block<'a>(reply: &'a str, span: Span, fence: Option<&'a str>, dialect: &'static str, score: u8) -> Block<'a> {
-    let line_of = |at: usize| reply[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+    // Bytes, not `&reply[..at]`: the block's last byte may be inside a character.
+    let line_of = |at: usize| reply.as_bytes()[..at].split(|&b| b == b'\n').count();
     let start = line_of(span.start);
     let end = if span.end > span.start { line_of(span.end - 1) } else { start - 1 };
     Block {

@@ -1205,6 +1205,47 @@ fn extract_json_lists_every_block() {
     assert_eq!(run.json()["blocks"], serde_json::json!([]));
 }
 
+/// Every command that looks for blocks, on a patch or a reply whose last line ends in a
+/// multi-byte character without a line break (issue 25, point 7: each exited 101).
+#[test]
+fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
+    let unified = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi日本";
+    let reply = format!("Fix:\n```diff\n{unified}");
+    let cut_off = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+hi🦀";
+    let bundle = "{\"root\": \".\", \"files\": [{\"path\": \"a.txt\", \"content\": \"x\"}]} é";
+    let applydiff = ">>> file: a.txt\n--- from\nhello\n--- to\nhié";
+    for (text, head) in [
+        (unified, "=== block 1: unified, lines 1-5 ==="),
+        (&reply, "=== block 1: unified, lines 3-7, fenced ```diff ==="),
+        (cut_off, "=== block 1: ai-patch, lines 1-5 ==="),
+    ] {
+        let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
+        let run = polypatch(sb.top(), &["extract", &sb.patch(text)], None);
+        assert_eq!(run.code, 0, "{run:?}");
+        let body = &text[text.find(['-', '*']).unwrap()..];
+        assert_eq!(run.stdout, format!("{head}\n{body}\n"));
+    }
+    for text in [unified, reply.as_str()] {
+        let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
+        let run = sb.run("check", &[], text);
+        assert_eq!((run.code, sb.read("a.txt").as_str()), (0, "hello\nworld\n"), "{run:?}");
+        let run = sb.run("diff", &[], text);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.ends_with("@@ -1,2 +1,2 @@\n-hello\n+hi日本\n world\n"), "{}", run.stdout);
+        let run = sb.run("apply", &["--json"], text);
+        assert_eq!((run.code, run.json()["status"].as_str()), (0, Some("applied")), "{run:?}");
+        assert_eq!(sb.read("a.txt"), "hi日本\nworld\n");
+    }
+    for (text, kind) in [(cut_off, "missing_end"), (bundle, "invalid_json"), (applydiff, "unclosed_block")] {
+        let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
+        for verb in ["check", "diff", "apply"] {
+            let run = sb.run(verb, &["--json"], text);
+            assert_eq!((run.code, run.json()["error"]["kind"].as_str()), (2, Some(kind)), "{verb}: {run:?}");
+        }
+        assert_eq!(sb.read("a.txt"), "hello\nworld\n");
+    }
+}
+
 #[test]
 fn detect_json_gives_every_score() {
     let sb = calc_sandbox();
