@@ -453,7 +453,7 @@ def cases(big: bool) -> list[Case]:
         for json in [False, True]:
             out.append(
                 Case(
-                    f"2,000 hunks with a typo, 100,000 lines ({shape}{', --json' if json else ''})",
+                    f"2,000 typo hunks / 100,000 ({shape}{' --json' if json else ''})",
                     typo_hunks_case(100_000, 2_000, shape, json),
                     {1},
                     max_output_kib=512.0,
