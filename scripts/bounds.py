@@ -299,8 +299,9 @@ def base85_lines(data: bytes) -> str:
     return "\n".join(out) + "\n"
 
 
-def binary_case(size: int, extra: list[str] | None = None) -> Callable[[Path], list[str]]:
-    """A git binary patch creating a file of `size` zero bytes (the data deflates ~1000:1)."""
+def binary_case(size: int, extra: list[str] | None = None, files: int = 1) -> Callable[[Path], list[str]]:
+    """A git binary patch creating `files` files of `size` zero bytes each (the data
+    deflates ~1000:1)."""
 
     def build(d: Path) -> list[str]:
         comp = zlib.compressobj(1)
@@ -315,11 +316,13 @@ def binary_case(size: int, extra: list[str] | None = None) -> Callable[[Path], l
             left -= n
         deflated += comp.flush()
         (d / "tree").mkdir()
-        patch = (
-            "diff --git a/zeros.bin b/zeros.bin\nnew file mode 100644\n"
+        data = base85_lines(bytes(deflated))
+        patch = "".join(
+            f"diff --git a/{name} b/{name}\nnew file mode 100644\n"
             f"index 0000000000000000000000000000000000000000..{sha.hexdigest()}\n"
-            f"GIT binary patch\nliteral {size}\n{base85_lines(bytes(deflated))}\n"
+            f"GIT binary patch\nliteral {size}\n{data}\n"
             "literal 0\nHcmV?d00001\n\n"
+            for name in (["zeros.bin"] if files == 1 else [f"zeros{i}.bin" for i in range(1, files + 1)])
         )
         (d / "p.patch").write_text(patch)
         return ["apply", "--root", str(d / "tree"), str(d / "p.patch"), *(extra or [])]
@@ -439,6 +442,15 @@ def cases(big: bool) -> list[Case]:
             {2},
             check=nothing_written,
             note="refused while parsing: exit 2, kind binary_too_large",
+        ),
+        Case(
+            "40 binary literals of 64 MiB (a 15 MB diff)",
+            binary_case(64 * MIB, files=40),
+            {2},
+            max_seconds=5.0,
+            max_rss_mib=600.0,
+            check=nothing_written,
+            note="refused at the fifth while parsing (256 MiB for the whole patch): exit 2, kind binary_total_too_large",
         ),
         Case(
             "binary literal 8 MiB, limit raised",

@@ -54,6 +54,10 @@ pub struct Request {
     /// failing (the Aptix specs' no-op).
     #[serde(default)]
     pub skip_missing_find: bool,
+    /// Let the patch change git's repository directory (a path with a `.git` component),
+    /// as `--allow-git-dir` does; refused by default.
+    #[serde(default)]
+    pub allow_git_dir: bool,
     /// Strip this many leading components from a diff's paths (default: `a/` and `b/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strip: Option<usize>,
@@ -72,6 +76,7 @@ impl Request {
             files: BTreeMap::new(),
             strict: false,
             skip_missing_find: false,
+            allow_git_dir: false,
             strip: None,
         }
     }
@@ -174,7 +179,10 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
         Ok(plan) => plan,
         Err(err) => return Response::without_files(ReportDocument::malformed(&err, &request.patch)),
     };
-    let options = ApplyOptions::default().strict(request.strict).skip_missing_text(request.skip_missing_find);
+    let options = ApplyOptions::default()
+        .strict(request.strict)
+        .skip_missing_text(request.skip_missing_find)
+        .allow_git_dir(request.allow_git_dir);
     let computed = match crate::compute(&plan, &source, &options) {
         Ok(computed) => computed,
         Err(err) => {
@@ -251,6 +259,13 @@ impl FileSource for BuffersOverRoot {
         match &self.disk {
             Some(disk) => disk.resolve(path),
             None => self.buffers.resolve(path),
+        }
+    }
+
+    fn as_written(&self, path: &str) -> Result<RelPath, PathError> {
+        match &self.disk {
+            Some(disk) => disk.as_written(path),
+            None => self.buffers.as_written(path),
         }
     }
 

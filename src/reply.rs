@@ -221,7 +221,9 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
 /// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`], a reply
-/// without blocks is [`ReplyError::NoPatch`].
+/// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
+/// so their binary data shares one budget: each block is parsed with what the blocks
+/// before it expanded to ([`ParseOptions::binary_expanded_before`]).
 ///
 /// ```
 /// use polypatch::{plan_reply, ParseOptions};
@@ -238,6 +240,8 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         return Err(ReplyError::NoPatch);
     }
     let mut out = Vec::with_capacity(blocks.len());
+    // The blocks are one transaction: their binary data shares one budget.
+    let mut options = options.clone();
     for (i, block) in blocks.iter().enumerate() {
         let info = BlockInfo {
             index: i + 1,
@@ -249,8 +253,11 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         // `extract` names compiled-in dialects only.
         let Some(d) = dialect(block.dialect) else { continue };
         let (text, origin) = readable(block);
-        match d.parse_with(&text, options) {
-            Ok(plan) => out.push(PlannedBlock { info, plan }),
+        match d.parse_with(&text, &options) {
+            Ok(plan) => {
+                options.binary_expanded_before = options.binary_expanded_before.saturating_add(plan.binary_size());
+                out.push(PlannedBlock { info, plan });
+            }
             Err(mut error) => {
                 let at = |offset: usize| origin[offset.min(text.len())];
                 error.span = error.span.map(|s| Span::new(at(s.start), at(s.end)));

@@ -423,3 +423,152 @@ fn a_binary_delta_whose_result_is_over_the_limit_is_refused() {
     apply(&plan, &mut files, &ApplyOptions::default()).expect("applies within the raised limit");
     assert_eq!(files.get("f.bin"), Some(result.as_slice()));
 }
+
+/// Line numbers up to the largest integer (`18446744073709551615`, `u64::MAX`) in every
+/// place a dialect reads one: a line past the end of the file, not an overflow (which a
+/// build with overflow checks, as the tests are, turned into a panic).
+#[test]
+fn line_numbers_up_to_the_largest_integer_are_lines_past_the_end() {
+    const MAX: u64 = u64::MAX;
+    const NEAR: u64 = u64::MAX - 1;
+    let ai =
+        |header: &str, body: &str| format!("*** Begin Patch\n*** Update File: f.txt\n{header}\n{body}*** End Patch\n");
+    let changed = "a\nb\nC\nd\n";
+    let cases = [
+        ("ai-patch", ai(&format!("@@ :{MAX}"), " b\n-c\n+C\n"), changed),
+        ("ai-patch", ai(&format!("@@ :{NEAR}"), " b\n-c\n+C\n"), changed),
+        ("ai-patch", ai(&format!("@@ -{MAX},2 +{MAX},2 @@"), " b\n-c\n+C\n"), changed),
+        ("ai-patch", ai(&format!("@@ -{MAX} +1 @@"), " b\n-c\n+C\n"), changed),
+        // Lines added at a number past the end go at the end.
+        ("ai-patch", ai(&format!("@@ :{MAX}"), "+e\n"), "a\nb\nc\nd\ne\n"),
+        ("ai-patch", ai(&format!("@@ -{MAX},0 +{MAX},1 @@"), "+e\n"), "a\nb\nc\nd\ne\n"),
+        ("unified", format!("--- a/f.txt\n+++ b/f.txt\n@@ -{MAX},2 +{MAX},2 @@\n b\n-c\n+C\n"), changed),
+        ("unified", format!("--- a/f.txt\n+++ b/f.txt\n@@ -{NEAR} +1 @@\n b\n-c\n+C\n"), changed),
+        ("unified", format!("--- a/f.txt\n+++ b/f.txt\n@@ -1,{MAX} +1,{MAX} @@\n b\n-c\n+C\n"), changed),
+    ];
+    for (dialect, patch, after) in cases {
+        let mut files = MemoryFileSet::new().with("f.txt", "a\nb\nc\nd\n");
+        let plan = parse(&patch, dialect.parse().unwrap()).unwrap_or_else(|e| panic!("{patch}: {e}"));
+        let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_or_else(|e| panic!("{patch}: {e}"));
+        assert_eq!(files.get_str("f.txt"), Some(after), "{patch}");
+        assert_eq!(report.files[0].edits[0].status, polypatch::Status::Applied, "{patch}");
+    }
+}
+
+/// The error of a patch whose binary data reaches `reached` bytes at `file`, which `what`
+/// `size` bytes, over a whole-patch limit of `limit`.
+fn total_over(reached: u64, file: &str, what: &str, size: u64, limit: u64) -> String {
+    format!(
+        "the binary data of the patch reaches {reached} bytes with the binary patch for `{file}`, which {what} {size} \
+         bytes: more than the limit of {limit} bytes for all the binary data of a patch; if it is meant to be that \
+         large, raise the limit with `--max-total-binary-size BYTES` (`ParseOptions::max_total_binary_size`)"
+    )
+}
+
+/// Issue 25: each file's limit does not bound a patch. Five literals of 1,000 bytes, each
+/// at the file limit, over a limit of 4,500 for the whole patch: the fifth is refused
+/// before its data is decoded.
+#[test]
+fn binary_literals_each_within_the_file_limit_are_refused_together_over_the_patch_limit() {
+    let data = vec![7u8; 1_000];
+    let patch: String = (1..=5).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let options = ParseOptions::default().max_binary_size(1_000).max_total_binary_size(4_500);
+    let err = parse_with(&patch, polypatch::Format::Unified, &options).expect_err("over the patch limit");
+    assert_eq!(err.kind, "binary_total_too_large");
+    assert_eq!(err.message, total_over(5_000, "f5.bin", "announces", 1_000, 4_500));
+    let span = err.span.expect("a span");
+    assert_eq!(&patch[span.start..span.end], "literal 1000");
+    assert_eq!(patch[..span.start].matches("diff --git").count(), 5, "the fifth file's block");
+    // Raised to what the patch holds, it applies.
+    let plan = parse_with(&patch, polypatch::Format::Unified, &options.max_total_binary_size(5_000)).expect("raised");
+    assert_eq!(plan.binary_size(), 5_000);
+    let mut files = MemoryFileSet::new();
+    apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    for i in 1..=5 {
+        assert_eq!(files.get(&format!("f{i}.bin")), Some(data.as_slice()));
+    }
+}
+
+/// The issue's case with the default limits: 64 MiB literals (each at the file limit) in
+/// one diff. The fifth reaches 320 MiB, over the default 256 MiB: refused there, so at most
+/// four were ever decoded (the 40 of the issue held 2.7 GB, 5.3 GB with the plan's copy).
+#[test]
+fn sixty_four_mib_literals_are_refused_at_the_fifth_with_the_default_limits() {
+    const SIZE: usize = 64 << 20;
+    let block = polypatch::unified::binary::encode_block(&vec![0u8; SIZE]);
+    let mut patch = String::new();
+    for i in 1..=40 {
+        let _ = write!(
+            patch,
+            "diff --git a/f{i}.bin b/f{i}.bin\nnew file mode 100644\nGIT binary patch\n{block}literal 0\nHcmV?d00001\n\n"
+        );
+    }
+    let err = parse(&patch, polypatch::Format::Unified).expect_err("over the default patch limit");
+    assert_eq!(err.kind, "binary_total_too_large");
+    assert_eq!(
+        err.message,
+        total_over(5 * SIZE as u64, "f5.bin", "announces", SIZE as u64, polypatch::DEFAULT_MAX_TOTAL_BINARY_SIZE)
+    );
+    assert_eq!(polypatch::DEFAULT_MAX_TOTAL_BINARY_SIZE, 256 << 20);
+}
+
+/// A delta's result is counted when its header is read: it is made when the plan is applied.
+#[test]
+fn binary_delta_results_count_against_the_patch_limit() {
+    // Against a 5-byte file, a 100,000-byte result (as in the per-file test above).
+    let mut delta = vec![5u8, 0xa0, 0x8d, 0x06];
+    for _ in 0..20_000 {
+        delta.extend_from_slice(&[0x90, 5]);
+    }
+    let data = polypatch::unified::binary::encode(&delta);
+    let section = |name: &str| {
+        format!(
+            "diff --git a/{name} b/{name}\nindex 1234567..89abcde 100644\nGIT binary patch\ndelta {}\n{data}\n\n",
+            delta.len()
+        )
+    };
+    let patch = section("a.bin") + &section("b.bin");
+    let options = ParseOptions::default().max_binary_size(100_000).max_total_binary_size(200_000);
+    let err = parse_with(&patch, polypatch::Format::Unified, &options).expect_err("over");
+    assert_eq!(err.kind, "binary_total_too_large");
+    let one = (delta.len() + 100_000) as u64;
+    assert_eq!(
+        err.message,
+        total_over(one + 100_000 + delta.len() as u64, "b.bin", "makes a file of", 100_000, 200_000)
+    );
+    let plan = parse_with(&patch, polypatch::Format::Unified, &options.max_total_binary_size(2 * one)).expect("raised");
+    assert_eq!(plan.binary_size(), 2 * one);
+}
+
+/// Blocks applied as one transaction share the budget: a model's reply of several diffs,
+/// and an Aptix bundle's `gitPatch` entries.
+#[test]
+fn the_blocks_of_a_reply_and_the_entries_of_a_bundle_share_the_patch_limit() {
+    let data = vec![7u8; 1_000];
+    let options = ParseOptions::default().max_binary_size(1_000).max_total_binary_size(2_500);
+    let mut reply = String::new();
+    for i in 1..=3 {
+        let _ = write!(reply, "File {i}:\n\n```diff\n{}```\n\n", binary_patch(&format!("f{i}.bin"), &data));
+    }
+    let Err(polypatch::ReplyError::Malformed { block, error }) = polypatch::plan_reply(&reply, &options) else {
+        panic!("the third block is over the limit")
+    };
+    assert_eq!((block.index, error.kind), (3, polypatch::ErrorKind::BinaryTotalTooLarge));
+    assert_eq!(error.message, total_over(3_000, "f3.bin", "announces", 1_000, 2_500));
+    assert_eq!(polypatch::plan_reply(&reply, &options.clone().max_total_binary_size(3_000)).unwrap().len(), 3);
+
+    let entries: Vec<String> = (1..=3)
+        .map(|i| {
+            let name = format!("f{i}.bin");
+            let diff = serde_json::to_string(&binary_patch(&name, &data)).unwrap();
+            format!("{{\"path\": \"{name}\", \"operation\": \"gitPatch\", \"content\": {diff}}}")
+        })
+        .collect();
+    let bundle = format!("{{\"root\": \".\", \"files\": [{}]}}", entries.join(", "));
+    let err = parse_with(&bundle, polypatch::Format::Aptix, &options).expect_err("over");
+    assert_eq!(err.kind, "binary_total_too_large");
+    assert!(err.message.starts_with("files[2] (f3.bin): the diff in \"content\" is over a limit"), "{}", err.message);
+    assert!(err.message.ends_with(&total_over(3_000, "f3.bin", "announces", 1_000, 2_500)), "{}", err.message);
+    let plan = parse_with(&bundle, polypatch::Format::Aptix, &options.max_total_binary_size(3_000)).expect("raised");
+    assert_eq!(plan.binary_size(), 3_000);
+}

@@ -63,9 +63,13 @@ impl World {
     }
 
     fn apply(&self, dialect: &str, patch: &str) -> Result<polypatch::ApplyReport, String> {
+        self.apply_with(dialect, patch, &ApplyOptions::default())
+    }
+
+    fn apply_with(&self, dialect: &str, patch: &str, options: &ApplyOptions) -> Result<polypatch::ApplyReport, String> {
         let plan = parse(patch, dialect.parse().expect("a format name")).map_err(|e| format!("parse: {e}"))?;
         let mut disk = DiskFileSet::new(self.root()).unwrap();
-        apply(&plan, &mut disk, &ApplyOptions::default()).map_err(|e| {
+        apply(&plan, &mut disk, options).map_err(|e| {
             let kind = e.report.first_failure().map(|(_, _, f)| f.kind);
             format!("{kind:?}: {e}")
         })
@@ -456,6 +460,177 @@ mod aliases {
             let err = w.apply("ai-patch", patch).unwrap_err();
             assert!(err.contains("NotAFile") && err.contains("symbolic link"), "{err}");
             assert_eq!(w.state(), before);
+        }
+    }
+}
+
+mod git_dir {
+    //! The root is a repository: `.git/config` and `.git/hooks/` (issue 25). No path of
+    //! git's repository directory is changed, read for a copy or written through a link,
+    //! in any dialect or operation, unless the apply allows it.
+    use super::*;
+
+    fn world() -> World {
+        let w = World::new();
+        let root = w.root();
+        fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        fs::write(root.join(".git/config"), "secret\n").unwrap();
+        fs::write(root.join(".git/hooks/pre-commit"), "secret\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            // A link to the hooks (the file it leads to is in `.git`), and a nested
+            // repository whose `.git` is a link to a folder of another name.
+            symlink(".git/hooks", root.join("hooks")).unwrap();
+            fs::create_dir_all(root.join("store")).unwrap();
+            fs::write(root.join("store/config"), "secret\n").unwrap();
+            fs::create_dir_all(root.join("sub")).unwrap();
+            symlink("../store", root.join("sub/.git")).unwrap();
+        }
+        w
+    }
+
+    /// Names of git's directory as each file system reads them, and as written.
+    fn paths(w: &World) -> Vec<String> {
+        let root = w.root().canonicalize().unwrap();
+        let mut paths: Vec<String> = [
+            ".git/config",
+            ".git/hooks/pre-commit",
+            ".git/hooks/post-checkout",
+            ".git",
+            "./.git/config",
+            ".GIT/config",
+            ".Git/hooks/pre-commit",
+            "d/.git/config",
+            ".git\\config",
+            "git~1/config",
+            "GIT~1/config",
+            ".git./config",
+            ".git /config",
+            ".git. ./config",
+            ".git::$INDEX_ALLOCATION/config",
+            ".g\u{200c}it/config",
+            "\u{feff}.git/config",
+            ".git\u{200d}/config",
+        ]
+        .map(String::from)
+        .to_vec();
+        paths.push(format!("{}/.git/config", root.display()));
+        if cfg!(unix) {
+            paths.extend(["hooks/pre-commit", "sub/.git/config"].map(String::from));
+            paths.push(format!("{}/sub/.git/config", root.display()));
+        }
+        paths
+    }
+
+    /// The operations of [`operations`] on `path`, and those that read it as a source:
+    /// a rename or copy from it, a binary patch of it.
+    fn all_operations(path: &str) -> Vec<(&'static str, String)> {
+        let q = git_quote(path);
+        let (a, b) = match q.strip_prefix('"') {
+            Some(rest) => (format!("\"a/{rest}"), format!("\"b/{rest}")),
+            None => (format!("a/{q}"), format!("b/{q}")),
+        };
+        let mut all = operations(path);
+        all.extend([
+            (
+                "ai-patch",
+                format!("*** Begin Patch\n*** Update File: {path}\n*** Move to: out.txt\n@@\n-secret\n+owned\n*** End Patch\n"),
+            ),
+            ("unified", format!("diff --git {a} b/out.txt\nsimilarity index 100%\nrename from {q}\nrename to out.txt\n")),
+            ("unified", format!("diff --git {a} b/out.txt\nsimilarity index 100%\ncopy from {q}\ncopy to out.txt\n")),
+            (
+                "unified",
+                format!(
+                    "diff --git a/inside.txt b/inside.txt\n--- a/inside.txt\n+++ b/inside.txt\n@@ -1 +1 @@\n-secret\n+owned\n\
+                     diff --git {a} {b}\nnew file mode 100755\nGIT binary patch\n{}literal 0\nHcmV?d00001\n\n",
+                    polypatch::unified::binary::encode_block(b"owned\0")
+                ),
+            ),
+        ]);
+        all
+    }
+
+    #[test]
+    fn every_name_of_the_git_directory_is_refused_in_every_dialect_and_operation() {
+        let w = world();
+        let mut refused = 0;
+        for path in paths(&w) {
+            for (dialect, patch) in all_operations(&path) {
+                let before = w.state();
+                match w.apply(dialect, &patch) {
+                    Ok(report) => panic!("{dialect} applied a patch on `{path:?}`:\n{patch}\n{report:?}"),
+                    // A name a dialect cannot write (a quote, a trailing space) is malformed.
+                    Err(why) if why.starts_with("parse:") => {}
+                    // `operations` writes a quoted name's `rename to` as `/…`: absolute.
+                    Err(why)
+                        if dialect == "unified"
+                            && git_quote(&path).starts_with('"')
+                            && why.starts_with("Some(PathEscapesRoot): ") => {}
+                    Err(why) => {
+                        assert!(
+                            why.starts_with("Some(InvalidPlan): ")
+                                && why.contains("is in git's repository directory `.git`")
+                                && why.contains("--allow-git-dir"),
+                            "{dialect} `{path:?}`: {why}\n{patch}"
+                        );
+                        refused += 1;
+                    }
+                }
+                assert_eq!(w.state(), before, "{dialect} `{path:?}` changed something:\n{patch}");
+            }
+        }
+        assert!(refused >= 700, "{refused}");
+    }
+
+    #[test]
+    fn the_option_allows_them() {
+        let w = world();
+        let allow = ApplyOptions::default().allow_git_dir(true);
+        let hook = "diff --git a/.git/hooks/post-merge b/.git/hooks/post-merge\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/post-merge\n@@ -0,0 +1 @@\n+#!/bin/sh\n";
+        w.apply_with("unified", hook, &allow).unwrap();
+        assert_eq!(fs::read_to_string(w.root().join(".git/hooks/post-merge")).unwrap(), "#!/bin/sh\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(w.root().join(".git/hooks/post-merge")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o755);
+        }
+        let config = "*** Begin Patch\n*** Update File: .git/config\n@@\n-secret\n+[core]\n*** End Patch\n";
+        w.apply_with("ai-patch", config, &allow).unwrap();
+        assert_eq!(fs::read_to_string(w.root().join(".git/config")).unwrap(), "[core]\n");
+        w.apply_with("ai-patch", "*** Begin Patch\n*** Delete File: ./.git/hooks/pre-commit\n*** End Patch\n", &allow)
+            .unwrap();
+        assert!(!w.root().join(".git/hooks/pre-commit").exists());
+        // In memory too, and refused there without the option.
+        let patch = "*** Begin Patch\n*** Add File: .git/info/exclude\n+/build\n*** End Patch\n";
+        let plan = parse(patch, polypatch::Format::AiPatch).unwrap();
+        let mut files = polypatch::MemoryFileSet::new();
+        let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+        assert_eq!(err.report.first_failure().unwrap().2.kind, polypatch::FailureKind::InvalidPlan);
+        assert_eq!(files.paths().count(), 0);
+        apply(&plan, &mut files, &allow).unwrap();
+        assert_eq!(files.get_str(".git/info/exclude"), Some("/build\n"));
+    }
+
+    #[test]
+    fn names_that_only_look_like_it_are_ordinary() {
+        for name in [
+            ".gitignore",
+            ".gitmodules",
+            ".gitattributes",
+            ".github/x",
+            "foo.git/x",
+            "x.git",
+            ".git-x/y",
+            "git/x",
+            "git~2/x",
+            "gi~1/x",
+        ] {
+            let w = world();
+            let patch = format!("*** Begin Patch\n*** Add File: {name}\n+new\n*** End Patch\n");
+            w.apply("ai-patch", &patch).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(fs::read_to_string(w.root().join(name)).unwrap(), "new\n", "{name}");
         }
     }
 }

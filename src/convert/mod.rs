@@ -412,6 +412,10 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
         self.files.resolve(path)
     }
 
+    fn as_written(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        self.files.as_written(path)
+    }
+
     fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
         match self.changes.iter().find(|c| c.path == *path).map(|c| &c.kind) {
             Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),

@@ -108,7 +108,7 @@ fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {
 /// The line hint of a unified header `@@ -a,b …`: `a`, except that an empty old side
 /// (`b` = 0) starts after line `a`, as in unified diffs, so the hint is `a + 1`.
 fn unified_hint(old_start: usize, old_len: Option<usize>) -> usize {
-    if old_len == Some(0) { old_start + 1 } else { old_start.max(1) }
+    if old_len == Some(0) { old_start.saturating_add(1) } else { old_start.max(1) }
 }
 
 #[cfg(test)]

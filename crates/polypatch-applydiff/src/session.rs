@@ -127,7 +127,9 @@ impl FileHealth {
         if self.original_lines == 0 {
             return 100;
         }
-        ((200 * self.changed_lines + self.original_lines) / (2 * self.original_lines)).min(100)
+        // In 128 bits: the counts come from a state file, up to `usize::MAX`.
+        let (changed, original) = (self.changed_lines as u128, self.original_lines as u128);
+        ((200 * changed + original) / (2 * original)).min(100) as usize
     }
 
     /// Sets the original on first change and counts the lines changed since.
@@ -202,14 +204,16 @@ impl Session {
     /// A dry run changes nothing on disk: callers usually do not record it (recorded, it
     /// counts an exchange and its failures, and no patches).
     pub fn record(&mut self, report: &ApplyReport, contents: &[FileContents<'_>]) {
-        self.exchange += 1;
+        // Counts saturate: a state file may hold any number, up to `usize::MAX`.
+        self.exchange = self.exchange.saturating_add(1);
         for file in &report.files {
             let failures = file.failure.iter().chain(file.edits.iter().filter_map(|e| e.failure.as_ref()));
             for failure in failures.filter(|f| f.kind != FailureKind::SearchSkipped) {
-                self.errors += 1;
+                self.errors = self.errors.saturating_add(1);
                 if failure.kind == FailureKind::Ambiguous {
-                    self.ambiguous += 1;
-                    self.file_mut(&file.path).ambiguous += 1;
+                    self.ambiguous = self.ambiguous.saturating_add(1);
+                    let health = self.file_mut(&file.path);
+                    health.ambiguous = health.ambiguous.saturating_add(1);
                 }
             }
             if !report.committed || file.status != Status::Applied {
@@ -224,7 +228,7 @@ impl Session {
             }
             let applied = file.edits.iter().filter(|e| e.status == Status::Applied).count().max(1);
             let health = self.file_mut(path);
-            health.patches += applied;
+            health.patches = health.patches.saturating_add(applied);
             if let Some(c) = contents.iter().find(|c| c.path == path) {
                 health.update(c.before, c.after);
             }
@@ -233,8 +237,8 @@ impl Session {
 
     /// Records a patch that did not parse ("Patch Format Invalid"): one exchange, one error.
     pub fn record_format_invalid(&mut self) {
-        self.exchange += 1;
-        self.errors += 1;
+        self.exchange = self.exchange.saturating_add(1);
+        self.errors = self.errors.saturating_add(1);
     }
 
     /// The §3 advice for the file at `path` (plain `PATCH BLOCK` for a file the session
@@ -652,6 +656,32 @@ mod tests {
             session.recommendations(),
             "Recommend: f.rs: WHOLE FILE mandatory (9 patches, 75% changed)\n\
              Recommend: g.rs: PATCH with MORE context (5+ lines) (1 patch, 3% changed, 3 ambiguous matches)\n"
+        );
+    }
+
+    /// A state file is the user's to edit: counts up to the largest integer
+    /// (`18446744073709551615`) stay there instead of overflowing (a panic in a build with
+    /// overflow checks, a wrap to 0 without), and the share changed stays a percentage.
+    #[test]
+    fn counts_at_the_largest_integer_saturate() {
+        let max = usize::MAX;
+        let json = format!(
+            "{{\"version\": 1, \"exchange\": {max}, \"max_exchanges\": {max}, \"errors\": {max}, \"ambiguous\": {max}, \
+             \"files\": [{{\"path\": \"a.rs\", \"patches\": {max}, \"ambiguous\": {max}, \"original_lines\": {max}, \
+             \"changed_lines\": {max}}}, {{\"path\": \"b.rs\", \"patches\": 1, \"ambiguous\": 0, \"original_lines\": {max}, \
+             \"changed_lines\": 1}}]}}"
+        );
+        let mut session = Session::from_json(&json).unwrap();
+        assert_eq!(session.file("a.rs").unwrap().percent_changed(), 100);
+        assert_eq!(session.file("b.rs").unwrap().percent_changed(), 0);
+        session.record(&failed("a.rs", FailureKind::Ambiguous), &[]);
+        session.record(&applied("a.rs", 2), &[]);
+        session.record_format_invalid();
+        assert_eq!((session.exchange, session.errors, session.ambiguous), (max, max, max));
+        assert_eq!(session.file("a.rs").map(|f| (f.patches, f.ambiguous)), Some((max, max)));
+        assert_eq!(
+            session.render("g").lines().nth(3),
+            Some(format!("Health: {max} errors, {max} ambiguous matches, exchange {max}/{max}").as_str())
         );
     }
 

@@ -27,6 +27,8 @@ pub const KINDS: &[ErrorKind] = &[
     ErrorKind::InvalidRoot,
     ErrorKind::InvalidPath,
     ErrorKind::GitPatch,
+    ErrorKind::BinaryTooLarge,
+    ErrorKind::BinaryTotalTooLarge,
 ];
 
 /// An error of this dialect.

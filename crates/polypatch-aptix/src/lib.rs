@@ -81,10 +81,10 @@ pub mod error;
 mod lower;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
 
 pub use error::KINDS;
-pub use lower::lower;
+pub use lower::{lower, lower_with};
 pub use syntax::{Body, Bundle, FileEntry, Find, Limit, MAX_BUNDLE_BYTES, Operation, PatchEntry, extract, parse};
 
 /// The Aptix dialect (`"aptix"`).
@@ -110,6 +110,11 @@ impl Dialect for Aptix {
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         lower(&parse(text)?)
+    }
+
+    /// [`Aptix::parse`] with the binary limits of `options` for `gitPatch` diffs.
+    fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+        lower_with(&parse(text)?, options)
     }
 }
 

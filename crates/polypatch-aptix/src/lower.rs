@@ -1,8 +1,8 @@
 //! Lower a checked bundle into an [`EditPlan`].
 
 use polypatch_core::{
-    Action, Content, Dialect, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Occurrence, PatchError,
-    Policy, Replacement, Span, Target, Tier, TierSet,
+    Action, Content, Dialect, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Occurrence, ParseOptions,
+    PatchError, Policy, Replacement, Span, Target, Tier, TierSet,
 };
 
 use crate::error::{DIALECT, error};
@@ -27,7 +27,15 @@ use polypatch_core::ErrorKind;
 /// newline exactly); `find` and `replace` written with `\n` match and write a CRLF file in
 /// its own line ends.
 pub fn lower(bundle: &Bundle) -> Result<EditPlan, PatchError> {
+    lower_with(bundle, &ParseOptions::default())
+}
+
+/// [`lower`], with the binary limits of `options` for the `gitPatch` diffs: their binary
+/// data shares one budget ([`ParseOptions::max_total_binary_size`]) across every entry of
+/// the bundle.
+pub fn lower_with(bundle: &Bundle, options: &ParseOptions) -> Result<EditPlan, PatchError> {
     let root = normal_root(&bundle.root);
+    let mut expanded = options.binary_expanded_before;
     let full = |path: &str| if root.is_empty() { path.to_owned() } else { format!("{root}/{path}") };
     let mut files: Vec<FileEdit> = Vec::new();
     match &bundle.body {
@@ -54,7 +62,7 @@ pub fn lower(bundle: &Bundle) -> Result<EditPlan, PatchError> {
                     Some(Operation::Delete) => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
                     Some(Operation::Patch) => FileOp::Modify(Modify::new(entry.patches.iter().map(edit).collect())),
                     Some(Operation::GitPatch) => {
-                        files.extend(git_patch(entry, &root, span)?);
+                        files.extend(git_patch(entry, &root, span, options, &mut expanded)?);
                         continue;
                     }
                 };
@@ -104,17 +112,36 @@ fn edit(find: &Find) -> Edit {
 }
 
 /// The unified dialect's plan for a `gitPatch` entry's diff, every path under `root`.
-fn git_patch(entry: &FileEntry, root: &str, span: Option<Span>) -> Result<Vec<FileEdit>, PatchError> {
+/// `expanded` counts the binary data of the bundle's diffs so far (see [`lower_with`]).
+fn git_patch(
+    entry: &FileEntry,
+    root: &str,
+    span: Option<Span>,
+    options: &ParseOptions,
+    expanded: &mut u64,
+) -> Result<Vec<FileEdit>, PatchError> {
     let name = format!("files[{}] ({})", entry.index, entry.path);
     let diff = entry.content.as_deref().unwrap_or_default();
-    let plan = polypatch_unified::Unified.parse(diff).map_err(|e| {
+    // The diff's own paths are checked against the entry's: no strip.
+    let limits = ParseOptions::default()
+        .max_binary_size(options.max_binary_size)
+        .max_total_binary_size(options.max_total_binary_size)
+        .binary_expanded_before(*expanded);
+    let plan = polypatch_unified::Unified.parse_with(diff, &limits).map_err(|e| {
         let (line, col) = e.line_col(diff).unwrap_or((0, 0));
+        // A limit is not a malformed diff: its kind says which limit, and how to raise it.
+        let kind = match e.kind {
+            ErrorKind::BinaryTooLarge | ErrorKind::BinaryTotalTooLarge => e.kind,
+            _ => ErrorKind::GitPatch,
+        };
+        let what = if kind == ErrorKind::GitPatch { "is malformed" } else { "is over a limit" };
         error(
-            ErrorKind::GitPatch,
-            format!("{name}: the diff in \"content\" is malformed (its line {line}, column {col}): {}", e.message),
+            kind,
+            format!("{name}: the diff in \"content\" {what} (its line {line}, column {col}): {}", e.message),
             span,
         )
     })?;
+    *expanded = expanded.saturating_add(plan.binary_size());
     let under = |p: &str| if root.is_empty() { p.to_owned() } else { format!("{root}/{p}") };
     let mut out = Vec::new();
     for mut fe in plan.files {

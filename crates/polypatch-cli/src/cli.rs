@@ -143,6 +143,12 @@ pub struct ApplyArgs {
     /// names what was not found. Default: such a patch fails and nothing is written
     #[arg(long)]
     pub skip_missing_find: bool,
+    /// Let the patch change git's repository directory: a path with a `.git` component
+    /// (`.git/config`, `sub/.git/hooks/pre-commit`, `.GIT`, `git~1`), which `git apply`
+    /// refuses too. Default: such a patch fails and nothing is written, since git's hooks
+    /// and config run commands at the next `git commit` or `git status`
+    #[arg(long)]
+    pub allow_git_dir: bool,
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
@@ -150,6 +156,12 @@ pub struct ApplyArgs {
     /// announces more is refused. Default: 67108864 (64 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_binary_size: Option<u64>,
+    /// The most bytes all the binary patches of a run may expand to together (every
+    /// `literal` and `delta`, reverse blocks and delta results included, over every patch
+    /// file and block applied as one transaction); a patch that reaches more is refused
+    /// before that data is decoded. Default: 268435456 (256 MiB)
+    #[arg(long, value_name = "BYTES")]
+    pub max_total_binary_size: Option<u64>,
     /// How far the commit flushes the files it writes to the device: `none` (the default,
     /// as GNU patch and git) or `full` (fsync every new file, the journal and the
     /// directories, so that a power loss cannot lose a reported commit). Either way each
@@ -173,7 +185,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "strip", "max_binary_size", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "strip", "max_binary_size", "max_total_binary_size", "format"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -279,7 +291,7 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli
 
 /// The command lines agents run most (`apply`, `check` or `diff`, patch files, and the
 /// common options: `--root`, `--format`, `--fsync`, `-p`/`--strip`, `--dry-run`, `--json`,
-/// `--strict`, `--skip-missing-find`, `--color`, `-q`), read without building a clap
+/// `--strict`, `--skip-missing-find`, `--allow-git-dir`, `--color`, `-q`), read without building a clap
 /// command: building and running one was about 40 % of a small edit's instructions
 /// (BENCHMARKS.md, "Start-up"). `None` for anything else, and for anything here that is
 /// not plain (an option given twice, a value clap would refuse, `--`, an argument that
@@ -294,8 +306,10 @@ fn plain(args: &[OsString]) -> Option<Cli> {
         json: false,
         strict: false,
         skip_missing_find: false,
+        allow_git_dir: false,
         strip: None,
         max_binary_size: None,
+        max_total_binary_size: None,
         fsync: None,
         session: None,
         guidance: None,
@@ -344,6 +358,7 @@ fn plain(args: &[OsString]) -> Option<Cli> {
             "--json" => switch(&mut a.json)?,
             "--strict" => switch(&mut a.strict)?,
             "--skip-missing-find" => switch(&mut a.skip_missing_find)?,
+            "--allow-git-dir" => switch(&mut a.allow_git_dir)?,
             "--quiet" => switch(&mut globals.quiet)?,
             "--root" => a.root = Some(PathBuf::from(value().filter(|v| !v.is_empty())?)),
             "--format" => a.format = value()?.to_string(),
@@ -422,9 +437,9 @@ mod tests {
         assert_eq!(args.root, None);
         assert_eq!(args.format, "auto");
         assert!(is_stdin(&args.patch));
-        assert!(!args.dry_run && !args.json && !args.strict && !args.skip_missing_find);
+        assert!(!args.dry_run && !args.json && !args.strict && !args.skip_missing_find && !args.allow_git_dir);
         assert_eq!(args.strip, None);
-        assert_eq!(args.max_binary_size, None);
+        assert_eq!((args.max_binary_size, args.max_total_binary_size), (None, None));
         assert_eq!((args.session, args.guidance, args.max_exchanges), (None, None, None));
         assert!(args.more.is_empty());
         let Command::Check(args) = parse(["polypatch", "check", "-p0", "x.diff"]).command else { panic!("check") };
@@ -477,6 +492,8 @@ mod tests {
             "--session s.json --guidance g --max-exchanges 3 x",
             "--stdin-json --root d",
             "--dry-run --skip-missing-find --max-binary-size 10 --strip=2 -- -x",
+            "--allow-git-dir x",
+            "--max-total-binary-size 100 x",
         ];
         let bad = [
             "--stdin-json x",
@@ -564,6 +581,7 @@ mod tests {
             "apply --dry-run --skip-missing-find --strip=2 --root=d --fsync=none --format=ai-patch y",
             "apply -p 0 x",
             "apply --strip 007 x",
+            "check --allow-git-dir x.diff",
         ];
         for line in read {
             let args = command_line(line);
@@ -575,6 +593,7 @@ mod tests {
             "apply --stdin-json",
             "apply --session s x",
             "apply --max-binary-size 10 x",
+            "apply --max-total-binary-size 10 x",
             "apply --json --json x",
             "apply -q --quiet x",
             "apply --fsync half x",
@@ -583,6 +602,8 @@ mod tests {
             "apply --root -x",
             "apply -- -x",
             "apply --json=true x",
+            "apply --allow-git-dir=true x",
+            "apply --allow-git-dir --allow-git-dir x",
             "apply -qp1 x",
             "apply -p x",
             "apply --strip=+1 x",
@@ -608,9 +629,9 @@ mod tests {
             verb in proptest::sample::select(vec!["apply", "check", "diff"]),
             options in proptest::sample::subsequence(vec![
                 vec!["--dry-run"], vec!["--json"], vec!["--strict"], vec!["--skip-missing-find"], vec!["-q"],
-                vec!["--root", "some dir"], vec!["--format=applydiff"], vec!["--fsync", "full"], vec!["-p2"],
+                vec!["--allow-git-dir"], vec!["--root", "some dir"], vec!["--format=applydiff"], vec!["--fsync", "full"], vec!["-p2"],
                 vec!["--color", "never"],
-            ], 0..=10),
+            ], 0..=11),
             patches in proptest::collection::vec(proptest::sample::select(vec!["a.diff", "-", "b c.patch"]), 0..3),
             seed in 0usize..1000,
         ) {
@@ -631,7 +652,7 @@ mod tests {
         fn plain_agrees_with_clap(
             verb in proptest::sample::select(vec!["apply", "check", "diff", "detect"]),
             words in proptest::collection::vec(proptest::sample::select(vec![
-                "x.diff", "a b", "-", "", "--dry-run", "--json", "--strict", "--skip-missing-find", "-q",
+                "x.diff", "a b", "-", "", "--dry-run", "--json", "--strict", "--skip-missing-find", "--allow-git-dir", "-q",
                 "--quiet", "--root", "d", "--root=d", "--root=", "--format", "unified", "--format=", "--fsync",
                 "none", "full", "half", "--fsync=full", "-p", "1", "-p0", "-p12", "--strip", "--strip=3",
                 "--color", "never", "--color=always", "auto", "--", "-x", "--nope", "007", "-1", "--json=1",

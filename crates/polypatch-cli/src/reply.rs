@@ -93,6 +93,8 @@ fn plan_sources(
         return Err(usage(args.json, &anyhow!("standard input (`-`) can be given as one PATCH only")));
     }
     let mut blocks: Vec<PlannedBlock> = Vec::new();
+    // Every file's blocks are one transaction: their binary data shares one budget.
+    let mut parse = parse.clone();
     for (i, path) in paths.iter().enumerate() {
         let text = if i == 0 {
             first.to_string()
@@ -107,12 +109,12 @@ fn plan_sources(
             }
         };
         let source = several.then(|| if cli::is_stdin(path) { "-".to_string() } else { path.display().to_string() });
-        let planned = if format.is_some() || (several && !is_reply(&text, parse)) {
-            polypatch::parse_with(&text, run::library_format(format), parse)
+        let planned = if format.is_some() || (several && !is_reply(&text, &parse)) {
+            polypatch::parse_with(&text, run::library_format(format), &parse)
                 .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
                 .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect), error })
         } else {
-            polypatch::plan_reply(&text, parse)
+            polypatch::plan_reply(&text, &parse)
         };
         let offset = blocks.len();
         let tag = |mut info: BlockInfo| {
@@ -122,6 +124,8 @@ fn plan_sources(
         };
         match planned {
             Ok(planned) => {
+                let expanded = planned.iter().map(|b| b.plan.binary_size()).fold(0, u64::saturating_add);
+                parse.binary_expanded_before = parse.binary_expanded_before.saturating_add(expanded);
                 blocks.extend(planned.into_iter().map(|b| PlannedBlock::new(tag(b.info), b.plan)));
             }
             Err(ReplyError::Malformed { block, error }) => {
@@ -173,7 +177,8 @@ fn apply(args: &ApplyArgs, mode: Mode, format: Option<&str>, first: &str, parse:
     let options = ApplyOptions::default()
         .strict(args.strict)
         .dry_run(mode != Mode::Apply)
-        .skip_missing_text(args.skip_missing_find);
+        .skip_missing_text(args.skip_missing_find)
+        .allow_git_dir(args.allow_git_dir);
     if mode == Mode::Diff {
         return diff(args, &blocks, &files, &options, &warnings);
     }

@@ -171,6 +171,9 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_binary_size {
         parse_options = parse_options.max_binary_size(bytes);
     }
+    if let Some(bytes) = args.max_total_binary_size {
+        parse_options = parse_options.max_total_binary_size(bytes);
+    }
     // Several patch files, or a model's reply (several blocks, prose around a block): every
     // block is applied as one transaction.
     if let Some(exit) = reply::route(args, mode, format, &text, &parse_options) {
@@ -193,8 +196,11 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         stderr(&output::warnings_text(&warnings));
     }
 
-    let options =
-        ApplyOptions::default().strict(args.strict).dry_run(dry_run).skip_missing_text(args.skip_missing_find);
+    let options = ApplyOptions::default()
+        .strict(args.strict)
+        .dry_run(dry_run)
+        .skip_missing_text(args.skip_missing_find)
+        .allow_git_dir(args.allow_git_dir);
     if mode == Mode::Diff {
         return show_diff(args, &plan, &files, &options);
     }
@@ -248,7 +254,10 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
 }
 
 /// Rolls back an interrupted commit before anything else is read or written (`apply`), or
-/// warns that one is pending (`check`, `diff`).
+/// warns that one is pending (`check`, `diff`). `apply` takes the root's commit lock
+/// first and holds it until it is done (the set is dropped): another `polypatch apply` in
+/// the same root waits for it (a few seconds at most), then reads the files this one
+/// wrote, instead of replacing them with what it computed from their content before.
 pub(crate) fn prepare_root(
     files: &DiskFileSet,
     root: &Path,
@@ -256,6 +265,16 @@ pub(crate) fn prepare_root(
     warnings: &mut Vec<String>,
 ) -> Result<(), Exit> {
     if mode == Mode::Apply {
+        match files.hold_lock() {
+            Ok(()) => {}
+            // A root this user cannot write: nothing is locked, and a commit that has
+            // anything to write says why it cannot.
+            Err(err) if matches!(err.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem) => {}
+            Err(err) => {
+                stderr(&format!("error: cannot apply in `{}`: {err}\n", root.display()));
+                return Err(Exit::NotApplied);
+            }
+        }
         match files.recover() {
             Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
             Ok(_) => {}

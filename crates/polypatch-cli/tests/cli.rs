@@ -799,27 +799,34 @@ fn ap_unquoted_version_is_a_warning() {
     assert!(doc["warnings"][0].as_str().unwrap().contains("2.0"), "{doc}");
 }
 
-/// What a crash halfway through a two-file commit leaves: the journal, `a.txt` already
+/// What a crash halfway through a three-file commit leaves: the journal, `a.txt` already
 /// switched to its new content with its backup beside it, `b.txt` not yet switched (its
-/// temporary file still there), and a new file `c.txt` already in place.
-fn interrupted_commit(sb: &Sandbox) {
+/// temporary file still there), and a new file `c.txt` already in place. Each line holds
+/// the git blob id of the new content (`printf 'a new\n' | git hash-object --stdin`);
+/// with `hashes` false, the journal is one of an earlier version, without them.
+fn interrupted_commit(sb: &Sandbox, hashes: bool) {
     sb.write("a.txt", b"a new\n");
-    sb.write(".polypatch-1f.journal", b"");
     sb.write(".polypatch-1f-0.old", b"a old\n");
     sb.write("b.txt", b"b old\n");
     sb.write(".polypatch-1f-1.new", b"b new\n");
     sb.write("c.txt", b"c new\n");
-    let journal = "{\"file\":{\"path\":\"a.txt\",\"temp\":\".polypatch-1f-0.new\",\"backup\":\".polypatch-1f-0.old\"}}\n\
-                   {\"file\":{\"path\":\"b.txt\",\"temp\":\".polypatch-1f-1.new\",\"backup\":\".polypatch-1f-1.old\"}}\n\
-                   {\"file\":{\"path\":\"c.txt\",\"temp\":\".polypatch-1f-2.new\",\"backup\":null}}\n\
-                   {\"file\":{\"path\":\"d.txt\",\"te";
+    let new = |id: &str| if hashes { format!(",\"new\":\"{id}\"") } else { String::new() };
+    let journal = format!(
+        "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-1f-0.new\",\"backup\":\".polypatch-1f-0.old\"{}}}}}\n\
+         {{\"file\":{{\"path\":\"b.txt\",\"temp\":\".polypatch-1f-1.new\",\"backup\":\".polypatch-1f-1.old\"{}}}}}\n\
+         {{\"file\":{{\"path\":\"c.txt\",\"temp\":\".polypatch-1f-2.new\",\"backup\":null{}}}}}\n\
+         {{\"file\":{{\"path\":\"d.txt\",\"te",
+        new("813eeb1806033544d175b502c9ec619762bbab73"),
+        new("028252fcf21423253bbc6768797a5d22d4b4980b"),
+        new("52ce5be21067cc11c95890a98a93a81e185edd05"),
+    );
     sb.write(".polypatch-1f.journal", journal.as_bytes());
 }
 
 #[test]
 fn recover_rolls_an_interrupted_commit_back() {
     let sb = Sandbox::new(&[]);
-    interrupted_commit(&sb);
+    interrupted_commit(&sb, true);
     let root = sb.root_arg();
     let run = polypatch(sb.top(), &["recover", "--root", &root], None);
     assert_eq!(run.code, 0, "{run:?}");
@@ -840,7 +847,7 @@ fn recover_rolls_an_interrupted_commit_back() {
 #[test]
 fn apply_recovers_an_interrupted_commit_first() {
     let sb = Sandbox::new(&[]);
-    interrupted_commit(&sb);
+    interrupted_commit(&sb, true);
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a old\n+a fixed\n*** End Patch\n";
     // A check reads the tree as it is and writes nothing, not even the recovery.
     let check = sb.run("check", &[], patch);
@@ -854,6 +861,79 @@ fn apply_recovers_an_interrupted_commit_first() {
     assert_eq!(sb.read("b.txt"), "b old\n");
     assert!(!sb.exists("c.txt"));
     assert_eq!(sb.snapshot().len(), 2);
+}
+
+/// A journal of an earlier version (no hashes): recovery cannot tell whether `a.txt` and
+/// `c.txt` still hold what the commit wrote, leaves them, keeps the backup and the
+/// journal, and says so for each; `apply` then refuses to start beside the journal.
+#[test]
+fn recover_leaves_what_an_old_journal_cannot_check() {
+    let sb = Sandbox::new(&[]);
+    interrupted_commit(&sb, false);
+    let root = sb.root_arg();
+    let run = polypatch(sb.top(), &["recover", "--root", &root], None);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "removed 1 leftover file(s); could not recover: `.polypatch-1f.journal`: `c.txt` may be the interrupted commit's new file, but the \
+               journal (of an earlier version of polypatch) has no hash to check it with: it is left as it is; \
+               remove it if it should go, then remove the journal; could not recover: `.polypatch-1f.journal`: \
+               `a.txt` may hold the interrupted commit's content, but the journal (of an earlier version of \
+               polypatch) has no hash to check it with: it is left as it is, and its content from before the \
+               commit is kept in `.polypatch-1f-0.old`; compare the two, keep what you want, then remove the \
+               backup and the journal\n"
+    );
+    assert_eq!(sb.read("a.txt"), "a new\n");
+    assert_eq!(sb.read("c.txt"), "c new\n");
+    assert_eq!(sb.read(".polypatch-1f-0.old"), "a old\n");
+    assert!(sb.exists(".polypatch-1f.journal") && !sb.exists(".polypatch-1f-1.new"));
+    let run = sb.run("apply", &[], "*** Begin Patch\n*** Update File: b.txt\n@@\n-b old\n+b fixed\n*** End Patch\n");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("an interrupted commit left `.polypatch-1f.journal` in the root; run `polypatch recover`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(sb.read("b.txt"), "b old\n");
+}
+
+/// A journal that names a file outside the root: `recover` and `apply` say which journal
+/// and which line, and nothing outside (or inside) is touched.
+#[test]
+fn a_planted_journal_is_named_and_refused() {
+    let sb = Sandbox::new(&[("a.txt", "a\n")]);
+    fs::write(sb.top().join("victim"), "mine\n").unwrap();
+    sb.write(".polypatch-9.journal", b"{\"file\":{\"path\":\"a.txt\",\"temp\":\"../victim\",\"backup\":null}}\n");
+    let root = sb.root_arg();
+    let said = "`.polypatch-9.journal`: line 1 names `../victim` as the temporary file of `a.txt`, where a commit \
+                writes `.polypatch-9-<n>.new`: it is not a journal polypatch wrote, or it was damaged; nothing was \
+                done: look at it, then remove it";
+    let run = polypatch(sb.top(), &["recover", "--root", &root], None);
+    assert_eq!((run.code, run.stdout.as_str()), (1, format!("could not recover: {said}\n").as_str()), "{run:?}");
+    let json = polypatch(sb.top(), &["recover", "--root", &root, "--json"], None).json();
+    assert_eq!(json["status"], "failed");
+    assert_eq!(json["recovery"]["problems"][0], said);
+    let run = sb.run("apply", &[], "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(said), "{}", run.stderr);
+    assert!(run.stderr.contains("an interrupted commit left `.polypatch-9.journal`"), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(sb.top().join("victim")).unwrap(), "mine\n");
+    assert_eq!(sb.read("a.txt"), "a\n");
+}
+
+/// `new file mode 100777` under the umask, as `git apply` does.
+#[cfg(unix)]
+#[test]
+fn a_new_files_mode_goes_through_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new(&[]);
+    let patch = sb.patch(
+        "diff --git a/run.sh b/run.sh\nnew file mode 100777\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+echo\n",
+    );
+    let script = format!("umask 027 && exec \"$0\" apply --root '{}' '{patch}'", sb.root_arg());
+    let out = Command::new("sh").arg("-c").arg(script).arg(common::binary()).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(fs::metadata(sb.root().join("run.sh")).unwrap().permissions().mode() & 0o7777, 0o750);
 }
 
 #[cfg(unix)]
@@ -1076,6 +1156,49 @@ fn binary_patch_over_the_size_limit_is_refused_and_the_flag_raises_it() {
     let run = sandbox.run("apply", &["--max-binary-size", "2000"], &patch);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(fs::read(sandbox.root().join("blob.bin")).unwrap(), data);
+}
+
+/// Issue 25: binary literals each within the file limit, together over the whole run's
+/// limit (in one diff, and across two patch files applied as one transaction); the flag
+/// raises it.
+#[test]
+fn binary_patches_over_the_total_limit_are_refused_and_the_flag_raises_it() {
+    let sandbox = Sandbox::new(&[]);
+    let data = vec![7u8; 1_000];
+    let patch: String = (1..=3).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let limits = ["--max-binary-size", "1000", "--max-total-binary-size", "2500"];
+    let run = sandbox.run("apply", &limits, &patch);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.starts_with(
+            "error: malformed unified patch: the binary data of the patch reaches 3000 bytes with the binary patch \
+             for `f3.bin`, which announces 1000 bytes: more than the limit of 2500 bytes for all the binary data of a \
+             patch; if it is meant to be that large, raise the limit with `--max-total-binary-size BYTES` \
+             (`ParseOptions::max_total_binary_size`)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+    let run = sandbox.run("apply", &["--json", "--max-binary-size", "1000", "--max-total-binary-size", "2500"], &patch);
+    assert_eq!(run.json()["error"]["kind"].as_str(), Some("binary_total_too_large"));
+    // Two patch files share the budget: 2,000 bytes, then 2,000 more.
+    let two: String = (1..=2).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let other: String = (3..=4).map(|i| binary_patch(&format!("f{i}.bin"), &data)).collect();
+    let second = sandbox.top().join("second.patch");
+    fs::write(&second, other).unwrap();
+    let first = sandbox.patch(&two);
+    let root = sandbox.root_arg();
+    let args = ["apply", "--root", &root, "--max-binary-size", "1000", "--max-total-binary-size", "3500"];
+    let run = polypatch(sandbox.top(), &[&args[..], &[&first, second.to_str().unwrap()]].concat(), None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("reaches 4000 bytes with the binary patch for `f4.bin`"), "{}", run.stderr);
+    assert!(sandbox.snapshot().is_empty(), "nothing written");
+    let run = sandbox.run("apply", &["--max-binary-size", "1000", "--max-total-binary-size", "3000"], &patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    for i in 1..=3 {
+        assert_eq!(fs::read(sandbox.root().join(format!("f{i}.bin"))).unwrap(), data);
+    }
 }
 
 #[test]
@@ -1444,5 +1567,59 @@ fn several_patch_arguments_are_one_transaction() {
 
     // Standard input once at most.
     let run = polypatch(sb.top(), &["apply", "--root", &root, "-", "-"], Some(""));
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+/// Creates the hook `.git/hooks/pre-commit`, executable, as a diff (issue 25).
+const HOOK: &str = "\
+diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit
+new file mode 100755
+--- /dev/null
++++ b/.git/hooks/pre-commit
+@@ -0,0 +1,2 @@
++#!/bin/sh
++echo from the hook
+";
+
+#[test]
+fn a_path_in_the_git_directory_is_refused_unless_allowed() {
+    let sb = Sandbox::new(&[("calc.py", CALC), (".git/config", "[core]\n\tbare = false\n")]);
+    fs::create_dir_all(sb.root().join(".git/hooks")).unwrap();
+    let before = sb.snapshot();
+    for verb in ["apply", "check"] {
+        let run = sb.run(verb, &[], HOOK);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert_eq!(sb.snapshot(), before, "{verb} wrote");
+        assert_eq!(
+            run.stderr,
+            "error: could not apply the patch, nothing was written\n\
+             FAILED: create .git/hooks/pre-commit\n  \
+             invalid plan: path `.git/hooks/pre-commit` is in git's repository directory `.git`, whose hooks and \
+             config run commands: not changed unless allowed\n    \
+             next step: change the project's files only; if the patch is meant to change git's own files, apply it \
+             with `--allow-git-dir` (`ApplyOptions::allow_git_dir`)\n",
+            "{verb}"
+        );
+    }
+    let run = sb.run("check", &["--allow-git-dir"], HOOK);
+    assert_eq!((run.code, sb.snapshot() == before), (0, true), "{run:?}");
+    let run = sb.run("apply", &["--allow-git-dir"], HOOK);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read(".git/hooks/pre-commit"), "#!/bin/sh\necho from the hook\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(sb.root().join(".git/hooks/pre-commit")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    // The editor protocol takes the option in the request, not as a flag.
+    let request = serde_json::json!({"patch": HOOK, "format": "unified"}).to_string();
+    let run = polypatch(sb.top(), &["apply", "--stdin-json"], Some(&request));
+    assert_eq!((run.code, run.json()["status"].as_str()), (1, Some("failed")), "{run:?}");
+    let request = serde_json::json!({"patch": HOOK, "format": "unified", "allow_git_dir": true}).to_string();
+    let run = polypatch(sb.top(), &["apply", "--stdin-json"], Some(&request));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["files"][".git/hooks/pre-commit"], "#!/bin/sh\necho from the hook\n");
+    let run = polypatch(sb.top(), &["apply", "--stdin-json", "--allow-git-dir"], Some(&request));
     assert_eq!(run.code, 2, "{run:?}");
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
 use crate::effort::Effort;
 use crate::file_bytes::FileBytes;
-use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathErrorKind, RelPath};
+use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
 use crate::ir::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
     Modify, NewLineEnds, Newline, Target,
@@ -17,6 +17,7 @@ use crate::text::{Eol, LineText, TextFile, encode_lossless, holds_raw_bytes, sho
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[allow(clippy::struct_excessive_bools, reason = "independent switches, each with its builder")]
 pub struct ApplyOptions {
     /// Only exact matching, whatever the plan's policies allow.
     pub strict: bool,
@@ -30,6 +31,14 @@ pub struct ApplyOptions {
     /// get lost. Line targets are not affected.
     #[serde(default)]
     pub skip_missing_text: bool,
+    /// Lets the plan change git's repository directory: a path with a `.git` component
+    /// ([`RelPath::in_git_dir`], the names `git apply` refuses). Off by default: a patch
+    /// that writes `.git/hooks/pre-commit` or `.git/config` (`core.fsmonitor`) runs
+    /// commands at the next `git commit` or `git status`, so every such path (created,
+    /// changed, deleted, renamed or copied, from or to, as written or through a symbolic
+    /// link) is refused and nothing is written. The CLI's `--allow-git-dir`.
+    #[serde(default)]
+    pub allow_git_dir: bool,
 }
 
 impl ApplyOptions {
@@ -51,6 +60,13 @@ impl ApplyOptions {
     #[must_use]
     pub fn skip_missing_text(mut self, yes: bool) -> Self {
         self.skip_missing_text = yes;
+        self
+    }
+
+    /// Builder: allow paths in git's repository directory (see [`ApplyOptions::allow_git_dir`]).
+    #[must_use]
+    pub fn allow_git_dir(mut self, yes: bool) -> Self {
+        self.allow_git_dir = yes;
         self
     }
 }
@@ -122,7 +138,7 @@ pub fn compute<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
-    let mut state = State { files, slots: Vec::new() };
+    let mut state = State { files, slots: Vec::new(), allow_git_dir: options.allow_git_dir };
     // What the plan's searches share: once it fails, the later edits are located without
     // similarity searches; all of them share one budget (see `effort`).
     let effort = Effort::default();
@@ -154,6 +170,8 @@ pub fn compute<S: FileSource + ?Sized>(
 struct State<'a, S: ?Sized> {
     files: &'a S,
     slots: Vec<Slot>,
+    /// [`ApplyOptions::allow_git_dir`].
+    allow_git_dir: bool,
 }
 
 struct Slot {
@@ -194,9 +212,22 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         Ok(self.slots.len() - 1)
     }
 
+    /// Every path a plan names (a file's, a rename's or copy's source and destination)
+    /// comes through here: the path rules hold for every operation of every dialect.
     fn resolve(&self, path: &str) -> Result<RelPath, Failure> {
-        self.files.resolve(path).map_err(|e| {
+        // A `.git` component as written, or in the file a link leads to.
+        let in_git_dir = |rel: &RelPath| rel.in_git_dir() || self.files.as_written(path).is_ok_and(|w| w.in_git_dir());
+        let resolved = match self.files.resolve(path) {
+            Ok(rel) if !self.allow_git_dir && in_git_dir(&rel) => Err(PathError::new(path, PathErrorKind::GitDir)),
+            other => other,
+        };
+        resolved.map_err(|e| {
             let (kind, next) = match e.kind {
+                PathErrorKind::GitDir => (
+                    FailureKind::InvalidPlan,
+                    "change the project's files only; if the patch is meant to change git's own files, apply it \
+                     with `--allow-git-dir` (`ApplyOptions::allow_git_dir`)",
+                ),
                 PathErrorKind::TooLong => (FailureKind::InvalidPlan, "use a shorter name"),
                 PathErrorKind::Reserved => {
                     (FailureKind::InvalidPlan, "choose another name: `.polypatch-*` files are polypatch's own")

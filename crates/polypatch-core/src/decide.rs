@@ -154,8 +154,10 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
         match q.hint {
             Some(h) if h == o.start => return Decision::Apply(vec![o], None),
             Some(h) => {
+                // The hint is the patch's number (up to `usize::MAX`): saturate, the end
+                // is clamped to the region anyway.
                 let d = o.start.abs_diff(h);
-                (h.saturating_sub(d).max(q.lo), (h + d + nlen + 1).min(q.hi))
+                (h.saturating_sub(d).max(q.lo), h.saturating_add(d).saturating_add(nlen + 1).min(q.hi))
             }
             None if first_like => (q.lo, (o.end + nlen).min(q.hi)),
             None => return Decision::Apply(vec![o], None),

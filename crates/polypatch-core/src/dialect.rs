@@ -34,6 +34,18 @@ pub trait Dialect: Send + Sync {
 /// says otherwise: 64 MiB.
 pub const DEFAULT_MAX_BINARY_SIZE: u64 = 64 << 20;
 
+/// The most bytes all the binary data of one patch may expand to together unless
+/// [`ParseOptions::max_total_binary_size`] says otherwise: 256 MiB, four files at the
+/// per-file limit.
+///
+/// Each file's limit does not bound a patch: a diff of 15 MB held 40 `literal` sections
+/// of 64 MiB each (2.7 GB inflated, twice that once the plan and the new contents held
+/// it). An apply holds the plan's binary data and the contents it computes from it, about
+/// twice this total at the peak: half a GiB, within what a laptop or a CI container gives
+/// a tool. Binary patches that models write are small, and a `git diff --binary` of more
+/// than 256 MiB is rare enough to ask for the limit to be raised.
+pub const DEFAULT_MAX_TOTAL_BINARY_SIZE: u64 = 256 << 20;
+
 /// Options of a parse that some dialects take.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -45,11 +57,30 @@ pub struct ParseOptions {
     /// expand to; a patch that announces more, or inflates to more, is refused before
     /// anything is allocated for it. Default [`DEFAULT_MAX_BINARY_SIZE`] (64 MiB).
     pub max_binary_size: u64,
+    /// The most bytes all of a patch's binary data may expand to together: every binary
+    /// block's data (a `literal`'s content, a `delta`, a reverse block) and every delta's
+    /// result, in every file of the patch (and of the patches parsed before it for the
+    /// same apply, [`ParseOptions::binary_expanded_before`]). Checked as each block is
+    /// read, before its data is decoded: a patch over it is refused (kind
+    /// `binary_total_too_large`) without allocating more than this. Default
+    /// [`DEFAULT_MAX_TOTAL_BINARY_SIZE`] (256 MiB).
+    pub max_total_binary_size: u64,
+    /// Bytes of binary data the plans parsed before this one for the same apply expanded
+    /// to ([`EditPlan::binary_size`](crate::EditPlan::binary_size)): counted against
+    /// [`ParseOptions::max_total_binary_size`], so that several patches applied as one
+    /// transaction (a model's reply of several blocks, several patch files, an Aptix
+    /// bundle's `gitPatch` entries) share one budget. Default 0.
+    pub binary_expanded_before: u64,
 }
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { strip: None, max_binary_size: DEFAULT_MAX_BINARY_SIZE }
+        ParseOptions {
+            strip: None,
+            max_binary_size: DEFAULT_MAX_BINARY_SIZE,
+            max_total_binary_size: DEFAULT_MAX_TOTAL_BINARY_SIZE,
+            binary_expanded_before: 0,
+        }
     }
 }
 
@@ -58,6 +89,22 @@ impl ParseOptions {
     #[must_use]
     pub fn max_binary_size(mut self, bytes: u64) -> Self {
         self.max_binary_size = bytes;
+        self
+    }
+
+    /// Builder: a patch's binary data may expand to at most `bytes` in all
+    /// ([`ParseOptions::max_total_binary_size`]).
+    #[must_use]
+    pub fn max_total_binary_size(mut self, bytes: u64) -> Self {
+        self.max_total_binary_size = bytes;
+        self
+    }
+
+    /// Builder: earlier plans of the same apply expanded to `bytes` of binary data
+    /// ([`ParseOptions::binary_expanded_before`]).
+    #[must_use]
+    pub fn binary_expanded_before(mut self, bytes: u64) -> Self {
+        self.binary_expanded_before = bytes;
         self
     }
 

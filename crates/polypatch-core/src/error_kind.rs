@@ -27,6 +27,9 @@ pub enum ErrorKind {
     /// unified: A `GIT binary patch` block that expands to more bytes than the limit
     /// ([`ParseOptions::max_binary_size`](crate::ParseOptions::max_binary_size)).
     BinaryTooLarge,
+    /// unified, Aptix (`gitPatch`): The binary data of a whole patch expands to more bytes
+    /// than the limit ([`ParseOptions::max_total_binary_size`](crate::ParseOptions::max_total_binary_size)).
+    BinaryTotalTooLarge,
     /// unified: `Binary files a and b differ`: git left out the data.
     BinaryWithoutData,
     /// unified: Headers of one section that contradict each other: `new file mode` with `deleted
@@ -227,6 +230,7 @@ impl ErrorKind {
     pub const ALL: &[ErrorKind] = &[
         ErrorKind::BadStrip,
         ErrorKind::BinaryTooLarge,
+        ErrorKind::BinaryTotalTooLarge,
         ErrorKind::BinaryWithoutData,
         ErrorKind::ConflictingHeaders,
         ErrorKind::ContentAfterEnd,
@@ -310,6 +314,7 @@ impl ErrorKind {
         match self {
             ErrorKind::BadStrip => "bad_strip",
             ErrorKind::BinaryTooLarge => "binary_too_large",
+            ErrorKind::BinaryTotalTooLarge => "binary_total_too_large",
             ErrorKind::BinaryWithoutData => "binary_without_data",
             ErrorKind::ConflictingHeaders => "conflicting_headers",
             ErrorKind::ContentAfterEnd => "content_after_end",

@@ -72,6 +72,61 @@ impl RelPath {
     pub fn parent(&self) -> Option<RelPath> {
         self.0.rfind('/').map(|i| RelPath(self.0[..i].to_string()))
     }
+
+    /// Whether a component of the path names git's repository directory
+    /// ([`is_git_dir_name`]): `.git/config`, `sub/.GIT/hooks/pre-commit`, `.git` itself.
+    ///
+    /// ```
+    /// use polypatch_core::RelPath;
+    ///
+    /// let path = |p: &str| RelPath::parse(p, None).unwrap();
+    /// assert!(path(".git/hooks/pre-commit").in_git_dir());
+    /// assert!(path("vendor/lib/.Git/config").in_git_dir());
+    /// assert!(!path(".gitignore").in_git_dir());
+    /// assert!(!path("foo.git/x").in_git_dir());
+    /// assert!(!path(".github/workflows/ci.yml").in_git_dir());
+    /// ```
+    pub fn in_git_dir(&self) -> bool {
+        self.components().any(is_git_dir_name)
+    }
+}
+
+/// Whether `name`, one path component, names git's repository directory: `.git` in any
+/// case, as `git apply` refuses it (its hooks and its config run commands: a patch that
+/// wrote `.git/hooks/pre-commit` would run at the next commit). The names that file
+/// systems of Windows and macOS take to be `.git` are included, as git includes them
+/// (`core.protectNTFS`, `core.protectHFS`) on any system, since the work tree may be
+/// shared with one:
+///
+/// - with trailing dots or spaces (`.git.`, `.git `), which NTFS drops;
+/// - with an NTFS stream after a colon (`.git::$INDEX_ALLOCATION`);
+/// - the NTFS short name `git~1`;
+/// - with the invisible characters HFS+ ignores in names (zero-width joiners and
+///   non-joiners, direction marks and overrides, U+206A to U+206F, the byte order mark).
+///
+/// Names that only start or end with `.git` are ordinary names: `.gitignore`,
+/// `.gitmodules`, `.github`, `foo.git`.
+pub fn is_git_dir_name(name: &str) -> bool {
+    // Only a name of these few characters can be `.git` to any file system: the rest is
+    // a plain comparison for every other name.
+    if !name.bytes().any(|b| matches!(b, b'g' | b'G')) {
+        return false;
+    }
+    let visible: String;
+    let name = if name.is_ascii() {
+        name
+    } else {
+        visible = name.chars().filter(|&c| !hfs_ignores(c)).collect();
+        &visible
+    };
+    let stem = name.split(':').next().unwrap_or_default().trim_end_matches([' ', '.']);
+    stem.eq_ignore_ascii_case(".git") || stem.eq_ignore_ascii_case("git~1")
+}
+
+/// The characters HFS+ leaves out when it compares names (Apple's Technical Note
+/// TN1150, "Unicode Subtleties"): a `.git` written with them is `.git` there.
+fn hfs_ignores(c: char) -> bool {
+    matches!(c, '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
 }
 
 fn is_windows_absolute(p: &str) -> bool {
@@ -114,8 +169,8 @@ pub enum PathErrorKind {
     SymlinkOutside,
     /// It goes through a symbolic link inside the root whose target does not exist.
     BrokenSymlink,
-    /// It names one of the files a commit keeps while it runs (`.polypatch-*.journal`,
-    /// `.new`, `.old`, `.done`).
+    /// It names one of the files a commit keeps while it runs (`.polypatch.lock`,
+    /// `.polypatch-*.journal`, `.new`, `.old`, `.done`).
     Reserved,
     /// A component is over 255 bytes, or the whole path over 4096.
     TooLong,
@@ -125,6 +180,10 @@ pub enum PathErrorKind {
     Invalid,
     /// It holds bytes that are not UTF-8 (a patch read with [`crate::decode_lossless`]).
     NotUtf8,
+    /// It names git's repository directory, `.git`, or a file inside it
+    /// ([`is_git_dir_name`]); refused unless
+    /// [`ApplyOptions::allow_git_dir`](crate::ApplyOptions::allow_git_dir).
+    GitDir,
 }
 
 impl PathErrorKind {
@@ -134,11 +193,14 @@ impl PathErrorKind {
             PathErrorKind::Absolute => "escapes the root: absolute paths must lie inside the root",
             PathErrorKind::SymlinkOutside => "escapes the root through a symbolic link",
             PathErrorKind::BrokenSymlink => "goes through a symbolic link whose target does not exist",
-            PathErrorKind::Reserved => "is reserved for polypatch's journal, temporary files and backups",
+            PathErrorKind::Reserved => "is reserved for polypatch's lock, journal, temporary files and backups",
             PathErrorKind::Empty => "is empty",
             PathErrorKind::Invalid => "is not a valid path (it holds a NUL byte)",
             PathErrorKind::TooLong => "is too long: a name is over 255 bytes or the whole path over 4096",
             PathErrorKind::NotUtf8 => "is not UTF-8: file names must be UTF-8 text",
+            PathErrorKind::GitDir => {
+                "is in git's repository directory `.git`, whose hooks and config run commands: not changed unless allowed"
+            }
         }
     }
 }
@@ -167,6 +229,14 @@ pub trait FileSource {
     /// Validates a path as written in a patch and makes it root-relative. Implementations
     /// refuse paths that leave the root, including through symbolic links.
     fn resolve(&self, path: &str) -> Result<RelPath, PathError>;
+
+    /// The path as written, made root-relative without following symbolic links: the name
+    /// the patch gives, where [`FileSource::resolve`] gives the file it leads to. Path
+    /// rules on names (a `.git` component, [`RelPath::in_git_dir`]) hold for both. The
+    /// default is [`FileSource::resolve`], right for a set without links.
+    fn as_written(&self, path: &str) -> Result<RelPath, PathError> {
+        self.resolve(path)
+    }
 
     /// What is at `path`.
     fn read(&self, path: &RelPath) -> io::Result<Entry>;
@@ -399,6 +469,10 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
         self.base.resolve(path)
     }
 
+    fn as_written(&self, path: &str) -> Result<RelPath, PathError> {
+        self.base.as_written(path)
+    }
+
     fn read(&self, path: &RelPath) -> io::Result<Entry> {
         match self.pending_kind(path) {
             Some(ChangeKind::Write { bytes, mode }) => {
@@ -443,6 +517,52 @@ mod tests {
         assert_eq!(RelPath::parse("/work/repo/src/a.rs", Some("/work/repo/")).unwrap().as_str(), "src/a.rs");
         assert_eq!(RelPath::parse("", None).unwrap_err().kind, PathErrorKind::Empty);
         assert_eq!(RelPath::parse("C:\\x\\y", None).unwrap_err().kind, PathErrorKind::Absolute);
+    }
+
+    /// `.git` as git's own path check reads it on every system (`core.protectNTFS` and
+    /// `core.protectHFS` included), and the names next to it that are ordinary.
+    #[test]
+    fn git_dir_names_are_the_names_git_refuses() {
+        for name in [
+            ".git",
+            ".GIT",
+            ".gIt",
+            ".git.",
+            ".git ",
+            ".git. . ",
+            ".git::$INDEX_ALLOCATION",
+            ".git:stream",
+            "git~1",
+            "GIT~1",
+            "git~1.",
+            ".g\u{200c}it",
+            "\u{200d}.git",
+            ".git\u{202e}",
+            "\u{206a}.G\u{206f}IT",
+            "\u{feff}.git",
+        ] {
+            assert!(is_git_dir_name(name), "{name:?}");
+        }
+        for name in [
+            "git",
+            ".gi",
+            ".gitx",
+            ".gitignore",
+            ".gitmodules",
+            ".github",
+            "foo.git",
+            "x.git.",
+            "..git",
+            ". git",
+            "git~2",
+            "git~",
+            "gi~1",
+            ".g\u{200b}it",
+            ".g\u{e9}it",
+            "",
+        ] {
+            assert!(!is_git_dir_name(name), "{name:?}");
+        }
     }
 
     #[test]

@@ -46,6 +46,28 @@ impl EditPlan {
         self.warnings = warnings;
         self
     }
+
+    /// The bytes the plan's binary data expands to: each binary patch's data (a literal's
+    /// content; a delta, and the size of the file it makes, from its header) and each
+    /// binary content a file is created with. What a plan parsed before another for the
+    /// same apply takes from their shared budget
+    /// ([`ParseOptions::binary_expanded_before`](crate::ParseOptions::binary_expanded_before)).
+    pub fn binary_size(&self) -> u64 {
+        let size = |fe: &FileEdit| -> u64 {
+            match &fe.op {
+                FileOp::Binary(b) => match &b.data {
+                    BinaryData::Literal(bytes) => bytes.len() as u64,
+                    BinaryData::Delta(delta) => {
+                        let result = crate::binary::delta_sizes(delta).map_or(0, |(_, result)| result);
+                        (delta.len() as u64).saturating_add(result as u64)
+                    }
+                },
+                FileOp::Create { content: Content::Bytes(bytes), .. } => bytes.len() as u64,
+                _ => 0,
+            }
+        };
+        self.files.iter().map(size).fold(0, u64::saturating_add)
+    }
 }
 
 /// One operation on one file.

@@ -81,12 +81,13 @@ mod text;
 mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{DEFAULT_MAX_BINARY_SIZE, Dialect, ParseOptions, PatchError};
+pub use dialect::{DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError};
 pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
 pub use error_kind::{ErrorKind, UnknownErrorKind};
 pub use file_bytes::FileBytes;
 pub use fileset::{
     Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
+    is_git_dir_name,
 };
 pub use ir::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,

@@ -428,17 +428,16 @@ fn locate_and_apply(
     Ok(Done { notes, ..done })
 }
 
+/// `f` widened by up to `leading` blank lines before it and `trailing` after it (ap's
+/// `include_leading_blank_lines` / `include_trailing_blank_lines`).
+///
+/// The counts are the patch's (up to `usize::MAX`): the work is bounded by the blank lines
+/// actually there, each side stopping at its first other line or at the file's edge.
 fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usize) -> Found {
-    for _ in 0..leading {
-        if f.start > 0 && is_blank(&lines[f.start - 1].text) {
-            f.start -= 1;
-        }
-    }
-    for _ in 0..trailing {
-        if f.end < lines.len() && is_blank(&lines[f.end].text) {
-            f.end += 1;
-        }
-    }
+    let before = lines[..f.start].iter().rev().take(leading).take_while(|l| is_blank(&l.text)).count();
+    let after = lines[f.end..].iter().take(trailing).take_while(|l| is_blank(&l.text)).count();
+    f.start -= before;
+    f.end += after;
     f
 }
 

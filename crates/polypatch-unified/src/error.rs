@@ -28,6 +28,7 @@ pub const KINDS: &[ErrorKind] = &[
     ErrorKind::BinaryWithoutData,
     ErrorKind::InvalidBinary,
     ErrorKind::BinaryTooLarge,
+    ErrorKind::BinaryTotalTooLarge,
     ErrorKind::UnsupportedSymlink,
     ErrorKind::UnsupportedSubmodule,
 ];

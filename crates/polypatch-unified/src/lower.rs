@@ -36,7 +36,7 @@ pub(crate) fn parse_and_lower(text: &str, options: &ParseOptions) -> Result<Edit
     let copy = SharedText::new(text.to_owned());
     let mut files = Vec::new();
     let mut lowered = Ok(());
-    crate::syntax::for_each_section(text, options.max_binary_size, |section| {
+    crate::syntax::for_each_section(text, options, |section| {
         if lowered.is_ok() {
             lowered = lower_section(&section, Some((text, &copy)), options, &mut files);
         }

@@ -9,7 +9,7 @@
 //! Lines that belong to no file section (mail headers, prose, markdown fences, `Index:`
 //! and `====` lines, a `diff -ruN x y` command line, `Only in …`) are skipped.
 
-use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, PatchError, Span};
+use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, ParseOptions, PatchError, Span};
 
 use crate::error::{error, quote};
 use crate::path::{self, PathName};
@@ -214,8 +214,9 @@ pub enum BinaryHunk {
 
 /// Parses a unified diff: every file section in `text`, skipping any text around them.
 ///
-/// `GIT binary patch` data may expand to at most [`DEFAULT_MAX_BINARY_SIZE`] bytes; see
-/// [`parse_with_limit`] for another limit.
+/// `GIT binary patch` data may expand to at most [`DEFAULT_MAX_BINARY_SIZE`] bytes a block
+/// and [`DEFAULT_MAX_TOTAL_BINARY_SIZE`](polypatch_core::DEFAULT_MAX_TOTAL_BINARY_SIZE) in
+/// all; see [`parse_with_limit`] for another limit.
 pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     parse_with_limit(text, DEFAULT_MAX_BINARY_SIZE)
 }
@@ -223,23 +224,31 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
 /// [`parse`], with the most bytes one `GIT binary patch` block may expand to: the size a
 /// `literal` block announces, the result size in a `delta`'s header, and the inflated
 /// data itself (inflating stops at the limit, so a lying header costs no more). A block
-/// over it is an error of kind `binary_too_large`.
+/// over it is an error of kind `binary_too_large`; blocks that expand to more than
+/// [`DEFAULT_MAX_TOTAL_BINARY_SIZE`](polypatch_core::DEFAULT_MAX_TOTAL_BINARY_SIZE) together,
+/// one of kind `binary_total_too_large`.
 pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, PatchError> {
     let mut files = Vec::new();
-    for_each_section(text, max_binary_size, |section| files.push(section))?;
+    for_each_section(text, &ParseOptions::default().max_binary_size(max_binary_size), |section| files.push(section))?;
     Ok(Patch { files })
 }
 
-/// [`parse_with_limit`], handing each file section to `each` as soon as it is read
-/// instead of keeping them all: a large diff's sections can be used (and dropped) one at
-/// a time. The error is the one [`parse_with_limit`] gives, found after `each` has seen
-/// the sections before it.
+/// [`parse_with_limit`] with the binary limits of `options`, handing each file section to
+/// `each` as soon as it is read instead of keeping them all: a large diff's sections can
+/// be used (and dropped) one at a time. The error is the one [`parse_with_limit`] gives,
+/// found after `each` has seen the sections before it.
 pub(crate) fn for_each_section<'a>(
     text: &'a str,
-    max_binary_size: u64,
+    options: &ParseOptions,
     mut each: impl FnMut(FilePatch<'a>),
 ) -> Result<(), PatchError> {
-    let mut parser = LineParser { lines: Lines::new(text), pos: 0, max_binary_size };
+    let mut parser = LineParser {
+        lines: Lines::new(text),
+        pos: 0,
+        max_binary_size: options.max_binary_size,
+        max_total_binary_size: options.max_total_binary_size,
+        binary_expanded: options.binary_expanded_before,
+    };
     let mut any = false;
     while let Some(line) = parser.line() {
         let t = line.text;
@@ -448,6 +457,10 @@ struct LineParser<'a> {
     pos: usize,
     /// The most bytes a binary block may expand to.
     max_binary_size: u64,
+    /// The most bytes every binary block together may expand to.
+    max_total_binary_size: u64,
+    /// The bytes binary blocks expanded to so far (with the patches parsed before).
+    binary_expanded: u64,
 }
 
 impl<'a> LineParser<'a> {
@@ -734,8 +747,29 @@ impl<'a> LineParser<'a> {
                 Some(head.span()),
             )
         };
+        // Each block counts against the whole patch's limit too, before it is decoded: the
+        // data of many blocks under the per-file limit is held at once.
+        let total_too_large = |what: &str, size: u64, reached: u64| {
+            let file = name.map_or(String::new(), |n| format!(" for `{n}`"));
+            error(
+                ErrorKind::BinaryTotalTooLarge,
+                format!(
+                    "the binary data of the patch reaches {reached} bytes with the binary patch{file}, which {what} {size} \
+                     bytes: more than the limit of {} bytes for all the binary data of a patch; if it is meant to be \
+                     that large, raise the limit with `--max-total-binary-size BYTES` \
+                     (`ParseOptions::max_total_binary_size`)",
+                    self.max_total_binary_size
+                ),
+                Some(head.span()),
+            )
+        };
+        let what = if is_literal { "announces" } else { "announces a delta of" };
         if size as u64 > self.max_binary_size {
-            return Err(too_large(if is_literal { "announces" } else { "announces a delta of" }, size as u64));
+            return Err(too_large(what, size as u64));
+        }
+        let reached = self.binary_expanded.saturating_add(size as u64);
+        if reached > self.max_total_binary_size {
+            return Err(total_too_large(what, size as u64, reached));
         }
         self.pos += 1;
         let first = self.pos;
@@ -748,13 +782,21 @@ impl<'a> LineParser<'a> {
                 self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), |l| l.span());
             error(ErrorKind::InvalidBinary, format!("bad binary data: {}", e.message), Some(at))
         })?;
-        if !is_literal {
+        if is_literal {
+            self.binary_expanded = reached;
+        } else {
             // The delta's own header announces the size of its result: the file written.
             let (_, result) = polypatch_core::binary::delta_sizes(&data)
                 .map_err(|e| error(ErrorKind::InvalidBinary, format!("bad binary delta: {e}"), Some(head.span())))?;
             if result as u64 > self.max_binary_size {
                 return Err(too_large("makes a file of", result as u64));
             }
+            // The file it makes is computed when the plan is applied: counted now.
+            let with_result = reached.saturating_add(result as u64);
+            if with_result > self.max_total_binary_size {
+                return Err(total_too_large("makes a file of", result as u64, with_result));
+            }
+            self.binary_expanded = with_result;
         }
         if self.pos < self.lines.len() {
             // The empty line that ends the block.

@@ -7,10 +7,9 @@ use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde::{Deserialize, Serialize};
-
-use super::DiskFileSet;
-use super::ops::{Dir, Kind, Meta};
+use super::journal::{self, Line};
+use super::ops::{Dir, Kind, Meta, Xattrs, copied_xattr};
+use super::{DiskFileSet, Seen};
 use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, ChangeKind, RelPath};
 
@@ -42,32 +41,6 @@ impl fmt::Display for CommitError {
     }
 }
 
-/// One line of the journal, written before the step it announces.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(super) enum Line {
-    /// The directory (root-relative) is about to be created.
-    Mkdir { dir: String },
-    /// A target (root-relative), its temporary file and its backup (names in its
-    /// directory).
-    File { path: String, temp: Option<String>, backup: Option<String> },
-    /// The whole commit is one rename of `temp` over the existing file `path` (a commit
-    /// that replaces one file and syncs nothing): the rename is the commit point, so no
-    /// backup is kept. A temporary file still there means the commit did not happen;
-    /// recovery removes it. (A version that does not know this line reads no line of the
-    /// journal and changes nothing.)
-    Swap { path: String, temp: String },
-}
-
-pub(super) const PREFIX: &str = ".polypatch-";
-pub(super) const JOURNAL: &str = ".journal";
-pub(super) const DONE: &str = ".done";
-
-/// Names of the commit's own files: journals, temporary files and backups.
-pub(super) fn is_reserved(name: &str) -> bool {
-    name.starts_with(PREFIX) && [JOURNAL, DONE, ".new", ".old"].iter().any(|end| name.ends_with(end))
-}
-
 /// One target while the commit runs.
 struct Target<'c> {
     change: &'c Change,
@@ -76,8 +49,12 @@ struct Target<'c> {
     name: String,
     temp: Option<String>,
     backup: Option<String>,
-    /// What the target was when prepared; `None` when missing.
+    /// What the target was when prepared (after its backup was linked); `None` when missing.
     original: Option<Meta>,
+    /// The content the plan was computed from, compared again right before the rename:
+    /// the file was changed so shortly before it was read that its timestamps could not
+    /// tell a second change in the same tick (see [`Seen::racy`]).
+    recheck: Option<FileBytes>,
     switched: bool,
 }
 
@@ -109,6 +86,21 @@ fn changed_meanwhile(path: &RelPath) -> io::Error {
     ))
 }
 
+/// The permission bits a new file is created with, and those it is given once its owner
+/// is set: a mode the patch gives is applied as `git apply` applies it, through the
+/// process's umask (the kernel masks `openat`'s mode: no umask is read or set, which would
+/// race with other threads); an edited file keeps its own bits, without set-user-ID,
+/// set-group-ID and sticky (dropped on a change of content, as git and GNU patch do), and
+/// is private until then; a new file without a mode gets the default (`0666` through the
+/// umask).
+fn modes(asked: Option<u32>, original: Option<&Meta>) -> (u32, Option<u32>) {
+    match (asked, original) {
+        (Some(mode), _) => (mode & 0o777, None),
+        (None, Some(md)) => (0o600, super::mode_of(md).map(|m| m & 0o777)),
+        (None, None) => (0o666, None),
+    }
+}
+
 impl DiskFileSet {
     pub(super) fn transaction(&self, changes: &[Change]) -> Result<(), CommitError> {
         if changes.is_empty() {
@@ -116,15 +108,19 @@ impl DiskFileSet {
         }
         let fail = |cause: io::Error| CommitError { cause, rolled_back: true, kept: Vec::new() };
         let root = self.ops.open_root(self.root()).map_err(fail)?;
+        // Held from before the journal is visible until it is gone: no other commit runs,
+        // and no recovery takes this commit's journal for an interrupted one.
+        let _lock = self.lock_root(&root).map_err(fail)?;
         self.refuse_pending(&root).map_err(fail)?;
         let (id, journal) = self.start_journal(&root).map_err(fail)?;
         let mut tx = Tx {
             set: self,
             journal,
-            journal_name: format!("{PREFIX}{id}{JOURNAL}"),
+            journal_name: journal::journal_name(&id),
             dirs: Dirs { handles: Vec::new(), index: HashMap::new(), created: Vec::new() },
             targets: Vec::new(),
-            root,
+            inodes: HashMap::new(),
+            root: &root,
             swap: false,
         };
         match tx.run(&id, changes) {
@@ -139,10 +135,10 @@ impl DiskFileSet {
     fn start_journal(&self, root: &Dir) -> io::Result<(String, File)> {
         loop {
             let id = new_id();
-            let name = format!("{PREFIX}{id}{JOURNAL}");
-            match self.ops.create(root, &name, true) {
+            match self.ops.create(root, &journal::journal_name(&id), 0o600) {
                 Ok(file) => {
-                    // Held while the commit runs: `recover` leaves a locked journal alone.
+                    // The root's lock keeps recovery away; this lock is for earlier
+                    // versions of polypatch, which look at the journal's own.
                     let _ = file.try_lock();
                     return Ok((id, file));
                 }
@@ -153,16 +149,27 @@ impl DiskFileSet {
     }
 
     /// A journal left by an interrupted commit must be recovered before anything else is
-    /// written: its backups would otherwise be restored over this commit's files.
+    /// written: its backups would otherwise be restored over this commit's files. Under
+    /// the root's lock no other commit is running: a journal here was left by a crash (or
+    /// by an earlier version of polypatch, which does not take the lock).
     fn refuse_pending(&self, root: &Dir) -> io::Result<()> {
         let pending = self.pending(root)?;
-        if pending.is_empty() {
+        let Some(first) = pending.first() else {
             return Ok(());
-        }
+        };
+        let what = match self.ops.stat(root, first)? {
+            Some(md) if md.kind != Kind::File => {
+                return Err(io::Error::other(format!(
+                    "`{first}` in the root is {}, not a journal polypatch wrote, and a commit cannot start \
+                     beside it: remove it",
+                    super::recover::describe(md.kind)
+                )));
+            }
+            _ => first,
+        };
         Err(io::Error::other(format!(
-            "an interrupted commit left `{}` in the root; run `polypatch recover` (or `DiskFileSet::recover`) \
-             first, or wait for the other polypatch to finish",
-            pending[0]
+            "an interrupted commit left `{what}` in the root; run `polypatch recover` (or `DiskFileSet::recover`) \
+             to roll it back first: it says what keeps it from being rolled back"
         )))
     }
 }
@@ -171,9 +178,11 @@ struct Tx<'s> {
     set: &'s DiskFileSet,
     journal: File,
     journal_name: String,
-    root: Dir,
+    root: &'s Dir,
     dirs: Dirs,
     targets: Vec<Target<'s>>,
+    /// The targets by inode (device, number): two names of one file are refused.
+    inodes: HashMap<(u64, u64), usize>,
     /// The commit is one rename ([`Line::Swap`]).
     swap: bool,
 }
@@ -195,7 +204,7 @@ impl<'s> Tx<'s> {
             return Ok(i);
         }
         let handle = if rel.is_empty() {
-            self.set.ops.open_dir(&self.root, ".")?
+            self.set.ops.open_dir(self.root, ".")?
         } else {
             let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
             let p = self.open_dir(parent, create)?;
@@ -229,34 +238,49 @@ impl<'s> Tx<'s> {
             };
             let name = change.path.components().last().unwrap_or_default().to_string();
             let original = ops.stat(self.dir(dir), &name)?;
-            if let Some(seen) = self.set.seen().get(&change.path)
-                && !Meta::unchanged(seen.as_ref(), original.as_ref())
+            let seen: Option<Option<Seen>> = self.set.seen().get(&change.path).cloned();
+            if let Some(seen) = &seen
+                && !Meta::unchanged(seen.as_ref().map(|s| &s.meta), original.as_ref())
             {
                 return Err(changed_meanwhile(&change.path));
             }
+            let seen = seen.flatten();
             if let Some(md) = &original {
                 if md.kind != Kind::File {
                     return Err(io::Error::other(format!("`{}` is not a regular file", change.path)));
                 }
-                if let Some(other) = self.targets.iter().find(|t| t.original.is_some_and(|o| o.same_inode(md))) {
+                if md.ino != 0
+                    && let Some(&other) = self.inodes.get(&(md.dev, md.ino))
+                {
                     return Err(io::Error::other(format!(
                         "`{}` and `{}` are two names of one file (hard links); change it under one name only",
-                        other.change.path, change.path
+                        self.targets[other].change.path, change.path
                     )));
                 }
+                self.inodes.insert((md.dev, md.ino), self.targets.len());
             }
-            let temp = write.then(|| format!("{PREFIX}{id}-{n}.new"));
+            let temp = write.then(|| journal::temp_name(id, n));
             // One file replaced: its rename is the commit, nothing to undo after it. Not
             // with syncs: a sync after the rename can fail, and that commit must be undone.
             let swap = !durable && one_swap(changes) && original.is_some();
-            let backup = (original.is_some() && !swap).then(|| format!("{PREFIX}{id}-{n}.old"));
+            let backup = (original.is_some() && !swap).then(|| journal::backup_name(id, n));
             let path = change.path.to_string();
             let line = match (&temp, swap) {
                 (Some(temp), true) => Line::Swap { path, temp: temp.clone() },
-                _ => Line::File { path, temp: temp.clone(), backup: backup.clone() },
+                _ => Line::File {
+                    path,
+                    temp: temp.clone(),
+                    backup: backup.clone(),
+                    new: match &change.kind {
+                        ChangeKind::Write { bytes, .. } => Some(journal::blob_id(bytes)),
+                        ChangeKind::Delete => None,
+                    },
+                    old: backup.as_ref().and(seen.as_ref()).map(|s| journal::blob_id(&s.bytes)),
+                },
             };
             self.log(&line)?;
             self.swap = swap;
+            let recheck = seen.as_ref().filter(|s| s.racy && original.is_some()).map(|s| s.bytes.clone());
             self.targets.push(Target {
                 change,
                 dir,
@@ -264,18 +288,38 @@ impl<'s> Tx<'s> {
                 temp: temp.clone(),
                 backup: backup.clone(),
                 original,
+                recheck,
                 switched: false,
             });
             if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, &temp) {
-                let private = original.is_some() || mode.is_some();
-                let mut file = ops.create(self.dir(dir), temp, private)?;
+                let (create, keep) = modes(*mode, original.as_ref());
+                let mut file = ops.create(self.dir(dir), temp, create)?;
                 ops.write(&mut file, bytes)?;
                 if let Some(md) = &original {
                     ops.set_owner(&file, md.uid, md.gid);
-                }
-                let keep = original.as_ref().and_then(super::mode_of);
-                if let Some(mode) = mode.or(keep) {
-                    ops.set_mode(&file, mode)?;
+                    if let Some(keep) = keep {
+                        ops.set_mode(&file, keep)?;
+                    }
+                    let xattrs = if let Some(seen) = seen {
+                        seen.xattrs
+                    } else {
+                        let (now, xattrs) = ops.xattrs(self.dir(dir), &name)?;
+                        if !now.same_file(md) {
+                            return Err(changed_meanwhile(&change.path));
+                        }
+                        xattrs
+                    };
+                    // After the mode: an ACL sets the group bits (its mask) as the
+                    // original had them.
+                    let xattrs: Xattrs = if mode.is_some() {
+                        xattrs.into_iter().filter(|(n, _)| copied_xattr(n.as_bytes(), false)).collect()
+                    } else {
+                        xattrs
+                    };
+                    if !xattrs.is_empty() {
+                        ops.set_xattrs(&file, &xattrs)
+                            .map_err(|e| io::Error::new(e.kind(), format!("`{}`: {e}", change.path)))?;
+                    }
                 }
                 if durable {
                     ops.sync(&file)?;
@@ -292,15 +336,16 @@ impl<'s> Tx<'s> {
             }
             // The journal's directory, unless it was among the targets' directories.
             if !self.dirs.index.contains_key("") {
-                ops.sync_dir(&self.root)?;
+                ops.sync_dir(self.root)?;
             }
         }
         // Switch: each rename replaces a target atomically.
         for i in 0..self.targets.len() {
             let t = &self.targets[i];
             let dir = self.dir(t.dir);
-            let now = ops.stat(dir, &t.name)?;
-            if !Meta::unchanged(t.original.as_ref(), now.as_ref()) {
+            // The last look, right before the rename: still the file the plan was
+            // computed from (what remains is the time between this look and the rename).
+            if !self.still_as_read(t)? {
                 return Err(changed_meanwhile(&t.change.path));
             }
             match (&t.temp, &t.original) {
@@ -320,23 +365,43 @@ impl<'s> Tx<'s> {
             return Ok(());
         }
         // The commit point.
-        let done = self.journal_name.replace(JOURNAL, DONE);
-        ops.rename(&self.root, &self.journal_name, &done)?;
+        ops.rename(self.root, &self.journal_name, &journal::done_name(id))?;
         Ok(())
+    }
+
+    /// Whether the target is still what the commit prepared: where its timestamps cannot
+    /// tell, the same bytes; then, last (the nearest the rename can be), the same file,
+    /// untouched (inode, size, mtime, ctime).
+    fn still_as_read(&self, t: &Target<'_>) -> io::Result<bool> {
+        let ops = &self.set.ops;
+        let dir = self.dir(t.dir);
+        if let Some(bytes) = &t.recheck {
+            match ops.read(dir, &t.name, bytes.len() as u64) {
+                Ok(now) if Meta::unchanged(t.original.as_ref(), Some(&now.meta)) && **bytes == *now.bytes => {}
+                Ok(_) => return Ok(false),
+                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => {
+                    return Ok(false);
+                }
+                Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Meta::unchanged(t.original.as_ref(), ops.stat(dir, &t.name)?.as_ref()))
     }
 
     /// Keeps the original under `backup`: a hard link, or a copy where links fail.
     fn back_up(&mut self, dir: usize, name: &str, backup: &str, original: &Meta) -> io::Result<()> {
         let ops = &self.set.ops;
         let d = self.dir(dir);
+        let path = &self.targets.last().expect("pushed").change.path;
         if ops.link(d, name, backup).is_err() {
-            let (bytes, md) = ops.read(d, name)?;
-            if !md.same_file(original) {
-                return Err(changed_meanwhile(&self.targets.last().expect("pushed").change.path));
+            let read = ops.read(d, name, u64::MAX)?;
+            if !read.meta.same_file(original) {
+                return Err(changed_meanwhile(path));
             }
-            let mut file = ops.create(d, backup, true)?;
-            ops.write(&mut file, &FileBytes::from(bytes))?;
-            if let Some(mode) = super::mode_of(&md) {
+            let mut file = ops.create(d, backup, 0o600)?;
+            ops.write(&mut file, &FileBytes::from(read.bytes))?;
+            if let Some(mode) = super::mode_of(&read.meta) {
                 ops.set_mode(&file, mode)?;
             }
             if self.set.durability.syncs() {
@@ -345,9 +410,14 @@ impl<'s> Tx<'s> {
             return Ok(());
         }
         // The link names the file that was stat'ed, or the target was swapped meanwhile.
+        // The link changed the file's ctime: the last look before the rename compares
+        // with what it is now.
         match ops.stat(d, backup)? {
-            Some(md) if md.same_file(original) => Ok(()),
-            _ => Err(changed_meanwhile(&self.targets.last().expect("pushed").change.path)),
+            Some(md) if md.same_file(original) => {
+                self.targets.last_mut().expect("pushed").original = Some(md);
+                Ok(())
+            }
+            _ => Err(changed_meanwhile(path)),
         }
     }
 
@@ -359,10 +429,10 @@ impl<'s> Tx<'s> {
         // bring the journal back under its first name, and recovery rolls the whole commit
         // back: still all or nothing.
         if self.set.durability.syncs() {
-            let _ = ops.sync_dir(&self.root);
+            let _ = ops.sync_dir(self.root);
         }
         if self.swap {
-            let _ = ops.remove(&self.root, &self.journal_name);
+            let _ = ops.remove(self.root, &self.journal_name);
             return;
         }
         let mut clean = true;
@@ -372,13 +442,30 @@ impl<'s> Tx<'s> {
             }
         }
         if clean {
-            let done = format!("{PREFIX}{id}{DONE}");
-            let _ = ops.remove(&self.root, &done);
+            let _ = ops.remove(self.root, &journal::done_name(id));
+        }
+    }
+
+    /// Whether a switched target still holds what this commit wrote (a deleted one:
+    /// nothing).
+    fn holds_ours(&self, t: &Target<'_>) -> io::Result<bool> {
+        let ops = &self.set.ops;
+        let dir = self.dir(t.dir);
+        match &t.change.kind {
+            ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64) {
+                Ok(now) => Ok(bytes.len() == now.bytes.len() && bytes.to_vec() == now.bytes),
+                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(false),
+                Err(e) => Err(e),
+            },
+            ChangeKind::Delete => Ok(ops.stat(dir, &t.name)?.is_none()),
         }
     }
 
     /// Undoes every step taken, in reverse. A backup is removed only when its target
-    /// holds the original (never switched, or restored).
+    /// holds the original (never switched, or restored); a target is given back its
+    /// original (or removed, when this commit created it) only while it holds what this
+    /// commit wrote: a file another program wrote meanwhile stays, and the backup too.
     fn undo(self, cause: io::Error) -> CommitError {
         let ops = &self.set.ops;
         let mut kept = Vec::new();
@@ -386,11 +473,30 @@ impl<'s> Tx<'s> {
             let dir = self.dir(t.dir);
             let rel_dir = t.change.path.parent().map(|p| format!("{p}/")).unwrap_or_default();
             if t.switched {
+                let ours = self.holds_ours(t);
+                let changed = matches!(ours, Ok(false));
+                let ours = ours.unwrap_or(false);
                 match &t.backup {
                     Some(backup) => {
-                        if ops.rename(dir, backup, &t.name).is_err() {
+                        let restored = ours
+                            && match t.temp {
+                                Some(_) => ops.rename(dir, backup, &t.name),
+                                // Deleted: back under its name, unless another file took it.
+                                None => ops.rename_new(dir, backup, &t.name),
+                            }
+                            .is_ok();
+                        if !restored {
                             kept.push(format!("{rel_dir}{backup}"));
                         }
+                    }
+                    None if changed => {
+                        kept.push(format!(
+                            "{} (a new file, changed since by another program: left as it is)",
+                            t.change.path
+                        ));
+                    }
+                    None if !ours => {
+                        kept.push(format!("{} (a new file that could not be read back and was left)", t.change.path));
                     }
                     None => {
                         if ops.remove(dir, &t.name).is_err() {
@@ -414,7 +520,7 @@ impl<'s> Tx<'s> {
             }
         }
         if kept.is_empty() {
-            let _ = ops.remove(&self.root, &self.journal_name);
+            let _ = ops.remove(self.root, &self.journal_name);
             CommitError { cause, rolled_back: true, kept }
         } else {
             kept.push(self.journal_name.clone());

@@ -3,38 +3,116 @@
 //!
 //! # How a commit is written
 //!
-//! 1. A journal `.polypatch-<id>.journal` is created in the root. It lists, before each
-//!    step is taken, the directories created and, for each target, its temporary file
-//!    and its backup. It is locked while the commit runs.
-//! 2. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
-//!    its target (created readable by its owner only, then given the final mode and, as
-//!    far as the process may, the original's owner). Every existing target gets a backup
+//! 1. The commit takes the root's lock (see [below](#the-roots-lock)), waiting a few
+//!    seconds for another commit or recovery that holds it, and holds it until its
+//!    journal is gone. A journal already there was left by a crash: the commit refuses to
+//!    start beside it (recovery first).
+//! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before each
+//!    step is taken, the directories created and, for each target, its temporary file,
+//!    its backup, and the git blob ids (`git hash-object`) of the new content and of the
+//!    original as it was read.
+//! 3. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
+//!    its target, created readable by its owner only, then given the original's owner
+//!    (as far as the process may), mode and extended attributes (see
+//!    [below](#modes-owner-extended-attributes)). Every existing target gets a backup
 //!    `.polypatch-<id>-<n>.old`: a hard link to the original (a copy where the file
 //!    system has no hard links). Each target is checked to still be the file that was
 //!    read.
-//! 3. With [`Durability::Full`], the temporary files, the journal and their directories
+//! 4. With [`Durability::Full`], the temporary files, the journal and their directories
 //!    are synced.
-//! 4. Each temporary file is renamed over its target (atomic: the path holds the old
-//!    content, then the new, never nothing), deletions unlink the target.
-//! 5. The journal is renamed to `.polypatch-<id>.done`: the commit has happened. Backups
-//!    and the journal are then removed.
+//! 5. Each temporary file is renamed over its target (atomic: the path holds the old
+//!    content, then the new, never nothing), deletions unlink the target. Right before
+//!    each rename the target is looked at once more: still the inode that was read, with
+//!    its size, modification time and change time (`ctime`, which no program can set
+//!    back: it moves with a write, a `chmod`, a new link, an extended attribute); a file
+//!    modified less than two seconds before it was read, where a second change in the
+//!    same tick of the file system's clock would leave all of these as they were, is
+//!    also read again and compared byte for byte. A file another program changed since
+//!    it was read is not replaced: the commit is undone and says so.
+//! 6. The journal is renamed to `.polypatch-<id>.done`: the commit has happened. Backups
+//!    and the journal are then removed, and the lock let go.
 //!
 //! A commit that replaces one existing file and syncs nothing ([`Durability::None`]) keeps
-//! no backup: the journal names the temporary file only, and the rename of step 4 is the
+//! no backup: the journal names the temporary file only, and the rename of step 5 is the
 //! commit point (nothing is undone after it); the journal is then removed.
 //!
-//! A failure before step 5 undoes every step in reverse: backups are renamed back over
-//! their targets, new files and created directories removed. A backup is never removed
-//! unless its target holds the original again. A crash leaves the journal behind;
-//! [`DiskFileSet::recover`] (the CLI's `polypatch recover`, and the start of every
-//! `polypatch apply`) rolls an interrupted commit back, or finishes the clean-up of one
-//! that was done, and removes every leftover.
+//! A failure before step 6 undoes every step in reverse: backups are renamed back over
+//! their targets, new files and created directories removed, each only while the target
+//! still holds what this commit wrote (a file another program saved meanwhile stays, and
+//! so does the backup, named in the error). A backup is never removed unless its target
+//! holds the original again. A crash leaves the journal behind; [`DiskFileSet::recover`]
+//! (the CLI's `polypatch recover`, and the start of every `polypatch apply`) rolls an
+//! interrupted commit back, or finishes the clean-up of one that was done, and removes
+//! every leftover.
+//!
+//! # What another program can still lose
+//!
+//! Nothing makes a rename conditional on what it replaces: between the last look of
+//! step 5 and `rename(2)` (a few microseconds, no other step in between) an editor's save
+//! is overwritten and the commit reports success. Another polypatch cannot land there:
+//! it waits for the lock. A program that writes a file in place while polypatch reads it
+//! can be read half written; the look before the rename then sees the change. (Linux's
+//! `renameat2(RENAME_EXCHANGE)` could tell after the fact and swap back; it is not used.)
+//!
+//! # Recovery
+//!
+//! A journal is input like a patch: one committed into a cloned repository, or dropped by
+//! another user into a shared folder, must not move or delete anything. Recovery takes
+//! the root's lock (so it never touches a running commit's journal), then checks each
+//! journal whole before it acts: a regular file of the current user, every path inside
+//! the root and none of the commit's own names, every temporary file and backup named as
+//! the journal's commit names them (`.polypatch-<id>-<n>.new` / `.old`, in the directory
+//! of their target). A journal that fails is left as it is and reported with the line and
+//! name at fault; so is anything named like a journal that is a directory, a FIFO or a
+//! link (never opened in a way that waits). Then a target is given back its backup only
+//! while it holds exactly the content the interrupted commit wrote (its hash in the
+//! journal), and a file the commit created is removed only while it holds that content:
+//! a file changed since the crash (the user kept working) is left as it is, its backup is
+//! kept, and the journal stays, with the reason in [`Recovery::problems`]. Journals of
+//! earlier versions have no hashes: recovery then changes no file it cannot check, and
+//! says so.
+//!
+//! # The root's lock
+//!
+//! `flock` on the file `.polypatch.lock` in the root, a name no patch can write. It is
+//! created by whoever takes the lock and removed by the holder before it lets go (a
+//! waiter that then gets the lock of the removed file sees the name gone, and opens the
+//! next), so it is only there while a commit runs or after a crash (the next commit or
+//! recovery removes it). A lock file, not the root directory itself: on NFS, Linux sends
+//! the lock of a regular file open for writing to the server (as a POSIX lock), while a
+//! lock on a directory stays on one client. A root the user cannot write has no lock:
+//! nothing can be committed there either. Another user's lock file is opened for reading
+//! and locked on the local machine only. [`DiskFileSet::hold_lock`] holds the lock for
+//! longer than a commit: `polypatch apply` holds it from its recovery through its reads to
+//! its commit, so two applies in one root take turns and neither works from content the
+//! other is replacing. (Commits of earlier versions of polypatch lock their journal
+//! instead; recovery leaves a journal locked that way alone, and commits still lock their
+//! journal for those versions.)
+//!
+//! # Modes, owner, extended attributes
+//!
+//! An edited file keeps its mode without the set-user-ID, set-group-ID and sticky bits,
+//! which a change of content drops (as git and GNU patch do). A mode the patch gives
+//! (`new file mode 100755`, `new mode …`) goes through the process's umask, as `git
+//! apply` does: the kernel applies it to the mode `openat` creates the file with (no
+//! umask is read or set: that would race with other threads). Git keeps only whether a
+//! file is executable (`0777` or `0666` through the umask); polypatch gives the patch's
+//! bits through the umask, the same for git's two modes under the usual umasks, and never
+//! more than the patch asks. The owner and group are the original's, as far as the
+//! process may set them. On Linux the original's extended attributes in `user.*` and its
+//! POSIX ACL (`system.posix_acl_access`) go to the replacement, the ACL after the mode
+//! (its mask is the group bits); a mode from the patch replaces the ACL, as `git apply`'s
+//! new file does. Security labels and file capabilities (`security.*`) are not copied: a
+//! new file is labelled by policy, and capabilities, like set-user-ID, must not outlive a
+//! change of content. Other systems keep no extended attributes.
 //!
 //! Directories are opened one component at a time from a handle on the root without
 //! following symbolic links, so a directory swapped for a link while a patch is applied
 //! cannot receive the write.
 
 mod commit;
+mod journal;
+mod lock;
 mod ops;
 mod recover;
 #[cfg(test)]
@@ -46,10 +124,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
-use ops::{Dir, Kind, Meta, Ops, RealOps};
+use ops::{Dir, Kind, Meta, Ops, RealOps, Xattrs};
 
 pub use commit::CommitError;
 pub use recover::Recovery;
@@ -123,7 +202,39 @@ pub struct DiskFileSet {
     ops: Arc<dyn Ops>,
     /// What each path was when it was read: the commit refuses to replace a file that
     /// changed since (another program's edit would be lost).
-    seen: Mutex<HashMap<RelPath, Option<Meta>>>,
+    seen: Mutex<HashMap<RelPath, Option<Seen>>>,
+    /// How long a commit or a recovery waits for another one to let go of the root.
+    lock_wait: Duration,
+    /// The root's commit lock, when [`DiskFileSet::hold_lock`] took it.
+    held: Mutex<Option<lock::Held>>,
+}
+
+/// What a path held when it was read.
+#[derive(Debug, Clone)]
+struct Seen {
+    meta: Meta,
+    /// The content as read (shared, not copied): its hash goes into the journal, and a
+    /// racy file's content is compared again right before the rename.
+    bytes: FileBytes,
+    /// Modified so shortly before it was read ([`RACY`]) that a second change in the same
+    /// tick of the file system's clock could leave size and timestamps as they were: the
+    /// commit compares the content itself.
+    racy: bool,
+    /// The extended attributes its replacement takes over.
+    xattrs: Xattrs,
+}
+
+/// How recent a file's modification time makes it racy (see [`Seen::racy`]): more than
+/// the coarsest timestamps (FAT's two seconds; Linux's local file systems tick every few
+/// milliseconds).
+const RACY: Duration = Duration::from_secs(2);
+
+/// Whether a file modified at `mtime` (seconds, nanoseconds) and read now is racy.
+fn racy(mtime: (i64, i64)) -> bool {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let nanos = |secs: i128, sub: i128| secs * 1_000_000_000 + sub;
+    nanos(i128::from(mtime.0), i128::from(mtime.1)) + RACY.as_nanos() as i128
+        >= nanos(i128::from(now.as_secs()), i128::from(now.subsec_nanos()))
 }
 
 impl fmt::Debug for DiskFileSet {
@@ -137,12 +248,15 @@ impl fmt::Debug for DiskFileSet {
 
 impl Clone for DiskFileSet {
     fn clone(&self) -> Self {
+        // The copy does not hold the original's lock: it takes its own to commit.
         DiskFileSet {
             root: self.root.clone(),
             given: self.given.clone(),
             durability: self.durability,
             ops: Arc::clone(&self.ops),
             seen: Mutex::new(self.seen().clone()),
+            lock_wait: self.lock_wait,
+            held: Mutex::new(None),
         }
     }
 }
@@ -159,7 +273,15 @@ impl DiskFileSet {
         if !root.is_dir() {
             return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", root.display())));
         }
-        Ok(DiskFileSet { root, given, durability: Durability::default(), ops, seen: Mutex::new(HashMap::new()) })
+        Ok(DiskFileSet {
+            root,
+            given,
+            durability: Durability::default(),
+            ops,
+            seen: Mutex::new(HashMap::new()),
+            lock_wait: lock::WAIT,
+            held: Mutex::new(None),
+        })
     }
 
     /// How far a commit flushes what it writes to stable storage (see [`Durability`]).
@@ -203,7 +325,7 @@ impl DiskFileSet {
         self.pending(&root)
     }
 
-    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<RelPath, Option<Meta>>> {
+    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<RelPath, Option<Seen>>> {
         self.seen.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -288,10 +410,14 @@ impl FileSource for DiskFileSet {
     fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
         let rel = self.written(path)?;
         // A patch must not plant a journal that the next recovery would act on.
-        if rel.components().any(commit::is_reserved) {
+        if rel.components().any(journal::is_reserved) {
             return Err(PathError::new(path, PathErrorKind::Reserved));
         }
         self.real(path, &rel)
+    }
+
+    fn as_written(&self, path: &str) -> Result<RelPath, PathError> {
+        self.written(path)
     }
 
     fn is_symlink(&self, path: &str) -> bool {
@@ -327,9 +453,12 @@ impl FileSource for DiskFileSet {
             Kind::Dir => Ok(Entry::Directory),
             Kind::Symlink | Kind::Other => Ok(Entry::Other),
             Kind::File => {
-                let (bytes, md) = self.ops.read(&dir, name).map_err(|e| link_swapped(e, path))?;
-                self.seen().insert(path.clone(), Some(md));
-                Ok(Entry::File { bytes: FileBytes::from(bytes), mode: mode_of(&md) })
+                let read = self.ops.read(&dir, name, u64::MAX).map_err(|e| link_swapped(e, path))?;
+                let bytes = FileBytes::from(read.bytes);
+                let md = read.meta;
+                let seen = Seen { meta: md, bytes: bytes.clone(), racy: racy(md.mtime), xattrs: read.xattrs };
+                self.seen().insert(path.clone(), Some(seen));
+                Ok(Entry::File { bytes, mode: mode_of(&md) })
             }
         }
     }

@@ -37,13 +37,17 @@ pub(crate) struct Meta {
     pub ino: u64,
     pub size: u64,
     pub mtime: (i64, i64),
+    /// The last change of the content or of the inode (mode, owner, links, extended
+    /// attributes); no program can set it back.
+    pub ctime: (i64, i64),
     pub mode: u32,
     pub uid: u32,
     pub gid: u32,
 }
 
 impl Meta {
-    /// The same file with the same content, as far as metadata can tell.
+    /// The same file with the same content, as far as metadata can tell, whatever
+    /// happened to its inode (a hard link made to it changes its `ctime`).
     pub fn same_file(&self, other: &Meta) -> bool {
         self.kind == other.kind
             && self.dev == other.dev
@@ -53,11 +57,12 @@ impl Meta {
     }
 
     /// Whether what is at a name now (`now`) is what was there before (`then`): the same
-    /// file, or still nothing.
+    /// file, untouched since (content, mode, owner, links, extended attributes), or still
+    /// nothing.
     pub fn unchanged(then: Option<&Meta>, now: Option<&Meta>) -> bool {
         match (then, now) {
             (None, None) => true,
-            (Some(a), Some(b)) => a.same_file(b),
+            (Some(a), Some(b)) => a.same_file(b) && a.ctime == b.ctime,
             _ => false,
         }
     }
@@ -66,6 +71,29 @@ impl Meta {
     pub fn same_inode(&self, other: &Meta) -> bool {
         self.dev == other.dev && self.ino == other.ino && self.ino != 0
     }
+}
+
+/// Extended attributes a replacement takes over from the file it replaces: names and
+/// values (see [`copied_xattr`]).
+pub(crate) type Xattrs = Vec<(std::ffi::CString, Vec<u8>)>;
+
+/// Whether an extended attribute goes over to a file's replacement: the user's own
+/// (`user.*`) and the POSIX ACL (`system.posix_acl_access`, unless `acl` is false: a
+/// patch that sets the mode replaces the ACL's entries, as `git apply` does). Not the
+/// kernel's and the security modules' (`security.*`: a label is given by policy to a new
+/// file, and file capabilities, like the set-user-ID bit, must not outlive a change of
+/// content), nor `trusted.*` (privileged).
+pub(crate) fn copied_xattr(name: &[u8], acl: bool) -> bool {
+    name.starts_with(b"user.") || (acl && name == b"system.posix_acl_access")
+}
+
+/// A regular file as read, with what a replacement must keep of it.
+#[derive(Debug)]
+pub(crate) struct Read {
+    pub bytes: Vec<u8>,
+    pub meta: Meta,
+    /// The extended attributes a replacement takes over (Linux; empty elsewhere).
+    pub xattrs: Xattrs,
 }
 
 /// The steps of a commit. Names are single path components.
@@ -77,11 +105,18 @@ pub(crate) trait Ops: Send + Sync {
     fn rmdir(&self, dir: &Dir, name: &str) -> io::Result<()>;
     /// `lstat`; `None` when nothing is there.
     fn stat(&self, dir: &Dir, name: &str) -> io::Result<Option<Meta>>;
-    /// Reads a regular file (refusing a symbolic link) with its metadata.
-    fn read(&self, dir: &Dir, name: &str) -> io::Result<(Vec<u8>, Meta)>;
-    /// Creates a new file that must not exist yet, readable by its owner only
-    /// (`private`) or with the default mode of new files.
-    fn create(&self, dir: &Dir, name: &str, private: bool) -> io::Result<File>;
+    /// Reads a regular file (refusing a symbolic link, never waiting on a FIFO) with its
+    /// metadata and the extended attributes a replacement keeps; a file over `max` bytes is
+    /// refused (`FileTooLarge`) before it is read whole.
+    fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read>;
+    /// The extended attributes a replacement of the regular file `name` keeps, and the
+    /// file's metadata (for a file that was not read).
+    fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)>;
+    /// Gives `file` these extended attributes.
+    fn set_xattrs(&self, file: &File, xattrs: &Xattrs) -> io::Result<()>;
+    /// Creates a new file that must not exist yet, with the permission bits `mode` as the
+    /// process's umask (or the directory's default ACL) lets them through.
+    fn create(&self, dir: &Dir, name: &str, mode: u32) -> io::Result<File>;
     /// Writes `bytes` to `file` (an edited file's lines piece by piece, see [`FileBytes::write_to`]).
     fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()>;
     fn set_mode(&self, file: &File, mode: u32) -> io::Result<()>;
@@ -98,16 +133,30 @@ pub(crate) trait Ops: Send + Sync {
     fn remove(&self, dir: &Dir, name: &str) -> io::Result<()>;
     /// The names in a directory.
     fn list(&self, dir: &Dir) -> io::Result<Vec<String>>;
-    /// Opens an existing file and takes its lock; `None` when another process holds it.
-    fn open_locked(&self, dir: &Dir, name: &str) -> io::Result<Option<File>>;
+    /// Opens (creating it) the lock file `name` and takes its lock (`flock`, exclusive)
+    /// without waiting: `None` when another process holds it, or when the name was removed
+    /// or replaced by the holder before (try again). A lock file is empty: anything else
+    /// under the name is refused.
+    fn lock(&self, dir: &Dir, name: &str) -> io::Result<Option<File>>;
+    /// Whether another process holds the lock of the regular file `name` (a commit of an
+    /// earlier version of polypatch holds its journal's).
+    fn is_locked(&self, dir: &Dir, name: &str) -> io::Result<bool>;
 }
 
-fn try_lock(file: File) -> io::Result<Option<File>> {
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+/// Whether another process holds `file`'s lock (exclusively).
+fn locked_elsewhere(file: &File) -> io::Result<bool> {
+    match file.try_lock_shared() {
+        Ok(()) => {
+            file.unlock()?;
+            Ok(false)
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Ok(true),
         Err(std::fs::TryLockError::Error(e)) => Err(e),
     }
+}
+
+fn too_large(max: u64) -> io::Error {
+    io::Error::new(io::ErrorKind::FileTooLarge, format!("it is over {max} bytes"))
 }
 
 /// The real file system.
@@ -117,13 +166,13 @@ pub(crate) struct RealOps;
 #[cfg(unix)]
 mod unix {
     use std::fs::File;
-    use std::io::{self, Read};
-    use std::os::fd::OwnedFd;
+    use std::io::{self, Read as _};
+    use std::os::fd::{AsFd, OwnedFd};
     use std::path::Path;
 
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, Stat};
 
-    use super::{Dir, FileBytes, Kind, Meta, Ops, RealOps};
+    use super::{Dir, FileBytes, Kind, Meta, Ops, Read, RealOps, Xattrs};
 
     #[allow(clippy::unnecessary_cast, clippy::useless_conversion, reason = "field types differ between platforms")]
     fn meta(st: &Stat) -> Meta {
@@ -139,6 +188,7 @@ mod unix {
             ino: st.st_ino as u64,
             size: st.st_size as u64,
             mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
             mode: st.st_mode as u32 & 0o7777,
             uid: st.st_uid,
             gid: st.st_gid,
@@ -146,6 +196,67 @@ mod unix {
     }
 
     const DIR_FLAGS: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
+    /// A regular file opened for reading: never through a link, never waiting for a
+    /// writer (a FIFO).
+    const READ_FLAGS: OFlags = OFlags::RDONLY.union(OFlags::NOFOLLOW).union(OFlags::NONBLOCK).union(OFlags::CLOEXEC);
+
+    fn not_a_file() -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidInput, "not a regular file")
+    }
+
+    /// Opens the regular file `name` for reading, with its metadata.
+    fn open_file(dir: &Dir, name: &str) -> io::Result<(OwnedFd, Meta)> {
+        let fd: OwnedFd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())?;
+        let md = meta(&rustix::fs::fstat(&fd)?);
+        if md.kind != Kind::File {
+            return Err(not_a_file());
+        }
+        Ok((fd, md))
+    }
+
+    /// The extended attributes of an open file that a replacement keeps.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn xattrs_of(fd: impl AsFd) -> io::Result<Xattrs> {
+        use rustix::io::Errno;
+        let fd = fd.as_fd();
+        let mut small = [0u8; 256];
+        let names = match rustix::fs::flistxattr(fd, &mut small[..]) {
+            Ok(0) => return Ok(Vec::new()),
+            Ok(n) => small[..n].to_vec(),
+            Err(Errno::NOTSUP) => return Ok(Vec::new()),
+            Err(Errno::RANGE) => {
+                let mut big = vec![0u8; rustix::fs::flistxattr_query(fd)?];
+                let n = rustix::fs::flistxattr(fd, &mut big[..])?;
+                big.truncate(n);
+                big
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut out = Vec::new();
+        for name in names.split(|&b| b == 0).filter(|n| super::copied_xattr(n, true)) {
+            let Ok(name) = std::ffi::CString::new(name) else { continue };
+            let value = match rustix::fs::fgetxattr(fd, name.as_c_str(), &mut small[..]) {
+                Ok(n) => small[..n].to_vec(),
+                // Removed since it was listed.
+                Err(Errno::NODATA) => continue,
+                Err(Errno::RANGE) => {
+                    let mut big = vec![0u8; rustix::fs::fgetxattr_query(fd, name.as_c_str())?];
+                    let n = rustix::fs::fgetxattr(fd, name.as_c_str(), &mut big[..])?;
+                    big.truncate(n);
+                    big
+                }
+                Err(e) => return Err(e.into()),
+            };
+            out.push((name, value));
+        }
+        Ok(out)
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    #[allow(clippy::unnecessary_wraps, reason = "the Linux version can fail")]
+    fn xattrs_of(_fd: impl AsFd) -> io::Result<Xattrs> {
+        Ok(Vec::new())
+    }
 
     impl Ops for RealOps {
         fn open_root(&self, root: &Path) -> io::Result<Dir> {
@@ -174,23 +285,48 @@ mod unix {
             }
         }
 
-        fn read(&self, dir: &Dir, name: &str) -> io::Result<(Vec<u8>, Meta)> {
-            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
-            let fd: OwnedFd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
-            let md = meta(&rustix::fs::fstat(&fd)?);
-            if md.kind != Kind::File {
-                return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+        fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
+            let (fd, md) = open_file(dir, name)?;
+            if md.size > max {
+                return Err(super::too_large(max));
             }
-            let mut file = File::from(fd);
+            let xattrs = xattrs_of(&fd)?;
+            let file = File::from(fd);
             let mut bytes = Vec::with_capacity(usize::try_from(md.size).unwrap_or(0).min(1 << 30));
-            file.read_to_end(&mut bytes)?;
-            Ok((bytes, md))
+            // A file that grows while it is read stops at `max` too.
+            file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > max {
+                return Err(super::too_large(max));
+            }
+            Ok(Read { bytes, meta: md, xattrs })
         }
 
-        fn create(&self, dir: &Dir, name: &str, private: bool) -> io::Result<File> {
+        fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)> {
+            let (fd, md) = open_file(dir, name)?;
+            Ok((md, xattrs_of(&fd)?))
+        }
+
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        fn set_xattrs(&self, file: &File, xattrs: &Xattrs) -> io::Result<()> {
+            for (name, value) in xattrs {
+                rustix::fs::fsetxattr(file, name.as_c_str(), value, rustix::fs::XattrFlags::empty()).map_err(|e| {
+                    io::Error::new(
+                        io::Error::from(e).kind(),
+                        format!("cannot give the extended attribute `{}` to the new file: {e}", name.to_string_lossy()),
+                    )
+                })?;
+            }
+            Ok(())
+        }
+
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        fn set_xattrs(&self, _file: &File, _xattrs: &Xattrs) -> io::Result<()> {
+            Ok(())
+        }
+
+        fn create(&self, dir: &Dir, name: &str, mode: u32) -> io::Result<File> {
             let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            let mode = Mode::from_raw_mode(if private { 0o600 } else { 0o666 });
-            Ok(File::from(rustix::fs::openat(dir, name, flags, mode)?))
+            Ok(File::from(rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(mode & 0o777))?))
         }
 
         fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
@@ -260,9 +396,41 @@ mod unix {
             Ok(names)
         }
 
-        fn open_locked(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
-            let flags = OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-            super::try_lock(File::from(rustix::fs::openat(dir, name, flags, Mode::empty())?))
+        fn lock(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
+            let flags = OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            let fd = match rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o666)) {
+                Ok(fd) => fd,
+                // Another user's lock file: a shared root. `flock` takes a lock through a
+                // descriptor open for reading too (on the local machine).
+                Err(rustix::io::Errno::ACCESS) => rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())?,
+                Err(e) => return Err(e.into()),
+            };
+            let st = meta(&rustix::fs::fstat(&fd)?);
+            if st.kind != Kind::File {
+                return Err(not_a_file());
+            }
+            // The holder removes it when it lets go: a file with something in it is not
+            // polypatch's, and must not be removed.
+            if st.size != 0 {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "it is not empty"));
+            }
+            let file = File::from(fd);
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            }
+            // The holder before removes the name before it lets go: a lock on a file no
+            // longer under the name excludes no one.
+            match self.stat(dir, name)? {
+                Some(now) if now.same_inode(&st) => Ok(Some(file)),
+                _ => Ok(None),
+            }
+        }
+
+        fn is_locked(&self, dir: &Dir, name: &str) -> io::Result<bool> {
+            let (fd, _) = open_file(dir, name)?;
+            super::locked_elsewhere(&File::from(fd))
         }
     }
 }
@@ -276,7 +444,7 @@ mod other {
     use std::io;
     use std::path::Path;
 
-    use super::{Dir, FileBytes, Kind, Meta, Ops, RealOps};
+    use super::{Dir, FileBytes, Kind, Meta, Ops, Read, RealOps, Xattrs};
 
     fn meta(md: &fs::Metadata) -> Meta {
         let ft = md.file_type();
@@ -294,7 +462,7 @@ mod other {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or((0, 0), |d| (d.as_secs() as i64, i64::from(d.subsec_nanos())));
-        Meta { kind, dev: 0, ino: 0, size: md.len(), mtime, mode: 0, uid: 0, gid: 0 }
+        Meta { kind, dev: 0, ino: 0, size: md.len(), mtime, ctime: (0, 0), mode: 0, uid: 0, gid: 0 }
     }
 
     impl Ops for RealOps {
@@ -322,15 +490,34 @@ mod other {
                 Err(e) => Err(e),
             }
         }
-        fn read(&self, dir: &Dir, name: &str) -> io::Result<(Vec<u8>, Meta)> {
+        fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
+            use std::io::Read as _;
             let path = dir.join(name);
             let md = meta(&fs::symlink_metadata(&path)?);
             if md.kind != Kind::File {
                 return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
             }
-            Ok((fs::read(&path)?, md))
+            if md.size > max {
+                return Err(super::too_large(max));
+            }
+            let mut bytes = Vec::new();
+            File::open(&path)?.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > max {
+                return Err(super::too_large(max));
+            }
+            Ok(Read { bytes, meta: md, xattrs: Vec::new() })
         }
-        fn create(&self, dir: &Dir, name: &str, _private: bool) -> io::Result<File> {
+        fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)> {
+            let md = meta(&fs::symlink_metadata(dir.join(name))?);
+            if md.kind != Kind::File {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+            }
+            Ok((md, Vec::new()))
+        }
+        fn set_xattrs(&self, _file: &File, _xattrs: &Xattrs) -> io::Result<()> {
+            Ok(())
+        }
+        fn create(&self, dir: &Dir, name: &str, _mode: u32) -> io::Result<File> {
             OpenOptions::new().write(true).create_new(true).open(dir.join(name))
         }
         fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
@@ -362,8 +549,18 @@ mod other {
         fn list(&self, dir: &Dir) -> io::Result<Vec<String>> {
             fs::read_dir(dir)?.map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned())).collect()
         }
-        fn open_locked(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
-            super::try_lock(OpenOptions::new().read(true).write(true).open(dir.join(name))?)
+        fn lock(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
+            let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(dir.join(name))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            }
+            // Without inode numbers the name cannot be checked: the lock file stays.
+            Ok(Some(file))
+        }
+        fn is_locked(&self, dir: &Dir, name: &str) -> io::Result<bool> {
+            super::locked_elsewhere(&File::open(dir.join(name))?)
         }
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::ops::{Dir, Meta, Ops, RealOps};
+use super::ops::{Dir, Meta, Ops, Read, RealOps, Xattrs};
 use super::*;
 use crate::file_bytes::FileBytes;
 use crate::fileset::{ChangeKind, FileSource, FileStore};
@@ -167,13 +167,21 @@ impl Ops for Faulty {
         self.tick("stat")?;
         self.inner.stat(dir, name)
     }
-    fn read(&self, dir: &Dir, name: &str) -> io::Result<(Vec<u8>, Meta)> {
+    fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
         self.tick("read")?;
-        self.inner.read(dir, name)
+        self.inner.read(dir, name, max)
     }
-    fn create(&self, dir: &Dir, name: &str, private: bool) -> io::Result<File> {
+    fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)> {
+        self.tick("xattrs")?;
+        self.inner.xattrs(dir, name)
+    }
+    fn set_xattrs(&self, file: &File, xattrs: &Xattrs) -> io::Result<()> {
+        self.tick("set_xattrs")?;
+        self.inner.set_xattrs(file, xattrs)
+    }
+    fn create(&self, dir: &Dir, name: &str, mode: u32) -> io::Result<File> {
         self.tick("create")?;
-        self.inner.create(dir, name, private)
+        self.inner.create(dir, name, mode)
     }
     fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
         self.tick("write")?;
@@ -219,9 +227,13 @@ impl Ops for Faulty {
         self.tick("list")?;
         self.inner.list(dir)
     }
-    fn open_locked(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
-        self.tick("open_locked")?;
-        self.inner.open_locked(dir, name)
+    fn lock(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
+        self.tick("lock")?;
+        self.inner.lock(dir, name)
+    }
+    fn is_locked(&self, dir: &Dir, name: &str) -> io::Result<bool> {
+        self.tick("is_locked")?;
+        self.inner.is_locked(dir, name)
     }
 }
 
@@ -534,7 +546,9 @@ fn temporary_files_never_expose_a_private_file() {
             kind: ChangeKind::Write { bytes: b"KEY=2\n".to_vec().into(), mode: None },
         }];
         let _ = commit_with(dir.path(), &Faulty::new(k, true), &changes, Durability::Full);
-        for entry in fs::read_dir(dir.path()).unwrap() {
+        // The lock file a crash leaves holds nothing.
+        for entry in fs::read_dir(dir.path()).unwrap().filter(|e| e.as_ref().unwrap().file_name() != ".polypatch.lock")
+        {
             let md = entry.as_ref().unwrap().metadata().unwrap();
             assert_eq!(md.permissions().mode() & 0o077, 0, "step {k}: {:?}", entry.unwrap().file_name());
         }
@@ -712,3 +726,6 @@ fn the_commits_own_names_are_reserved() {
     }
     assert!(set.resolve(".polypatch-notes.txt").is_ok());
 }
+
+mod concurrent;
+mod hostile;

@@ -1,0 +1,8 @@
+a()
+
+
+def gone():
+    pass
+
+
+b()
