@@ -4,7 +4,11 @@
 //! - `locate+apply/exact`: that patch computed in memory against a 100,000-line file;
 //! - `locate+apply/typo`: the same patch with a one-character typo in one context line of
 //!   every hunk, so that the fuzzy tier runs for every hunk;
-//! - `locate+apply/5k-file-single-hunk-fuzzy`: one hunk with a typo in a 5,000-line file.
+//! - `locate+apply/5k-file-single-hunk-fuzzy`: one hunk with a typo in a 5,000-line file;
+//! - `extract/fenced-diffs/800k`: the blocks of an 800 KB reply of 5,000 fenced diffs with
+//!   prose between them; `extract/unclosed-fences/800k`: an 800 KB reply of fences that
+//!   open and never close, one inside the other (both took time by the square of the
+//!   reply's size before issue 25; `benches/replies.py` times the whole process).
 //!
 //! Inputs are generated deterministically, so runs compare. Before measuring, each case is
 //! checked once to apply as intended (every hunk applied, at the intended tier): a benchmark
@@ -87,6 +91,36 @@ fn check(plan: &EditPlan, files: &MemoryFileSet, hunks: usize, tier: Tier) {
     }
 }
 
+/// A reply of at least `size` bytes made of `piece(i)` for i = 0, 1, …
+fn reply(size: usize, piece: impl Fn(usize) -> String) -> String {
+    let mut out = String::from("Here are the changes:\n\n");
+    for i in 0.. {
+        if out.len() >= size {
+            break;
+        }
+        out.push_str(&piece(i));
+    }
+    out
+}
+
+fn bench_extract(c: &mut Criterion) {
+    let fenced = reply(800_000, |i| {
+        format!(
+            "Step {i}:\n\n```diff\n--- a/f{i}.txt\n+++ b/f{i}.txt\n@@ -1,2 +1,2 @@\n-v{i}\n+v{}\n keep\n```\n\n",
+            i + 1
+        )
+    });
+    let unclosed = reply(800_000, |i| format!("```step{i}\n"));
+    assert_eq!(polypatch::extract(&fenced).len(), fenced.matches("```diff").count());
+    assert_eq!(polypatch::extract(&unclosed).len(), 0);
+    let mut group = c.benchmark_group("extract");
+    for (name, text) in [("fenced-diffs/800k", &fenced), ("unclosed-fences/800k", &unclosed)] {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| polypatch::extract(black_box(text))));
+    }
+    group.finish();
+}
+
 fn bench_engine(c: &mut Criterion) {
     let (exact, patch) = case(100_000, 50, false, Tier::Exact);
     let (typo, _) = case(100_000, 50, true, Tier::Fuzzy);
@@ -115,6 +149,6 @@ criterion_group! {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_engine
+    targets = bench_engine, bench_extract
 }
 criterion_main!(benches);

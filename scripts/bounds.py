@@ -355,6 +355,43 @@ def many_hunks_case(lines: int, hunks: int, typo: bool) -> Callable[[Path], list
     return build
 
 
+def typo_hunks_case(lines: int, hunks: int, shape: str, json: bool = False) -> Callable[[Path], list[str]]:
+    """An AI-PATCH of `hunks` hunks spread over a file of `lines` lines (every 50th line is
+    `    Ok(out)`), each with a one-character typo. `short`: the hunk removes an `Ok(out)`
+    line written with a typo, too short to be similar enough, so every hunk fails (issue
+    25: each cost a whole similarity search and a closest-region search before).
+    `first-fails`: the first hunk's lines are not in the file, every later one has a typo
+    in a context line (found by similarity, were it searched). `bare`: one line each,
+    with a typo, no context (a similarity search of the file for every hunk)."""
+
+    def build(d: Path) -> list[str]:
+        rng = random.Random(lines + hunks)
+        text = ["    Ok(out)" if i % 50 == 49 else file_line(i, rng) for i in range(lines)]
+        (d / "tree").mkdir()
+        (d / "tree" / "big.rs").write_text("\n".join(text) + "\n")
+        out = ["*** Begin Patch", "*** Update File: big.rs"]
+        step = lines // hunks
+        for h in range(hunks):
+            at = h * step + step // 2
+            if text[at] == "    Ok(out)":
+                at += 1
+            if shape == "short":
+                ok = (h * step // 50) * 50 + 49
+                out += ["@@", f"-{one_typo(text[ok])}", "+    Ok(out) // done"]
+            elif shape == "bare":
+                out += ["@@", f"-{one_typo(text[at])}", f"+{text[at]} // checked"]
+            else:
+                before = [text[at - 2], one_typo(text[at - 1])]
+                removed = text[at] if h > 0 else "    let nothing = nowhere(input, 0)?;"
+                out += ["@@"] + [f" {t}" for t in before] + [f"-{removed}", f"+{text[at]} // checked", f" {text[at + 1]}"]
+        out.append("*** End Patch")
+        (d / "p.patch").write_text("\n".join(out) + "\n")
+        args = ["check", "--root", str(d / "tree"), str(d / "p.patch")]
+        return args + ["--json"] if json else args
+
+    return build
+
+
 def cases(big: bool) -> list[Case]:
     out = [
         Case("long line 60k, one typo (ai-patch)", long_line_case(60_000, "ai-patch", False), {0}, check=long_line_applied),
@@ -422,11 +459,35 @@ def cases(big: bool) -> list[Case]:
             max_rss_mib=200.0,
         ),
     ]
+    # Issue 25: after the first failure no similarity search runs, and failures past the
+    # tenth are listed without details (about 100 bytes of text, 180 of JSON, per hunk).
+    for shape in ["short", "first-fails"]:
+        for json in [False, True]:
+            out.append(
+                Case(
+                    f"2,000 typo hunks / 100,000 ({shape}{' --json' if json else ''})",
+                    typo_hunks_case(100_000, 2_000, shape, json),
+                    {1},
+                    max_output_kib=512.0,
+                    note="a line or two per hunk",
+                )
+            )
     if big:
         out += [
             # A report line per hunk: the output grows with the patch, as it should.
             Case("1M lines, 1,000 hunks exact", many_hunks_case(1_000_000, 1_000, False), {0}, 30.0, 1024.0, 256.0),
             Case("1M lines, 1,000 hunks one typo", many_hunks_case(1_000_000, 1_000, True), {0}, 180.0, 1024.0, 256.0),
+            # The plan's budget for similarity searches runs out (a search of the whole
+            # file for each one-line hunk): the plan fails, saying to split it.
+            Case(
+                "1M lines, 1,000 one-line hunks with a typo",
+                typo_hunks_case(1_000_000, 1_000, "bare"),
+                {1},
+                60.0,
+                1024.0,
+                256.0,
+                note="fails where the plan's search budget runs out: search_skipped, split the patch",
+            ),
         ]
     return out
 

@@ -11,7 +11,8 @@
 //!   those are the blocks, with the fence's info string: a `*** Begin Patch` block in an
 //!   `apply_patch <<'EOF'` heredoc leaves the heredoc lines out. A fence no dialect recognises (a shell
 //!   snippet, example code, a JSON object that is not a bundle) is skipped, not an error.
-//!   A fence tagged `markdown` or `md` is searched for blocks inside it. An unclosed fence
+//!   A fence tagged `markdown` or `md` is searched for blocks inside it (up to 8 such
+//!   fences one inside the other; a deeper one is read as an ordinary fence). An unclosed fence
 //!   runs to the end of the reply. A fence indented in a list item, whose lines all carry
 //!   its indentation, is read without it ([`Block::content`]). A fence line more than 3
 //!   spaces deeper than the opening one (in a YAML block scalar), or a diff's context line
@@ -24,6 +25,11 @@
 //! - when none of these is found, the whole reply as one block, if a dialect recognises it
 //!   (a bare ap YAML plan, say), so a reply that is exactly one patch is one block.
 //!
+//! The work is linear in the reply's size: the lines are split once, the
+//! JSON brackets counted in one pass for every line that starts with `{`, a block's line
+//! numbers found by a binary search, and a candidate no dialect recognises does not make
+//! the scan read the candidates inside it again (see the notes on `Reader::scan`).
+//!
 //! ```
 //! let reply = "Here is the fix:\n\n```diff\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n```\n\nAnd run:\n\n```bash\ncargo test\n```\n";
 //! let blocks = polypatch::extract(reply);
@@ -33,6 +39,8 @@
 //! assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (4, 8));
 //! assert!(blocks[0].text.starts_with("--- a/x.txt\n"));
 //! ```
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -98,13 +106,13 @@ fn leading_spaces(line: &str) -> usize {
 /// assert!(blocks[0].text.starts_with("--- a/a.txt"));
 /// ```
 pub fn extract(reply: &str) -> Vec<Block<'_>> {
-    let lines = split_lines(reply);
+    let reader = Reader::new(reply);
     let mut blocks = Vec::new();
-    scan(reply, &lines, 0, lines.len(), &mut blocks);
+    reader.scan(0, reader.lines.len(), Mode::Every, 0, &mut blocks);
     if blocks.is_empty()
         && let Some((dialect, score)) = best(reply)
     {
-        blocks.push(block(reply, Span::new(0, reply.len()), None, dialect, score));
+        blocks.push(reader.block(Span::new(0, reply.len()), None, dialect, score));
     }
     blocks
 }
@@ -126,8 +134,14 @@ pub fn detect_all(text: &str) -> Vec<(&'static dyn Dialect, u8)> {
 
 /// The best-scoring dialect of `text`, when one scores above 0.
 fn best(text: &str) -> Option<(&'static str, u8)> {
+    charge(text.len());
     detect_all(text).first().filter(|(_, score)| *score > 0).map(|(d, score)| (d.name(), *score))
 }
+
+/// How deep fences tagged `markdown` or `md` are searched inside one another; a deeper
+/// one is read as an ordinary fence. Each level reads its lines once more: the bound keeps
+/// a reply of nested unclosed fences linear in its size.
+const MARKDOWN_DEPTH: usize = 8;
 
 /// A line of the reply: its bytes without the line break (`start..end`), and where the
 /// next line starts.
@@ -153,96 +167,177 @@ fn split_lines(text: &str) -> Vec<Line> {
     out
 }
 
-fn block<'a>(reply: &'a str, span: Span, fence: Option<&'a str>, dialect: &'static str, score: u8) -> Block<'a> {
-    let line_of = |at: usize| reply[..at].bytes().filter(|&b| b == b'\n').count() + 1;
-    let start = line_of(span.start);
-    let end = if span.end > span.start { line_of(span.end - 1) } else { start - 1 };
-    Block {
-        dialect,
-        span,
-        lines: LineRange::from_zero_based(start - 1, end),
-        fence,
-        text: &reply[span.start..span.end],
-        confidence: score,
-        indent: 0,
-    }
+/// What a scan of some lines reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Every block: fenced ones and bare ones.
+    Every,
+    /// Bare blocks only (inside a fence): a fence inside is passed over, except one tagged
+    /// `markdown`, which is searched.
+    Bare,
 }
 
-/// Scans lines `from..to` of `reply` for blocks.
-fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Vec<Block<'a>>) {
-    let text = |i: usize| &reply[lines[i].start..lines[i].end];
-    let span_of = |a: usize, b: usize| {
-        // Lines a..b (exclusive); empty at the start of line a when a == b.
-        let start = lines.get(a).map_or(reply.len(), |l| l.start);
-        let end = if b > a { lines[b - 1].next } else { start };
-        Span::new(start, end)
-    };
-    let mut i = from;
-    while i < to {
-        let line = text(i);
-        if let Some((fence_char, width, info)) = fence_open(line) {
-            let close = fence_close(&text, i + 1, to, fence_char, width, leading_spaces(line));
-            let inner_end = close.unwrap_or(to);
-            let tag = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-            let span = span_of(i + 1, inner_end);
-            let content = &reply[span.start..span.end];
-            // A fence in a list item: its lines carry the item's indentation.
-            let indent = leading_spaces(line);
-            let indented =
-                indent > 0 && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
-            let indent = if indented { indent } else { 0 };
-            if matches!(tag.as_str(), "markdown" | "md") {
-                scan(reply, lines, i + 1, inner_end, out);
-            } else if let inner = bare_blocks(reply, lines, i + 1, inner_end)
-                && indent == 0
-                && !inner.is_empty()
-            {
-                // Bare blocks inside the fence (an `apply_patch <<'EOF'` heredoc around a
-                // `*** Begin Patch` block, prose inside the fence): those, not the lines
-                // around them.
-                out.extend(inner.into_iter().map(|b| Block { fence: Some(info), ..b }));
-            } else if let Some((dialect, score)) = best(&dedent(content, indent)) {
-                out.push(Block { indent, ..block(reply, span, Some(info), dialect, score) });
-            }
-            i = close.map_or(to, |j| j + 1);
-            continue;
-        }
-        let end = if line.trim() == "*** Begin Patch" {
-            Some(((i + 1..to).find(|&j| text(j).trim() == "*** End Patch")).map_or(to, |j| j + 1))
-        } else if line.trim_start().starts_with(">>> file:") {
-            Some(applydiff_end(&text, i, to))
-        } else if line.starts_with("diff --git ")
-            || (line.starts_with("--- ") && i + 1 < to && text(i + 1).starts_with("+++ "))
-        {
-            Some(diff_end(&text, i, to))
-        } else if line.starts_with('{') {
-            json_end(reply, lines, i, to)
+/// The reply split into lines, with what the scan looks up about them.
+struct Reader<'a> {
+    reply: &'a str,
+    lines: Vec<Line>,
+    /// For each line that starts with `{`, the byte of the bracket that closes it
+    /// ([`json_closes`]); empty when no line starts with `{`.
+    json: Vec<Option<usize>>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(reply: &'a str) -> Self {
+        let lines = split_lines(reply);
+        let json = if lines.iter().any(|l| reply.as_bytes()[l.start] == b'{') {
+            json_closes(reply, &lines)
         } else {
-            None
+            Vec::new()
         };
-        match end {
-            Some(end) => {
-                let span = span_of(i, end);
-                let content = &reply[span.start..span.end];
-                match best(content) {
-                    Some((dialect, score)) => {
-                        out.push(block(reply, span, None, dialect, score));
-                        i = end;
-                    }
-                    None => i += 1,
-                }
-            }
-            None => i += 1,
+        Reader { reply, lines, json }
+    }
+
+    /// Line `i` without its line break.
+    fn text(&self, i: usize) -> &'a str {
+        let line = self.lines[i];
+        charge(line.next - line.start + 1);
+        &self.reply[line.start..line.end]
+    }
+
+    /// The bytes of lines `a..b`; empty at the start of line `a` when `a == b`.
+    fn span_of(&self, a: usize, b: usize) -> Span {
+        let start = self.lines.get(a).map_or(self.reply.len(), |l| l.start);
+        let end = if b > a { self.lines[b - 1].next } else { start };
+        Span::new(start, end)
+    }
+
+    /// The 0-based number of the line that holds byte `at`: how many line breaks come
+    /// before it.
+    fn line_at(&self, at: usize) -> usize {
+        let k = self.lines.partition_point(|l| l.next <= at);
+        // The end of a reply whose last line has no line break is on that line.
+        if at >= self.reply.len() && k > 0 && !self.reply.ends_with('\n') { k - 1 } else { k }
+    }
+
+    fn block(&self, span: Span, fence: Option<&'a str>, dialect: &'static str, score: u8) -> Block<'a> {
+        let start = self.line_at(span.start);
+        // Its last byte may be inside a character: `line_at` reads no text.
+        let end = if span.end > span.start { self.line_at(span.end - 1) + 1 } else { start };
+        Block {
+            dialect,
+            span,
+            lines: LineRange::from_zero_based(start, end),
+            fence,
+            text: &self.reply[span.start..span.end],
+            confidence: score,
+            indent: 0,
         }
     }
-}
 
-/// The blocks of lines `from..to` found without looking at fences inside them.
-fn bare_blocks<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize) -> Vec<Block<'a>> {
-    let mut inner = Vec::new();
-    scan(reply, lines, from, to, &mut inner);
-    inner.retain(|b| b.fence.is_none());
-    inner
+    /// Scans lines `from..to` for blocks, inside `depth` markdown fences.
+    ///
+    /// A candidate outside fences that no dialect recognises is passed over a line at a
+    /// time, so the candidates inside it are tried too; two kinds can fail, and the ones
+    /// inside a failed one of their kind are known to fail without reading them again. A
+    /// sniffer scores a text above 0 only for lines it holds (or for a JSON text, the keys
+    /// in it), so a run of whole lines inside a text that every dialect scores 0 scores 0
+    /// too (the test `skipped_candidates_fail_as_they_did` holds this against the scan
+    /// without the shortcuts):
+    /// - a `--- ` / `+++ ` pair whose diff has no `@@` line: a pair inside it ends where it
+    ///   ends (at its `--- ` line both have the same state, see [`diff_end`]);
+    /// - a `{` line whose JSON value no dialect recognises: a `{` line whose value closes
+    ///   inside it. Two values cross (each ends inside the other's lines on one side only)
+    ///   only where a string runs over a line break, which JSON does not allow; such a
+    ///   value is read on its own.
+    fn scan(&self, from: usize, to: usize, mode: Mode, depth: usize, out: &mut Vec<Block<'a>>) {
+        let text = |i: usize| self.text(i);
+        // One past the last line of a `---` candidate no dialect recognised, and of the
+        // `{` candidates no dialect recognised, the furthest.
+        let (mut diff_failed, mut json_failed) = (from, from);
+        let mut i = from;
+        while i < to {
+            let line = text(i);
+            if let Some((fence_char, width, info)) = fence_open(line) {
+                let close = fence_close(&text, i + 1, to, fence_char, width, leading_spaces(line));
+                let inner_end = close.unwrap_or(to);
+                let tag = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                if matches!(tag.as_str(), "markdown" | "md") && depth < MARKDOWN_DEPTH {
+                    self.scan(i + 1, inner_end, mode, depth + 1, out);
+                } else if mode == Mode::Every {
+                    self.fenced(i, inner_end, info, depth, out);
+                }
+                i = close.map_or(to, |j| j + 1);
+                continue;
+            }
+            let pair = line.starts_with("--- ") && i + 1 < to && text(i + 1).starts_with("+++ ");
+            let (end, failed) = if line.trim() == "*** Begin Patch" {
+                let end = (i + 1..to).find(|&j| text(j).trim() == "*** End Patch").map_or(to, |j| j + 1);
+                (Some(end), None)
+            } else if line.trim_start().starts_with(">>> file:") {
+                (Some(applydiff_end(&text, i, to)), None)
+            } else if line.starts_with("diff --git ") {
+                (Some(diff_end(&text, i, to)), None)
+            } else if pair {
+                // Inside a pair no dialect recognised, this one ends where it ends.
+                ((i >= diff_failed).then(|| diff_end(&text, i, to)), Some(&mut diff_failed))
+            } else if line.starts_with('{') {
+                (self.json_end(i, to).filter(|&end| end > json_failed), Some(&mut json_failed))
+            } else {
+                (None, None)
+            };
+            let Some(end) = end else {
+                i += 1;
+                continue;
+            };
+            let span = self.span_of(i, end);
+            if let Some((dialect, score)) = best(&self.reply[span.start..span.end]) {
+                out.push(self.block(span, None, dialect, score));
+                i = end;
+            } else {
+                if let Some(failed) = failed {
+                    *failed = end;
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// The fence opened at line `open` with `info`, its content up to line `inner_end`: its
+    /// bare blocks, or the block it is.
+    fn fenced(&self, open: usize, inner_end: usize, info: &'a str, depth: usize, out: &mut Vec<Block<'a>>) {
+        let span = self.span_of(open + 1, inner_end);
+        let content = &self.reply[span.start..span.end];
+        charge(content.len());
+        // A fence in a list item: its lines carry the item's indentation.
+        let indent = leading_spaces(self.text(open));
+        let indented =
+            indent > 0 && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
+        let indent = if indented { indent } else { 0 };
+        if indent == 0 {
+            // Bare blocks inside the fence (an `apply_patch <<'EOF'` heredoc around a
+            // `*** Begin Patch` block, prose inside the fence): those, not the lines
+            // around them.
+            let before = out.len();
+            self.scan(open + 1, inner_end, Mode::Bare, depth, out);
+            if out.len() > before {
+                for block in &mut out[before..] {
+                    block.fence = Some(info);
+                }
+                return;
+            }
+        }
+        if let Some((dialect, score)) = best(&dedent(content, indent)) {
+            out.push(Block { indent, ..self.block(span, Some(info), dialect, score) });
+        }
+    }
+
+    /// One past the last line of the JSON value that starts at line `i`, when it closes
+    /// before line `to`.
+    fn json_end(&self, i: usize, to: usize) -> Option<usize> {
+        let at = self.json.get(i).copied().flatten()?;
+        let limit = self.lines.get(to).map_or(self.reply.len(), |l| l.start);
+        (at < limit).then(|| self.line_at(at) + 1)
+    }
 }
 
 /// A fence opening line: its character, its width and its info string.
@@ -359,10 +454,23 @@ fn hunk_line(line: &str) -> bool {
 
 /// A line of a git binary patch's base85 data: a length letter, then base85 characters.
 fn base85_line(line: &str) -> bool {
-    let mut chars = line.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && line.len() > 1
-        && chars.all(|c| c.is_ascii_alphanumeric() || "!#$%&()*+-;<=>?@^_`{|}~".contains(c))
+    // git's base85 alphabet, one entry per byte: a release's diff holds hundreds of
+    // kilobytes of these lines (a search of the symbols per character was a third of
+    // `polypatch check` on one).
+    const BASE85: [bool; 256] = {
+        let alphabet = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < alphabet.len() {
+            table[alphabet[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    let bytes = line.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.len() > 1
+        && bytes[1..].iter().all(|&b| BASE85[usize::from(b)])
 }
 
 /// The old and new line counts of a `@@ -a,b +c,d @@` header, when it has them.
@@ -441,41 +549,296 @@ fn diff_end<'a>(text: &impl Fn(usize) -> &'a str, i: usize, to: usize) -> usize 
     last + 1
 }
 
-/// One past the last line of the JSON object that starts at line `i` (its closing brace,
-/// found by counting braces outside strings), when it closes before line `to`.
-fn json_end(reply: &str, lines: &[Line], i: usize, to: usize) -> Option<usize> {
-    let start = lines[i].start;
-    let limit = lines.get(to).map_or(reply.len(), |l| l.start);
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for (offset, b) in reply[start..limit].bytes().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
+/// For each line of `reply` that starts with `{`, the byte of the bracket that closes it:
+/// counting brackets (`{}` and `[]` alike) outside strings from that line on, the first
+/// that brings the count back to 0. A string may run over a line break, as a model writes
+/// one by mistake: the value then ends where its brackets say, and its parse error points
+/// at the line break.
+///
+/// One pass for all lines, not one from each: counts that start outside a string where
+/// another count is outside a string too follow the same brackets from there on, so one
+/// count (a lane) serves them all, each line waiting for the lane to come back to the
+/// depth it started at. The lanes differ only in where they are inside a string: at most
+/// two are needed (one outside a string, one in), and two that come to the same state (an
+/// escaped quote in one, a quote in the other) go on as one.
+fn json_closes(reply: &str, lines: &[Line]) -> Vec<Option<usize>> {
+    let bytes = reply.as_bytes();
+    let mut closes = vec![None; lines.len()];
+    let mut lanes: Vec<Lane> = Vec::new();
+    for (k, line) in lines.iter().enumerate() {
+        if bytes[line.start] == b'{' {
+            // The count from this line starts outside a string: on the lane outside one
+            // here, or on a new one.
+            let lane = lanes.iter().position(|lane| lane.quote == Quote::Out).unwrap_or_else(|| {
+                lanes.push(Lane::default());
+                lanes.len() - 1
+            });
+            lanes[lane].wait(k);
+        }
+        if lanes.is_empty() {
             continue;
         }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    let at = start + offset;
-                    return (i..to).find(|&k| lines[k].next > at).map(|k| k + 1);
-                }
+        charge(line.next - line.start);
+        for (at, &b) in bytes.iter().enumerate().take(line.next).skip(line.start) {
+            for lane in &mut lanes {
+                lane.step(b, at, &mut closes);
             }
-            _ => {}
+            if let [a, b] = lanes.as_mut_slice()
+                && a.quote == b.quote
+            {
+                let b = lanes.pop().expect("two lanes");
+                let a = lanes.pop().expect("two lanes");
+                lanes.push(a.merge(b));
+            }
         }
+        // A lane no line waits on any more serves nothing.
+        lanes.retain(|lane| lane.pending > 0);
     }
-    None
+    closes
+}
+
+/// Where a count of JSON brackets is: outside a string, in one, or after a backslash in one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Quote {
+    #[default]
+    Out,
+    In,
+    Escaped,
+}
+
+/// One count of brackets ([`json_closes`]) and the lines waiting on it.
+#[derive(Debug, Default)]
+struct Lane {
+    quote: Quote,
+    /// Brackets opened less brackets closed since the lane began (below 0 when it began
+    /// inside a value).
+    depth: i64,
+    /// The lines waiting on the lane, by the depth at which their value closes.
+    waiting: BTreeMap<i64, Vec<usize>>,
+    /// How many lines are waiting.
+    pending: usize,
+}
+
+impl Lane {
+    /// Line `k`, whose `{` is the lane's next byte, waits for its close.
+    fn wait(&mut self, k: usize) {
+        self.waiting.entry(self.depth).or_default().push(k);
+        self.pending += 1;
+    }
+
+    /// The lane after byte `b`, at `at`: a line whose value this byte closes gets its close.
+    fn step(&mut self, b: u8, at: usize, closes: &mut [Option<usize>]) {
+        self.quote = match self.quote {
+            Quote::Escaped => Quote::In,
+            Quote::In => match b {
+                b'\\' => Quote::Escaped,
+                b'"' => Quote::Out,
+                _ => Quote::In,
+            },
+            Quote::Out if b == b'"' => Quote::In,
+            Quote::Out => {
+                match b {
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => {
+                        self.depth -= 1;
+                        if let Some(done) = self.waiting.remove(&self.depth) {
+                            self.pending -= done.len();
+                            for k in done {
+                                closes[k] = Some(at);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                Quote::Out
+            }
+        };
+    }
+
+    /// The lane `self` and `other` go on as, now that they are in the same state: the one
+    /// with fewer waiting lines joins the other, its depths moved to the other's count.
+    fn merge(mut self, mut other: Lane) -> Lane {
+        if self.pending < other.pending {
+            std::mem::swap(&mut self, &mut other);
+        }
+        let shift = self.depth - other.depth;
+        for (depth, lines) in other.waiting {
+            self.waiting.entry(depth + shift).or_default().extend(lines);
+        }
+        self.pending += other.pending;
+        self
+    }
+}
+
+// Work done by `extract`: bytes looked at, counted in tests (which bound it by the reply's
+// size) and nowhere else.
+#[cfg(test)]
+thread_local! {
+    static WORK: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg_attr(not(test), allow(unused_variables, clippy::missing_const_for_fn))]
+fn charge(bytes: usize) {
+    #[cfg(test)]
+    WORK.with(|work| work.set(work.get() + bytes));
 }
 
 #[cfg(all(test, feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
 mod tests {
     use super::*;
+
+    /// The scan as it was before issue 25 (one pass from each candidate, a recursion per
+    /// nested fence, line numbers counted from the start for each block): the reference the
+    /// linear scan is checked against.
+    mod reference {
+        use super::super::{
+            Block, Line, Span, applydiff_end, best, charge, dedent, diff_end, fence_close, fence_open, leading_spaces,
+            split_lines,
+        };
+        use crate::LineRange;
+
+        pub(super) fn extract(reply: &str) -> Vec<Block<'_>> {
+            let lines = split_lines(reply);
+            let mut blocks = Vec::new();
+            scan(reply, &lines, 0, lines.len(), &mut blocks);
+            if blocks.is_empty()
+                && let Some((dialect, score)) = best(reply)
+            {
+                blocks.push(block(reply, Span::new(0, reply.len()), None, dialect, score));
+            }
+            blocks
+        }
+        fn block<'a>(
+            reply: &'a str,
+            span: Span,
+            fence: Option<&'a str>,
+            dialect: &'static str,
+            score: u8,
+        ) -> Block<'a> {
+            // Bytes, not `&reply[..at]`: the block's last byte may be inside a character.
+            let line_of = |at: usize| {
+                charge(at);
+                reply.as_bytes()[..at].split(|&b| b == b'\n').count()
+            };
+            let start = line_of(span.start);
+            let end = if span.end > span.start { line_of(span.end - 1) } else { start - 1 };
+            Block {
+                dialect,
+                span,
+                lines: LineRange::from_zero_based(start - 1, end),
+                fence,
+                text: &reply[span.start..span.end],
+                confidence: score,
+                indent: 0,
+            }
+        }
+        fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Vec<Block<'a>>) {
+            let text = |i: usize| {
+                charge(lines[i].next - lines[i].start + 1);
+                &reply[lines[i].start..lines[i].end]
+            };
+            let span_of = |a: usize, b: usize| {
+                // Lines a..b (exclusive); empty at the start of line a when a == b.
+                let start = lines.get(a).map_or(reply.len(), |l| l.start);
+                let end = if b > a { lines[b - 1].next } else { start };
+                Span::new(start, end)
+            };
+            let mut i = from;
+            while i < to {
+                let line = text(i);
+                if let Some((fence_char, width, info)) = fence_open(line) {
+                    let close = fence_close(&text, i + 1, to, fence_char, width, leading_spaces(line));
+                    let inner_end = close.unwrap_or(to);
+                    let tag = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                    let span = span_of(i + 1, inner_end);
+                    let content = &reply[span.start..span.end];
+                    // A fence in a list item: its lines carry the item's indentation.
+                    let indent = leading_spaces(line);
+                    let indented = indent > 0
+                        && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
+                    let indent = if indented { indent } else { 0 };
+                    if matches!(tag.as_str(), "markdown" | "md") {
+                        scan(reply, lines, i + 1, inner_end, out);
+                    } else if let inner = bare_blocks(reply, lines, i + 1, inner_end)
+                        && indent == 0
+                        && !inner.is_empty()
+                    {
+                        // Bare blocks inside the fence (an `apply_patch <<'EOF'` heredoc around a
+                        // `*** Begin Patch` block, prose inside the fence): those, not the lines
+                        // around them.
+                        out.extend(inner.into_iter().map(|b| Block { fence: Some(info), ..b }));
+                    } else if let Some((dialect, score)) = best(&dedent(content, indent)) {
+                        out.push(Block { indent, ..block(reply, span, Some(info), dialect, score) });
+                    }
+                    i = close.map_or(to, |j| j + 1);
+                    continue;
+                }
+                let end = if line.trim() == "*** Begin Patch" {
+                    Some(((i + 1..to).find(|&j| text(j).trim() == "*** End Patch")).map_or(to, |j| j + 1))
+                } else if line.trim_start().starts_with(">>> file:") {
+                    Some(applydiff_end(&text, i, to))
+                } else if line.starts_with("diff --git ")
+                    || (line.starts_with("--- ") && i + 1 < to && text(i + 1).starts_with("+++ "))
+                {
+                    Some(diff_end(&text, i, to))
+                } else if line.starts_with('{') {
+                    json_end(reply, lines, i, to)
+                } else {
+                    None
+                };
+                match end {
+                    Some(end) => {
+                        let span = span_of(i, end);
+                        let content = &reply[span.start..span.end];
+                        match best(content) {
+                            Some((dialect, score)) => {
+                                out.push(block(reply, span, None, dialect, score));
+                                i = end;
+                            }
+                            None => i += 1,
+                        }
+                    }
+                    None => i += 1,
+                }
+            }
+        }
+        fn bare_blocks<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize) -> Vec<Block<'a>> {
+            let mut inner = Vec::new();
+            scan(reply, lines, from, to, &mut inner);
+            inner.retain(|b| b.fence.is_none());
+            inner
+        }
+        pub(super) fn json_end(reply: &str, lines: &[Line], i: usize, to: usize) -> Option<usize> {
+            let start = lines[i].start;
+            let limit = lines.get(to).map_or(reply.len(), |l| l.start);
+            let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+            for (offset, b) in reply[start..limit].bytes().enumerate() {
+                charge(1);
+                if in_string {
+                    match b {
+                        _ if escaped => escaped = false,
+                        b'\\' => escaped = true,
+                        b'"' => in_string = false,
+                        _ => {}
+                    }
+                    continue;
+                }
+                match b {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            let at = start + offset;
+                            return (i..to).find(|&k| lines[k].next > at).map(|k| k + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+    }
 
     const AI: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** End Patch\n";
     const DIFF: &str = "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n-two\n+dos\n keep\n";
@@ -696,5 +1059,200 @@ mod tests {
         assert!(scores[0].1 > scores[1].1);
         assert!(scores.windows(2).all(|w| w[0].1 >= w[1].1));
         assert!(detect_all("hello").iter().all(|(_, s)| *s == 0));
+    }
+
+    #[test]
+    fn a_brace_line_in_a_string_of_a_value_that_is_no_patch_is_tried_on_its_own() {
+        // The first value's string runs over its line break, so its count closes on line 2
+        // (no patch); counted from line 2, the second value closes on line 3 (a bundle).
+        let second = "{\"y\": \"}\n\", \"root\": \".\", \"files\": [{\"path\": \"a\", \"content\": \"x\"}]}\n";
+        let reply = format!("{{\"note\": \"x\n{second}Done.\n");
+        let blocks = extract(&reply);
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        assert_eq!((blocks[0].dialect, blocks[0].text), ("aptix", second));
+        assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (2, 3));
+        assert_eq!(blocks, reference::extract(&reply));
+    }
+
+    /// Lines replies are made of in the property tests: fences, every dialect's markers,
+    /// JSON brackets and strings, diff headers and hunk lines, prose.
+    const PIECES: &[&str] = &[
+        "```",
+        "```diff",
+        "````",
+        "```md",
+        "````markdown",
+        "~~~",
+        "   ```",
+        " ```",
+        "```bash",
+        "",
+        "*** Begin Patch",
+        "*** End Patch",
+        "*** Update File: a",
+        "@@",
+        "@@ -1 +1 @@",
+        "@@ -1,2 +1,2 @@",
+        "-a",
+        "+b",
+        " c",
+        "--- a/x",
+        "+++ b/x",
+        "diff --git a/x b/x",
+        "index 1..2",
+        "GIT binary patch",
+        "literal 5",
+        "zcmb",
+        ">>> file: x",
+        "--- from",
+        "--- to",
+        "<",
+        "{",
+        "}",
+        "[",
+        "]",
+        "{\"a\": \"b",
+        "\"}",
+        "\\\"\"",
+        "{\"k\": [1, {",
+        "{\"root\": \".\", \"files\": [{\"path\": \"a\", \"content\": \"x\"}]}",
+        "\"path\": \"a\", \"files\": [",
+        "version: \"2.0\"",
+        "changes:",
+        "  - file_path: a",
+        "    modifications:",
+        "Hello",
+        "- item",
+        "é",
+    ];
+
+    /// The pieces of the candidates that can fail, and of the lines inside them.
+    const FAILING: &[&str] = &[
+        "--- a/x",
+        "+++ b/x",
+        "index 1..2",
+        "",
+        "GIT binary patch",
+        "literal 5",
+        "zcmb",
+        "@@ -1 +1 @@",
+        "-a",
+        "+b",
+        "{",
+        "}",
+        "[",
+        "]",
+        "{\"a\": \"b",
+        "\"}",
+        "\\\"\"",
+        "{\"k\": [1, {",
+        "\"path\": \"a\", \"files\": [",
+        "```",
+        "Hello",
+        "diff --git a/x b/x",
+        "*** Update File: a",
+        "version: \"2.0\"",
+    ];
+
+    fn reply_of(pieces: &[&str], crlf: bool, last_break: bool) -> String {
+        let lines = pieces;
+        let mut reply = lines.join(if crlf { "\r\n" } else { "\n" });
+        if last_break && !reply.is_empty() {
+            reply.push('\n');
+        }
+        reply
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+
+        /// The linear scan finds exactly the blocks the scan before issue 25 found.
+        #[test]
+        fn the_scan_finds_what_the_reference_finds(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..40),
+            crlf: bool,
+            last_break: bool,
+        ) {
+            let reply = reply_of(&pieces, crlf, last_break);
+            proptest::prop_assert_eq!(extract(&reply), reference::extract(&reply), "{:?}", reply);
+        }
+
+        /// The same, on replies made mostly of the candidates that can fail: `---`/`+++`
+        /// pairs and `{` lines, with what stands inside them.
+        #[test]
+        fn skipped_candidates_fail_as_they_did(
+            pieces in proptest::collection::vec(proptest::sample::select(FAILING), 0..40),
+            crlf: bool,
+            last_break: bool,
+        ) {
+            let reply = reply_of(&pieces, crlf, last_break);
+            proptest::prop_assert_eq!(extract(&reply), reference::extract(&reply), "{:?}", reply);
+        }
+
+        /// The one pass over the JSON brackets finds, for every line that starts with `{`
+        /// and every end, the close a count from that line finds.
+        #[test]
+        fn json_closes_agree_with_a_count_from_each_line(
+            reply in "[{}\\[\\]\"\\\\\na ]{0,120}",
+            cut in 0usize..40,
+        ) {
+            let reader = Reader::new(&reply);
+            let to = reader.lines.len().saturating_sub(cut % 3 * cut / 2);
+            for i in 0..to {
+                if reply[reader.lines[i].start..].starts_with('{') {
+                    proptest::prop_assert_eq!(
+                        reader.json_end(i, to),
+                        reference::json_end(&reply, &reader.lines, i, to),
+                        "line {} to {} of {:?}", i, to, reply
+                    );
+                }
+            }
+        }
+    }
+
+    /// Replies that took the scan time by the square of their size, `n` times a piece (with
+    /// a head and a tail): many blocks (their line numbers counted from the start), `{`
+    /// lines that never close (a count to the end from each), nested unclosed fences (a
+    /// recursion over the rest from each), `---`/`+++` pairs without a hunk (a diff to the
+    /// end from each), objects nested in one that is no patch (each read again).
+    fn pathological(n: usize) -> Vec<(&'static str, String)> {
+        let repeat = |piece: &str| piece.repeat(n);
+        vec![
+            ("fenced diffs", repeat(&format!("Then:\n\n```diff\n{DIFF}```\n\n"))),
+            ("bare diffs", repeat("diff --git a/x b/x\nprose\n")),
+            ("unclosed braces", repeat("{\n")),
+            ("unclosed brace lines", repeat("{ \"a\": [1, 2,\n")),
+            ("fences with info", repeat("```a\n")),
+            ("markdown fences", repeat("```md\n")),
+            ("a fence of unclosed braces", format!("```text\n{}", repeat("{ x\n"))),
+            ("diff headers", repeat("--- a/x\n+++ b/x\n")),
+            ("nested objects", format!("{}{}", repeat("{\"a\":\n"), repeat("}\n"))),
+            ("nested arrays in prose", format!("Data:\n{}{}Done.\n", repeat("[\n{\n"), repeat("}\n]\n"))),
+        ]
+    }
+
+    fn work(f: impl FnOnce()) -> usize {
+        WORK.with(|work| work.set(0));
+        f();
+        WORK.with(std::cell::Cell::get)
+    }
+
+    /// The scan reads each byte of a reply a bounded number of times, whatever its shape
+    /// (issue 25, point 8: an 812 KB reply took 19 s); the scan before took work by the
+    /// square of the size on each of these replies.
+    #[test]
+    fn the_scan_is_linear_in_the_reply() {
+        const BOUND: usize = 40;
+        for (name, reply) in pathological(400) {
+            let ours = work(|| drop(extract(&reply)));
+            assert!(ours <= BOUND * reply.len(), "{name}: {ours} for {} bytes", reply.len());
+            // The reference recurses once per nested fence.
+            let (before, same) = std::thread::scope(|scope| {
+                let run = || (work(|| drop(reference::extract(&reply))), reference::extract(&reply) == extract(&reply));
+                std::thread::Builder::new().stack_size(256 << 20).spawn_scoped(scope, run).unwrap().join().unwrap()
+            });
+            assert!(before > BOUND * reply.len(), "{name}: the reference took {before} for {} bytes", reply.len());
+            assert!(same, "{name}: not the reference's blocks");
+        }
     }
 }

@@ -87,3 +87,118 @@ fn extract_is_total_on_cut_off_replies() {
     }
     assert!(replies >= 8, "only {replies} chat replies found");
 }
+
+/// A bare git diff in prose: its binary data lines (a length letter, then git's base85
+/// alphabet, every character of it) belong to the block, and a line with any other
+/// character after the letter, or a non-ASCII one, ends it.
+#[test]
+fn a_binary_diffs_data_lines_are_its_own_and_nothing_else_is() {
+    let alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+    let reversed: String = alphabet.chars().rev().collect();
+    let diff = format!(
+        "diff --git a/f.bin b/f.bin\nnew file mode 100644\nindex 0000000..e69de29\nGIT binary patch\nliteral 85\n\
+         z{alphabet}\nA{reversed}\n\nliteral 0\nHcmV?d00001\n"
+    );
+    let blocks = |reply: &str| -> Vec<String> { polypatch::extract(reply).iter().map(|b| b.text.to_owned()).collect() };
+    assert_eq!(blocks(&format!("Here it is:\n\n{diff}\nThat is all.\n")), [diff.as_str()]);
+    for stray in ["\"", " ", "\\", "é", "[", "\t"] {
+        let cut = diff.replace("z0123", &format!("z0{stray}123"));
+        let first_data = cut.find("z0").unwrap();
+        let got = blocks(&format!("Here it is:\n\n{cut}\nThat is all.\n"));
+        assert_eq!(got.first().map(String::as_str), Some(&cut[..first_data]), "{stray:?}");
+    }
+}
+
+/// A patch or reply whose last line ends in a multi-byte character, without a line break
+/// (issue 25, point 7: `extract` sliced the reply one byte before a block's end, inside
+/// the character, and every command that looks for blocks panicked).
+const WIDE_ENDS: &[&str] = &["é", "日本", "🦀", "e\u{301}"];
+
+/// What applying a case gives: the file's bytes after, or the malformed line and a piece of
+/// the message.
+type Outcome = Result<String, (usize, &'static str)>;
+
+/// Each dialect's text ending in `end`: the dialect, the text, and the outcome of applying
+/// it to `a.txt` = `hello\nworld\n`.
+fn wide_cases(end: &str) -> Vec<(&'static str, String, Outcome)> {
+    let applied = Ok(format!("hi{end}\nworld\n"));
+    vec![
+        (
+            "ai-patch",
+            format!("*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+hi{end}"),
+            Err((5, "`*** End Patch`")),
+        ),
+        ("unified", format!("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi{end}"), applied.clone()),
+        (
+            "unified",
+            format!("diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi{end}"),
+            applied.clone(),
+        ),
+        (
+            "ap",
+            format!(
+                "version: \"2.0\"\nchanges:\n  - file_path: a.txt\n    modifications:\n      - action: REPLACE\n        \
+                 snippet: hello\n        content: hi{end}"
+            ),
+            applied.clone(),
+        ),
+        ("applydiff", format!(">>> file: a.txt\n--- from\nhello\n--- to\nhi{end}"), Err((1, "not closed"))),
+        (
+            "aptix",
+            format!(
+                "{{\"root\": \".\", \"files\": [{{\"path\": \"a.txt\", \"operation\": \"patch\", \"patches\": \
+                 [{{\"find\": \"hello\", \"replace\": \"hi{end}\"}}]}}]}} {end}"
+            ),
+            Err((1, "trailing characters")),
+        ),
+        ("unified", format!("Fix:\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi{end}"), applied),
+    ]
+}
+
+#[test]
+fn a_text_ending_in_a_multibyte_character_without_a_line_break() {
+    for end in WIDE_ENDS {
+        for (dialect, text, outcome) in wide_cases(end) {
+            let blocks = polypatch::extract(&text);
+            assert_eq!(blocks.len(), 1, "{text:?}: {blocks:?}");
+            let block = &blocks[0];
+            assert_eq!((block.dialect, block.span.end), (dialect, text.len()), "{text:?}");
+            assert_eq!(block.lines.end, text.lines().count(), "{text:?}");
+            assert_eq!(block.text, &text[block.span.start..], "{text:?}");
+            let mut files = polypatch::MemoryFileSet::new().with("a.txt", "hello\nworld\n");
+            let result = polypatch::apply_text(&text, &mut files, &polypatch::ApplyOptions::default());
+            match (outcome, result) {
+                (Ok(after), Ok(report)) => {
+                    assert!(report.committed, "{text:?}");
+                    assert_eq!(files.get_str("a.txt"), Some(after.as_str()), "{text:?}");
+                }
+                (Err((line, message)), Err(polypatch::ReplyError::Malformed { block, error })) => {
+                    assert_eq!((block.index, error.dialect), (1, dialect), "{text:?}");
+                    assert_eq!(error.line_col(&text).map(|(l, _)| l), Some(line), "{}", error.render(&text));
+                    assert!(error.message.contains(message), "{text:?}: {}", error.message);
+                    assert_eq!(files.get_str("a.txt"), Some("hello\nworld\n"), "nothing written");
+                }
+                (outcome, result) => panic!("{text:?}: expected {outcome:?}, got {result:?}"),
+            }
+            // The fuzz target's invariants hold on every cut of the text too.
+            for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                polypatch::fuzzing::detect_format(&text.as_bytes()[..cut]);
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    /// Any text after any dialect's patch or a reply, without a final line break: the blocks
+    /// found are in the text, on character boundaries, and planning them does not panic.
+    #[test]
+    fn any_unterminated_tail_is_read_without_panic(case in 0usize..7, tail in "\\PC{0,6}") {
+        let (_, text, _) = wide_cases("").swap_remove(case);
+        let text = format!("{text}{tail}");
+        polypatch::fuzzing::detect_format(text.as_bytes());
+        for block in polypatch::extract(&text) {
+            proptest::prop_assert!(text.is_char_boundary(block.span.start) && text.is_char_boundary(block.span.end));
+            proptest::prop_assert!(block.lines.end <= text.lines().count().max(1));
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! validates against its dialect's schema, while malformed ones the schema can express are
 //! refused.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -69,6 +70,24 @@ fn real_report_documents_validate() {
         &defaults,
     );
     assert_valid(&schema, &fuzzy, "fuzzy");
+    // A plan whose first edit fails: twelve later ones with a typo skip the similarity
+    // search, the last three shortened.
+    let lines = (0..40).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "value_{i} = compute_{i}(input)");
+        s
+    });
+    let mut patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-absent = nowhere()\n+x\n".to_string();
+    for i in (1..25).step_by(2) {
+        let _ = write!(patch, "@@\n value_{}=compute_{}(input)\n-value_{i} = compute_{i}(input)\n+y\n", i - 1, i - 1);
+    }
+    patch.push_str("*** End Patch\n");
+    let skipped = run(&patch, &[("a.py", &lines)], &defaults);
+    assert_valid(&schema, &skipped, "skipped searches");
+    let edits = skipped["report"]["files"][0]["edits"].as_array().unwrap();
+    assert_eq!(edits.len(), 13);
+    assert_eq!(edits[0]["failure"]["kind"], "not_found");
+    assert!(edits[1..].iter().all(|e| e["failure"]["kind"] == "search_skipped"), "{skipped:#}");
+    assert_eq!(skipped["report"]["shortened"], 3);
     let extras =
         ReportDocument::usage("bad").with_diff("diff --git a/x b/x\n").with_warnings(&["w".into()]).with_extras(
             Some("feedback".into()),

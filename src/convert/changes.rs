@@ -1,6 +1,8 @@
 //! The computed changes as one entry per file: created, deleted, modified or renamed,
 //! with the bytes and modes on both sides.
 
+use std::collections::HashMap;
+
 use polypatch_core::{ApplyReport, Change, ChangeKind, Entry, FileSource};
 
 use super::{ConvertError, Operation};
@@ -64,18 +66,28 @@ pub(crate) fn deltas<S: FileSource + ?Sized>(
         };
         out.push(Delta { path, before, after, renamed_to: None });
     }
-    // Pair the moves the plan made: the source deleted, the destination created.
+    // Pair the moves the plan made: the source deleted, the destination created. Each
+    // path's delta is found through a map, and a paired destination (neither side left)
+    // is only marked, then left out in one pass: linear in the files, however many move.
+    let mut at: HashMap<String, usize> = HashMap::with_capacity(out.len());
+    for (i, d) in out.iter().enumerate() {
+        at.entry(d.path.clone()).or_insert(i);
+    }
+    let mut paired = vec![false; out.len()];
     for file in &report.files {
         let Some(to) = &file.moved_to else { continue };
-        let from = out.iter().position(|d| d.path == file.path && d.after.is_none() && d.before.is_some());
-        let dest = out.iter().position(|d| d.path == *to && d.before.is_none() && d.after.is_some());
+        let deleted = |i: &usize| out[*i].after.is_none() && out[*i].before.is_some();
+        let created = |i: &usize| out[*i].before.is_none() && out[*i].after.is_some();
+        let from = at.get(file.path.as_str()).copied().filter(deleted);
+        let dest = at.get(to.as_str()).copied().filter(created);
         if let (Some(from), Some(dest)) = (from, dest) {
-            let created = out.remove(dest);
-            let from = if dest < from { from - 1 } else { from };
-            out[from].after = created.after;
-            out[from].renamed_to = Some(created.path);
+            paired[dest] = true;
+            out[from].after = out[dest].after.take();
+            out[from].renamed_to = Some(out[dest].path.clone());
         }
     }
+    let mut paired = paired.into_iter();
+    out.retain(|_| !paired.next().unwrap_or(false));
     Ok(out)
 }
 

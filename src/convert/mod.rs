@@ -42,6 +42,7 @@ mod hunks;
 mod render;
 mod yaml;
 
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::Format;
@@ -357,7 +358,7 @@ fn verify<S: FileSource + ?Sized>(
         }
     };
     // Applied again, it must change nothing (already applied, or refused).
-    if let Ok(again) = polypatch_core::compute(&plan, &Overlay { files, changes: &got }, &strict)
+    if let Ok(again) = polypatch_core::compute(&plan, &Overlay { files, changes: by_path(&got) }, &strict)
         && let Some(change) = again.changes.first()
     {
         return Err(unfaithful(
@@ -365,8 +366,9 @@ fn verify<S: FileSource + ?Sized>(
             "its rendering would change the file again on a re-run".to_owned(),
         ));
     }
-    let state = |changes: &[Change], path: &str| -> Option<Option<Vec<u8>>> {
-        changes.iter().find(|c| c.path.as_str() == path).map(|c| match &c.kind {
+    let (expected_at, got_at) = (by_path(expected), by_path(&got));
+    let state = |changes: &HashMap<&str, &ChangeKind>, path: &str| -> Option<Option<Vec<u8>>> {
+        changes.get(path).map(|kind| match kind {
             ChangeKind::Write { bytes, .. } => Some(bytes.to_vec()),
             ChangeKind::Delete => None,
         })
@@ -375,8 +377,8 @@ fn verify<S: FileSource + ?Sized>(
     paths.sort_unstable();
     paths.dedup();
     for path in paths {
-        let want = state(expected, path);
-        let have = state(&got, path);
+        let want = state(&expected_at, path);
+        let have = state(&got_at, path);
         if want == have {
             continue;
         }
@@ -401,10 +403,20 @@ fn verify<S: FileSource + ?Sized>(
     Ok(())
 }
 
+/// Each path's change, the first one where a path has several: looked up, not searched
+/// for, so that verifying a conversion of n files is linear in n.
+fn by_path(changes: &[Change]) -> HashMap<&str, &ChangeKind> {
+    let mut out = HashMap::with_capacity(changes.len());
+    for c in changes {
+        out.entry(c.path.as_str()).or_insert(&c.kind);
+    }
+    out
+}
+
 /// A file set with computed changes laid over it.
 struct Overlay<'a, S: ?Sized> {
     files: &'a S,
-    changes: &'a [Change],
+    changes: HashMap<&'a str, &'a ChangeKind>,
 }
 
 impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
@@ -417,7 +429,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
     }
 
     fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
-        match self.changes.iter().find(|c| c.path == *path).map(|c| &c.kind) {
+        match self.changes.get(path.as_str()).copied() {
             Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
             Some(ChangeKind::Delete) => Ok(Entry::Missing),
             None => self.files.read(path),

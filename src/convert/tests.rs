@@ -1,3 +1,5 @@
+use std::fmt::Write as _;
+
 use proptest::prelude::*;
 
 use super::*;
@@ -281,4 +283,65 @@ fn ap_writes_a_long_deletion_as_a_range() {
         "{text}"
     );
     assert_eq!(round_trip(&files, &plan, "ap", "m.py").unwrap(), after.as_bytes());
+}
+
+/// A diff over hundreds of files, renames among edits, creations and deletions: one
+/// delta per file in the order the plan touches them, each rename paired with its
+/// source, and the converted diff gives byte for byte the tree the source diff gives.
+#[test]
+fn a_diff_over_many_files_converts_with_every_rename_paired_in_order() {
+    const N: usize = 600;
+    let mut files = MemoryFileSet::new();
+    let mut diff = String::new();
+    let mut headers = Vec::new();
+    for i in 0..N {
+        let (a, body) = (format!("src/f{i}.txt"), format!("one {i}\ntwo {i}\nthree {i}\n"));
+        files.insert(a.clone(), body);
+        match i % 4 {
+            0 => {
+                let b = format!("moved/g{i}.txt");
+                let _ = write!(
+                    diff,
+                    "diff --git a/{a} b/{b}\nsimilarity index 90%\nrename from {a}\nrename to {b}\n--- a/{a}\n+++ b/{b}\n\
+                     @@ -1,3 +1,3 @@\n one {i}\n-two {i}\n+TWO {i}\n three {i}\n"
+                );
+                headers.push(format!("diff --git a/{a} b/{b}"));
+            }
+            1 => {
+                let _ = write!(
+                    diff,
+                    "diff --git a/{a} b/{a}\n--- a/{a}\n+++ b/{a}\n@@ -1,3 +1,3 @@\n one {i}\n-two {i}\n+2 {i}\n three {i}\n"
+                );
+                headers.push(format!("diff --git a/{a} b/{a}"));
+            }
+            2 => {
+                let _ = write!(
+                    diff,
+                    "diff --git a/{a} b/{a}\ndeleted file mode 100644\n--- a/{a}\n+++ /dev/null\n@@ -1,3 +0,0 @@\n\
+                     -one {i}\n-two {i}\n-three {i}\n"
+                );
+                headers.push(format!("diff --git a/{a} b/{a}"));
+            }
+            _ => {
+                let c = format!("new/n{i}.txt");
+                let _ = write!(
+                    diff,
+                    "diff --git a/{c} b/{c}\nnew file mode 100644\n--- /dev/null\n+++ b/{c}\n@@ -0,0 +1 @@\n+new {i}\n"
+                );
+                headers.push(format!("diff --git a/{c} b/{c}"));
+            }
+        }
+    }
+    let out = convert(diff.as_str(), &files, crate::Format::Unified, &ConvertOptions::default()).unwrap();
+    assert_eq!(out.files, N);
+    let got: Vec<&str> = out.text.lines().filter(|l| l.starts_with("diff --git ")).collect();
+    assert_eq!(got, headers);
+    assert_eq!(out.text.matches("\nrename from ").count(), N / 4);
+    let apply = |text: &str| {
+        let mut copy = files.clone();
+        let plan = crate::parse(text, crate::Format::Unified).unwrap();
+        crate::apply(&plan, &mut copy, &ApplyOptions::default().strict(true)).unwrap();
+        copy
+    };
+    assert_eq!(apply(&out.text), apply(&diff));
 }

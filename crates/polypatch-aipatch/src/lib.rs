@@ -158,9 +158,13 @@ impl Dialect for AiPatch {
 
     /// 95 for a `*** Begin Patch` line, 60 for a file header line without one, else 0.
     fn sniff(&self, text: &str) -> u8 {
-        // Every line that scores starts with `***`: a text without it scores 0, found
-        // without reading it line by line (a long diff sniffed by every dialect).
-        if !text.contains("***") {
+        // Every line that scores holds one of the markers: a text without them scores 0,
+        // found in one pass over it for their common `*** ` (a long diff sniffed by every
+        // dialect, whose markdown files may hold `***` rules), not line by line.
+        let bytes = text.as_bytes();
+        let marked = memchr::memmem::find_iter(bytes, "*** ")
+            .any(|at| MARKERS.iter().any(|m| bytes[at..].starts_with(m.as_bytes())));
+        if !marked {
             return 0;
         }
         sniff_lines(text)
@@ -171,6 +175,10 @@ impl Dialect for AiPatch {
     }
 }
 
+/// The lines that score start with one of these (trimmed): `*** Begin Patch`, then the
+/// file headers.
+const MARKERS: [&str; 4] = ["*** Begin Patch", "*** Update File:", "*** Add File:", "*** Delete File:"];
+
 /// [`AiPatch::sniff`] line by line.
 fn sniff_lines(text: &str) -> u8 {
     let mut score = 0;
@@ -179,7 +187,7 @@ fn sniff_lines(text: &str) -> u8 {
         if line == "*** Begin Patch" {
             return 95;
         }
-        if ["*** Update File:", "*** Add File:", "*** Delete File:"].iter().any(|h| line.starts_with(h)) {
+        if MARKERS[1..].iter().any(|h| line.starts_with(h)) {
             score = 60;
         }
     }
@@ -207,6 +215,9 @@ mod tests {
             "",
             "\u{feff}*** Begin Patch",
             "text *** Add File: a",
+            "**** Begin Patch",
+            "*** Begin Patches",
+            "*** Update File",
         ];
         for a in PIECES {
             for b in PIECES {

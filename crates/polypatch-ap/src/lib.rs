@@ -178,10 +178,11 @@ impl Dialect for Ap {
     /// `file_path:` and `modifications:` anywhere; 30 for `version: "2.0"` at column 1
     /// alone; else 0.
     fn sniff(&self, text: &str) -> u8 {
-        // Every flag needs its key in some line: a text with neither `version:` nor all
-        // three list keys scores 0, found without reading it line by line.
+        // Every flag needs its key in some line: a text with neither a line starting with
+        // `version:` nor all three list keys scores 0, found without reading it line by
+        // line (a release's diff holds `python-version:` and `version: 2` in its files).
         let lists = ["changes:", "file_path:", "modifications:"].iter().all(|key| text.contains(key));
-        if !lists && !text.contains("version:") {
+        if !lists && !text.starts_with("version:") && !text.contains("\nversion:") {
             return 0;
         }
         sniff_lines(text)
@@ -240,6 +241,8 @@ mod tests {
             "",
             "\u{feff}version: 2.0",
             "x: version: '2.0'",
+            "python-version: 2.0",
+            "\tversion: 2.0",
         ];
         for a in PIECES {
             for b in PIECES {

@@ -6,7 +6,9 @@
 //!
 //! - **exchanges**: one per apply recorded ([`Session::record`]) and one per patch that
 //!   did not parse ([`Session::record_format_invalid`]);
-//! - **errors**: every failed block or file operation, and every malformed patch;
+//! - **errors**: every failed block or file operation, and every malformed patch; not a
+//!   block whose search was skipped because an earlier one had failed
+//!   ([`FailureKind::SearchSkipped`]): nothing is known against it;
 //! - **ambiguous matches**: the failures of kind [`FailureKind::Ambiguous`] (in all, and
 //!   per file);
 //! - **patches per file**: the blocks of a committed apply that changed the file (a file
@@ -206,7 +208,7 @@ impl Session {
         self.exchange = self.exchange.saturating_add(1);
         for file in &report.files {
             let failures = file.failure.iter().chain(file.edits.iter().filter_map(|e| e.failure.as_ref()));
-            for failure in failures {
+            for failure in failures.filter(|f| f.kind != FailureKind::SearchSkipped) {
                 self.errors = self.errors.saturating_add(1);
                 if failure.kind == FailureKind::Ambiguous {
                     self.ambiguous = self.ambiguous.saturating_add(1);
@@ -505,6 +507,17 @@ mod tests {
     fn advice(n: usize, k: usize, patches: usize, ambiguous: usize) -> (FormatChoice, bool) {
         let r = state(n, k, patches, ambiguous).recommend("f.rs");
         (r.choice, r.more_context)
+    }
+
+    #[test]
+    fn a_block_whose_search_was_skipped_is_no_error() {
+        let mut session = Session::new(20);
+        let mut report = failed("src/b.rs", FailureKind::NotFound);
+        let mut skipped = EditReport::new(3, Status::Failed);
+        skipped.failure = Some(Failure::new(FailureKind::SearchSkipped, "m", "n"));
+        report.files[0].edits.push(skipped);
+        session.record(&report, &[]);
+        assert_eq!((session.errors, session.exchange), (1, 1));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Text → a checked bundle: the JSON found in the text (bare, or in a fenced block with
 //! prose around it), parsed with `serde_json`, and every field checked against the specs.
 
+use std::collections::HashMap;
+
 use polypatch_core::{PatchError, Span};
 use serde_json::{Map, Value};
 
@@ -202,7 +204,8 @@ pub fn parse(text: &str) -> Result<Bundle, PatchError> {
         ));
     }
     let value: Value = serde_json::from_str(json).map_err(|e| json_error(text, span, &e))?;
-    Checker { text, span, warnings: Vec::new(), at: None }.bundle(&value)
+    let paths = path_values(text, span);
+    Checker { span, paths, warnings: Vec::new(), at: None }.bundle(&value)
 }
 
 /// A `serde_json` error as the writer's mistake: what it is, where, and what to write.
@@ -299,8 +302,9 @@ fn open_brackets(json: &str) -> usize {
 }
 
 struct Checker<'t> {
-    text: &'t str,
     span: Span,
+    /// Every `"path"` value's first place in the JSON, by its text as written.
+    paths: HashMap<&'t str, Span>,
     warnings: Vec<String>,
     /// The `path` value of the entry being checked, where its errors point.
     at: Option<Span>,
@@ -650,22 +654,50 @@ impl Checker<'_> {
 
     /// The span of the first `"path"` value equal to `path` in the JSON text, if any.
     fn find_span(&self, path: &str) -> Option<Span> {
-        let json = &self.text[self.span.start..self.span.end];
         let quoted = serde_json::to_string(path).ok()?;
-        let mut from = 0;
-        while let Some(i) = json[from..].find("\"path\"") {
-            let key_end = from + i + "\"path\"".len();
-            let rest = json[key_end..].trim_start();
-            if let Some(value) = rest.strip_prefix(':').map(str::trim_start)
-                && value.starts_with(&quoted)
-            {
-                let at = self.span.start + json.len() - value.len();
-                return Some(Span::new(at, at + quoted.len()));
-            }
-            from = key_end;
-        }
-        None
+        self.paths.get(quoted.as_str()).copied()
     }
+}
+
+/// Where each `"path"` key's string value is first written in the bundle (`span` in
+/// `text`), keyed by the value's text as written, quotes and escapes included: a value
+/// equals an entry's path when it is written as `serde_json` writes that path. One pass
+/// over the text for the whole bundle; looking for each entry's path from the start
+/// instead was quadratic in the number of entries (20,000 created files: 52 s).
+fn path_values(text: &str, span: Span) -> HashMap<&str, Span> {
+    let json = &text[span.start..span.end];
+    let mut out = HashMap::new();
+    let mut from = 0;
+    while let Some(i) = json[from..].find("\"path\"") {
+        let key_end = from + i + "\"path\"".len();
+        let rest = json[key_end..].trim_start();
+        if let Some(value) = rest.strip_prefix(':').map(str::trim_start)
+            && let Some(len) = string_len(value)
+        {
+            let at = span.start + json.len() - value.len();
+            out.entry(&value[..len]).or_insert(Span::new(at, at + len));
+        }
+        from = key_end;
+    }
+    out
+}
+
+/// The length of the JSON string literal `value` starts with (both quotes included), or
+/// `None` when it does not start with one or the literal is not closed.
+fn string_len(value: &str) -> Option<usize> {
+    let bytes = value.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// SYS-004 §5.2: POSIX, relative, no `./` prefix, no `..`.
@@ -797,6 +829,34 @@ mod tests {
         let span = files[2].span.unwrap();
         assert_eq!(&text[span.start..span.end], "\"c.rs\"");
         assert!(bundle.warnings.is_empty());
+    }
+
+    /// Each entry's span is its path's first place in the JSON, found for all entries in
+    /// one pass: a path written with escapes, the same path twice (both point at the
+    /// first), a `"path"` inside a string value and a `"path"` key whose value is not a
+    /// string do not confuse it.
+    #[test]
+    fn entry_spans_point_at_each_paths_first_place() {
+        let text = r#"{"root": ".", "files": [
+    {"path": "a \"q\"\t é.rs", "content": "{\"path\": \"b.rs\"}"},
+    {"extra": {"path": 7}, "path"  :  "b.rs", "content": "\"path\": \"a.rs\""},
+    {"path": "a \"q\"\t é.rs", "operation": "delete"},
+    {"path": "c\u002ers", "content": "c"}
+]}"#;
+        let bundle = parse(text).unwrap();
+        let Body::Files(files) = &bundle.body else { panic!() };
+        let shown: Vec<Option<&str>> = files.iter().map(|f| f.span.map(|s| &text[s.start..s.end])).collect();
+        assert_eq!(shown, [Some(r#""a \"q\"\t é.rs""#), Some(r#""b.rs""#), Some(r#""a \"q\"\t é.rs""#), None]);
+        assert_eq!(files[0].span, files[2].span);
+        assert_eq!(files[3].path, "c.rs");
+        // Many entries: each points at its own path.
+        let many: Vec<String> = (0..3000).map(|i| format!(r#"{{"path": "d/f{i}.rs", "content": "x"}}"#)).collect();
+        let text = format!(r#"{{"root": ".", "files": [{}]}}"#, many.join(",\n"));
+        let Body::Files(files) = parse(&text).unwrap().body else { panic!() };
+        for (i, f) in files.iter().enumerate() {
+            let s = f.span.unwrap();
+            assert_eq!(&text[s.start..s.end], format!("\"d/f{i}.rs\""));
+        }
     }
 
     #[test]

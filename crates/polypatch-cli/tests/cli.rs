@@ -1,6 +1,7 @@
 //! The `polypatch` binary, driven as a user drives it: real processes in temporary
 //! directories, asserting exit codes, exact file bytes and output.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -1326,6 +1327,100 @@ fn extract_json_lists_every_block() {
     let run = polypatch(sb.top(), &["extract", "--json", "-"], Some("Nothing to change.\n"));
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(run.json()["blocks"], serde_json::json!([]));
+}
+
+/// A patch whose first hunk fails: the later hunks that need the search for similar lines
+/// say it was skipped and why, and the failures past the tenth are shortened (issue 25).
+#[test]
+fn after_the_first_failure_the_search_for_similar_lines_is_skipped() {
+    let lines = (0..40).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "value_{i} = compute_{i}(input)");
+        s
+    });
+    let sb = Sandbox::new(&[("a.py", &lines)]);
+    let mut patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-absent = nowhere()\n+x\n".to_string();
+    for i in (1..25).step_by(2) {
+        // A typo in the context line: found by similarity, were it searched.
+        let _ = write!(patch, "@@\n value_{}=compute_{}(input)\n-value_{i} = compute_{i}(input)\n+y\n", i - 1, i - 1);
+    }
+    patch.push_str("*** End Patch\n");
+    let run = sb.run("apply", &[], &patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains(
+            "  hunk 2: FAILED\n    search skipped: the lines to find are not in the file as written, nor with other \
+             whitespace or look-alike characters (first line: `value_0=compute_0(input)`); the search for similar \
+             lines was skipped: `a.py`, hunk 1 failed already, so the patch cannot apply\n      next step: fix \
+             `a.py`, hunk 1 first and send the patch again"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.ends_with(
+            "  hunk 13: FAILED\n    search skipped: not in the file as written; not searched for similar lines\n(3 \
+             more failures are shown without their details; only the first 10 are: fix those first)\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(sb.read("a.py"), lines);
+    let doc = sb.run("check", &["--json"], &patch).json();
+    let report = &doc["report"];
+    assert_eq!((doc["status"].as_str(), report["shortened"].as_u64()), (Some("failed"), Some(3)));
+    let kinds: Vec<&str> = report["files"][0]["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["failure"]["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, [["not_found"].as_slice(), &["search_skipped"; 12]].concat());
+    // The same hunks without the failing one apply, each by similarity.
+    let fixed = patch.replacen("@@\n-absent = nowhere()\n+x\n", "", 1);
+    let run = sb.run("apply", &[], &fixed);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("hunk 12: applied at lines 23-24 (fuzzy match"), "{}", run.stdout);
+}
+
+/// Every command that looks for blocks, on a patch or a reply whose last line ends in a
+/// multi-byte character without a line break (issue 25, point 7: each exited 101).
+#[test]
+fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
+    let unified = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi日本";
+    let reply = format!("Fix:\n```diff\n{unified}");
+    let cut_off = "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+hi🦀";
+    let bundle = "{\"root\": \".\", \"files\": [{\"path\": \"a.txt\", \"content\": \"x\"}]} é";
+    let applydiff = ">>> file: a.txt\n--- from\nhello\n--- to\nhié";
+    for (text, head) in [
+        (unified, "=== block 1: unified, lines 1-5 ==="),
+        (&reply, "=== block 1: unified, lines 3-7, fenced ```diff ==="),
+        (cut_off, "=== block 1: ai-patch, lines 1-5 ==="),
+    ] {
+        let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
+        let run = polypatch(sb.top(), &["extract", &sb.patch(text)], None);
+        assert_eq!(run.code, 0, "{run:?}");
+        let body = &text[text.find(['-', '*']).unwrap()..];
+        assert_eq!(run.stdout, format!("{head}\n{body}\n"));
+    }
+    for text in [unified, reply.as_str()] {
+        let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
+        let run = sb.run("check", &[], text);
+        assert_eq!((run.code, sb.read("a.txt").as_str()), (0, "hello\nworld\n"), "{run:?}");
+        let run = sb.run("diff", &[], text);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.ends_with("@@ -1,2 +1,2 @@\n-hello\n+hi日本\n world\n"), "{}", run.stdout);
+        let run = sb.run("apply", &["--json"], text);
+        assert_eq!((run.code, run.json()["status"].as_str()), (0, Some("applied")), "{run:?}");
+        assert_eq!(sb.read("a.txt"), "hi日本\nworld\n");
+    }
+    for (text, kind) in [(cut_off, "missing_end"), (bundle, "invalid_json"), (applydiff, "unclosed_block")] {
+        let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
+        for verb in ["check", "diff", "apply"] {
+            let run = sb.run(verb, &["--json"], text);
+            assert_eq!((run.code, run.json()["error"]["kind"].as_str()), (2, Some(kind)), "{verb}: {run:?}");
+        }
+        assert_eq!(sb.read("a.txt"), "hello\nworld\n");
+    }
 }
 
 #[test]

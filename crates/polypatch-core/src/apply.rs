@@ -1,8 +1,10 @@
 //! Applying a plan: compute every file's new content in memory, then commit.
 
+use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
 use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
+use crate::effort::Effort;
 use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
 use crate::ir::{
@@ -137,18 +139,27 @@ pub fn compute<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
-    let mut state = State { files, slots: Vec::new(), allow_git_dir: options.allow_git_dir };
+    let mut state = State { files, slots: Vec::new(), by_path: HashMap::new(), allow_git_dir: options.allow_git_dir };
+    // What the plan's searches share: once it fails, the later edits are located without
+    // similarity searches; all of them share one budget (see `effort`).
+    let effort = Effort::default();
     let ov = Overrides {
         strict: options.strict,
         fuzzy_threshold: options.fuzzy_threshold,
         skip_missing_text: options.skip_missing_text,
+        effort: Some(&effort),
         ..Overrides::default()
     };
     let mut report = ApplyReport { dialect: plan.dialect.clone(), dry_run: options.dry_run, ..ApplyReport::default() };
     for fe in &plan.files {
-        report.files.push(state.file_op(fe, ov));
+        let file = state.file_op(fe, ov);
+        if file.status == Status::Failed {
+            effort.fail(|| format!("`{}`", file.path));
+        }
+        report.files.push(file);
     }
     if !report.is_success() {
+        report.shorten_failures();
         return Err(ApplyError::not_located(report));
     }
     let changes = state.into_changes();
@@ -159,7 +170,12 @@ pub fn compute<S: FileSource + ?Sized>(
 /// it was and as it is now.
 struct State<'a, S: ?Sized> {
     files: &'a S,
+    /// In first-touch order, the order of the changes.
     slots: Vec<Slot>,
+    /// Each touched path's place in `slots`: a plan touching n files looks each one up in
+    /// constant time, not by a scan of the n before it (`check` of a 40,000-file diff: 18 s
+    /// to 1.2 s).
+    by_path: HashMap<RelPath, usize>,
     /// [`ApplyOptions::allow_git_dir`].
     allow_git_dir: bool,
 }
@@ -194,12 +210,14 @@ impl From<Entry> for Held {
 
 impl<S: FileSource + ?Sized> State<'_, S> {
     fn slot(&mut self, path: &RelPath) -> Result<usize, Failure> {
-        if let Some(i) = self.slots.iter().position(|s| s.path == *path) {
+        if let Some(&i) = self.by_path.get(path) {
             return Ok(i);
         }
         let entry = Held::from(self.files.read(path).map_err(|e| read_failure(path, &e))?);
+        let i = self.slots.len();
         self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry });
-        Ok(self.slots.len() - 1)
+        self.by_path.insert(path.clone(), i);
+        Ok(i)
     }
 
     /// Every path a plan names (a file's, a rename's or copy's source and destination)
@@ -234,7 +252,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         })
     }
 
-    fn file_op(&mut self, fe: &FileEdit, ov: Overrides) -> FileReport {
+    fn file_op(&mut self, fe: &FileEdit, ov: Overrides<'_>) -> FileReport {
         let operation = match &fe.op {
             FileOp::Create { .. } => "create",
             FileOp::Delete { .. } => "delete",
@@ -281,7 +299,13 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         report
     }
 
-    fn run(&mut self, path: &RelPath, op: &FileOp, ov: Overrides, report: &mut FileReport) -> Result<Status, Failure> {
+    fn run(
+        &mut self,
+        path: &RelPath,
+        op: &FileOp,
+        ov: Overrides<'_>,
+        report: &mut FileReport,
+    ) -> Result<Status, Failure> {
         match op {
             FileOp::Create { content, newline, if_exists, mode } => {
                 let bytes = match (content, newline) {
@@ -374,7 +398,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         &mut self,
         path: &RelPath,
         m: &Modify,
-        ov: Overrides,
+        ov: Overrides<'_>,
         report: &mut FileReport,
     ) -> Result<Status, Failure> {
         let source = match &m.copy_from {
@@ -467,7 +491,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                 neighbour_ends: m.new_line_ends == NewLineEnds::Neighbour,
                 ..ov
             };
-            report.edits = modify(&mut text, &m.edits, ov);
+            report.edits = modify(&mut text, &m.edits, ov, source.as_str());
             if report.edits.iter().any(|e| e.status == Status::Failed) {
                 if byte_exact {
                     let why = if utf8.is_some() { "the patch" } else { "the file" };

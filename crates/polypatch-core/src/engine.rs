@@ -1,6 +1,7 @@
 //! The matching engine: finds a block of lines in a file, trying the tiers from
 //! strictest to loosest, and refuses to guess when more than one place fits.
 
+use crate::effort::Effort;
 use crate::fold::{PatKey, indent_width, is_blank, key_eq};
 use crate::fuzzy;
 use std::rc::Rc;
@@ -75,6 +76,8 @@ pub(crate) struct Query<'a> {
     /// The hashes of the file's lines, kept in step with them, when the caller keeps
     /// them (a prefilter: every match is still decided by comparing text).
     pub index: Option<&'a LineHashes>,
+    /// The plan the search is part of: its fuzzy searches share the plan's budget.
+    pub effort: Option<&'a Effort>,
 }
 
 /// The file lines a query looks at, and the pattern lines it compares.
@@ -581,6 +584,7 @@ pub(crate) fn test_query(pat: &[LineText], n: usize, occurrence: Occurrence) -> 
         prefix: false,
         changed: &[],
         index: None,
+        effort: None,
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
 
+use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
 use crate::file_bytes::FileBytes;
@@ -413,12 +414,18 @@ pub struct Overlay<'a, S: ?Sized> {
     base: &'a S,
     /// The latest change of each path, in the order the paths were first changed.
     pending: Vec<Change>,
+    /// Each pending path's place in `pending`.
+    at: HashMap<RelPath, usize>,
+    /// For each folder, how many pending writes are under it (at any depth): a folder a
+    /// pending write creates. Counted, so that recording and reading stay constant time
+    /// per path, however many files are pending (a reply of many blocks).
+    writes_under: HashMap<String, usize>,
 }
 
 impl<'a, S: FileSource + ?Sized> Overlay<'a, S> {
     /// The file set as it is, nothing pending.
     pub fn new(base: &'a S) -> Self {
-        Overlay { base, pending: Vec::new() }
+        Overlay { base, pending: Vec::new(), at: HashMap::new(), writes_under: HashMap::new() }
     }
 
     /// Puts `changes` on top of the pending ones: the last change of a path wins (a write
@@ -432,15 +439,38 @@ impl<'a, S: FileSource + ?Sized> Overlay<'a, S> {
                 }
                 (kind, _) => kind.clone(),
             };
-            match self.pending.iter_mut().find(|c| c.path == change.path) {
-                Some(slot) => slot.kind = kind,
-                None => self.pending.push(Change { path: change.path.clone(), kind }),
+            let was_write = matches!(self.pending_kind(&change.path), Some(ChangeKind::Write { .. }));
+            let is_write = matches!(kind, ChangeKind::Write { .. });
+            if was_write != is_write {
+                self.count_folders(&change.path, is_write);
+            }
+            if let Some(&i) = self.at.get(&change.path) {
+                self.pending[i].kind = kind;
+            } else {
+                self.at.insert(change.path.clone(), self.pending.len());
+                self.pending.push(Change { path: change.path.clone(), kind });
+            }
+        }
+    }
+
+    /// Counts a pending write at `path` in (or out of) every folder above it.
+    fn count_folders(&mut self, path: &RelPath, add: bool) {
+        let path = path.as_str();
+        for (i, _) in path.match_indices('/') {
+            let folder = &path[..i];
+            if add {
+                *self.writes_under.entry(folder.to_owned()).or_insert(0) += 1;
+            } else if let Some(n) = self.writes_under.get_mut(folder) {
+                *n -= 1;
+                if *n == 0 {
+                    self.writes_under.remove(folder);
+                }
             }
         }
     }
 
     fn pending_kind(&self, path: &RelPath) -> Option<&ChangeKind> {
-        self.pending.iter().find(|c| c.path == *path).map(|c| &c.kind)
+        self.at.get(path).map(|&i| &self.pending[i].kind)
     }
 
     /// The changes that turn the base into this view, one per path, in the order the paths
@@ -487,11 +517,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
             None => {
                 let entry = self.base.read(path)?;
                 // A folder a pending write creates.
-                let prefix = format!("{path}/");
-                let written_under = self
-                    .pending
-                    .iter()
-                    .any(|c| matches!(c.kind, ChangeKind::Write { .. }) && c.path.as_str().starts_with(&prefix));
+                let written_under = self.writes_under.contains_key(path.as_str());
                 Ok(if entry == Entry::Missing && written_under { Entry::Directory } else { entry })
             }
         }
@@ -631,5 +657,33 @@ mod tests {
         // `b` is back as it was and `new/c` never existed: neither needs a change.
         assert_eq!(overlay.changes(), vec![write("a", "11", Some(0o755))]);
         assert_eq!(base.get_str("a"), Some("1"));
+    }
+
+    /// A folder is there while some pending write under it is, at any depth, however the
+    /// writes came and went; a write recorded twice counts once.
+    #[test]
+    fn overlay_folders_follow_the_pending_writes_under_them() {
+        use Entry::{Directory as D, Missing as M};
+        let base = MemoryFileSet::new().with("kept/f", "1");
+        let path = |p: &str| RelPath::parse(p, None).unwrap();
+        let write = |p: &str| Change { path: path(p), kind: ChangeKind::Write { bytes: "x".into(), mode: None } };
+        let delete = |p: &str| Change { path: path(p), kind: ChangeKind::Delete };
+        let mut overlay = Overlay::new(&base);
+        let kinds = |o: &Overlay<'_, MemoryFileSet>| -> Vec<Entry> {
+            ["x", "x/y", "xy", "kept"].iter().map(|p| o.read(&path(p)).unwrap()).collect()
+        };
+        overlay.record(&[write("x/y/1"), write("x/y/2"), write("x/z"), write("x/z"), write("xy/q")]);
+        assert_eq!(kinds(&overlay), [D, D, D, D]);
+        overlay.record(&[delete("x/y/1"), delete("xy/q")]);
+        assert_eq!(kinds(&overlay), [D, D, M, D]);
+        overlay.record(&[delete("x/y/2")]);
+        assert_eq!(kinds(&overlay), [D, M, M, D]);
+        overlay.record(&[delete("x/z"), delete("kept/f")]);
+        assert_eq!(kinds(&overlay), [M, M, M, D]);
+        overlay.record(&[write("x/y/1")]);
+        assert_eq!(kinds(&overlay), [D, D, M, D]);
+        let changes = overlay.changes();
+        let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["x/y/1", "kept/f"]);
     }
 }

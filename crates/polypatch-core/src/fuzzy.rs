@@ -13,6 +13,7 @@ use std::collections::BinaryHeap;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
+use crate::effort::Effort;
 use crate::engine::{Idx, Query, View};
 use crate::fold::trim;
 use crate::index::Norm;
@@ -41,7 +42,7 @@ const NEAR_SEED_LINES: usize = 2;
 /// pattern line seeds 64 windows and none is close reads more than this in about a
 /// quarter of a second. When it runs out, the fuzzy tier finds nothing: a partial search
 /// could miss the rival that makes a match ambiguous, so it never decides on one.
-const MATCH_CELLS: u64 = 64_000_000;
+pub(crate) const MATCH_CELLS: u64 = 64_000_000;
 
 /// The work the closest-region search (failure feedback only) may do.
 const FEEDBACK_CELLS: u64 = 20_000_000;
@@ -55,11 +56,15 @@ pub(crate) struct Budget {
     left: u64,
     /// Set when some comparison was cut short because the budget ran out.
     pub exhausted: bool,
+    /// File lines the search's passes over the file looked at, and bytes of the lines its
+    /// near seeding read (seeding): counted for the plan's budget ([`Effort`]), not taken
+    /// from this one.
+    scanned: u64,
 }
 
 impl Budget {
     pub(crate) fn new(cells: u64) -> Budget {
-        Budget { left: cells, exhausted: false }
+        Budget { left: cells, exhausted: false, scanned: 0 }
     }
 
     /// Takes `cells` from the budget; `false` (and marks it exhausted) when they are not left.
@@ -77,11 +82,24 @@ impl Budget {
 /// Scores every seeded window; returns those scoring at least `threshold - margin`
 /// (anything lower cannot compete with an accepted match). A search that runs out of
 /// its work budget returns nothing: a partial search could miss the rival that makes
-/// a match ambiguous.
+/// a match ambiguous. The budget is [`MATCH_CELLS`], or what the query's plan has left
+/// when that is less ([`Effort`]); a search the plan's budget cuts short is recorded there.
 pub(crate) fn candidates(view: &View<'_>, q: &Query<'_>) -> Vec<(usize, f64)> {
+    if q.effort.is_some_and(Effort::skips_search) {
+        return Vec::new();
+    }
     let floor = (q.threshold - AMBIGUITY_MARGIN).max(0.0);
-    let mut budget = Budget::new(MATCH_CELLS);
-    let found = scored(view, floor, q.changed, &mut budget, true);
+    let cells = q.effort.map_or(MATCH_CELLS, |e| e.left().min(MATCH_CELLS));
+    let mut budget = Budget::new(cells);
+    let found = if cells == 0 {
+        budget.exhausted = true;
+        Vec::new()
+    } else {
+        scored(view, floor, q.changed, &mut budget, true)
+    };
+    if let Some(effort) = q.effort {
+        effort.spend(cells - budget.left + budget.scanned, budget.exhausted && cells < MATCH_CELLS);
+    }
     if budget.exhausted { Vec::new() } else { found }
 }
 
@@ -443,10 +461,13 @@ fn scored(view: &View<'_>, floor: f64, changed: &[bool], budget: &mut Budget, by
     // close enough, windows seeded by near lines (a costlier scan). A window that shares
     // no line with the pattern and still ties with the best one would need an error in
     // every line; such a tie goes unseen, and the match is still one the content supports.
+    // Each seeding reads the view's lines (tags, hashes or lengths) once, about.
+    budget.scanned += n as u64;
     let found = score_all(exact_seeds(view, m, n), budget);
     if !found.is_empty() {
         return found;
     }
+    budget.scanned += n as u64;
     let near = near_seeds(view, &pat, floor, budget, by_caps);
     score_all(near, budget)
 }
@@ -652,6 +673,7 @@ fn near_seeds(view: &View<'_>, pat: &[Pattern], floor: f64, budget: &mut Budget,
             }
             // Each edit changes the histograms' L1 distance by at most 2.
             let f = trim(view.file(p));
+            budget.scanned += f.len() as u64;
             if histogram_distance(hist, &text_histogram(f)) / 2 > limit {
                 continue;
             }
@@ -713,6 +735,7 @@ fn capped_starts(view: &View<'_>, pat: &[Pattern], budget: &mut Budget) -> Optio
             return true;
         }
         let f = trim(view.file(p));
+        budget.scanned += f.len() as u64;
         // An equal line (most of them, for a short changed line such as `}`) is within any
         // cap; with a cap of 0 nothing else is.
         if f == text.as_str() {

@@ -20,6 +20,11 @@
 //!   side stands, or when the new side matches better where the lines the edit removes
 //!   would be. A new side standing on the old side's own place is no evidence; when both
 //!   readings are plausible the edit is refused with both places.
+//! - A plan applies whole or not at all: after its first failure, which is searched in full,
+//!   the later edits are located without the fuzzy tier, and one that would need it fails
+//!   with [`FailureKind::SearchSkipped`]; the fuzzy searches of a whole plan share one work
+//!   budget, counted in characters compared and lines read (the same on every machine).
+//!   Past [`MAX_DETAILED_FAILURES`], failures are reported without their details.
 //! - How new lines are written: lines the patch keeps as the file has them; added lines
 //!   as the patch wrote them when its old lines carry the file's indentation, otherwise
 //!   shifted like the old line they align with, in that file line's own tabs or spaces;
@@ -55,6 +60,7 @@ pub mod binary;
 mod decide;
 mod dialect;
 mod disk;
+mod effort;
 pub mod elision;
 mod engine;
 mod error_kind;
@@ -89,7 +95,8 @@ pub use ir::{
     Policy, PostProcess, Replacement, Scope, Target,
 };
 pub use report::{
-    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES, Status,
+    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
+    MAX_DETAILED_FAILURES, Status,
 };
 pub use shared::SharedText;
 pub use span::{Span, locate_line};

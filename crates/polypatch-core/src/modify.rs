@@ -2,7 +2,10 @@
 //! ones before: locate the target (`engine`), decide what that means (`decide`), write
 //! the new lines (`shape`).
 
+use std::fmt::Write as _;
+
 use crate::decide::{Decision, NewSide, decide};
+use crate::effort::{Effort, Skip};
 use crate::engine::{self, Found, Miss, Query, View};
 use crate::fold::{PatKey, is_blank, key_eq};
 use crate::fuzzy;
@@ -23,7 +26,7 @@ const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
 /// Options that override the edits' policies.
 #[derive(Debug, Clone, Copy, Default)]
 #[allow(clippy::struct_excessive_bools, reason = "independent switches, each read in one place")]
-pub(crate) struct Overrides {
+pub(crate) struct Overrides<'a> {
     pub strict: bool,
     pub fuzzy_threshold: Option<f64>,
     /// The file is known to be the one the edits were made for: nothing is already applied.
@@ -39,18 +42,25 @@ pub(crate) struct Overrides {
     /// A text (substring) target that is not found, and not already applied, is skipped
     /// instead of failing (`ApplyOptions::skip_missing_text`).
     pub skip_missing_text: bool,
+    /// The plan the edits belong to: its similarity-search budget, and whether it already
+    /// failed ([`Effort`]). `None`: the edits stand alone.
+    pub effort: Option<&'a Effort>,
 }
 
-impl Overrides {
+impl Overrides<'_> {
     /// The terminator of a new line written in place of, or next to, file line `near`.
     fn eol_near(self, lines: &[Line], near: Option<usize>) -> Eol {
         if self.neighbour_ends { shape::neighbour_eol(lines, near, self.eol) } else { self.eol }
     }
 }
 
-/// Applies `edits` to `file` in order. Returns one report per edit; the file holds the
-/// result of every successful edit.
-pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<EditReport> {
+/// Applies `edits` to `file` (named `path` in failures of later edits) in order. Returns
+/// one report per edit; the file holds the result of every successful edit.
+///
+/// With a plan ([`Overrides::effort`]): an edit that fails marks the plan failed, and an
+/// edit during which a similarity search was skipped (the plan had failed, or its budget
+/// ran out) fails with [`FailureKind::SearchSkipped`] unless it was located without one.
+pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, path: &str) -> Vec<EditReport> {
     let mut cursor = 0usize;
     let mut reports = Vec::with_capacity(edits.len());
     let ov = Overrides { eol: file.dominant_eol(), ..ov };
@@ -68,7 +78,23 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
             notes: Vec::new(),
         };
         // Every edit, text edits included, keeps the hashes in step with the lines it changes.
-        let result = apply_edit(file, &hashes, edit, &mut cursor, ov);
+        let mut result = apply_edit(file, &hashes, edit, &mut cursor, ov);
+        if let Some(effort) = ov.effort {
+            let name = || format!("`{path}`, {}", edit_name(edit, i + 1));
+            if effort.ran_out() {
+                effort.ran_out_at(name);
+            }
+            // An outcome that rests on a skipped (or cut short) similarity search is not
+            // known: the edit is refused, saying why.
+            if effort.take_skipped()
+                && let Some(skip) = effort.skip()
+            {
+                result = Err(search_skipped(edit, &skip));
+            }
+            if result.is_err() {
+                effort.fail(name);
+            }
+        }
         match result {
             Ok(done) => {
                 report.status = done.status;
@@ -83,6 +109,46 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides) -> Vec<
         reports.push(report);
     }
     reports
+}
+
+/// An edit's name in messages: its label, or `edit N`.
+fn edit_name(edit: &Edit, index: usize) -> String {
+    if edit.label.is_empty() { format!("edit {index}") } else { edit.label.clone() }
+}
+
+/// The failure of an edit not located at the tiers that compare lines, whose similarity
+/// search was skipped for `skip`.
+fn search_skipped(edit: &Edit, skip: &Skip) -> Failure {
+    let (what, first) = match &edit.target {
+        Target::Text(text) => ("the text to find is", text.lines().map(str::trim).find(|l| !l.is_empty())),
+        Target::Lines(pat) | Target::Range { start: pat, .. } => {
+            ("the lines to find are", pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()))
+        }
+        Target::StartOfFile | Target::EndOfFile => ("the place is", None),
+    };
+    let first = first.map(|l| format!(" (first line: `{}`)", clip_line(l, MAX_EXCERPT_CHARS))).unwrap_or_default();
+    let found = format!("{what} not in the file as written, nor with other whitespace or look-alike characters{first}");
+    match skip {
+        Skip::Failed(at) => Failure::new(
+            FailureKind::SearchSkipped,
+            format!(
+                "{found}; the search for similar lines was skipped: {at} failed already, so the patch cannot apply"
+            ),
+            format!(
+                "fix {at} first and send the patch again: this edit is then searched in full (if its lines were \
+                 copied from the file as it is now, it may well apply)"
+            ),
+        ),
+        Skip::Budget(at) => Failure::new(
+            FailureKind::SearchSkipped,
+            format!(
+                "{found}; the search for similar lines was skipped: the patch's budget for such searches ran out \
+                 (at {at})"
+            ),
+            "split the patch into smaller patches, or copy the lines to find exactly as they are in the file, so \
+             that fewer edits need a search for similar lines",
+        ),
+    }
 }
 
 /// Replaces lines `range` of `file` by `new`, the line hashes kept in step: every edit
@@ -113,7 +179,7 @@ impl Done {
     }
 }
 
-fn tiers_of(edit: &Edit, ov: Overrides) -> (TierSet, Tier) {
+fn tiers_of(edit: &Edit, ov: Overrides<'_>) -> (TierSet, Tier) {
     let tiers = edit.policy.tiers;
     let base = tiers.iter().next().unwrap_or(Tier::Exact);
     if ov.strict { (TierSet::only(base), base) } else { (tiers, base) }
@@ -124,7 +190,7 @@ fn apply_edit(
     hashes: &LineHashes,
     edit: &Edit,
     cursor: &mut usize,
-    ov: Overrides,
+    ov: Overrides<'_>,
 ) -> Result<Done, Failure> {
     let (tiers, base) = tiers_of(edit, ov);
     let policy = &edit.policy;
@@ -151,6 +217,7 @@ fn apply_edit(
             prefix: anchor.lines.len() == 1,
             changed: &[],
             index: Some(hashes),
+            effort: ov.effort,
         };
         let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
             .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
@@ -175,7 +242,7 @@ fn locate_and_apply(
     hashes: &LineHashes,
     edit: &Edit,
     cursor: &mut usize,
-    ov: Overrides,
+    ov: Overrides<'_>,
     (tiers, base, threshold): (TierSet, Tier, f64),
     lo: usize,
     anchored: bool,
@@ -262,6 +329,7 @@ fn locate_and_apply(
         prefix: false,
         changed: &removed,
         index: Some(hashes),
+        effort: ov.effort,
     };
     // A numbered hunk that stands exactly at (or near) its line number is found by
     // looking outward from it, without scanning the file.
@@ -288,6 +356,7 @@ fn locate_and_apply(
                 prefix: false,
                 changed: &[],
                 index: Some(hashes),
+                effort: ov.effort,
             };
             match engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy)) {
                 Ok(end) => {
@@ -382,7 +451,7 @@ pub(crate) fn apply_at(
     kept: &[Option<usize>],
     f: &Found,
     cursor: &mut usize,
-    ov: Overrides,
+    ov: Overrides<'_>,
 ) -> Result<Done, Failure> {
     let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
     match &edit.action {
@@ -507,7 +576,7 @@ fn insert_at(
     at: usize,
     action: &Action,
     cursor: &mut usize,
-    ov: Overrides,
+    ov: Overrides<'_>,
 ) -> Result<Done, Failure> {
     let lines = match action {
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => lines,
@@ -668,6 +737,14 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
                 ),
                 "re-read the file and copy the context and removed lines exactly as they are now; if the change was already made, drop this edit",
             );
+            if let Some(skip) = q.effort.and_then(Effort::skip) {
+                let why = match skip {
+                    Skip::Failed(at) => format!("{at} failed already"),
+                    Skip::Budget(at) => format!("the patch's budget for searches of similar lines ran out (at {at})"),
+                };
+                let _ = write!(failure.next_step, " (the closest place was not looked for: {why})");
+                return failure;
+            }
             let whole = Query { lo: 0, hi: lines.len(), ..q.clone() };
             let view = View::new(lines, &whole);
             let (closest, stopped) = fuzzy::closest(&view);

@@ -20,12 +20,35 @@ pub struct ApplyReport {
     pub committed: bool,
     /// One entry per file operation, in plan order.
     pub files: Vec<FileReport>,
+    /// How many failures, after the first [`MAX_DETAILED_FAILURES`], are reported without
+    /// their details (closest region, candidates, next step; the message shortened), so
+    /// that a patch of thousands of failing edits gets a report of bounded size per edit.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shortened: usize,
 }
 
 impl ApplyReport {
     /// A report of `files` from the dialect `dialect`, neither a dry run nor committed.
     pub fn new(dialect: impl Into<String>, files: Vec<FileReport>) -> Self {
-        ApplyReport { dialect: dialect.into(), dry_run: false, committed: false, files }
+        ApplyReport { dialect: dialect.into(), dry_run: false, committed: false, files, shortened: 0 }
+    }
+
+    /// Keeps the details of the first [`MAX_DETAILED_FAILURES`] failures and shortens the
+    /// others (see [`ApplyReport::shortened`]).
+    pub fn shorten_failures(&mut self) {
+        let mut seen = 0;
+        let mut shortened = 0;
+        for file in &mut self.files {
+            let failures = file.failure.iter_mut().chain(file.edits.iter_mut().filter_map(|e| e.failure.as_mut()));
+            for failure in failures {
+                seen += 1;
+                if seen > MAX_DETAILED_FAILURES {
+                    failure.shorten();
+                    shortened += 1;
+                }
+            }
+        }
+        self.shortened += shortened;
     }
 
     /// Whether every file operation succeeded (applied, already applied or skipped).
@@ -284,6 +307,13 @@ pub enum FailureKind {
     Elision,
     /// Reading or writing failed.
     Io,
+    /// The target is not in the file at the tiers that compare lines (exact, whitespace,
+    /// indentation, look-alikes, blank lines), and the similarity (fuzzy) search that might
+    /// have found it was not run: an earlier edit of the plan had already failed, so the
+    /// plan could not apply whatever this one gave, or the plan's budget for similarity
+    /// searches ran out (a patch of thousands of such edits: split it). The message says
+    /// which.
+    SearchSkipped,
 }
 
 impl FailureKind {
@@ -300,6 +330,7 @@ impl FailureKind {
             FailureKind::InvalidPlan => "invalid plan",
             FailureKind::Elision => "elision",
             FailureKind::Io => "i/o error",
+            FailureKind::SearchSkipped => "search skipped",
         }
     }
 }
@@ -318,6 +349,21 @@ impl Failure {
         }
     }
 
+    /// The failure without its details: no closest region, no candidates listed (their
+    /// count kept), no next step, the message cut short.
+    fn shorten(&mut self) {
+        const SHORT: usize = 100;
+        if self.kind == FailureKind::SearchSkipped {
+            self.message = "not in the file as written; not searched for similar lines".to_string();
+        } else if let std::borrow::Cow::Owned(short) = clip_line(&self.message, SHORT) {
+            self.message = short;
+        }
+        self.candidates.clear();
+        self.candidate_scores.clear();
+        self.closest = None;
+        self.next_step.clear();
+    }
+
     /// Sets the candidates: the first [`MAX_CANDIDATES`] are kept, and the total is
     /// recorded, so that a block matching 100,000 places makes a short report.
     pub fn set_candidates(&mut self, mut places: Vec<LineRange>) {
@@ -329,6 +375,10 @@ impl Failure {
 
 /// The most candidate places a failure lists; the rest are counted.
 pub const MAX_CANDIDATES: usize = 10;
+
+/// The most failures of one report given with their details (closest region, candidates,
+/// next step); the ones after are shortened ([`ApplyReport::shortened`]).
+pub const MAX_DETAILED_FAILURES: usize = 10;
 
 /// The most lines of an excerpt (a diff, a line of the file) a failure shows.
 pub(crate) const MAX_EXCERPT_LINES: usize = 40;
@@ -465,6 +515,13 @@ impl fmt::Display for ApplyReport {
                     writeln!(f, "    {}", indent(&failure.to_string(), "    ").trim_start())?;
                 }
             }
+        }
+        if self.shortened > 0 {
+            writeln!(
+                f,
+                "({} more failures are shown without their details; only the first {MAX_DETAILED_FAILURES} are: fix those first)",
+                self.shortened
+            )?;
         }
         Ok(())
     }

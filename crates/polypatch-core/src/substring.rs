@@ -185,7 +185,7 @@ pub(crate) fn apply_text(
     file: &mut TextFile,
     hashes: &LineHashes,
     edit: &Edit,
-    ov: Overrides,
+    ov: Overrides<'_>,
     (tiers, base, threshold): (TierSet, Tier, f64),
 ) -> Result<Done, Failure> {
     let Target::Text(find) = &edit.target else { unreachable!("only text targets come here") };
@@ -232,7 +232,7 @@ pub(crate) fn apply_text(
     {
         return Ok(done);
     }
-    let mut failure = not_found(&file.lines, &t, edit, threshold);
+    let mut failure = not_found(&file.lines, &t, edit, threshold, ov);
     if let Evidence::Weak(at, why) = &evidence {
         let at = joined.line_range(*at, t.with.len());
         let _ = write!(
@@ -269,7 +269,7 @@ fn exact(
     occurrence: Occurrence,
     mut matches: Vec<usize>,
     judge: bool,
-    ov: Overrides,
+    ov: Overrides<'_>,
 ) -> Result<Done, Failure> {
     let total = matches.len();
     let mut notes = Vec::new();
@@ -382,7 +382,7 @@ fn replace_exact(
     joined: &Joined,
     t: &Texts,
     matches: &[usize],
-    ov: Overrides,
+    ov: Overrides<'_>,
 ) {
     // Matches that share a line are rewritten together, as one segment of whole lines.
     let mut groups: Vec<(usize, usize, Vec<usize>)> = Vec::new();
@@ -437,7 +437,7 @@ fn replace_exact(
 /// The lines of `segment` (text with `\n` line ends) written in place of file lines whose
 /// last ended with `last_eol`: that line end stays on the last new line; the others end
 /// like it (or, as the file says, with the file's usual terminator).
-fn segment_lines(segment: &str, last_eol: Eol, ov: Overrides) -> Vec<Line> {
+fn segment_lines(segment: &str, last_eol: Eol, ov: Overrides<'_>) -> Vec<Line> {
     let eol = if ov.neighbour_ends && last_eol != Eol::None { last_eol } else { ov.eol };
     let ends_with_newline = segment.ends_with('\n');
     let body = segment.strip_suffix('\n').unwrap_or(segment);
@@ -552,7 +552,7 @@ fn lenient_apply(
     joined: &Joined,
     edit: &Edit,
     t: &Texts,
-    ov: Overrides,
+    ov: Overrides<'_>,
     (tiers, base, threshold): (TierSet, Tier, f64),
     evidence: &Evidence,
 ) -> Result<Option<Done>, Failure> {
@@ -622,6 +622,7 @@ fn lenient_apply(
         base,
         changed: &changed,
         index: Some(hashes),
+        effort: ov.effort,
         ..whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
     };
     let found = match engine::locate(&file.lines, &q, tiers) {
@@ -777,7 +778,7 @@ fn in_line(lines: &[Line], find: &str, tiers: TierSet, to_eol: bool) -> Result<O
 /// starts and ends with the same; the replacement's further lines that start with the
 /// `find`'s indentation get the file line's instead.
 /// `hashes` are kept in step with the lines.
-fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &InLine, ov: Overrides) {
+fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &InLine, ov: Overrides<'_>) {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let lead = &body[..body.len() - body.trim_start().len()];
     let trail = &body[body.trim_end().len()..];
@@ -838,14 +839,15 @@ fn whole_file(pat: &[LineText], len: usize, ignore_blank: bool, threshold: f64) 
         prefix: false,
         changed: &[],
         index: None,
+        effort: None,
     }
 }
 
 /// The failure for a `find` that is nowhere, with the file's closest region.
-fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64) -> Failure {
+fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64, ov: Overrides<'_>) -> Failure {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let pat: Vec<LineText> = body.split('\n').map(LineText::from).collect();
-    let q = whole_file(&pat, lines.len(), edit.policy.ignore_blank_lines, threshold);
+    let q = Query { effort: ov.effort, ..whole_file(&pat, lines.len(), edit.policy.ignore_blank_lines, threshold) };
     let mut failure = miss_failure(lines, &q, Miss::NotFound, "lines");
     let first = pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("");
     let shown = clip_line(first, MAX_EXCERPT_CHARS);

@@ -688,3 +688,80 @@ fn a_file_changed_and_changed_back_in_one_plan_is_not_written() {
     assert!(computed.changes.is_empty());
     assert_eq!(computed.report.files.len(), 2);
 }
+
+/// A plan over thousands of files, each touched up to three times (edited, edited again,
+/// deleted or moved) among creations: every file's result is exact and the changes come
+/// one per path, in the order the paths were first touched. The paths' places are kept in
+/// a map; a lookup that confused two paths, or lost the first-touch order, fails here.
+#[test]
+fn a_plan_over_thousands_of_files_gives_one_exact_change_per_path_in_first_touch_order() {
+    const N: usize = 3000;
+    let mut files = MemoryFileSet::new();
+    for i in 0..N {
+        files.insert(format!("d{}/f{i}.txt", i % 7), format!("head\nline {i}\ntail\n"));
+    }
+    let path = |i: usize| format!("d{}/f{i}.txt", i % 7);
+    let edit = |from: String, to: String| hunk(&[" head", &format!("-{from}"), &format!("+{to}"), " tail"]);
+    let moved = |i: usize| i % 5 == 1 && !i.is_multiple_of(3);
+    let mut ops = Vec::new();
+    for i in 0..N {
+        ops.push(modify(&path(i), vec![edit(format!("line {i}"), format!("LINE {i}"))]));
+    }
+    for i in (0..N).rev().filter(|i| i.is_multiple_of(3)) {
+        ops.push(modify(&path(i), vec![edit(format!("LINE {i}"), format!("LINE {i} again"))]));
+    }
+    for i in 0..N {
+        if i.is_multiple_of(5) {
+            ops.push(FileEdit::new(path(i), FileOp::Delete { if_missing: IfMissing::Error, expect: None }));
+        }
+        if moved(i) {
+            let mut m = Modify::new(vec![edit(format!("LINE {i}"), format!("moved {i}"))]);
+            m.move_to = Some(format!("moved/f{i}.txt"));
+            ops.push(FileEdit::new(path(i), FileOp::Modify(m)));
+        }
+        if i.is_multiple_of(2) {
+            ops.push(FileEdit::create(format!("new/n{i}.txt"), format!("new {i}\n")));
+        }
+    }
+    let p = plan(ops);
+
+    let computed = compute(&p, &files, &ApplyOptions::default()).unwrap();
+    let mut want: Vec<(String, Option<String>)> = Vec::new();
+    for i in 0..N {
+        let content = match i {
+            _ if i.is_multiple_of(5) || moved(i) => None,
+            _ if i.is_multiple_of(3) => Some(format!("head\nLINE {i} again\ntail\n")),
+            _ => Some(format!("head\nLINE {i}\ntail\n")),
+        };
+        want.push((path(i), content));
+    }
+    for i in 0..N {
+        if moved(i) {
+            want.push((format!("moved/f{i}.txt"), Some(format!("head\nmoved {i}\ntail\n"))));
+        }
+        if i.is_multiple_of(2) {
+            want.push((format!("new/n{i}.txt"), Some(format!("new {i}\n"))));
+        }
+    }
+    let got: Vec<(String, Option<String>)> = computed
+        .changes
+        .iter()
+        .map(|c| {
+            let bytes = match &c.kind {
+                polypatch_core::ChangeKind::Write { bytes, .. } => Some(String::from_utf8(bytes.to_vec()).unwrap()),
+                polypatch_core::ChangeKind::Delete => None,
+            };
+            (c.path.to_string(), bytes)
+        })
+        .collect();
+    assert_eq!(got.len(), want.len());
+    assert_eq!(got, want);
+    assert_eq!(computed.report.files.len(), p.files.len());
+
+    run(&mut files, &p).unwrap();
+    let mut kept: Vec<(String, Option<String>)> = want.into_iter().filter(|(_, c)| c.is_some()).collect();
+    kept.sort();
+    let after: Vec<(String, Option<String>)> =
+        files.paths().map(|p| (p.to_owned(), files.get_str(p).map(str::to_owned))).collect();
+    assert_eq!(after, kept);
+}

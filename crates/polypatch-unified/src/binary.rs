@@ -50,15 +50,25 @@ impl fmt::Display for BinaryError {
 
 impl std::error::Error for BinaryError {}
 
+/// Each byte's base85 value, or [`NOT_BASE85`]: one lookup per character of a data line
+/// (a whole release's diff carries hundreds of kilobytes of them).
+const DIGITS: [u8; 256] = {
+    let mut table = [NOT_BASE85; 256];
+    let mut i = 0;
+    while i < ALPHABET.len() {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// A byte that is not a base85 character, in [`DIGITS`].
+const NOT_BASE85: u8 = 0xff;
+
 /// The value of a base85 character, if it is one.
 fn digit(c: u8) -> Option<u32> {
-    let value = match c {
-        b'0'..=b'9' => c - b'0',
-        b'A'..=b'Z' => c - b'A' + 10,
-        b'a'..=b'z' => c - b'a' + 36,
-        _ => return ALPHABET[62..].iter().position(|&a| a == c).map(|p| p as u32 + 62),
-    };
-    Some(u32::from(value))
+    let value = DIGITS[usize::from(c)];
+    (value != NOT_BASE85).then_some(u32::from(value))
 }
 
 /// The number of payload bytes a length character announces.
@@ -272,6 +282,12 @@ mod tests {
         }
         assert_eq!(digit(b'"'), None);
         assert_eq!(digit(b' '), None);
+        // Every other byte is no digit, the 0xff the table uses for "none" included.
+        let others = (0..=255u8).filter(|c| !ALPHABET.contains(c));
+        assert_eq!(others.clone().count(), 256 - 85);
+        for c in others {
+            assert_eq!(digit(c), None, "{c:#04x}");
+        }
     }
 
     #[test]
