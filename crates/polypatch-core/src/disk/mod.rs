@@ -211,12 +211,28 @@ pub struct DiskFileSet {
     /// What each path was when it was read: the commit refuses to replace a file that
     /// changed since (another program's edit would be lost).
     seen: Mutex<HashMap<RelPath, Option<Seen>>>,
+    /// What the reads of one apply share (see [`Handles`]).
+    handles: Mutex<Handles>,
     /// How long a commit or a recovery waits for another one to let go of the root.
     lock_wait: Duration,
     /// The root's commit lock, when [`DiskFileSet::hold_lock`] took it.
     held: Mutex<Option<lock::Held>>,
     /// How many directories a commit keeps open at once (see [`dirs::Dirs`]).
     open_dirs: usize,
+}
+
+/// What the reads of one apply share, dropped when it commits: the root's handle, the
+/// directory the last read was in (a plan's paths come directory by directory), and the
+/// real path of the last resolved path's directory. A directory replaced by a link
+/// meanwhile is still not read through (a directory is opened anew, without following
+/// links, for every other directory), and the commit opens everything again.
+#[derive(Default)]
+struct Handles {
+    root: Option<Arc<Dir>>,
+    /// A directory (root-relative) and its handle.
+    dir: Option<(RelPath, Arc<Dir>)>,
+    /// A path's directory as written and as resolved ([`DiskFileSet::real`]).
+    real: Option<(String, PathBuf)>,
 }
 
 /// What a path held when it was read.
@@ -265,6 +281,7 @@ impl Clone for DiskFileSet {
             durability: self.durability,
             ops: Arc::clone(&self.ops),
             seen: Mutex::new(self.seen().clone()),
+            handles: Mutex::new(Handles::default()),
             lock_wait: self.lock_wait,
             held: Mutex::new(None),
             open_dirs: self.open_dirs,
@@ -290,6 +307,7 @@ impl DiskFileSet {
             durability: Durability::default(),
             ops,
             seen: Mutex::new(HashMap::new()),
+            handles: Mutex::new(Handles::default()),
             lock_wait: lock::WAIT,
             held: Mutex::new(None),
             open_dirs: dirs::cap(),
@@ -348,6 +366,37 @@ impl DiskFileSet {
         self.seen.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    fn handles(&self) -> std::sync::MutexGuard<'_, Handles> {
+        self.handles.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The directory holding `path`, for a read: the last one read in when it is the same
+    /// ([`Handles`]), else opened one component at a time without following links.
+    /// `Ok(None)` when a component is missing.
+    fn read_dir_of(&self, path: &RelPath) -> io::Result<Option<Arc<Dir>>> {
+        let (root, last) = {
+            let handles = self.handles();
+            (handles.root.clone(), handles.dir.clone())
+        };
+        let root = if let Some(root) = root {
+            root
+        } else {
+            let root = Arc::new(self.ops.open_root(&self.root)?);
+            self.handles().root = Some(Arc::clone(&root));
+            root
+        };
+        let Some(parent) = path.parent() else { return Ok(Some(root)) };
+        if let Some((dir, handle)) = last
+            && dir == parent
+        {
+            return Ok(Some(handle));
+        }
+        let Some(dir) = self.open_parent(&root, path)? else { return Ok(None) };
+        let dir = Arc::new(dir);
+        self.handles().dir = Some((parent, Arc::clone(&dir)));
+        Ok(Some(dir))
+    }
+
     /// Opens the directory holding `path`, one component at a time without following
     /// links. `Ok(None)` when a component is missing.
     fn open_parent(&self, root: &Dir, path: &RelPath) -> io::Result<Option<Dir>> {
@@ -372,7 +421,20 @@ impl DiskFileSet {
     fn real(&self, written: &str, rel: &RelPath) -> Result<RelPath, PathError> {
         let comps: Vec<&str> = rel.components().collect();
         let mut cur = self.root.clone();
-        for (i, comp) in comps.iter().enumerate() {
+        // The directory of the path resolved before, when it is this one's.
+        let parent = comps[..comps.len().saturating_sub(1)].join("/");
+        let mut start = 0;
+        if comps.len() > 1
+            && let Some((dir, real)) = &self.handles().real
+            && *dir == parent
+        {
+            cur.clone_from(real);
+            start = comps.len() - 1;
+        }
+        for (i, comp) in comps.iter().enumerate().skip(start) {
+            if i == comps.len() - 1 && start == 0 && i > 0 {
+                self.handles().real = Some((parent.clone(), cur.clone()));
+            }
             let next = cur.join(comp);
             match fs::symlink_metadata(&next) {
                 Ok(md) if md.file_type().is_symlink() => match fs::canonicalize(&next) {
@@ -453,8 +515,7 @@ impl FileSource for DiskFileSet {
     }
 
     fn read(&self, path: &RelPath) -> io::Result<Entry> {
-        let root = self.ops.open_root(&self.root)?;
-        let dir = match self.open_parent(&root, path) {
+        let dir = match self.read_dir_of(path) {
             Ok(Some(dir)) => dir,
             Ok(None) => {
                 self.seen().insert(path.clone(), None);
@@ -516,6 +577,7 @@ impl FileStore for DiskFileSet {
         let result = self.transaction(changes);
         // What was read belongs to this apply; the next one reads again.
         self.seen().clear();
+        *self.handles() = Handles::default();
         result.map_err(io::Error::other)
     }
 }

@@ -790,6 +790,31 @@ fn two_names_of_one_file_are_refused_in_one_commit() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
 }
 
+/// The reads of one apply share the handle of the directory read last; a directory
+/// swapped for a link out of the root between two reads is still not read through.
+#[cfg(unix)]
+#[test]
+fn a_directory_swapped_for_a_link_out_between_reads_is_not_read_through() {
+    use std::os::unix::fs::symlink;
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("root");
+    let outside = outer.path().join("outside");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("sub/a.txt"), "a\n").unwrap();
+    fs::write(root.join("sub/b.txt"), "b\n").unwrap();
+    fs::write(outside.join("b.txt"), "outside\n").unwrap();
+    let set = DiskFileSet::new(&root).unwrap();
+    set.read(&rel("sub/a.txt")).unwrap();
+    fs::rename(root.join("sub"), outer.path().join("moved")).unwrap();
+    symlink(&outside, root.join("sub")).unwrap();
+    match set.read(&rel("sub/b.txt")) {
+        Ok(Entry::File { bytes, .. }) => assert_eq!(bytes, b"b\n"),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => assert!(e.to_string().contains("changed while the patch was applied"), "{e}"),
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn a_directory_swapped_for_a_link_out_is_not_written_through() {
