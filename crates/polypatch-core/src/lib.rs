@@ -96,7 +96,7 @@ pub use ir::{
 };
 pub use report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
-    MAX_DETAILED_FAILURES, Status,
+    MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
 };
 pub use shared::SharedText;
 pub use span::{Span, locate_line};

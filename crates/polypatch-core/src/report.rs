@@ -380,6 +380,12 @@ pub const MAX_CANDIDATES: usize = 10;
 /// next step); the ones after are shortened ([`ApplyReport::shortened`]).
 pub const MAX_DETAILED_FAILURES: usize = 10;
 
+/// The most failures the text report ([`ApplyReport`]'s `Display`) lists; an edit or file
+/// operation failing past them gets no line, and one closing line counts them. With the
+/// shortened failures' one or two lines each, a failing plan's text report stays under
+/// about 30 KB, however many edits fail. The JSON report lists every edit.
+pub const MAX_LISTED_FAILURES: usize = 100;
+
 /// The most lines of an excerpt (a diff, a line of the file) a failure shows.
 pub(crate) const MAX_EXCERPT_LINES: usize = 40;
 
@@ -489,7 +495,26 @@ fn indent(text: &str, prefix: &str) -> String {
 impl fmt::Display for ApplyReport {
     /// One line per file and per edit; the tier is shown when not exact.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Failures listed so far, and those past MAX_LISTED_FAILURES left out.
+        let mut listed = 0;
+        let mut unlisted = 0;
+        let mut list = |failed: bool| {
+            if !failed {
+                return true;
+            }
+            if listed < MAX_LISTED_FAILURES {
+                listed += 1;
+                true
+            } else {
+                unlisted += 1;
+                false
+            }
+        };
         for file in &self.files {
+            let edits: Vec<&EditReport> = file.edits.iter().filter(|e| list(e.failure.is_some())).collect();
+            if !list(file.failure.is_some()) || (edits.is_empty() && !file.edits.is_empty() && file.failure.is_none()) {
+                continue;
+            }
             let target = match &file.moved_to {
                 Some(to) => format!("{} -> {}", file.path, to),
                 None => file.path.clone(),
@@ -498,7 +523,7 @@ impl fmt::Display for ApplyReport {
             if let Some(failure) = &file.failure {
                 writeln!(f, "  {}", indent(&failure.to_string(), "  ").trim_start())?;
             }
-            for edit in &file.edits {
+            for edit in edits {
                 let name = if edit.label.is_empty() { format!("edit {}", edit.index) } else { edit.label.clone() };
                 write!(f, "  {name}: {}", edit.status.word())?;
                 if let Some(lines) = edit.lines {
@@ -521,6 +546,13 @@ impl fmt::Display for ApplyReport {
                 f,
                 "({} more failures are shown without their details; only the first {MAX_DETAILED_FAILURES} are: fix those first)",
                 self.shortened
+            )?;
+        }
+        if unlisted > 0 {
+            writeln!(
+                f,
+                "({unlisted} more failures are not listed; only the first {MAX_LISTED_FAILURES} are: fix those first, \
+                 or see the JSON report, which lists every edit)"
             )?;
         }
         Ok(())

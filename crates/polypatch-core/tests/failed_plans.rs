@@ -5,7 +5,8 @@
 
 use polypatch_core::{
     Action, ApplyError, ApplyOptions, ApplyReport, Edit, EditPlan, EditReport, FailureKind, FileEdit, FileOp,
-    MAX_DETAILED_FAILURES, MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status, Target, Tier, apply,
+    MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, MemoryFileSet, Modify, Occurrence, Policy, Replacement, Scope, Status,
+    Target, Tier, apply,
 };
 
 /// 60 distinct statements.
@@ -182,4 +183,33 @@ fn the_failures_after_the_first_ten_are_shortened() {
     // A line or two per edit: the size of the report grows with the edits, not with
     // what each one's search found.
     assert!(text.len() < 26 * 400, "{} bytes:\n{text}", text.len());
+}
+
+#[test]
+fn the_text_report_lists_the_first_hundred_failures_and_counts_the_rest() {
+    // 250 failing edits over two files, then one that would apply: the text report lists
+    // the first MAX_LISTED_FAILURES failures, keeps every edit that did not fail, and ends
+    // with the count of the others; the report itself (the JSON) keeps every edit.
+    let absents = |file: &str, n: usize| (0..n).map(|k| absent(&format!("{file} hunk {}", k + 1))).collect::<Vec<_>>();
+    let mut b_edits = absents("b", 150);
+    b_edits.push(edit(5, false, "b hunk ok"));
+    let plan = EditPlan::new("test", vec![modify("a.rs", absents("a", 100)), modify("b.rs", b_edits)]);
+    let report = failed(&plan, &ApplyOptions::default());
+    assert_eq!(report.files[0].edits.len() + report.files[1].edits.len(), 251, "every edit is in the report");
+    let text = report.to_string();
+    assert_eq!(MAX_LISTED_FAILURES, 100);
+    assert!(text.contains("\n  a hunk 100: FAILED\n"), "{text}");
+    // The 100 failures listed are all of a.rs's: b.rs is listed with its one located edit.
+    assert!(!text.contains("b hunk 1:"), "{text}");
+    assert!(text.contains("FAILED: modify b.rs\n  b hunk ok: "), "{text}");
+    assert!(
+        text.ends_with(
+            "(150 more failures are not listed; only the first 100 are: fix those first, or see the JSON report, \
+             which lists every edit)\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches(": FAILED\n").count(), 100, "{text}");
+    // However many edits fail, the text stays about this size.
+    assert!(text.len() < 30_000, "{} bytes", text.len());
 }
