@@ -264,11 +264,10 @@ impl<'s> Tx<'s> {
         let durable = set.durability.syncs();
         // Directory by directory (depth first), so that each directory is opened once per
         // phase however few handles are kept open (see [`Dirs`]).
+        let dirs: Vec<String> =
+            changes.iter().map(|c| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default()).collect();
         let mut order: Vec<usize> = (0..changes.len()).collect();
-        order.sort_by(|&a, &b| {
-            let dir = |c: &Change| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default();
-            dir(&changes[a]).split('/').cmp(dir(&changes[b]).split('/'))
-        });
+        order.sort_by(|&a, &b| dirs[a].split('/').cmp(dirs[b].split('/')));
         // Plan: every line of the journal, written in one go before the first step (each
         // line still comes before the step it announces). Nothing is changed yet.
         let mut lines = Vec::new();
@@ -321,7 +320,7 @@ impl<'s> Tx<'s> {
                     temp: temp.clone(),
                     backup: backup.clone(),
                     new: match &change.kind {
-                        ChangeKind::Write { bytes, .. } => Some(journal::blob_id(bytes)),
+                        ChangeKind::Write { bytes, .. } => Some(journal::content_id(bytes)),
                         ChangeKind::Delete => None,
                     },
                     old: None,

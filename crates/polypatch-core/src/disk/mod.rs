@@ -9,8 +9,8 @@
 //!    start beside it (recovery first).
 //! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before the
 //!    first step is taken (in one write), the directories to create and, for each target,
-//!    its temporary file, its backup, the git blob id (`git hash-object`) of the new
-//!    content, and the size and modification time of the original as it was read.
+//!    its temporary file, its backup, the XXH3-128 hash of the new content, and the size
+//!    and modification time of the original as it was read.
 //! 3. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
 //!    its target, created with no more rights than the original gives (its group no more
 //!    than everyone else, until the group is the original's), then given the original's

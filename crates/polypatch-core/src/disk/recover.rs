@@ -228,11 +228,11 @@ impl DiskFileSet {
         }
     }
 
-    /// Whether the file `name` holds the content whose blob id is `id`.
+    /// Whether the file `name` holds the content `id` names ([`journal::names`]).
     fn holds(&self, dir: &Dir, name: &str, id: Option<&String>) -> io::Result<Found> {
         let Some(id) = id else { return Ok(Found::Unknown) };
         match self.ops.read(dir, name, u64::MAX, false) {
-            Ok(read) => Ok(if journal::blob_id(&read.bytes.into()) == *id { Found::Ours } else { Found::Other }),
+            Ok(read) => Ok(if journal::names(id, &read.bytes.into()) { Found::Ours } else { Found::Other }),
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::InvalidInput) => Ok(Found::Other),
             Err(e) => Err(e),
         }

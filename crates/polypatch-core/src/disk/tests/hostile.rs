@@ -94,19 +94,20 @@ fn a_file_a_journal_cannot_check_is_not_removed() {
     );
     assert!(recovery.removed.is_empty());
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
-    // With the hash of other content, the same.
-    let other = journal::blob_id(&"theirs\n".into());
-    fs::write(
-        root.join(".polypatch-1.journal"),
-        format!(
-            "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-1-0.new\",\"backup\":null,\"new\":\"{other}\"}}}}\n"
-        ),
-    )
-    .unwrap();
-    let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
-    assert_eq!(recovery.problems.len(), 1, "{recovery:?}");
-    assert!(recovery.problems[0].contains("`a.txt`, which the interrupted commit created, was changed since"));
-    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
+    // With the hash of other content (as this version names it, or an earlier one), the same.
+    for other in [journal::content_id(&"theirs\n".into()), journal::blob_id(&"theirs\n".into())] {
+        fs::write(
+            root.join(".polypatch-1.journal"),
+            format!(
+                "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-1-0.new\",\"backup\":null,\"new\":\"{other}\"}}}}\n"
+            ),
+        )
+        .unwrap();
+        let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+        assert_eq!(recovery.problems.len(), 1, "{recovery:?}");
+        assert!(recovery.problems[0].contains("`a.txt`, which the interrupted commit created, was changed since"));
+        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
+    }
 }
 
 /// A directory, a FIFO and a symbolic link named like journals: recovery names each and
@@ -267,6 +268,36 @@ fn recovery_after_a_crash_at_the_commit_point_restores_everything() {
     assert_eq!(recovery.restored, ["run.sh", "e.txt", "c.txt", "a.txt"]);
     assert_eq!(recovery.removed, ["new/dir/b.txt", "d.txt"]);
     assert_eq!(snapshot(root), before);
+}
+
+/// A journal of the version before this one names contents by their git blob ids (`new`,
+/// and `old` for the original): recovery still checks both and rolls back.
+#[test]
+fn a_journal_with_git_blob_ids_is_recovered() {
+    for (old_id, restored) in [("old\n", true), ("something else\n", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a.txt"), "new\n").unwrap();
+        fs::write(root.join(".polypatch-5-0.old"), "old\n").unwrap();
+        let (new, old) = (journal::blob_id(&"new\n".into()), journal::blob_id(&old_id.into()));
+        fs::write(
+            root.join(".polypatch-5.journal"),
+            format!(
+                "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-5-0.new\",\"backup\":\".polypatch-5-0.old\",\
+                 \"new\":\"{new}\",\"old\":\"{old}\"}}}}\n"
+            ),
+        )
+        .unwrap();
+        let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+        if restored {
+            assert_eq!(recovery.restored, ["a.txt"], "{recovery:?}");
+            assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "old\n");
+            assert_eq!(names(root), ["a.txt"]);
+        } else {
+            assert!(recovery.problems[0].contains("does not hold the content the commit replaced"), "{recovery:?}");
+            assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "new\n");
+        }
+    }
 }
 
 /// A backup changed after the crash is not put back: the journal records the original's
