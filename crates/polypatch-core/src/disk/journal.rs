@@ -218,6 +218,9 @@ pub(super) fn content_id(bytes: &FileBytes) -> String {
             Ok(())
         }
     }
+    if let Some(bytes) = bytes.at_hand() {
+        return format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+    }
     let mut hash = Hasher(xxhash_rust::xxh3::Xxh3Default::new());
     // Writing to a hasher cannot fail.
     let _ = bytes.write_to(&mut hash);
