@@ -190,6 +190,22 @@ impl DiskFileSet {
     }
 }
 
+/// Lines of the journal, serialized as they are planned, written when the plan is whole
+/// (or in pieces of [`JOURNAL_PIECE`], a bound on the memory a plan of many files takes;
+/// every piece still before the first step).
+struct Lines(Vec<u8>);
+
+/// See [`Lines`].
+const JOURNAL_PIECE: usize = 1 << 20;
+
+impl Lines {
+    fn push(&mut self, line: &Line) -> io::Result<()> {
+        serde_json::to_writer(&mut self.0, line).map_err(io::Error::other)?;
+        self.0.push(b'\n');
+        Ok(())
+    }
+}
+
 struct Tx<'s> {
     set: &'s DiskFileSet,
     journal: File,
@@ -207,14 +223,12 @@ struct Tx<'s> {
 }
 
 impl<'s> Tx<'s> {
-    /// Writes the lines to the journal, in one write.
-    fn log_all(&mut self, lines: &[Line]) -> io::Result<()> {
-        let mut text = String::new();
-        for line in lines {
-            text.push_str(&serde_json::to_string(line).map_err(io::Error::other)?);
-            text.push('\n');
+    /// Writes the lines planned so far to the journal, in one write.
+    fn log_all(&mut self, lines: &mut Lines) -> io::Result<()> {
+        if lines.0.is_empty() {
+            return Ok(());
         }
-        self.set.ops.write(&mut self.journal, &FileBytes::from(text))
+        self.set.ops.write(&mut self.journal, &FileBytes::from(std::mem::take(&mut lines.0)))
     }
 
     /// The open handle of directory `id` (opened again if it was closed to make room).
@@ -225,7 +239,7 @@ impl<'s> Tx<'s> {
     /// Plans the directory `rel` ("" is the root): its id, and whether it exists. One
     /// that does not (nor its parents, maybe) is to be created when `create`: its
     /// [`Line::Mkdir`] goes into `lines` after its parent's.
-    fn plan_dir(&mut self, rel: &str, create: bool, lines: &mut Vec<Line>) -> io::Result<(usize, bool)> {
+    fn plan_dir(&mut self, rel: &str, create: bool, lines: &mut Lines) -> io::Result<(usize, bool)> {
         let id = self.dirs.id(rel);
         if self.to_make.contains(&id) {
             return Ok((id, false));
@@ -236,7 +250,7 @@ impl<'s> Tx<'s> {
                 let parent = self.dirs.parent(id).ok_or(e)?;
                 let parent_path = self.dirs.path(parent).to_owned();
                 self.plan_dir(&parent_path, create, lines)?;
-                lines.push(Line::Mkdir { dir: rel.to_string() });
+                lines.push(&Line::Mkdir { dir: rel.to_string() })?;
                 self.to_make.insert(id);
                 Ok((id, false))
             }
@@ -264,13 +278,15 @@ impl<'s> Tx<'s> {
         let durable = set.durability.syncs();
         // Directory by directory (depth first), so that each directory is opened once per
         // phase however few handles are kept open (see [`Dirs`]).
-        let dirs: Vec<String> =
-            changes.iter().map(|c| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default()).collect();
         let mut order: Vec<usize> = (0..changes.len()).collect();
-        order.sort_by(|&a, &b| dirs[a].split('/').cmp(dirs[b].split('/')));
+        {
+            let dirs: Vec<String> =
+                changes.iter().map(|c| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default()).collect();
+            order.sort_by(|&a, &b| dirs[a].split('/').cmp(dirs[b].split('/')));
+        }
         // Plan: every line of the journal, written in one go before the first step (each
         // line still comes before the step it announces). Nothing is changed yet.
-        let mut lines = Vec::new();
+        let mut lines = Lines(Vec::new());
         for n in order {
             let change = &changes[n];
             let write = matches!(change.kind, ChangeKind::Write { .. });
@@ -313,7 +329,7 @@ impl<'s> Tx<'s> {
             let swap = !durable && one_swap(changes) && original.is_some();
             let backup = (original.is_some() && !swap).then(|| journal::backup_name(id, n));
             let path = change.path.to_string();
-            lines.push(match (&temp, swap) {
+            lines.push(&match (&temp, swap) {
                 (Some(temp), true) => Line::Swap { path, temp: temp.clone() },
                 _ => Line::File {
                     path,
@@ -326,7 +342,10 @@ impl<'s> Tx<'s> {
                     old: None,
                     was: backup.as_ref().and(original.as_ref()).map(|md| (md.size, md.mtime.0, md.mtime.1)),
                 },
-            });
+            })?;
+            if lines.0.len() >= JOURNAL_PIECE {
+                self.log_all(&mut lines)?;
+            }
             self.swap = swap;
             self.targets.push(Target {
                 change,
@@ -341,7 +360,7 @@ impl<'s> Tx<'s> {
                 switched: false,
             });
         }
-        self.log_all(&lines)?;
+        self.log_all(&mut lines)?;
         // Prepare: temporary files and backups; nothing visible changes.
         for i in 0..self.targets.len() {
             let t = &self.targets[i];
