@@ -287,6 +287,7 @@ impl<'s> Tx<'s> {
         // Plan: every line of the journal, written in one go before the first step (each
         // line still comes before the step it announces). Nothing is changed yet.
         let mut lines = Lines(Vec::new());
+        self.targets.reserve_exact(changes.len());
         for n in order {
             let change = &changes[n];
             let write = matches!(change.kind, ChangeKind::Write { .. });
