@@ -1623,3 +1623,43 @@ fn a_path_in_the_git_directory_is_refused_unless_allowed() {
     let run = polypatch(sb.top(), &["apply", "--stdin-json", "--allow-git-dir"], Some(&request));
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+/// A patch that touches more directories than the process may hold open descriptors
+/// (600 under `ulimit -n 256`) commits, every file, and leaves nothing behind: the commit
+/// keeps a bounded number of directories open, not one per directory until it ends.
+#[cfg(unix)]
+#[test]
+fn a_commit_across_more_directories_than_open_files_allowed() {
+    use std::fmt::Write as _;
+    let sb = Sandbox::new(&[]);
+    let mut patch = String::new();
+    for i in 0..600 {
+        sb.write(&format!("d{i}/e/f.txt"), format!("file {i}\nold\n").as_bytes());
+        let _ = write!(
+            patch,
+            "diff --git a/d{i}/e/f.txt b/d{i}/e/f.txt\n--- a/d{i}/e/f.txt\n+++ b/d{i}/e/f.txt\n\
+             @@ -1,2 +1,2 @@\n file {i}\n-old\n+new\n"
+        );
+        // Half of them in directories the commit creates.
+        let _ = write!(
+            patch,
+            "diff --git a/n{i}/g/h.txt b/n{i}/g/h.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n{i}/g/h.txt\n\
+             @@ -0,0 +1 @@\n+made {i}\n"
+        );
+    }
+    let patch = sb.patch(&patch);
+    let script = format!("ulimit -n 256 && exec \"$0\" apply -q --root '{}' '{patch}'", sb.root_arg());
+    let out = Command::new("sh").arg("-c").arg(script).arg(common::binary()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for i in 0..600 {
+        assert_eq!(sb.read(&format!("d{i}/e/f.txt")), format!("file {i}\nnew\n"));
+        assert_eq!(sb.read(&format!("n{i}/g/h.txt")), format!("made {i}\n"));
+    }
+    let files = sb.snapshot();
+    assert_eq!(
+        files.len(),
+        1200,
+        "{:?}",
+        files.iter().map(|(p, _)| p).filter(|p| !p.ends_with("f.txt")).take(5).collect::<Vec<_>>()
+    );
+}

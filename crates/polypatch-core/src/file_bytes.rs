@@ -142,6 +142,11 @@ impl FileBytes {
     }
 
     /// The bytes, when they are at hand without building them; otherwise the lines.
+    /// The bytes, when they are at hand (not an edited file's lines, never read whole).
+    pub(crate) fn at_hand(&self) -> Option<&[u8]> {
+        self.settled().ok()
+    }
+
     fn settled(&self) -> Result<&[u8], &Lines> {
         match &self.0 {
             Repr::Whole(whole) => Ok(whole.as_bytes()),

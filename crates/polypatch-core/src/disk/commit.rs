@@ -1,14 +1,15 @@
 //! The commit: a journal, temporary files and backups, atomic renames, and an undo that
 //! never removes a backup it did not restore.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::dirs::Dirs;
 use super::journal::{self, Line};
-use super::ops::{Dir, Kind, Meta, Xattrs, copied_xattr};
+use super::ops::{Dir, Kind, Meta, Ops, Xattrs, copied_xattr};
 use super::{DiskFileSet, Seen};
 use crate::file_bytes::FileBytes;
 use crate::fileset::{Change, ChangeKind, RelPath};
@@ -44,17 +45,22 @@ impl fmt::Display for CommitError {
 /// One target while the commit runs.
 struct Target<'c> {
     change: &'c Change,
-    /// Index into the open directories.
+    /// Its directory's id in [`Dirs`].
     dir: usize,
     name: String,
     temp: Option<String>,
     backup: Option<String>,
-    /// What the target was when prepared (after its backup was linked); `None` when missing.
+    /// What the target was when planned (as read), then when prepared (after its backup
+    /// was linked); `None` when missing.
     original: Option<Meta>,
     /// The content the plan was computed from, compared again right before the rename:
     /// the file was changed so shortly before it was read that its timestamps could not
     /// tell a second change in the same tick (see [`Seen::racy`]).
     recheck: Option<FileBytes>,
+    /// The extended attributes of the original as it was read (`None`: not read).
+    xattrs: Option<Xattrs>,
+    /// The plan read the target (`original` is what it read).
+    read: bool,
     switched: bool,
 }
 
@@ -65,19 +71,21 @@ fn one_swap(changes: &[Change]) -> bool {
     matches!(changes, [Change { kind: ChangeKind::Write { .. }, .. }])
 }
 
-/// The open directories, by root-relative path ("" is the root).
-struct Dirs {
-    handles: Vec<Dir>,
-    index: HashMap<String, usize>,
-    /// Directories created by this commit, in creation order.
-    created: Vec<String>,
-}
-
 fn new_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("{:x}{:08x}{n:x}", std::process::id(), nanos)
+}
+
+/// A modification time (seconds and nanoseconds since the epoch) as a [`SystemTime`].
+fn system_time((secs, nanos): (i64, i64)) -> std::time::SystemTime {
+    let epoch = std::time::UNIX_EPOCH;
+    let nanos = std::time::Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
+    match u64::try_from(secs) {
+        Ok(secs) => epoch + std::time::Duration::from_secs(secs) + nanos,
+        Err(_) => epoch - std::time::Duration::from_secs(secs.unsigned_abs()) + nanos,
+    }
 }
 
 fn changed_meanwhile(path: &RelPath) -> io::Error {
@@ -90,13 +98,20 @@ fn changed_meanwhile(path: &RelPath) -> io::Error {
 /// is set: a mode the patch gives is applied as `git apply` applies it, through the
 /// process's umask (the kernel masks `openat`'s mode: no umask is read or set, which would
 /// race with other threads); an edited file keeps its own bits, without set-user-ID,
-/// set-group-ID and sticky (dropped on a change of content, as git and GNU patch do), and
-/// is private until then; a new file without a mode gets the default (`0666` through the
-/// umask).
+/// set-group-ID and sticky (dropped on a change of content, as git and GNU patch do); a
+/// new file without a mode gets the default (`0666` through the umask).
+///
+/// Until its owner and group are the original's, the replacement of an edited file lets
+/// no one more than the original did: its group gets no more than everyone else (the
+/// group may not be the original's yet: the process's, or the directory's), so that
+/// the usual modes (`0644`, `0755`, `0600`) are right from the start and need no `chmod`.
 fn modes(asked: Option<u32>, original: Option<&Meta>) -> (u32, Option<u32>) {
     match (asked, original) {
         (Some(mode), _) => (mode & 0o777, None),
-        (None, Some(md)) => (0o600, super::mode_of(md).map(|m| m & 0o777)),
+        (None, Some(md)) => match super::mode_of(md).map(|m| m & 0o777) {
+            Some(keep) => ((keep & 0o707) | (keep & 0o070 & ((keep & 0o007) << 3)), Some(keep)),
+            None => (0o600, None),
+        },
         (None, None) => (0o666, None),
     }
 }
@@ -117,11 +132,12 @@ impl DiskFileSet {
             set: self,
             journal,
             journal_name: journal::journal_name(&id),
-            dirs: Dirs { handles: Vec::new(), index: HashMap::new(), created: Vec::new() },
+            dirs: Dirs::new(self.open_dirs),
             targets: Vec::new(),
             inodes: HashMap::new(),
             root: &root,
             swap: false,
+            to_make: HashSet::new(),
         };
         match tx.run(&id, changes) {
             Ok(()) => {
@@ -174,6 +190,22 @@ impl DiskFileSet {
     }
 }
 
+/// Lines of the journal, serialized as they are planned, written when the plan is whole
+/// (or in pieces of [`JOURNAL_PIECE`], a bound on the memory a plan of many files takes;
+/// every piece still before the first step).
+struct Lines(Vec<u8>);
+
+/// See [`Lines`].
+const JOURNAL_PIECE: usize = 1 << 20;
+
+impl Lines {
+    fn push(&mut self, line: &Line) -> io::Result<()> {
+        serde_json::to_writer(&mut self.0, line).map_err(io::Error::other)?;
+        self.0.push(b'\n');
+        Ok(())
+    }
+}
+
 struct Tx<'s> {
     set: &'s DiskFileSet,
     journal: File,
@@ -185,66 +217,98 @@ struct Tx<'s> {
     inodes: HashMap<(u64, u64), usize>,
     /// The commit is one rename ([`Line::Swap`]).
     swap: bool,
+    /// Directories the plan found missing, created when the first target in them is
+    /// prepared.
+    to_make: HashSet<usize>,
 }
 
 impl<'s> Tx<'s> {
-    fn log(&mut self, line: &Line) -> io::Result<()> {
-        let mut text = serde_json::to_string(line).map_err(io::Error::other)?;
-        text.push('\n');
-        self.set.ops.write(&mut self.journal, &FileBytes::from(text))
-    }
-
-    fn dir(&self, i: usize) -> &Dir {
-        &self.dirs.handles[i]
-    }
-
-    /// Opens (creating if `create`) the directory `rel` ("" is the root).
-    fn open_dir(&mut self, rel: &str, create: bool) -> io::Result<usize> {
-        if let Some(&i) = self.dirs.index.get(rel) {
-            return Ok(i);
+    /// Writes the lines planned so far to the journal, in one write.
+    fn log_all(&mut self, lines: &mut Lines) -> io::Result<()> {
+        if lines.0.is_empty() {
+            return Ok(());
         }
-        let handle = if rel.is_empty() {
-            self.set.ops.open_dir(self.root, ".")?
-        } else {
-            let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-            let p = self.open_dir(parent, create)?;
-            match self.set.ops.open_dir(self.dir(p), name) {
-                Ok(d) => d,
-                Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
-                    self.log(&Line::Mkdir { dir: rel.to_string() })?;
-                    self.set.ops.mkdir(self.dir(p), name)?;
-                    self.dirs.created.push(rel.to_string());
-                    self.set.ops.open_dir(self.dir(p), name)?
-                }
-                Err(e) => return Err(e),
+        self.set.ops.write(&mut self.journal, &FileBytes::from(std::mem::take(&mut lines.0)))
+    }
+
+    /// The open handle of directory `id` (opened again if it was closed to make room).
+    fn dir(&mut self, id: usize) -> io::Result<&Dir> {
+        self.dirs.get(&*self.set.ops, self.root, id)
+    }
+
+    /// Plans the directory `rel` ("" is the root): its id, and whether it exists. One
+    /// that does not (nor its parents, maybe) is to be created when `create`: its
+    /// [`Line::Mkdir`] goes into `lines` after its parent's.
+    fn plan_dir(&mut self, rel: &str, create: bool, lines: &mut Lines) -> io::Result<(usize, bool)> {
+        let id = self.dirs.id(rel);
+        if self.to_make.contains(&id) {
+            return Ok((id, false));
+        }
+        match self.dir(id) {
+            Ok(_) => Ok((id, true)),
+            Err(e) if create && e.kind() == io::ErrorKind::NotFound => {
+                let parent = self.dirs.parent(id).ok_or(e)?;
+                let parent_path = self.dirs.path(parent).to_owned();
+                self.plan_dir(&parent_path, create, lines)?;
+                lines.push(&Line::Mkdir { dir: rel.to_string() })?;
+                self.to_make.insert(id);
+                Ok((id, false))
             }
-        };
-        self.dirs.handles.push(handle);
-        self.dirs.index.insert(rel.to_string(), self.dirs.handles.len() - 1);
-        Ok(self.dirs.handles.len() - 1)
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Creates the directory `id` (and its parents) where the plan said so.
+    fn make_dir(&mut self, id: usize) -> io::Result<()> {
+        if !self.to_make.contains(&id) {
+            return Ok(());
+        }
+        let parent = self.dirs.parent(id).expect("the root exists");
+        self.make_dir(parent)?;
+        let name = self.dirs.name(id).to_owned();
+        self.set.ops.mkdir(self.dir(parent)?, &name)?;
+        self.to_make.remove(&id);
+        self.dirs.created.push(id);
+        Ok(())
     }
 
     fn run(&mut self, id: &str, changes: &'s [Change]) -> io::Result<()> {
-        let ops = &self.set.ops;
-        let durable = self.set.durability.syncs();
-        // Prepare: temporary files and backups; nothing visible changes.
-        for (n, change) in changes.iter().enumerate() {
+        let set = self.set;
+        let ops = &set.ops;
+        let durable = set.durability.syncs();
+        // Directory by directory (depth first), so that each directory is opened once per
+        // phase however few handles are kept open (see [`Dirs`]).
+        let mut order: Vec<usize> = (0..changes.len()).collect();
+        {
+            let dirs: Vec<String> =
+                changes.iter().map(|c| c.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default()).collect();
+            order.sort_by(|&a, &b| dirs[a].split('/').cmp(dirs[b].split('/')));
+        }
+        // Plan: every line of the journal, written in one go before the first step (each
+        // line still comes before the step it announces). Nothing is changed yet.
+        let mut lines = Lines(Vec::new());
+        self.targets.reserve_exact(changes.len());
+        for n in order {
+            let change = &changes[n];
             let write = matches!(change.kind, ChangeKind::Write { .. });
             let parent = change.path.parent().map(|p| p.as_str().to_string()).unwrap_or_default();
-            let dir = match self.open_dir(&parent, write) {
+            let (dir, exists) = match self.plan_dir(&parent, write, &mut lines) {
                 Ok(d) => d,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed_meanwhile(&change.path)),
                 Err(e) => return Err(e),
             };
             let name = change.path.components().last().unwrap_or_default().to_string();
-            let original = ops.stat(self.dir(dir), &name)?;
-            let seen: Option<Option<Seen>> = self.set.seen().get(&change.path).cloned();
-            if let Some(seen) = &seen
-                && !Meta::unchanged(seen.as_ref().map(|s| &s.meta), original.as_ref())
-            {
+            let seen: Option<Option<Seen>> = set.seen().get(&change.path).cloned();
+            // What is there: as it was read (checked again before its backup is made), or,
+            // for a file the plan did not read, as it is now.
+            let original = match &seen {
+                Some(seen) => seen.as_ref().map(|s| s.meta),
+                None if exists => ops.stat(self.dir(dir)?, &name)?,
+                None => None,
+            };
+            if original.is_some() && !exists {
                 return Err(changed_meanwhile(&change.path));
             }
-            let seen = seen.flatten();
             if let Some(md) = &original {
                 if md.kind != Kind::File {
                     return Err(io::Error::other(format!("`{}` is not a regular file", change.path)));
@@ -259,51 +323,69 @@ impl<'s> Tx<'s> {
                 }
                 self.inodes.insert((md.dev, md.ino), self.targets.len());
             }
+            let read = seen.as_ref().and_then(Option::as_ref);
             let temp = write.then(|| journal::temp_name(id, n));
             // One file replaced: its rename is the commit, nothing to undo after it. Not
             // with syncs: a sync after the rename can fail, and that commit must be undone.
             let swap = !durable && one_swap(changes) && original.is_some();
             let backup = (original.is_some() && !swap).then(|| journal::backup_name(id, n));
             let path = change.path.to_string();
-            let line = match (&temp, swap) {
+            lines.push(&match (&temp, swap) {
                 (Some(temp), true) => Line::Swap { path, temp: temp.clone() },
                 _ => Line::File {
                     path,
                     temp: temp.clone(),
                     backup: backup.clone(),
                     new: match &change.kind {
-                        ChangeKind::Write { bytes, .. } => Some(journal::blob_id(bytes)),
+                        ChangeKind::Write { bytes, .. } => Some(journal::content_id(bytes)),
                         ChangeKind::Delete => None,
                     },
-                    old: backup.as_ref().and(seen.as_ref()).map(|s| journal::blob_id(&s.bytes)),
+                    old: None,
+                    was: backup.as_ref().and(original.as_ref()).map(|md| (md.size, md.mtime.0, md.mtime.1)),
                 },
-            };
-            self.log(&line)?;
+            })?;
+            if lines.0.len() >= JOURNAL_PIECE {
+                self.log_all(&mut lines)?;
+            }
             self.swap = swap;
-            let recheck = seen.as_ref().filter(|s| s.racy && original.is_some()).map(|s| s.bytes.clone());
             self.targets.push(Target {
                 change,
                 dir,
-                name: name.clone(),
-                temp: temp.clone(),
-                backup: backup.clone(),
+                name,
+                temp,
+                backup,
                 original,
-                recheck,
+                recheck: read.filter(|s| s.racy).map(|s| s.bytes.clone()),
+                xattrs: read.map(|s| s.xattrs.clone()),
+                read: seen.is_some(),
                 switched: false,
             });
-            if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, &temp) {
+        }
+        self.log_all(&mut lines)?;
+        // Prepare: temporary files and backups; nothing visible changes.
+        for i in 0..self.targets.len() {
+            let t = &self.targets[i];
+            let (change, dir, name) = (t.change, t.dir, t.name.clone());
+            self.make_dir(dir)?;
+            let mut original = self.targets[i].original;
+            if self.targets[i].read && original.is_some() {
+                // Still the file that was read, right before its backup is made.
+                let now = ops.stat(self.dir(dir)?, &name)?;
+                if !Meta::unchanged(original.as_ref(), now.as_ref()) {
+                    return Err(changed_meanwhile(&change.path));
+                }
+                original = now;
+            }
+            if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, self.targets[i].temp.clone()) {
                 let (create, keep) = modes(*mode, original.as_ref());
-                let mut file = ops.create(self.dir(dir), temp, create)?;
+                let mut file = ops.create(self.dir(dir)?, &temp, create)?;
                 ops.write(&mut file, bytes)?;
                 if let Some(md) = &original {
-                    ops.set_owner(&file, md.uid, md.gid);
-                    if let Some(keep) = keep {
-                        ops.set_mode(&file, keep)?;
-                    }
-                    let xattrs = if let Some(seen) = seen {
-                        seen.xattrs
+                    ops.set_owner_and_mode(&file, md.uid, md.gid, keep)?;
+                    let xattrs = if let Some(xattrs) = self.targets[i].xattrs.take() {
+                        xattrs
                     } else {
-                        let (now, xattrs) = ops.xattrs(self.dir(dir), &name)?;
+                        let (now, xattrs) = ops.xattrs(self.dir(dir)?, &name)?;
                         if !now.same_file(md) {
                             return Err(changed_meanwhile(&change.path));
                         }
@@ -325,39 +407,44 @@ impl<'s> Tx<'s> {
                     ops.sync(&file)?;
                 }
             }
-            if let (Some(md), Some(backup)) = (&original, &backup) {
-                self.back_up(dir, &name, backup, md)?;
+            // A file to delete is renamed to its backup name when it is switched: it is
+            // its own backup.
+            if let (Some(md), Some(backup), Some(_)) =
+                (&original, self.targets[i].backup.clone(), &self.targets[i].temp)
+            {
+                self.back_up(i, &backup, md)?;
             }
         }
         if durable {
             ops.sync(&self.journal)?;
-            for d in &self.dirs.handles {
-                ops.sync_dir(d)?;
+            for d in self.dirs.ids() {
+                ops.sync_dir(self.dir(d)?)?;
             }
             // The journal's directory, unless it was among the targets' directories.
-            if !self.dirs.index.contains_key("") {
+            if self.dirs.find("").is_none() {
                 ops.sync_dir(self.root)?;
             }
         }
         // Switch: each rename replaces a target atomically.
         for i in 0..self.targets.len() {
             let t = &self.targets[i];
-            let dir = self.dir(t.dir);
+            let dir = self.dirs.get(&**ops, self.root, t.dir)?;
             // The last look, right before the rename: still the file the plan was
             // computed from (what remains is the time between this look and the rename).
-            if !self.still_as_read(t)? {
+            if !still_as_read(&**ops, dir, t)? {
                 return Err(changed_meanwhile(&t.change.path));
             }
-            match (&t.temp, &t.original) {
-                (Some(temp), Some(_)) => ops.rename(dir, temp, &t.name)?,
-                (Some(temp), None) => ops.rename_new(dir, temp, &t.name)?,
-                (None, _) => ops.remove(dir, &t.name)?,
+            match (&t.temp, &t.original, &t.backup) {
+                (Some(temp), Some(_), _) => ops.rename(dir, temp, &t.name)?,
+                (Some(temp), None, _) => ops.rename_new(dir, temp, &t.name)?,
+                (None, _, Some(backup)) => ops.rename_new(dir, &t.name, backup)?,
+                (None, _, None) => ops.remove(dir, &t.name)?,
             }
             self.targets[i].switched = true;
         }
         if durable {
-            for d in &self.dirs.handles {
-                ops.sync_dir(d)?;
+            for d in self.dirs.ids() {
+                ops.sync_dir(self.dir(d)?)?;
             }
         }
         if self.swap {
@@ -369,33 +456,17 @@ impl<'s> Tx<'s> {
         Ok(())
     }
 
-    /// Whether the target is still what the commit prepared: where its timestamps cannot
-    /// tell, the same bytes; then, last (the nearest the rename can be), the same file,
-    /// untouched (inode, size, mtime, ctime).
-    fn still_as_read(&self, t: &Target<'_>) -> io::Result<bool> {
-        let ops = &self.set.ops;
-        let dir = self.dir(t.dir);
-        if let Some(bytes) = &t.recheck {
-            match ops.read(dir, &t.name, bytes.len() as u64) {
-                Ok(now) if Meta::unchanged(t.original.as_ref(), Some(&now.meta)) && **bytes == *now.bytes => {}
-                Ok(_) => return Ok(false),
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => {
-                    return Ok(false);
-                }
-                Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(Meta::unchanged(t.original.as_ref(), ops.stat(dir, &t.name)?.as_ref()))
-    }
-
-    /// Keeps the original under `backup`: a hard link, or a copy where links fail.
-    fn back_up(&mut self, dir: usize, name: &str, backup: &str, original: &Meta) -> io::Result<()> {
-        let ops = &self.set.ops;
-        let d = self.dir(dir);
-        let path = &self.targets.last().expect("pushed").change.path;
+    /// Keeps the original of target `i` under `backup`: a hard link, or a copy where links
+    /// fail.
+    fn back_up(&mut self, i: usize, backup: &str, original: &Meta) -> io::Result<()> {
+        let set = self.set;
+        let ops = &set.ops;
+        let durable = set.durability.syncs();
+        let t = &self.targets[i];
+        let d = self.dirs.get(&**ops, self.root, t.dir)?;
+        let (name, path) = (&t.name, &t.change.path);
         if ops.link(d, name, backup).is_err() {
-            let read = ops.read(d, name, u64::MAX)?;
+            let read = ops.read(d, name, u64::MAX, false)?;
             if !read.meta.same_file(original) {
                 return Err(changed_meanwhile(path));
             }
@@ -404,9 +475,13 @@ impl<'s> Tx<'s> {
             if let Some(mode) = super::mode_of(&read.meta) {
                 ops.set_mode(&file, mode)?;
             }
-            if self.set.durability.syncs() {
+            // What the journal says the original was (`Line::File::was`), checked by
+            // recovery before it puts the copy back.
+            file.set_modified(system_time(original.mtime))?;
+            if durable {
                 ops.sync(&file)?;
             }
+            self.targets[i].original = Some(*original);
             return Ok(());
         }
         // The link names the file that was stat'ed, or the target was swapped meanwhile.
@@ -414,7 +489,7 @@ impl<'s> Tx<'s> {
         // with what it is now.
         match ops.stat(d, backup)? {
             Some(md) if md.same_file(original) => {
-                self.targets.last_mut().expect("pushed").original = Some(md);
+                self.targets[i].original = Some(md);
                 Ok(())
             }
             _ => Err(changed_meanwhile(path)),
@@ -423,12 +498,13 @@ impl<'s> Tx<'s> {
 
     /// After the commit point: backups and the journal go; a failure here leaves litter
     /// that `recover` removes, never a wrong file.
-    fn clean_up(self, id: &str) {
-        let ops = &self.set.ops;
+    fn clean_up(mut self, id: &str) {
+        let set = self.set;
+        let ops = &set.ops;
         // Past the commit point nothing is undone. Should this sync fail, a power loss may
         // bring the journal back under its first name, and recovery rolls the whole commit
         // back: still all or nothing.
-        if self.set.durability.syncs() {
+        if set.durability.syncs() {
             let _ = ops.sync_dir(self.root);
         }
         if self.swap {
@@ -438,7 +514,7 @@ impl<'s> Tx<'s> {
         let mut clean = true;
         for t in &self.targets {
             if let Some(backup) = &t.backup {
-                clean &= ops.remove(self.dir(t.dir), backup).is_ok();
+                clean &= self.dirs.get(&**ops, self.root, t.dir).and_then(|d| ops.remove(d, backup)).is_ok();
             }
         }
         if clean {
@@ -446,34 +522,30 @@ impl<'s> Tx<'s> {
         }
     }
 
-    /// Whether a switched target still holds what this commit wrote (a deleted one:
-    /// nothing).
-    fn holds_ours(&self, t: &Target<'_>) -> io::Result<bool> {
-        let ops = &self.set.ops;
-        let dir = self.dir(t.dir);
-        match &t.change.kind {
-            ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64) {
-                Ok(now) => Ok(bytes.len() == now.bytes.len() && bytes.to_vec() == now.bytes),
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => Ok(false),
-                Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(false),
-                Err(e) => Err(e),
-            },
-            ChangeKind::Delete => Ok(ops.stat(dir, &t.name)?.is_none()),
-        }
-    }
-
     /// Undoes every step taken, in reverse. A backup is removed only when its target
     /// holds the original (never switched, or restored); a target is given back its
     /// original (or removed, when this commit created it) only while it holds what this
     /// commit wrote: a file another program wrote meanwhile stays, and the backup too.
-    fn undo(self, cause: io::Error) -> CommitError {
-        let ops = &self.set.ops;
+    fn undo(mut self, cause: io::Error) -> CommitError {
+        let set = self.set;
+        let ops = &set.ops;
         let mut kept = Vec::new();
         for t in self.targets.iter().rev() {
-            let dir = self.dir(t.dir);
             let rel_dir = t.change.path.parent().map(|p| format!("{p}/")).unwrap_or_default();
+            let dir = match self.dirs.get(&**ops, self.root, t.dir) {
+                Ok(dir) => dir,
+                Err(_) if t.switched => {
+                    // The directory is gone or was replaced: what it holds cannot be told.
+                    kept.push(match &t.backup {
+                        Some(backup) => format!("{rel_dir}{backup}"),
+                        None => format!("{} (a new file in a directory that could not be opened again)", t.change.path),
+                    });
+                    continue;
+                }
+                Err(_) => continue,
+            };
             if t.switched {
-                let ours = self.holds_ours(t);
+                let ours = holds_ours(&**ops, dir, t);
                 let changed = matches!(ours, Ok(false));
                 let ours = ours.unwrap_or(false);
                 match &t.backup {
@@ -513,10 +585,12 @@ impl<'s> Tx<'s> {
                 let _ = ops.remove(dir, temp);
             }
         }
-        for created in self.dirs.created.iter().rev() {
-            let (parent, name) = created.rsplit_once('/').unwrap_or(("", created));
-            if let Some(&p) = self.dirs.index.get(parent) {
-                let _ = ops.rmdir(self.dir(p), name);
+        for &created in self.dirs.created.clone().iter().rev() {
+            let name = self.dirs.name(created).to_string();
+            if let Some(parent) = self.dirs.parent(created)
+                && let Ok(p) = self.dirs.get(&**ops, self.root, parent)
+            {
+                let _ = ops.rmdir(p, &name);
             }
         }
         if kept.is_empty() {
@@ -526,5 +600,37 @@ impl<'s> Tx<'s> {
             kept.push(self.journal_name.clone());
             CommitError { cause, rolled_back: false, kept }
         }
+    }
+}
+
+/// Whether the target is still what the commit prepared: where its timestamps cannot
+/// tell, the same bytes; then, last (the nearest the rename can be), the same file,
+/// untouched (inode, size, mtime, ctime).
+fn still_as_read(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
+    if let Some(bytes) = &t.recheck {
+        match ops.read(dir, &t.name, bytes.len() as u64, false) {
+            Ok(now) if Meta::unchanged(t.original.as_ref(), Some(&now.meta)) && **bytes == *now.bytes => {}
+            Ok(_) => return Ok(false),
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => {
+                return Ok(false);
+            }
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Meta::unchanged(t.original.as_ref(), ops.stat(dir, &t.name)?.as_ref()))
+}
+
+/// Whether a switched target still holds what this commit wrote (a deleted one:
+/// nothing).
+fn holds_ours(ops: &dyn Ops, dir: &Dir, t: &Target<'_>) -> io::Result<bool> {
+    match &t.change.kind {
+        ChangeKind::Write { bytes, .. } => match ops.read(dir, &t.name, bytes.len() as u64, false) {
+            Ok(now) => Ok(bytes.len() == now.bytes.len() && bytes.to_vec() == now.bytes),
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::FileTooLarge) => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(false),
+            Err(e) => Err(e),
+        },
+        ChangeKind::Delete => Ok(ops.stat(dir, &t.name)?.is_none()),
     }
 }

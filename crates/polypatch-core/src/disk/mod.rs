@@ -7,21 +7,24 @@
 //!    seconds for another commit or recovery that holds it, and holds it until its
 //!    journal is gone. A journal already there was left by a crash: the commit refuses to
 //!    start beside it (recovery first).
-//! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before each
-//!    step is taken, the directories created and, for each target, its temporary file,
-//!    its backup, and the git blob ids (`git hash-object`) of the new content and of the
-//!    original as it was read.
+//! 2. A journal `.polypatch-<id>.journal` is created in the root. It lists, before the
+//!    first step is taken (in one write), the directories to create and, for each target,
+//!    its temporary file, its backup, the XXH3-128 hash of the new content, and the size
+//!    and modification time of the original as it was read.
 //! 3. Every new content is written to a temporary file `.polypatch-<id>-<n>.new` next to
-//!    its target, created readable by its owner only, then given the original's owner
-//!    (as far as the process may), mode and extended attributes (see
-//!    [below](#modes-owner-extended-attributes)). Every existing target gets a backup
-//!    `.polypatch-<id>-<n>.old`: a hard link to the original (a copy where the file
-//!    system has no hard links). Each target is checked to still be the file that was
-//!    read.
+//!    its target, created with no more rights than the original gives (its group no more
+//!    than everyone else, until the group is the original's), then given the original's
+//!    owner (as far as the process may), mode and extended attributes (see
+//!    [below](#modes-owner-extended-attributes)). Every existing target that is replaced
+//!    gets a backup `.polypatch-<id>-<n>.old`: a hard link to the original (a copy given
+//!    the original's modification time where the file system has no hard links). Each
+//!    target is checked to still be the file that was read.
 //! 4. With [`Durability::Full`], the temporary files, the journal and their directories
 //!    are synced.
 //! 5. Each temporary file is renamed over its target (atomic: the path holds the old
-//!    content, then the new, never nothing), deletions unlink the target. Right before
+//!    content, then the new, never nothing); a file to delete is renamed to its backup
+//!    name (it is its own backup: no link, and the path goes from the old content to
+//!    nothing at once). Right before
 //!    each rename the target is looked at once more: still the inode that was read, with
 //!    its size, modification time and change time (`ctime`, which no program can set
 //!    back: it moves with a write, a `chmod`, a new link, an extended attribute); a file
@@ -66,7 +69,8 @@
 //! name at fault; so is anything named like a journal that is a directory, a FIFO or a
 //! link (never opened in a way that waits). Then a target is given back its backup only
 //! while it holds exactly the content the interrupted commit wrote (its hash in the
-//! journal), and a file the commit created is removed only while it holds that content:
+//! journal) and the backup still has the original's size and modification time, and a
+//! file the commit created is removed only while it holds that content:
 //! a file changed since the crash (the user kept working) is left as it is, its backup is
 //! kept, and the journal stays, with the reason in [`Recovery::problems`]. Journals of
 //! earlier versions have no hashes: recovery then changes no file it cannot check, and
@@ -108,9 +112,13 @@
 //!
 //! Directories are opened one component at a time from a handle on the root without
 //! following symbolic links, so a directory swapped for a link while a patch is applied
-//! cannot receive the write.
+//! cannot receive the write. A commit keeps at most 64 of them open (a quarter of the
+//! process's open-file limit, when that is lower) and takes its targets directory by
+//! directory: one closed to make room is opened again the same way when it is needed, and
+//! must then be the directory it was (device and inode), or the commit is undone.
 
 mod commit;
+mod dirs;
 mod journal;
 mod lock;
 mod ops;
@@ -203,10 +211,28 @@ pub struct DiskFileSet {
     /// What each path was when it was read: the commit refuses to replace a file that
     /// changed since (another program's edit would be lost).
     seen: Mutex<HashMap<RelPath, Option<Seen>>>,
+    /// What the reads of one apply share (see [`Handles`]).
+    handles: Mutex<Handles>,
     /// How long a commit or a recovery waits for another one to let go of the root.
     lock_wait: Duration,
     /// The root's commit lock, when [`DiskFileSet::hold_lock`] took it.
     held: Mutex<Option<lock::Held>>,
+    /// How many directories a commit keeps open at once (see [`dirs::Dirs`]).
+    open_dirs: usize,
+}
+
+/// What the reads of one apply share, dropped when it commits: the root's handle, the
+/// directory the last read was in (a plan's paths come directory by directory), and the
+/// real path of the last resolved path's directory. A directory replaced by a link
+/// meanwhile is still not read through (a directory is opened anew, without following
+/// links, for every other directory), and the commit opens everything again.
+#[derive(Default)]
+struct Handles {
+    root: Option<Arc<Dir>>,
+    /// A directory (root-relative) and its handle.
+    dir: Option<(RelPath, Arc<Dir>)>,
+    /// A path's directory as written and as resolved ([`DiskFileSet::real`]).
+    real: Option<(String, PathBuf)>,
 }
 
 /// What a path held when it was read.
@@ -255,8 +281,10 @@ impl Clone for DiskFileSet {
             durability: self.durability,
             ops: Arc::clone(&self.ops),
             seen: Mutex::new(self.seen().clone()),
+            handles: Mutex::new(Handles::default()),
             lock_wait: self.lock_wait,
             held: Mutex::new(None),
+            open_dirs: self.open_dirs,
         }
     }
 }
@@ -279,8 +307,10 @@ impl DiskFileSet {
             durability: Durability::default(),
             ops,
             seen: Mutex::new(HashMap::new()),
+            handles: Mutex::new(Handles::default()),
             lock_wait: lock::WAIT,
             held: Mutex::new(None),
+            open_dirs: dirs::cap(),
         })
     }
 
@@ -306,6 +336,13 @@ impl DiskFileSet {
         self.durability
     }
 
+    /// At most `n` directories open at once in a commit (see [`dirs::Dirs`]).
+    #[cfg(test)]
+    fn open_dirs(mut self, n: usize) -> Self {
+        self.open_dirs = n;
+        self
+    }
+
     /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
@@ -327,6 +364,37 @@ impl DiskFileSet {
 
     fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<RelPath, Option<Seen>>> {
         self.seen.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn handles(&self) -> std::sync::MutexGuard<'_, Handles> {
+        self.handles.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The directory holding `path`, for a read: the last one read in when it is the same
+    /// ([`Handles`]), else opened one component at a time without following links.
+    /// `Ok(None)` when a component is missing.
+    fn read_dir_of(&self, path: &RelPath) -> io::Result<Option<Arc<Dir>>> {
+        let (root, last) = {
+            let handles = self.handles();
+            (handles.root.clone(), handles.dir.clone())
+        };
+        let root = if let Some(root) = root {
+            root
+        } else {
+            let root = Arc::new(self.ops.open_root(&self.root)?);
+            self.handles().root = Some(Arc::clone(&root));
+            root
+        };
+        let Some(parent) = path.parent() else { return Ok(Some(root)) };
+        if let Some((dir, handle)) = last
+            && dir == parent
+        {
+            return Ok(Some(handle));
+        }
+        let Some(dir) = self.open_parent(&root, path)? else { return Ok(None) };
+        let dir = Arc::new(dir);
+        self.handles().dir = Some((parent, Arc::clone(&dir)));
+        Ok(Some(dir))
     }
 
     /// Opens the directory holding `path`, one component at a time without following
@@ -353,7 +421,20 @@ impl DiskFileSet {
     fn real(&self, written: &str, rel: &RelPath) -> Result<RelPath, PathError> {
         let comps: Vec<&str> = rel.components().collect();
         let mut cur = self.root.clone();
-        for (i, comp) in comps.iter().enumerate() {
+        // The directory of the path resolved before, when it is this one's.
+        let parent = comps[..comps.len().saturating_sub(1)].join("/");
+        let mut start = 0;
+        if comps.len() > 1
+            && let Some((dir, real)) = &self.handles().real
+            && *dir == parent
+        {
+            cur.clone_from(real);
+            start = comps.len() - 1;
+        }
+        for (i, comp) in comps.iter().enumerate().skip(start) {
+            if i == comps.len() - 1 && start == 0 && i > 0 {
+                self.handles().real = Some((parent.clone(), cur.clone()));
+            }
             let next = cur.join(comp);
             match fs::symlink_metadata(&next) {
                 Ok(md) if md.file_type().is_symlink() => match fs::canonicalize(&next) {
@@ -434,8 +515,7 @@ impl FileSource for DiskFileSet {
     }
 
     fn read(&self, path: &RelPath) -> io::Result<Entry> {
-        let root = self.ops.open_root(&self.root)?;
-        let dir = match self.open_parent(&root, path) {
+        let dir = match self.read_dir_of(path) {
             Ok(Some(dir)) => dir,
             Ok(None) => {
                 self.seen().insert(path.clone(), None);
@@ -453,7 +533,7 @@ impl FileSource for DiskFileSet {
             Kind::Dir => Ok(Entry::Directory),
             Kind::Symlink | Kind::Other => Ok(Entry::Other),
             Kind::File => {
-                let read = self.ops.read(&dir, name, u64::MAX).map_err(|e| link_swapped(e, path))?;
+                let read = self.ops.read(&dir, name, u64::MAX, true).map_err(|e| link_swapped(e, path))?;
                 let bytes = FileBytes::from(read.bytes);
                 let md = read.meta;
                 let seen = Seen { meta: md, bytes: bytes.clone(), racy: racy(md.mtime), xattrs: read.xattrs };
@@ -497,6 +577,7 @@ impl FileStore for DiskFileSet {
         let result = self.transaction(changes);
         // What was read belongs to this apply; the next one reads again.
         self.seen().clear();
+        *self.handles() = Handles::default();
         result.map_err(io::Error::other)
     }
 }

@@ -106,9 +106,9 @@ pub(crate) trait Ops: Send + Sync {
     /// `lstat`; `None` when nothing is there.
     fn stat(&self, dir: &Dir, name: &str) -> io::Result<Option<Meta>>;
     /// Reads a regular file (refusing a symbolic link, never waiting on a FIFO) with its
-    /// metadata and the extended attributes a replacement keeps; a file over `max` bytes is
-    /// refused (`FileTooLarge`) before it is read whole.
-    fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read>;
+    /// metadata and, when `xattrs`, the extended attributes a replacement keeps; a file over
+    /// `max` bytes is refused (`FileTooLarge`) before it is read whole.
+    fn read(&self, dir: &Dir, name: &str, max: u64, xattrs: bool) -> io::Result<Read>;
     /// The extended attributes a replacement of the regular file `name` keeps, and the
     /// file's metadata (for a file that was not read).
     fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)>;
@@ -120,8 +120,9 @@ pub(crate) trait Ops: Send + Sync {
     /// Writes `bytes` to `file` (an edited file's lines piece by piece, see [`FileBytes::write_to`]).
     fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()>;
     fn set_mode(&self, file: &File, mode: u32) -> io::Result<()>;
-    /// Gives the file an owner and group, as far as the process may; never fails.
-    fn set_owner(&self, file: &File, uid: u32, gid: u32);
+    /// Gives the file an owner and group, as far as the process may (what it may not is
+    /// left as it is), then the permission bits `mode`, unless it has them already.
+    fn set_owner_and_mode(&self, file: &File, uid: u32, gid: u32, mode: Option<u32>) -> io::Result<()>;
     fn sync(&self, file: &File) -> io::Result<()>;
     fn sync_dir(&self, dir: &Dir) -> io::Result<()>;
     /// A hard link `to` of `from` (both in `dir`).
@@ -285,12 +286,12 @@ mod unix {
             }
         }
 
-        fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
+        fn read(&self, dir: &Dir, name: &str, max: u64, xattrs: bool) -> io::Result<Read> {
             let (fd, md) = open_file(dir, name)?;
             if md.size > max {
                 return Err(super::too_large(max));
             }
-            let xattrs = xattrs_of(&fd)?;
+            let xattrs = if xattrs { xattrs_of(&fd)? } else { Vec::new() };
             let file = File::from(fd);
             let mut bytes = Vec::with_capacity(usize::try_from(md.size).unwrap_or(0).min(1 << 30));
             // A file that grows while it is read stops at `max` too.
@@ -337,17 +338,21 @@ mod unix {
             Ok(rustix::fs::fchmod(file, Mode::from_raw_mode(mode))?)
         }
 
-        fn set_owner(&self, file: &File, uid: u32, gid: u32) {
-            let Ok(st) = rustix::fs::fstat(file) else { return };
-            if st.st_uid == uid && st.st_gid == gid {
-                return;
+        fn set_owner_and_mode(&self, file: &File, uid: u32, gid: u32, mode: Option<u32>) -> io::Result<()> {
+            let st = rustix::fs::fstat(file).ok();
+            if st.is_none_or(|st| st.st_uid != uid || st.st_gid != gid) {
+                let owner = rustix::fs::Uid::from_raw(uid);
+                let group = rustix::fs::Gid::from_raw(gid);
+                // Only a privileged process may give a file away; anyone may set a group
+                // they belong to. What is not allowed is left as it is.
+                if rustix::fs::fchown(file, Some(owner), Some(group)).is_err() {
+                    let _ = rustix::fs::fchown(file, None, Some(group));
+                }
             }
-            let owner = rustix::fs::Uid::from_raw(uid);
-            let group = rustix::fs::Gid::from_raw(gid);
-            // Only a privileged process may give a file away; anyone may set a group
-            // they belong to. What is not allowed is left as it is.
-            if rustix::fs::fchown(file, Some(owner), Some(group)).is_err() {
-                let _ = rustix::fs::fchown(file, None, Some(group));
+            match mode {
+                #[allow(clippy::unnecessary_cast, reason = "the field's type differs between platforms")]
+                Some(mode) if st.is_none_or(|st| st.st_mode as u32 & 0o7777 != mode) => self.set_mode(file, mode),
+                _ => Ok(()),
             }
         }
 
@@ -490,7 +495,7 @@ mod other {
                 Err(e) => Err(e),
             }
         }
-        fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
+        fn read(&self, dir: &Dir, name: &str, max: u64, _xattrs: bool) -> io::Result<Read> {
             use std::io::Read as _;
             let path = dir.join(name);
             let md = meta(&fs::symlink_metadata(&path)?);
@@ -526,7 +531,9 @@ mod other {
         fn set_mode(&self, _file: &File, _mode: u32) -> io::Result<()> {
             Ok(())
         }
-        fn set_owner(&self, _file: &File, _uid: u32, _gid: u32) {}
+        fn set_owner_and_mode(&self, _file: &File, _uid: u32, _gid: u32, _mode: Option<u32>) -> io::Result<()> {
+            Ok(())
+        }
         fn sync(&self, file: &File) -> io::Result<()> {
             file.sync_all()
         }

@@ -200,7 +200,7 @@ impl DiskFileSet {
             }
             Err(e) => return refuse(format!("cannot open it: {e}")),
         }
-        let read = match ops.read(root, name, journal::MAX_JOURNAL) {
+        let read = match ops.read(root, name, journal::MAX_JOURNAL, false) {
             Ok(read) => read,
             Err(e) => return refuse(format!("cannot read it: {e}")),
         };
@@ -228,11 +228,11 @@ impl DiskFileSet {
         }
     }
 
-    /// Whether the file `name` holds the content whose blob id is `id`.
+    /// Whether the file `name` holds the content `id` names ([`journal::names`]).
     fn holds(&self, dir: &Dir, name: &str, id: Option<&String>) -> io::Result<Found> {
         let Some(id) = id else { return Ok(Found::Unknown) };
-        match self.ops.read(dir, name, u64::MAX) {
-            Ok(read) => Ok(if journal::blob_id(&read.bytes.into()) == *id { Found::Ours } else { Found::Other }),
+        match self.ops.read(dir, name, u64::MAX, false) {
+            Ok(read) => Ok(if journal::names(id, &read.bytes.into()) { Found::Ours } else { Found::Other }),
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::InvalidInput) => Ok(Found::Other),
             Err(e) => Err(e),
         }
@@ -319,7 +319,7 @@ impl DiskFileSet {
         line: &Line,
     ) -> Result<Option<Done>, String> {
         let ops = &self.ops;
-        let Line::File { path, temp, new, old, .. } = line else { return Ok(None) };
+        let Line::File { path, temp, new, old, was, .. } = line else { return Ok(None) };
         let rel_dir = path.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();
         let kept = format!("its content from before the commit is kept in `{rel_dir}{backup}`");
         let then = "compare the two, keep what you want, then remove the backup and the journal";
@@ -329,8 +329,15 @@ impl DiskFileSet {
             Ok(None) => return Ok(None),
             Err(e) => return Err(format!("cannot look at `{rel_dir}{backup}`: {e}")),
         };
-        // Never switched: the backup is a second name of the target.
-        if target.is_some_and(|t| t.same_inode(&b)) {
+        // Never switched: the backup is a second name of the target, or (a copy, where the
+        // file system has no hard links) the temporary file is still there to be renamed
+        // and the target is still the original.
+        let original = |t: &Meta| match was {
+            Some((size, secs, nanos)) => t.size == *size && t.mtime == (*secs, *nanos),
+            None => matches!(self.holds(dir, name, old.as_ref()), Ok(Found::Ours)),
+        };
+        let temp_there = temp.as_ref().is_some_and(|t| matches!(ops.stat(dir, t), Ok(Some(_))));
+        if target.is_some_and(|t| t.same_inode(&b) || (temp_there && original(t))) {
             return match ops.remove(dir, backup) {
                 Ok(()) => Ok(Some(Done::Litter)),
                 Err(e) => Err(format!("cannot remove `{rel_dir}{backup}`: {e}")),
@@ -361,8 +368,12 @@ impl DiskFileSet {
                 ));
             }
         }
-        if let Found::Other =
-            self.holds(dir, backup, old.as_ref()).map_err(|e| format!("cannot read `{backup}`: {e}"))?
+        let changed = was.is_some_and(|(size, secs, nanos)| b.size != size || b.mtime != (secs, nanos));
+        if changed
+            || matches!(
+                self.holds(dir, backup, old.as_ref()).map_err(|e| format!("cannot read `{backup}`: {e}"))?,
+                Found::Other
+            )
         {
             return Err(format!(
                 "the backup `{rel_dir}{backup}` of `{path}` does not hold the content the commit replaced: both are \

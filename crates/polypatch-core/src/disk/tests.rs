@@ -112,7 +112,15 @@ struct Faulty {
     syncs: AtomicUsize,
     /// Calls of `link` (backups).
     links: AtomicUsize,
+    /// The most directories a commit keeps open (0: the default).
+    open_dirs: AtomicUsize,
+    /// Run once, right before the `n`-th call (from 1, once armed) of the named step.
+    hook: std::sync::Mutex<Option<Hook>>,
+    /// Hard links fail, as on a file system that has none (backups are copies).
+    no_links: AtomicBool,
 }
+
+type Hook = (&'static str, usize, Box<dyn FnOnce() + Send>);
 
 impl Faulty {
     fn new(at: usize, crash: bool) -> Arc<Faulty> {
@@ -125,6 +133,9 @@ impl Faulty {
             dead: AtomicBool::new(false),
             syncs: AtomicUsize::new(0),
             links: AtomicUsize::new(0),
+            open_dirs: AtomicUsize::new(0),
+            hook: std::sync::Mutex::new(None),
+            no_links: AtomicBool::new(false),
         })
     }
 
@@ -134,6 +145,17 @@ impl Faulty {
         }
         if !self.armed.load(Ordering::SeqCst) {
             return Ok(());
+        }
+        let mut hook = self.hook.lock().unwrap();
+        if let Some((step, n, _)) = hook.as_mut()
+            && *step == what
+        {
+            *n -= 1;
+            if *n == 0 {
+                let (_, _, run) = hook.take().unwrap();
+                drop(hook);
+                run();
+            }
         }
         let n = self.step.fetch_add(1, Ordering::SeqCst) + 1;
         if n == self.at {
@@ -167,9 +189,9 @@ impl Ops for Faulty {
         self.tick("stat")?;
         self.inner.stat(dir, name)
     }
-    fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
+    fn read(&self, dir: &Dir, name: &str, max: u64, xattrs: bool) -> io::Result<Read> {
         self.tick("read")?;
-        self.inner.read(dir, name, max)
+        self.inner.read(dir, name, max, xattrs)
     }
     fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)> {
         self.tick("xattrs")?;
@@ -191,10 +213,9 @@ impl Ops for Faulty {
         self.tick("set_mode")?;
         self.inner.set_mode(file, mode)
     }
-    fn set_owner(&self, file: &File, uid: u32, gid: u32) {
-        if self.tick("set_owner").is_ok() {
-            self.inner.set_owner(file, uid, gid);
-        }
+    fn set_owner_and_mode(&self, file: &File, uid: u32, gid: u32, mode: Option<u32>) -> io::Result<()> {
+        self.tick("set_owner_and_mode")?;
+        self.inner.set_owner_and_mode(file, uid, gid, mode)
     }
     fn sync(&self, file: &File) -> io::Result<()> {
         self.syncs.fetch_add(1, Ordering::SeqCst);
@@ -209,6 +230,9 @@ impl Ops for Faulty {
     fn link(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
         self.links.fetch_add(1, Ordering::SeqCst);
         self.tick("link")?;
+        if self.no_links.load(Ordering::SeqCst) {
+            return Err(io::Error::new(io::ErrorKind::Unsupported, "no hard links here"));
+        }
         self.inner.link(dir, from, to)
     }
     fn rename(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
@@ -323,6 +347,10 @@ fn one_file(root: &Path) -> Vec<Change> {
 /// Reads every target (as `apply` does before it commits), arms the faults, commits.
 fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durability) -> io::Result<()> {
     let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap().durability(policy);
+    match ops.open_dirs.load(Ordering::SeqCst) {
+        0 => {}
+        n => set = set.open_dirs(n),
+    }
     for c in changes {
         set.read(&c.path).unwrap();
     }
@@ -334,6 +362,18 @@ fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durab
 /// a commit that succeeds leaves) is written with [`Durability::Full`], so every policy
 /// is held to the same bytes and the same rollback.
 fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>, min_steps: usize) {
+    fault_run_with(crash, policy, scenario, min_steps, |_| {});
+}
+
+/// [`fault_run`] with the operations set up by `setup` (fewer directories open, no hard
+/// links).
+fn fault_run_with(
+    crash: bool,
+    policy: Durability,
+    scenario: fn(&Path) -> Vec<Change>,
+    min_steps: usize,
+    setup: fn(&Faulty),
+) {
     let reference = tempfile::tempdir().unwrap();
     let changes = scenario(reference.path());
     let before = snapshot(reference.path());
@@ -343,6 +383,7 @@ fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>
     let counting_dir = tempfile::tempdir().unwrap();
     let changes = scenario(counting_dir.path());
     let counting = Faulty::new(usize::MAX, false);
+    setup(&counting);
     commit_with(counting_dir.path(), &counting, &changes, policy).unwrap();
     assert_eq!(snapshot(counting_dir.path()), snapshot(reference.path()));
     let after = snapshot(reference.path());
@@ -354,6 +395,7 @@ fn fault_run(crash: bool, policy: Durability, scenario: fn(&Path) -> Vec<Change>
         let dir = tempfile::tempdir().unwrap();
         let changes = scenario(dir.path());
         let ops = Faulty::new(k, crash);
+        setup(&ops);
         let result = commit_with(dir.path(), &ops, &changes, policy);
         let now = snapshot(dir.path());
         // At every instant each target holds its old or its new content.
@@ -403,6 +445,82 @@ fn a_crash_at_every_step_is_recovered() {
     }
 }
 
+/// With two directories open at most, the commit closes and opens them again between its
+/// phases: a fault or a crash at every step is still undone or recovered.
+#[test]
+fn every_step_with_few_directories_open() {
+    for policy in Durability::ALL {
+        for crash in [false, true] {
+            fault_run_with(crash, policy, scenario, 20, |ops| ops.open_dirs.store(2, Ordering::SeqCst));
+        }
+    }
+}
+
+/// Where the file system has no hard links, backups are copies: a fault or a crash at
+/// every step is still undone or recovered (recovery tells a copy made before its target
+/// was switched by the temporary file still there and the target still the original).
+#[test]
+fn every_step_without_hard_links() {
+    for policy in Durability::ALL {
+        for crash in [false, true] {
+            fault_run_with(crash, policy, scenario, 20, |ops| ops.no_links.store(true, Ordering::SeqCst));
+        }
+    }
+}
+
+/// A directory closed to make room is opened again only as itself: one moved away and
+/// replaced meanwhile (here by a copy, the commit's temporary file included) is not
+/// written into, and the commit is undone.
+#[cfg(unix)]
+#[test]
+fn a_directory_replaced_while_closed_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let mut changes = Vec::new();
+    for d in ["a", "b", "c"] {
+        fs::create_dir(root.join(d)).unwrap();
+        fs::write(root.join(d).join("keep.txt"), "keep\n").unwrap();
+        changes.push(Change {
+            path: rel(&format!("{d}/new.txt")),
+            kind: ChangeKind::Write { bytes: "new\n".into(), mode: None },
+        });
+    }
+    let ops = Faulty::new(usize::MAX, false);
+    ops.open_dirs.store(2, Ordering::SeqCst);
+    // `a` was closed to make room for `b`; before `c`'s temporary file is made, `a` is
+    // moved away and a copy takes its name.
+    let moved = root.clone();
+    *ops.hook.lock().unwrap() = Some((
+        "create",
+        3,
+        Box::new(move || {
+            fs::rename(moved.join("a"), moved.join("a-moved")).unwrap();
+            fs::create_dir(moved.join("a")).unwrap();
+            for entry in fs::read_dir(moved.join("a-moved")).unwrap() {
+                let entry = entry.unwrap();
+                fs::copy(entry.path(), moved.join("a").join(entry.file_name())).unwrap();
+            }
+        }),
+    ));
+    let err = commit_with(&root, &ops, &changes, Durability::None).unwrap_err();
+    assert!(
+        err.to_string().starts_with("the directory `a` was moved or replaced while the patch was applied"),
+        "{err}"
+    );
+    assert!(!root.join("a/new.txt").exists());
+    assert!(!root.join("a-moved/new.txt").exists());
+    for d in ["b", "c"] {
+        assert_eq!(names_in(&root.join(d)), ["keep.txt"]);
+    }
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
 /// A commit that replaces one file and syncs nothing is one rename: no backup (no hard
 /// link), the journal names the temporary file only and is gone after; with syncs, or with
 /// more than one file, the backups stay.
@@ -411,7 +529,8 @@ fn one_file_without_syncs_is_one_rename() {
     for (policy, setup, links) in [
         (Durability::None, one_file as fn(&Path) -> Vec<Change>, 0),
         (Durability::Full, one_file, 1),
-        (Durability::None, scenario, 4),
+        // Two edits linked; the two deletes are renamed to their backup names.
+        (Durability::None, scenario, 2),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let changes = setup(dir.path());
@@ -534,23 +653,42 @@ fn a_failed_restore_keeps_the_backup_and_says_where() {
 #[cfg(unix)]
 #[test]
 fn temporary_files_never_expose_a_private_file() {
-    use std::os::unix::fs::PermissionsExt;
-    // Crash at every step; whatever temporary file is left is private.
-    for k in 1..12 {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let root = rustix::process::geteuid().is_root();
+    if !root {
+        println!("not root: the group of the file cannot be another than the process's");
+    }
+    // Crash at every step; whatever temporary file is left is private, or has the
+    // original's group and mode. A file its group may read (0640, of a group not the
+    // process's) is no exception: until the replacement has the original's group, its
+    // group is the process's (or the directory's).
+    for (k, private) in (1..12).flat_map(|k| [(k, 0o600), (k, 0o640)]) {
         let dir = tempfile::tempdir().unwrap();
         let secret = dir.path().join("secret.env");
         fs::write(&secret, "KEY=1\n").unwrap();
-        fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::set_permissions(&secret, fs::Permissions::from_mode(private)).unwrap();
+        if root {
+            rustix::fs::chown(&secret, None, Some(rustix::fs::Gid::from_raw(65534))).unwrap();
+        }
+        let group = fs::metadata(&secret).unwrap().gid();
         let changes = vec![Change {
             path: rel("secret.env"),
             kind: ChangeKind::Write { bytes: b"KEY=2\n".to_vec().into(), mode: None },
         }];
         let _ = commit_with(dir.path(), &Faulty::new(k, true), &changes, Durability::Full);
-        // The lock file a crash leaves holds nothing.
-        for entry in fs::read_dir(dir.path()).unwrap().filter(|e| e.as_ref().unwrap().file_name() != ".polypatch.lock")
-        {
-            let md = entry.as_ref().unwrap().metadata().unwrap();
-            assert_eq!(md.permissions().mode() & 0o077, 0, "step {k}: {:?}", entry.unwrap().file_name());
+        // The lock file a crash leaves holds nothing; the backup is the original itself.
+        for entry in fs::read_dir(dir.path()).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = name.rsplit('.').next().unwrap_or_default();
+            if !matches!(kind, "new" | "journal" | "done") {
+                continue;
+            }
+            let md = entry.metadata().unwrap();
+            let mode = md.permissions().mode() & 0o777;
+            let as_original = kind == "new" && md.gid() == group && mode == private;
+            let private_now = mode & 0o700 == mode;
+            assert!(private_now || as_original, "step {k}, {private:o}: {name} is {mode:o}, group {}", md.gid());
         }
     }
 }
@@ -650,6 +788,31 @@ fn two_names_of_one_file_are_refused_in_one_commit() {
     assert!(err.to_string().contains("two names of one file"), "{err}");
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+/// The reads of one apply share the handle of the directory read last; a directory
+/// swapped for a link out of the root between two reads is still not read through.
+#[cfg(unix)]
+#[test]
+fn a_directory_swapped_for_a_link_out_between_reads_is_not_read_through() {
+    use std::os::unix::fs::symlink;
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("root");
+    let outside = outer.path().join("outside");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("sub/a.txt"), "a\n").unwrap();
+    fs::write(root.join("sub/b.txt"), "b\n").unwrap();
+    fs::write(outside.join("b.txt"), "outside\n").unwrap();
+    let set = DiskFileSet::new(&root).unwrap();
+    set.read(&rel("sub/a.txt")).unwrap();
+    fs::rename(root.join("sub"), outer.path().join("moved")).unwrap();
+    symlink(&outside, root.join("sub")).unwrap();
+    match set.read(&rel("sub/b.txt")) {
+        Ok(Entry::File { bytes, .. }) => assert_eq!(bytes, b"b\n"),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => assert!(e.to_string().contains("changed while the patch was applied"), "{e}"),
+    }
 }
 
 #[cfg(unix)]

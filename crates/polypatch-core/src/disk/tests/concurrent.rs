@@ -172,8 +172,8 @@ impl Ops for Paused {
     fn stat(&self, dir: &Dir, name: &str) -> io::Result<Option<Meta>> {
         self.inner.stat(dir, name)
     }
-    fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
-        self.inner.read(dir, name, max)
+    fn read(&self, dir: &Dir, name: &str, max: u64, xattrs: bool) -> io::Result<Read> {
+        self.inner.read(dir, name, max, xattrs)
     }
     fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)> {
         self.inner.xattrs(dir, name)
@@ -190,8 +190,8 @@ impl Ops for Paused {
     fn set_mode(&self, file: &File, mode: u32) -> io::Result<()> {
         self.inner.set_mode(file, mode)
     }
-    fn set_owner(&self, file: &File, uid: u32, gid: u32) {
-        self.inner.set_owner(file, uid, gid);
+    fn set_owner_and_mode(&self, file: &File, uid: u32, gid: u32, mode: Option<u32>) -> io::Result<()> {
+        self.inner.set_owner_and_mode(file, uid, gid, mode)
     }
     fn sync(&self, file: &File) -> io::Result<()> {
         self.inner.sync(file)

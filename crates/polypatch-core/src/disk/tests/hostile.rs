@@ -94,19 +94,20 @@ fn a_file_a_journal_cannot_check_is_not_removed() {
     );
     assert!(recovery.removed.is_empty());
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
-    // With the hash of other content, the same.
-    let other = journal::blob_id(&"theirs\n".into());
-    fs::write(
-        root.join(".polypatch-1.journal"),
-        format!(
-            "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-1-0.new\",\"backup\":null,\"new\":\"{other}\"}}}}\n"
-        ),
-    )
-    .unwrap();
-    let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
-    assert_eq!(recovery.problems.len(), 1, "{recovery:?}");
-    assert!(recovery.problems[0].contains("`a.txt`, which the interrupted commit created, was changed since"));
-    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
+    // With the hash of other content (as this version names it, or an earlier one), the same.
+    for other in [journal::content_id(&"theirs\n".into()), journal::blob_id(&"theirs\n".into())] {
+        fs::write(
+            root.join(".polypatch-1.journal"),
+            format!(
+                "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-1-0.new\",\"backup\":null,\"new\":\"{other}\"}}}}\n"
+            ),
+        )
+        .unwrap();
+        let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+        assert_eq!(recovery.problems.len(), 1, "{recovery:?}");
+        assert!(recovery.problems[0].contains("`a.txt`, which the interrupted commit created, was changed since"));
+        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "mine\n");
+    }
 }
 
 /// A directory, a FIFO and a symbolic link named like journals: recovery names each and
@@ -178,21 +179,30 @@ fn another_users_journal_is_left_alone() {
 }
 
 /// The journal of the commit a crash interrupted, with its targets: the crash came at the
-/// commit point (every target switched, the journal not yet renamed `.done`).
+/// commit point (every target switched, the journal not yet renamed `.done`). The commit
+/// takes its targets directory by directory: `new/dir/b.txt` is the last.
 fn crashed_at_the_commit_point(root: &Path) -> String {
+    crashed_at_the_commit_point_with(root, false)
+}
+
+/// [`crashed_at_the_commit_point`], on a file system without hard links when `no_links`.
+fn crashed_at_the_commit_point_with(root: &Path, no_links: bool) -> String {
     let changes = scenario(root);
     for k in 1.. {
         let ops = Faulty::new(k, true);
+        ops.no_links.store(no_links, Ordering::SeqCst);
         let result = commit_with(root, &ops, &changes, Durability::None);
         let journal = names(root).into_iter().find(|n| n.ends_with(".journal"));
         assert!(result.is_err(), "no crash at step {k}");
         if let Some(journal) = journal
             && !root.join("e.txt").exists()
             && mode(&fs::metadata(root.join("run.sh")).unwrap()) == if cfg!(unix) { 0o755 } else { 0 }
+            && root.join("new/dir/b.txt").exists()
         {
             return journal;
         }
-        assert!(DiskFileSet::new(root).unwrap().recover().unwrap().problems.is_empty());
+        let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+        assert!(recovery.problems.is_empty(), "step {k}: {recovery:?}");
     }
     unreachable!()
 }
@@ -256,7 +266,79 @@ fn recovery_after_a_crash_at_the_commit_point_restores_everything() {
     let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
     assert!(recovery.problems.is_empty(), "{recovery:?}");
     assert_eq!(recovery.restored, ["run.sh", "e.txt", "c.txt", "a.txt"]);
-    assert_eq!(recovery.removed, ["d.txt", "new/dir/b.txt"]);
+    assert_eq!(recovery.removed, ["new/dir/b.txt", "d.txt"]);
+    assert_eq!(snapshot(root), before);
+}
+
+/// A journal of the version before this one names contents by their git blob ids (`new`,
+/// and `old` for the original): recovery still checks both and rolls back.
+#[test]
+fn a_journal_with_git_blob_ids_is_recovered() {
+    for (old_id, restored) in [("old\n", true), ("something else\n", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a.txt"), "new\n").unwrap();
+        fs::write(root.join(".polypatch-5-0.old"), "old\n").unwrap();
+        let (new, old) = (journal::blob_id(&"new\n".into()), journal::blob_id(&old_id.into()));
+        fs::write(
+            root.join(".polypatch-5.journal"),
+            format!(
+                "{{\"file\":{{\"path\":\"a.txt\",\"temp\":\".polypatch-5-0.new\",\"backup\":\".polypatch-5-0.old\",\
+                 \"new\":\"{new}\",\"old\":\"{old}\"}}}}\n"
+            ),
+        )
+        .unwrap();
+        let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+        if restored {
+            assert_eq!(recovery.restored, ["a.txt"], "{recovery:?}");
+            assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "old\n");
+            assert_eq!(names(root), ["a.txt"]);
+        } else {
+            assert!(recovery.problems[0].contains("does not hold the content the commit replaced"), "{recovery:?}");
+            assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "new\n");
+        }
+    }
+}
+
+/// A backup changed after the crash is not put back: the journal records the original's
+/// size and modification time, and the backup (its hard link) must still show them.
+#[test]
+fn a_backup_changed_after_the_crash_is_not_put_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let journal = crashed_at_the_commit_point(root);
+    let id = journal.trim_start_matches(".polypatch-").trim_end_matches(".journal");
+    let backup = root.join(format!(".polypatch-{id}-0.old"));
+    fs::write(&backup, "not what a.txt held\n").unwrap();
+    let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+    assert_eq!(
+        recovery.problems,
+        [format!(
+            "`{journal}`: the backup `.polypatch-{id}-0.old` of `a.txt` does not hold the content the commit \
+             replaced: both are left as they are; compare the two, keep what you want, then remove the backup and \
+             the journal"
+        )]
+    );
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "a new\n");
+    assert_eq!(fs::read_to_string(&backup).unwrap(), "not what a.txt held\n");
+    // The rest is rolled back.
+    assert_eq!(fs::read_to_string(root.join("c.txt")).unwrap(), "c secret\n");
+    assert!(!root.join("d.txt").exists());
+}
+
+/// Where the file system has no hard links the backups are copies, given the original's
+/// modification time: recovery puts them back.
+#[test]
+fn copied_backups_are_put_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let reference = tempfile::tempdir().unwrap();
+    scenario(reference.path());
+    let before = snapshot(reference.path());
+    crashed_at_the_commit_point_with(root, true);
+    let recovery = DiskFileSet::new(root).unwrap().recover().unwrap();
+    assert!(recovery.problems.is_empty(), "{recovery:?}");
+    assert_eq!(recovery.restored, ["run.sh", "e.txt", "c.txt", "a.txt"]);
     assert_eq!(snapshot(root), before);
 }
 
@@ -318,8 +400,8 @@ impl Ops for Coarse {
     fn stat(&self, dir: &Dir, name: &str) -> io::Result<Option<Meta>> {
         Ok(self.inner.stat(dir, name)?.map(|md| self.frozen(name, md)))
     }
-    fn read(&self, dir: &Dir, name: &str, max: u64) -> io::Result<Read> {
-        let mut read = self.inner.read(dir, name, max)?;
+    fn read(&self, dir: &Dir, name: &str, max: u64, xattrs: bool) -> io::Result<Read> {
+        let mut read = self.inner.read(dir, name, max, xattrs)?;
         read.meta = self.frozen(name, read.meta);
         Ok(read)
     }
@@ -338,8 +420,8 @@ impl Ops for Coarse {
     fn set_mode(&self, file: &File, mode: u32) -> io::Result<()> {
         self.inner.set_mode(file, mode)
     }
-    fn set_owner(&self, file: &File, uid: u32, gid: u32) {
-        self.inner.set_owner(file, uid, gid);
+    fn set_owner_and_mode(&self, file: &File, uid: u32, gid: u32, mode: Option<u32>) -> io::Result<()> {
+        self.inner.set_owner_and_mode(file, uid, gid, mode)
     }
     fn sync(&self, file: &File) -> io::Result<()> {
         self.inner.sync(file)
