@@ -23,39 +23,53 @@ use crate::escape;
 use crate::output;
 use crate::run::{self, Exit, Input, Mode, stderr, stdout, usage_error as usage};
 
-/// Whether `text` goes through the reply path rather than being parsed whole by the
-/// detected dialect: when no dialect recognises it at all (the reply path says "no
-/// patch"); when its blocks are of another dialect than the whole text's, or are several
-/// blocks the whole parse does not take all of; or when the whole parse fails and the one
-/// block found is not the whole text (prose around it).
-fn is_reply(text: &str, parse: &ParseOptions) -> bool {
-    let Some(detected) = polypatch::detect(text) else { return true };
+/// How a text is applied: through the reply path, or parsed whole by one dialect.
+pub enum Routed {
+    /// The reply path applied it (or refused it): the exit code.
+    Done(Exit),
+    /// The one-patch path: parse the text whole with the dialect found here (`None`: the
+    /// format the user named, or detection), or take the plan the check already parsed.
+    Whole(Option<(&'static dyn polypatch::Dialect, Option<polypatch::EditPlan>)>),
+}
+
+/// Whether `text` goes through the reply path (`Err`) rather than being parsed whole by the
+/// detected dialect (`Ok`: that dialect, and the plan when it was parsed here, so that the
+/// one-patch path neither detects nor parses the text a second time): the reply path when
+/// no dialect recognises it at all (it says "no patch"); when its blocks are of another
+/// dialect than the whole text's, or are several blocks the whole parse does not take all
+/// of; or when the whole parse fails and the one block found is not the whole text (prose
+/// around it).
+fn is_reply(
+    text: &str,
+    parse: &ParseOptions,
+) -> Result<(&'static dyn polypatch::Dialect, Option<polypatch::EditPlan>), ()> {
+    let Some(detected) = polypatch::detect(text) else { return Err(()) };
     let blocks = polypatch::extract(text);
     if blocks.is_empty() {
-        return false;
+        return Ok((detected, None));
     }
     // The usual bare patch: one block that is the whole text (no second parse needed).
     if let [only] = blocks.as_slice()
         && only.indent == 0
         && only.text.trim() == text.trim()
     {
-        return false;
+        return Ok((detected, None));
     }
     match detected.parse_with(text, parse) {
         Ok(plan) => {
             if blocks.iter().any(|b| b.dialect != detected.name()) {
-                return true;
+                return Err(());
             }
             if blocks.len() == 1 {
-                return false;
+                return Ok((detected, Some(plan)));
             }
             // Several blocks of the one dialect: the whole parse must take every edit of every
             // block (an Aptix parse takes the first bundle only; ApplyDiff merges a file's blocks).
             let each: usize =
                 blocks.iter().filter_map(|b| detected.parse_with(&b.content(), parse).ok()).map(|p| edits(&p)).sum();
-            edits(&plan) != each
+            if edits(&plan) == each { Ok((detected, Some(plan))) } else { Err(()) }
         }
-        Err(_) => true,
+        Err(_) => Err(()),
     }
 }
 
@@ -70,13 +84,18 @@ fn edits(plan: &polypatch::EditPlan) -> usize {
         .sum()
 }
 
-/// `apply`/`check`/`diff` through the reply path, when it applies (see [`is_reply`]); `None`
-/// keeps the one-patch path.
-pub fn route(args: &ApplyArgs, mode: Mode, format: Option<&str>, text: &str, parse: &ParseOptions) -> Option<Exit> {
-    if args.more.is_empty() && (format.is_some() || !is_reply(text, parse)) {
-        return None;
+/// `apply`/`check`/`diff` through the reply path, when it applies (see [`is_reply`]);
+/// [`Routed::Whole`] keeps the one-patch path.
+pub fn route(args: &ApplyArgs, mode: Mode, format: Option<&str>, text: &str, parse: &ParseOptions) -> Routed {
+    if args.more.is_empty() {
+        if format.is_some() {
+            return Routed::Whole(None);
+        }
+        if let Ok(whole) = is_reply(text, parse) {
+            return Routed::Whole(Some(whole));
+        }
     }
-    Some(apply(args, mode, format, text, parse))
+    Routed::Done(apply(args, mode, format, text, parse))
 }
 
 /// The blocks of every PATCH argument, numbered from 1 across all of them.
@@ -109,7 +128,7 @@ fn plan_sources(
             }
         };
         let source = several.then(|| if cli::is_stdin(path) { "-".to_string() } else { path.display().to_string() });
-        let planned = if format.is_some() || (several && !is_reply(&text, &parse)) {
+        let planned = if format.is_some() || (several && is_reply(&text, &parse).is_ok()) {
             polypatch::parse_with(&text, run::library_format(format), &parse)
                 .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
                 .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect), error })

@@ -176,10 +176,13 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
     // Several patch files, or a model's reply (several blocks, prose around a block): every
     // block is applied as one transaction.
-    if let Some(exit) = reply::route(args, mode, format, &text, &parse_options) {
-        return exit;
-    }
-    let plan = match polypatch::parse_with(&text, library_format(format), &parse_options) {
+    let parsed = match reply::route(args, mode, format, &text, &parse_options) {
+        reply::Routed::Done(exit) => return exit,
+        reply::Routed::Whole(Some((_, Some(plan)))) => Ok(plan),
+        reply::Routed::Whole(Some((dialect, None))) => dialect.parse_with(&text, &parse_options),
+        reply::Routed::Whole(None) => polypatch::parse_with(&text, library_format(format), &parse_options),
+    };
+    let plan = match parsed {
         Ok(plan) => plan,
         Err(err) => return malformed(&err, &text, kept.as_mut()),
     };
