@@ -520,6 +520,34 @@ impl<'s> Tx<'s> {
         if clean {
             let _ = ops.remove(self.root, &journal::done_name(id));
         }
+        self.remove_emptied_dirs();
+    }
+
+    /// The directories the commit's deletions left empty go too, as `git apply` and GNU
+    /// `patch` remove them: deepest first, each parent in turn, never the root. A directory
+    /// that is not empty (another file, a backup left behind, a file someone created
+    /// meanwhile) stays: `rmdir(2)` removes only an empty one, so nothing but the
+    /// directory itself can go. After the journal: a crash here leaves an empty directory,
+    /// no journal pointing into a removed one.
+    fn remove_emptied_dirs(&mut self) {
+        let ops = &self.set.ops;
+        let mut emptied: std::collections::BinaryHeap<(usize, usize)> = std::collections::BinaryHeap::new();
+        let depth = |dirs: &Dirs, id: usize| dirs.path(id).matches('/').count() + 1;
+        let mut queued = HashSet::new();
+        for t in &self.targets {
+            if matches!(t.change.kind, ChangeKind::Delete) && self.dirs.parent(t.dir).is_some() && queued.insert(t.dir)
+            {
+                emptied.push((depth(&self.dirs, t.dir), t.dir));
+            }
+        }
+        while let Some((_, id)) = emptied.pop() {
+            let Some(parent) = self.dirs.parent(id) else { continue };
+            let name = self.dirs.name(id).to_string();
+            let removed = self.dirs.get(&**ops, self.root, parent).and_then(|p| ops.rmdir(p, &name)).is_ok();
+            if removed && self.dirs.parent(parent).is_some() && queued.insert(parent) {
+                emptied.push((depth(&self.dirs, parent), parent));
+            }
+        }
     }
 
     /// Undoes every step taken, in reverse. A backup is removed only when its target
