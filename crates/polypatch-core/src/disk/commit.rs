@@ -78,7 +78,7 @@ fn new_id() -> String {
     format!("{:x}{:08x}{n:x}", std::process::id(), nanos)
 }
 
-/// A modification time (seconds and nanoseconds since the epoch) as a [`SystemTime`].
+/// A modification time (seconds and nanoseconds since the epoch) as a [`SystemTime`](std::time::SystemTime).
 fn system_time((secs, nanos): (i64, i64)) -> std::time::SystemTime {
     let epoch = std::time::UNIX_EPOCH;
     let nanos = std::time::Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
