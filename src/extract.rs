@@ -68,6 +68,12 @@ pub struct Block<'a> {
     /// [`Block::content`] removes them. 0 otherwise.
     #[serde(skip_serializing_if = "is_zero")]
     pub indent: usize,
+    /// The block is in a fence that never closes and the reply stops in the middle of a
+    /// line, inside the block: the reply was cut off (an output limit), and the block's
+    /// last line is half a line. [`crate::plan_reply`] refuses such a block as
+    /// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated), whatever its dialect.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_off: bool,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
@@ -114,7 +120,21 @@ pub fn extract(reply: &str) -> Vec<Block<'_>> {
     {
         blocks.push(reader.block(Span::new(0, reply.len()), None, dialect, score));
     }
+    mark_cut_off(reply, &mut blocks);
     blocks
+}
+
+/// Sets [`Block::cut_off`] on the fenced blocks that run to the end of a reply which stops
+/// in the middle of a line: a fence that had closed would have its closing line after the
+/// block, so such a block's fence never closed.
+fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
+    if let Some(last) = blocks.last_mut()
+        && last.fence.is_some()
+        && last.span.end == reply.len()
+        && crate::core::cut_off_line(reply).is_some()
+    {
+        last.cut_off = true;
+    }
 }
 
 /// Every dialect compiled in with its sniff score of `text`, highest first (on a tie, in
@@ -236,6 +256,7 @@ impl<'a> Reader<'a> {
             text: &self.reply[span.start..span.end],
             confidence: score,
             indent: 0,
+            cut_off: false,
         }
     }
 
@@ -711,6 +732,7 @@ mod tests {
             {
                 blocks.push(block(reply, Span::new(0, reply.len()), None, dialect, score));
             }
+            super::super::mark_cut_off(reply, &mut blocks);
             blocks
         }
         fn block<'a>(
@@ -735,6 +757,7 @@ mod tests {
                 text: &reply[span.start..span.end],
                 confidence: score,
                 indent: 0,
+                cut_off: false,
             }
         }
         fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Vec<Block<'a>>) {

@@ -220,7 +220,8 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 }
 
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
-/// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`], a reply
+/// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`] (a block cut
+/// off, [`crate::Block::cut_off`], as [`ErrorKind::Truncated`](crate::ErrorKind::Truncated)), a reply
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
@@ -252,6 +253,17 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         };
         // `extract` names compiled-in dialects only.
         let Some(d) = dialect(block.dialect) else { continue };
+        // A fence that never closes, in a reply that stops mid-line: whatever the block
+        // parses as, its last line is half a line (a complete-looking `def f(se`).
+        if block.cut_off {
+            let detail = match block.fence {
+                Some(info) if !info.is_empty() => format!(", inside a fenced `{info}` block that never closes"),
+                _ => ", inside a fenced block that never closes".to_string(),
+            };
+            if let Some(error) = PatchError::truncated(block.dialect, reply, &detail) {
+                return Err(ReplyError::Malformed { block: info, error });
+            }
+        }
         let (text, origin) = readable(block);
         match d.parse_with(&text, &options) {
             Ok(plan) => {

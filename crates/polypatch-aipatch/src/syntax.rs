@@ -7,7 +7,7 @@
 
 use polypatch_core::{PatchError, Span};
 
-use crate::error::{error, quote};
+use crate::error::{DIALECT, error, quote};
 use polypatch_core::ErrorKind;
 
 const BEGIN_PATCH: &str = "*** Begin Patch";
@@ -152,6 +152,12 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     if last == lo || lines[last].trimmed() != END_PATCH {
         if let Some(end) = (lo + 1..hi).rev().find(|&i| lines[i].trimmed() == END_PATCH) {
             return Err(after_end(&lines[end + 1..hi]));
+        }
+        // The last line is the text's own and has no line break: cut off mid-line.
+        if last + 1 == lines.len()
+            && let Some(e) = PatchError::truncated(DIALECT, text, &format!(", before `{END_PATCH}`"))
+        {
+            return Err(e);
         }
         return Err(error(
             ErrorKind::MissingEnd,

@@ -221,8 +221,8 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
         return error(
             ErrorKind::UnclosedJson,
             format!(
-                "the JSON ends before it is complete ({what}){}: close every string, array and object; \
-                 if the reply was cut off, send the whole bundle again",
+                "the JSON ends before it is complete ({what}){}: the reply was probably cut off; ask for the \
+                 whole bundle again (or, if it was written whole, close every string, array and object)",
                 if open > 0 { format!(", {open} bracket(s) still open") } else { String::new() }
             ),
             Some(Span::new(span.end, span.end)),

@@ -196,6 +196,23 @@ pub enum ErrorKind {
     TooLarge,
     /// Aptix: A comma before a closing `]` or `}`.
     TrailingComma,
+    /// The text stops in the middle of a line where the patch cannot end: a model's reply
+    /// cut off by its output limit. The message names the line ("the patch ends in the
+    /// middle of a line at line N: the reply was probably cut off; ask for it again"). One of:
+    /// - unified: The last hunk has fewer lines than its header counts, and the text ends
+    ///   without a line break (and without a `\ No newline at end of file` line). A hunk
+    ///   whose counts differ from its body in a complete diff is still read by its body.
+    /// - AI-PATCH: No `*** End Patch`, and the last line has no line break (without the
+    ///   half line, `missing_end`).
+    /// - `ApplyDiff`: The last block has no closing `<` (or no `--- to`) and the text ends
+    ///   without a line break (otherwise `unclosed_block` or `missing_to`).
+    /// - A chat reply (`polypatch::apply_text`, the CLI's reply path): a fenced block whose
+    ///   fence never closes and whose reply ends without a line break, whatever its dialect.
+    ///
+    /// 'ap' YAML has no end marker and YAML needs no final line break, so an 'ap' text alone
+    /// cannot show a cut (only in an unclosed fence); an Aptix bundle cut off is
+    /// `unclosed_json`, whose message says so.
+    Truncated,
     /// `ApplyDiff`: The block has no closing `<` line before the next block or the end of the text.
     UnclosedBlock,
     /// Aptix: The JSON ends before every object and array is closed.
@@ -295,6 +312,7 @@ impl ErrorKind {
         ErrorKind::TooDeep,
         ErrorKind::TooLarge,
         ErrorKind::TrailingComma,
+        ErrorKind::Truncated,
         ErrorKind::UnclosedBlock,
         ErrorKind::UnclosedJson,
         ErrorKind::UnexpectedContent,
@@ -379,6 +397,7 @@ impl ErrorKind {
             ErrorKind::TooDeep => "too_deep",
             ErrorKind::TooLarge => "too_large",
             ErrorKind::TrailingComma => "trailing_comma",
+            ErrorKind::Truncated => "truncated",
             ErrorKind::UnclosedBlock => "unclosed_block",
             ErrorKind::UnclosedJson => "unclosed_json",
             ErrorKind::UnexpectedContent => "unexpected_content",
