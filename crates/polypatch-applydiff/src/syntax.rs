@@ -374,6 +374,12 @@ mod tests {
                 ">>> file: a",
             ),
             ("text\n--- from\nold\n--- to\nnew\n<\n", ErrorKind::StrayMarker, "--- from"),
+            // Cut off mid-line (issue 26, point 2): inside `--- to`, `--- from`, the header.
+            (">>> file: a\n--- from\nold\n--- to\n    def f(se", ErrorKind::Truncated, "    def f(se"),
+            (">>> file: a\n--- from\nold\n--- t", ErrorKind::Truncated, "--- t"),
+            (">>> file: src/ma", ErrorKind::Truncated, ">>> file: src/ma"),
+            // A blank tail is no half line.
+            (">>> file: a\n--- from\nold\n--- to\nnew\n  ", ErrorKind::UnclosedBlock, ">>> file: a"),
             (
                 ">>> file: a | mode=replace\n--- from\nold\n--- to\nnew\n<\n",
                 ErrorKind::ReplaceWithFrom,

@@ -1012,6 +1012,13 @@ mod tests {
         let e = parse(cut).unwrap_err();
         assert_eq!(e.kind, ErrorKind::UnclosedJson);
         assert!(e.message.contains("1 bracket(s) still open"), "{}", e.message);
+        // Issue 26, point 2: a bundle that ends early says the reply was probably cut off.
+        assert!(e.message.contains("the reply was probably cut off; ask for the whole bundle again"), "{}", e.message);
+        let mid = "{\"root\": \".\", \"files\": [{\"path\": \"a\", \"operation\": \"patch\", \"patches\": \
+                   [{\"find\": \"x\", \"replace\": \"def database_backwards(self, app_l";
+        let e = parse(mid).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::UnclosedJson);
+        assert!(e.message.contains("the reply was probably cut off"), "{}", e.message);
 
         let deep = format!("{{\"root\": {}1{}}}", "[".repeat(200), "]".repeat(200));
         assert_eq!(parse(&deep).unwrap_err().kind, ErrorKind::TooDeep);
