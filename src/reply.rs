@@ -255,14 +255,8 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         let Some(d) = dialect(block.dialect) else { continue };
         // A fence that never closes, in a reply that stops mid-line: whatever the block
         // parses as, its last line is half a line (a complete-looking `def f(se`).
-        if block.cut_off {
-            let detail = match block.fence {
-                Some(info) if !info.is_empty() => format!(", inside a fenced `{info}` block that never closes"),
-                _ => ", inside a fenced block that never closes".to_string(),
-            };
-            if let Some(error) = PatchError::truncated(block.dialect, reply, &detail) {
-                return Err(ReplyError::Malformed { block: info, error });
-            }
+        if let Some(error) = cut_off(reply, block, block.dialect) {
+            return Err(ReplyError::Malformed { block: info, error });
         }
         let (text, origin) = readable(block);
         match d.parse_with(&text, &options) {
@@ -278,6 +272,19 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         }
     }
     Ok(out)
+}
+
+/// The [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) error, as `dialect`'s, of a
+/// block of `reply` that is cut off ([`crate::Block::cut_off`]); its line is the reply's.
+pub(crate) fn cut_off(reply: &str, block: &crate::Block<'_>, dialect: &'static str) -> Option<PatchError> {
+    if !block.cut_off {
+        return None;
+    }
+    let detail = match block.fence {
+        Some(info) if !info.is_empty() => format!(", inside a fenced `{info}` block that never closes"),
+        _ => ", inside a fenced block that never closes".to_string(),
+    };
+    PatchError::truncated(dialect, reply, &detail)
 }
 
 /// The block's text as its dialect reads it, and for each of its bytes (and its end) the
