@@ -66,6 +66,9 @@ class Case:
     patch: str
     expect: str  # "apply", "refuse" or "apply_or_refuse"
     intended: dict[str, bytes] | None
+    #: The ``--format`` polypatch is given, when not the dialect's name (``auto`` for a
+    #: chat reply read as a reply).
+    format: str | None = None
 
     @property
     def id(self) -> str:
@@ -649,7 +652,11 @@ def _truncated_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | Non
     fenced = dialect == "ap" or (zlib.crc32(edit.id.encode()) & 1 and "```" not in clean_text)
     if fenced:
         cut = f"Here is the change to `{edit.path}`:\n\n```{_FENCE_TAGS[dialect]}\n{cut}"
-    return _case(edit, dialect, "truncated_reply", edit.before, cut, None, expect="refuse")
+    case = _case(edit, dialect, "truncated_reply", edit.before, cut, None, expect="refuse")
+    # A reply is applied as one (`--format auto`): the dialect's own parser would refuse
+    # an 'ap' plan's prose before it saw the cut.
+    case.format = "auto" if fenced else None
+    return case
 
 
 def _writes_content(dialect: str, lines: list[str], i: int) -> bool:

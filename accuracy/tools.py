@@ -92,7 +92,7 @@ def run_tool(tool: str, case: Case, scratch: Scratch, polypatch: Path) -> Outcom
     """Apply the case's patch with ``tool`` in a fresh scratch root."""
     scratch.reset(case.files, case.patch)
     if tool == "polypatch":
-        argv = [str(polypatch), "apply", "--root", str(scratch.root), "--format", case.dialect,
+        argv = [str(polypatch), "apply", "--root", str(scratch.root), "--format", case.format or case.dialect,
                 "--json", str(scratch.patch)]
     elif tool == "git":
         argv = ["git", "apply", str(scratch.patch)]
