@@ -1402,7 +1402,8 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
         let body = &text[text.find(['-', '*']).unwrap()..];
         assert_eq!(run.stdout, format!("{head}\n{body}\n"));
     }
-    for text in [unified] {
+    {
+        let text = unified;
         let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
         let run = sb.run("check", &[], text);
         assert_eq!((run.code, sb.read("a.txt").as_str()), (0, "hello\nworld\n"), "{run:?}");
@@ -1428,7 +1429,7 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
 }
 
 /// Issue 26, point 2: a reply cut off by an output limit (the text stops mid-line inside a
-/// hunk, before `*** End Patch`, inside an ApplyDiff block, inside a fence that never
+/// hunk, before `*** End Patch`, inside an `ApplyDiff` block, inside a fence that never
 /// closes) is refused with exit 2, kind `truncated`, the line where it stops and what to
 /// do; nothing is written. The old code applied the unified and fenced ones, writing the
 /// half line.
