@@ -394,7 +394,9 @@ pub fn extract(args: &ExtractArgs) -> Exit {
             } else {
                 format!("lines {}-{}", block.lines.start, block.lines.end)
             };
-            let head = format!("=== block {}: {}, {lines}{fence} ===", i + 1, block.dialect);
+            // A fence the reply was cut off inside (`apply` refuses it as `truncated`).
+            let cut = if block.cut_off { ", cut off mid-line" } else { "" };
+            let head = format!("=== block {}: {}, {lines}{fence}{cut} ===", i + 1, block.dialect);
             out.push_str(&escape::one_line(&head));
             out.push('\n');
             out.push_str(block.text);

@@ -1393,7 +1393,7 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
     let applydiff = ">>> file: a.txt\n--- from\nhello\n--- to\nhié";
     for (text, head) in [
         (unified, "=== block 1: unified, lines 1-5 ==="),
-        (&reply, "=== block 1: unified, lines 3-7, fenced ```diff ==="),
+        (&reply, "=== block 1: unified, lines 3-7, fenced ```diff, cut off mid-line ==="),
         (cut_off, "=== block 1: ai-patch, lines 1-5 ==="),
     ] {
         let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
@@ -1453,6 +1453,9 @@ fn a_reply_cut_off_mid_line_is_refused() {
         let run = sb.run("apply", &["--json"], text);
         let doc = run.json();
         assert_eq!((run.code, doc["error"]["kind"].as_str()), (2, Some("truncated")), "{run:?}");
+        // `extract` names the cut fence (text and JSON).
+        let run = polypatch(sb.top(), &["extract", "--json", &sb.patch(text)], None);
+        assert_eq!(run.json()["blocks"][0]["cut_off"].as_bool().unwrap_or(false), text == fenced, "{run:?}");
         assert_eq!((doc["error"]["dialect"].as_str(), doc["error"]["line"].as_u64()), (Some(dialect), Some(line)));
         assert_eq!(sb.read("m.py"), file, "nothing written");
     }
