@@ -124,14 +124,18 @@ pub fn extract(reply: &str) -> Vec<Block<'_>> {
     blocks
 }
 
-/// Sets [`Block::cut_off`] on the fenced blocks that run to the end of a reply which stops
-/// in the middle of a line: a fence that had closed would have its closing line after the
-/// block, so such a block's fence never closed.
+/// Sets [`Block::cut_off`] on the last block when it is fenced, the reply stops in the
+/// middle of a line, and no fence line follows the block: its fence never closed, so the
+/// reply was cut off inside it (in the block's last line, or in what would have come next
+/// in the fence: another hunk, another block).
 fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
     if let Some(last) = blocks.last_mut()
         && last.fence.is_some()
-        && last.span.end == reply.len()
         && crate::core::cut_off_line(reply).is_some()
+        && !reply[last.span.end..].lines().any(|line| {
+            let line = line.trim();
+            line.len() >= 3 && (line.bytes().all(|b| b == b'`') || line.bytes().all(|b| b == b'~'))
+        })
     {
         last.cut_off = true;
     }

@@ -258,6 +258,26 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         if let Some(error) = cut_off(reply, block, block.dialect) {
             return Err(ReplyError::Malformed { block: info, error });
         }
+        // A bare last block followed directly by the reply's half last line (`@`, `>>> fi`,
+        // what would have begun its next hunk or block): its dialect reads that line too,
+        // to tell a cut.
+        let stretched;
+        let block = if i + 1 == blocks.len()
+            && block.fence.is_none()
+            && block.span.end < reply.len()
+            && !reply[block.span.end..].contains('\n')
+            && crate::core::cut_off_line(reply).is_some()
+        {
+            stretched = crate::Block {
+                span: Span::new(block.span.start, reply.len()),
+                text: &reply[block.span.start..],
+                ..block.clone()
+            };
+            let cut = d.parse_with(&readable(&stretched).0, &options);
+            if cut.is_err_and(|e| e.kind == crate::ErrorKind::Truncated) { &stretched } else { block }
+        } else {
+            block
+        };
         let (text, origin) = readable(block);
         match d.parse_with(&text, &options) {
             Ok(plan) => {

@@ -110,6 +110,14 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
                 Some(line.span),
             ));
         }
+        // The text stops mid-line in what begins the next block: the rest was cut off.
+        if !blocks.is_empty()
+            && i + 1 == lines.len()
+            && HEADER.starts_with(line.text.trim_start())
+            && let Some(e) = PatchError::truncated(DIALECT, text, ", where the next block begins")
+        {
+            return Err(e);
+        }
         i += 1;
     }
     if blocks.is_empty() {
@@ -378,6 +386,8 @@ mod tests {
             (">>> file: a\n--- from\nold\n--- to\n    def f(se", ErrorKind::Truncated, "    def f(se"),
             (">>> file: a\n--- from\nold\n--- t", ErrorKind::Truncated, "--- t"),
             (">>> file: src/ma", ErrorKind::Truncated, ">>> file: src/ma"),
+            // Cut where the next block begins, after a complete one.
+            (">>> file: a\n--- from\nold\n--- to\nnew\n<\n>>> fi", ErrorKind::Truncated, ">>> fi"),
             // A blank tail is no half line.
             (">>> file: a\n--- from\nold\n--- to\nnew\n  ", ErrorKind::UnclosedBlock, ">>> file: a"),
             (

@@ -270,6 +270,15 @@ pub(crate) fn for_each_section<'a>(
         } else if let Some(names) = binary_files_differ(t) {
             return Err(binary_without_data(names, line.span()));
         } else {
+            // The text stops mid-line in what begins a hunk or a file after a diff: the
+            // rest of the diff was cut off.
+            if any
+                && parser.pos + 1 == parser.lines.len()
+                && ["@@ ", "diff --git "].iter().any(|head| head.starts_with(t))
+                && let Some(e) = PatchError::truncated(DIALECT, text, ", where the next hunk or file begins")
+            {
+                return Err(e);
+            }
             parser.pos += 1;
         }
     }

@@ -367,6 +367,18 @@ fn a_hunk_cut_off_mid_line_is_truncated() {
     assert!(parse("--- a/x\n+++ b/x\n@@\n a\n-b\n+B").is_ok());
     // A blank tail is no half line.
     assert!(parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n  ").is_ok());
+    // Cut where the next hunk or file begins, after a complete hunk.
+    let complete = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+    for tail in ["@", "di", "diff --gi"] {
+        let text = format!("{complete}{tail}");
+        let e = err(&text);
+        let span = Span::new(complete.len(), text.len());
+        assert_eq!((e.kind, e.span), (ErrorKind::Truncated, Some(span)), "{tail}");
+        assert!(e.message.contains("at line 7, where the next hunk or file begins"), "{}", e.message);
+    }
+    // Prose after a diff, or a tail with its line break, is not a cut.
+    assert!(parse(&format!("{complete}Done")).is_ok());
+    assert!(parse(&format!("{complete}@\n")).is_ok());
 }
 
 #[test]
