@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import random
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -32,6 +33,9 @@ ROWS = (
     "unrelated_file", "duplicated_block",
 )
 MUST_FAIL = ("unrelated_file", "duplicated_block")
+# A model's reply cut off by its output limit, in the middle of a line (issue 26, point 2).
+ROWS += ("truncated_reply",)
+MUST_FAIL += ("truncated_reply",)
 #: Rows that shift or convert every line of a hunk, new lines included.
 WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs")
 #: Rows a dialect cannot express (``ap``, ApplyDiff and Aptix have no line numbers), or
@@ -62,6 +66,9 @@ class Case:
     patch: str
     expect: str  # "apply", "refuse" or "apply_or_refuse"
     intended: dict[str, bytes] | None
+    #: The ``--format`` polypatch is given, when not the dialect's name (``auto`` for a
+    #: chat reply read as a reply).
+    format: str | None = None
 
     @property
     def id(self) -> str:
@@ -98,6 +105,8 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], cl
         return _case(edit, dialect, row, to_crlf(edit.before), clean_text, to_crlf(edit.after))
     if row == "mixed_tabs":
         return _mixed_case(edit, dialect, clean_text)
+    if row == "truncated_reply":
+        return _truncated_case(edit, dialect, clean_text)
     if row == "unrelated_file":
         return _unrelated_case(edit, dialect, clean, clean_text, others)
     if row == "duplicated_block":
@@ -610,3 +619,69 @@ def _duplicated_case(edit: BaseEdit, dialect: str, clean, clean_text: str) -> Ca
     expect = "apply_or_refuse" if located else "refuse"
     return _case(edit, dialect, "duplicated_block", edit.before + dup, clean_text,
                  edit.after + dup, expect=expect)
+
+
+# --- a reply cut off ---------------------------------------------------------------------
+
+#: The fence tag a model puts around each dialect in a chat reply.
+_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json"}
+
+
+def _truncated_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
+    """The clean patch as a model's output limit leaves it: the text stops in the middle
+    of the last line that writes new content (an added line; ApplyDiff: a ``--- to``
+    line; Aptix: a ``replace`` string; ``ap``: a ``content`` line) that has more lines of
+    its block after it, so what is left of the block is shorter than the block (a hunk
+    shorter than its header, no ``*** End Patch``, no closing ``<``, an open JSON string).
+    An ``ap`` plan has no end marker and YAML needs no final line break, so the cut shows
+    only in the fence around it: its cases are always in an unclosed ```` ```yaml ````
+    fence after a sentence. The others are in one for about half the edits (a checksum of
+    the edit), as chat replies are, and bare otherwise (an Aptix bundle already rendered
+    as a reply keeps its fence). Nothing may change: the row is a must-fail."""
+    lines = clean_text.splitlines(keepends=True)
+    spots = [i for i in range(len(lines) - 1) if _writes_content(dialect, lines, i) and _continues(dialect, lines, i + 1)]
+    if not spots:
+        return None
+    i = spots[-1]
+    line = lines[i].rstrip("\n")
+    body = line.lstrip(" \t+")
+    lead = len(line) - len(body)
+    if len(body.strip()) < 4:
+        return None
+    cut = "".join(lines[:i]) + line[: lead + max(2, len(body) // 2)]
+    fenced = dialect == "ap" or (zlib.crc32(edit.id.encode()) & 1 and "```" not in clean_text)
+    if fenced:
+        cut = f"Here is the change to `{edit.path}`:\n\n```{_FENCE_TAGS[dialect]}\n{cut}"
+    case = _case(edit, dialect, "truncated_reply", edit.before, cut, None, expect="refuse")
+    # A reply is applied as one (`--format auto`): the dialect's own parser would refuse
+    # an 'ap' plan's prose before it saw the cut.
+    case.format = "auto" if fenced else None
+    return case
+
+
+def _writes_content(dialect: str, lines: list[str], i: int) -> bool:
+    """Whether line ``i`` of a clean patch text writes new content."""
+    line = lines[i]
+    if dialect in ("unified", "ai-patch"):
+        return line.startswith("+") and not line.startswith("+++ ")
+    if dialect == "applydiff":
+        j = i
+        while j >= 0 and lines[j].rstrip("\n") not in ("--- to", "--- from"):
+            j -= 1
+        return j >= 0 and lines[j].rstrip("\n") == "--- to" and line.rstrip("\n") != "<"
+    if dialect == "aptix":
+        return line.lstrip().startswith('"replace": "')
+    # ap: a line of a ``content: |`` block (column 10), found by the key above it.
+    j = i
+    while j >= 0 and (lines[j].startswith("          ") or not lines[j].strip()):
+        j -= 1
+    return j >= 0 and j < i and lines[j].lstrip().startswith("content:") and bool(line.strip())
+
+
+def _continues(dialect: str, lines: list[str], j: int) -> bool:
+    """Whether line ``j`` still belongs to the block of the line before it: a cut before
+    it leaves that block shorter than it is."""
+    line = lines[j]
+    if dialect == "unified":
+        return line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ "))
+    return True

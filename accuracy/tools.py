@@ -92,7 +92,7 @@ def run_tool(tool: str, case: Case, scratch: Scratch, polypatch: Path) -> Outcom
     """Apply the case's patch with ``tool`` in a fresh scratch root."""
     scratch.reset(case.files, case.patch)
     if tool == "polypatch":
-        argv = [str(polypatch), "apply", "--root", str(scratch.root), "--format", case.dialect,
+        argv = [str(polypatch), "apply", "--root", str(scratch.root), "--format", case.format or case.dialect,
                 "--json", str(scratch.patch)]
     elif tool == "git":
         argv = ["git", "apply", str(scratch.patch)]
@@ -159,6 +159,9 @@ def _wrong_reason(case: Case, out: Outcome, unchanged: bool) -> str:
     if not out.ok:
         return f"reported failure but changed the tree ({out.detail})"
     if case.expect != "apply":
+        if case.row == "truncated_reply":
+            return f"applied a reply cut off mid-line ({out.detail})" if not unchanged else \
+                f"reported success on a reply cut off mid-line ({out.detail})"
         if case.row == "duplicated_block" and case.intended is not None and out.tree == case.intended:
             return f"applied at the first of two identical places instead of refusing ({out.detail})"
         if case.row == "duplicated_block":

@@ -68,6 +68,12 @@ pub struct Block<'a> {
     /// [`Block::content`] removes them. 0 otherwise.
     #[serde(skip_serializing_if = "is_zero")]
     pub indent: usize,
+    /// The block is in a fence that never closes and the reply stops in the middle of a
+    /// line, inside the block: the reply was cut off (an output limit), and the block's
+    /// last line is half a line. [`crate::plan_reply`] refuses such a block as
+    /// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated), whatever its dialect.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_off: bool,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
@@ -114,7 +120,25 @@ pub fn extract(reply: &str) -> Vec<Block<'_>> {
     {
         blocks.push(reader.block(Span::new(0, reply.len()), None, dialect, score));
     }
+    mark_cut_off(reply, &mut blocks);
     blocks
+}
+
+/// Sets [`Block::cut_off`] on the last block when it is fenced, the reply stops in the
+/// middle of a line, and no fence line follows the block: its fence never closed, so the
+/// reply was cut off inside it (in the block's last line, or in what would have come next
+/// in the fence: another hunk, another block).
+fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
+    if let Some(last) = blocks.last_mut()
+        && last.fence.is_some()
+        && crate::core::cut_off_line(reply).is_some()
+        && !reply[last.span.end..].lines().any(|line| {
+            let line = line.trim();
+            line.len() >= 3 && (line.bytes().all(|b| b == b'`') || line.bytes().all(|b| b == b'~'))
+        })
+    {
+        last.cut_off = true;
+    }
 }
 
 /// Every dialect compiled in with its sniff score of `text`, highest first (on a tie, in
@@ -236,6 +260,7 @@ impl<'a> Reader<'a> {
             text: &self.reply[span.start..span.end],
             confidence: score,
             indent: 0,
+            cut_off: false,
         }
     }
 
@@ -711,6 +736,7 @@ mod tests {
             {
                 blocks.push(block(reply, Span::new(0, reply.len()), None, dialect, score));
             }
+            super::super::mark_cut_off(reply, &mut blocks);
             blocks
         }
         fn block<'a>(
@@ -735,6 +761,7 @@ mod tests {
                 text: &reply[span.start..span.end],
                 confidence: score,
                 indent: 0,
+                cut_off: false,
             }
         }
         fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Vec<Block<'a>>) {

@@ -229,6 +229,10 @@ pub fn parse(text: &str, format: Format) -> Result<EditPlan, PatchError> {
 
 /// [`parse`] with options (e.g. a diff's strip level).
 ///
+/// A text that stops in the middle of a line inside a fence that never closes (a model's
+/// reply cut off by its output limit) is refused as [`ErrorKind::Truncated`], whatever the
+/// format: its last line is half a line.
+///
 /// ```
 /// use polypatch::{parse_with, Format, ParseOptions};
 ///
@@ -261,6 +265,14 @@ pub fn parse_with(text: &str, format: Format, options: &ParseOptions) -> Result<
             )
         })?,
     };
+    // A text that stops mid-line inside a fence that never closes (a chat reply cut off by
+    // an output limit) is refused whatever the dialect makes of it: its last line is half a
+    // line. Only such a text is searched for fences.
+    if core::cut_off_line(text).is_some()
+        && let Some(error) = extract(text).last().and_then(|b| reply::cut_off(text, b, dialect.name()))
+    {
+        return Err(error);
+    }
     dialect.parse_with(text, options)
 }
 

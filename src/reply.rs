@@ -220,7 +220,8 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 }
 
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
-/// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`], a reply
+/// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`] (a block cut
+/// off, [`crate::Block::cut_off`], as [`ErrorKind::Truncated`](crate::ErrorKind::Truncated)), a reply
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
@@ -252,6 +253,31 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         };
         // `extract` names compiled-in dialects only.
         let Some(d) = dialect(block.dialect) else { continue };
+        // A fence that never closes, in a reply that stops mid-line: whatever the block
+        // parses as, its last line is half a line (a complete-looking `def f(se`).
+        if let Some(error) = cut_off(reply, block, block.dialect) {
+            return Err(ReplyError::Malformed { block: info, error });
+        }
+        // A bare last block followed directly by the reply's half last line (`@`, `>>> fi`,
+        // what would have begun its next hunk or block): its dialect reads that line too,
+        // to tell a cut.
+        let stretched;
+        let block = if i + 1 == blocks.len()
+            && block.fence.is_none()
+            && block.span.end < reply.len()
+            && !reply[block.span.end..].contains('\n')
+            && crate::core::cut_off_line(reply).is_some()
+        {
+            stretched = crate::Block {
+                span: Span::new(block.span.start, reply.len()),
+                text: &reply[block.span.start..],
+                ..block.clone()
+            };
+            let cut = d.parse_with(&readable(&stretched).0, &options);
+            if cut.is_err_and(|e| e.kind == crate::ErrorKind::Truncated) { &stretched } else { block }
+        } else {
+            block
+        };
         let (text, origin) = readable(block);
         match d.parse_with(&text, &options) {
             Ok(plan) => {
@@ -266,6 +292,19 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
         }
     }
     Ok(out)
+}
+
+/// The [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) error, as `dialect`'s, of a
+/// block of `reply` that is cut off ([`crate::Block::cut_off`]); its line is the reply's.
+pub(crate) fn cut_off(reply: &str, block: &crate::Block<'_>, dialect: &'static str) -> Option<PatchError> {
+    if !block.cut_off {
+        return None;
+    }
+    let detail = match block.fence {
+        Some(info) if !info.is_empty() => format!(", inside a fenced `{info}` block that never closes"),
+        _ => ", inside a fenced block that never closes".to_string(),
+    };
+    PatchError::truncated(dialect, reply, &detail)
 }
 
 /// The block's text as its dialect reads it, and for each of its bytes (and its end) the

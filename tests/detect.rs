@@ -142,7 +142,8 @@ fn wide_cases(end: &str) -> Vec<(&'static str, String, Outcome)> {
             ),
             applied.clone(),
         ),
-        ("applydiff", format!(">>> file: a.txt\n--- from\nhello\n--- to\nhi{end}"), Err((1, "not closed"))),
+        // Cut off inside a block, mid-line (issue 26, point 2).
+        ("applydiff", format!(">>> file: a.txt\n--- from\nhello\n--- to\nhi{end}"), Err((5, "probably cut off"))),
         (
             "aptix",
             format!(
@@ -151,7 +152,12 @@ fn wide_cases(end: &str) -> Vec<(&'static str, String, Outcome)> {
             ),
             Err((1, "trailing characters")),
         ),
-        ("unified", format!("Fix:\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi{end}"), applied),
+        // A fence that never closes, the reply stopping mid-line: cut off (issue 26, point 2).
+        (
+            "unified",
+            format!("Fix:\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+hi{end}"),
+            Err((7, "inside a fenced `diff` block that never closes")),
+        ),
     ]
 }
 

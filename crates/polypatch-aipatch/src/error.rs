@@ -13,6 +13,7 @@ pub(crate) const DIALECT: &str = "ai-patch";
 pub const KINDS: &[ErrorKind] = &[
     ErrorKind::MissingBegin,
     ErrorKind::MissingEnd,
+    ErrorKind::Truncated,
     ErrorKind::ContentAfterEnd,
     ErrorKind::EmptyPatch,
     ErrorKind::InvalidHeader,

@@ -7,7 +7,7 @@
 
 use polypatch_core::{PatchError, Span};
 
-use crate::error::{error, quote};
+use crate::error::{DIALECT, error, quote};
 use polypatch_core::ErrorKind;
 
 const BEGIN_PATCH: &str = "*** Begin Patch";
@@ -152,6 +152,12 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     if last == lo || lines[last].trimmed() != END_PATCH {
         if let Some(end) = (lo + 1..hi).rev().find(|&i| lines[i].trimmed() == END_PATCH) {
             return Err(after_end(&lines[end + 1..hi]));
+        }
+        // The last line is the text's own and has no line break: cut off mid-line.
+        if last + 1 == lines.len()
+            && let Some(e) = PatchError::truncated(DIALECT, text, &format!(", before `{END_PATCH}`"))
+        {
+            return Err(e);
         }
         return Err(error(
             ErrorKind::MissingEnd,
@@ -859,8 +865,18 @@ mod tests {
         let text = "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n";
         assert_eq!(fail(text), (ErrorKind::MissingEnd, Some("+y")));
         assert_eq!(fail("*** Begin Patch\n"), (ErrorKind::MissingEnd, Some("*** Begin Patch")));
+        // Cut off mid-line (issue 26, point 2): the text stops inside a line.
         let text = "*** Begin Patch\n*** Add File: a\n+x\n*** End Pat";
-        assert_eq!(fail(text), (ErrorKind::MissingEnd, Some("*** End Pat")));
+        assert_eq!(fail(text), (ErrorKind::Truncated, Some("*** End Pat")));
+        let text = "*** Begin Patch\n*** Update File: a\n@@\n x\n+    def database_backwards(self, app_l";
+        assert_eq!(fail(text), (ErrorKind::Truncated, Some("+    def database_backwards(self, app_l")));
+        assert_eq!(
+            parse(text).unwrap_err().message,
+            "the patch ends in the middle of a line at line 5, before `*** End Patch`: the reply was probably cut \
+             off; ask for it again"
+        );
+        // A blank tail is no half line.
+        assert_eq!(fail("*** Begin Patch\n*** Add File: a\n+x\n  "), (ErrorKind::MissingEnd, Some("+x")));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub const KINDS: &[ErrorKind] = &[
     ErrorKind::MissingFrom,
     ErrorKind::MissingTo,
     ErrorKind::UnclosedBlock,
+    ErrorKind::Truncated,
     ErrorKind::StrayMarker,
     ErrorKind::ReplaceWithFrom,
 ];

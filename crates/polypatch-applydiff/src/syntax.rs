@@ -2,7 +2,7 @@
 
 use polypatch_core::{PatchError, Span};
 
-use crate::error::error;
+use crate::error::{DIALECT, error};
 use polypatch_core::ErrorKind;
 
 /// What a block does to its file.
@@ -95,7 +95,7 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     while i < lines.len() {
         let line = lines[i];
         if is_header(line.text) {
-            let (block, next) = block(&lines, i, text.len())?;
+            let (block, next) = block(&lines, i, text)?;
             blocks.push(block);
             i = next;
             continue;
@@ -109,6 +109,14 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
                 ),
                 Some(line.span),
             ));
+        }
+        // The text stops mid-line in what begins the next block: the rest was cut off.
+        if !blocks.is_empty()
+            && i + 1 == lines.len()
+            && HEADER.starts_with(line.text.trim_start())
+            && let Some(e) = PatchError::truncated(DIALECT, text, ", where the next block begins")
+        {
+            return Err(e);
         }
         i += 1;
     }
@@ -125,11 +133,18 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
 }
 
 /// The block whose header is line `at`, and the index of the line after it.
-fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block<'a>, usize), PatchError> {
+fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, usize), PatchError> {
     let head = lines[at];
     let (path, mode, fuzz) = header(head)?;
-    let end = Span::new(end_of_text, end_of_text);
+    let end = Span::new(text.len(), text.len());
+    // The text ends inside this block, in the middle of a line: a reply cut off.
+    let cut_off = || PatchError::truncated(DIALECT, text, &format!(", inside the block for `{path}`"));
     if !lines.get(at + 1).is_some_and(|l| is_from(l.text)) {
+        if at + 1 == lines.len()
+            && let Some(e) = cut_off()
+        {
+            return Err(e);
+        }
         let span = lines.get(at + 1).map_or(end, |l| l.span);
         return Err(error(
             ErrorKind::MissingFrom,
@@ -141,11 +156,9 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
     let mut old = Vec::new();
     loop {
         let Some(line) = lines.get(i) else {
-            return Err(error(
-                ErrorKind::MissingTo,
-                format!("the block for `{path}` ends before its `--- to` line"),
-                Some(end),
-            ));
+            return Err(cut_off().unwrap_or_else(|| {
+                error(ErrorKind::MissingTo, format!("the block for `{path}` ends before its `--- to` line"), Some(end))
+            }));
         };
         if is_to(line.text) {
             break;
@@ -164,11 +177,13 @@ fn block<'a>(lines: &[Line<'a>], at: usize, end_of_text: usize) -> Result<(Block
     let mut new = Vec::new();
     loop {
         let Some(line) = lines.get(i) else {
-            return Err(error(
-                ErrorKind::UnclosedBlock,
-                format!("the block for `{path}` is not closed: end it with a line holding only `<`"),
-                Some(head.span),
-            ));
+            return Err(cut_off().unwrap_or_else(|| {
+                error(
+                    ErrorKind::UnclosedBlock,
+                    format!("the block for `{path}` is not closed: end it with a line holding only `<`"),
+                    Some(head.span),
+                )
+            }));
         };
         if is_close(line.text) {
             if mode == Mode::Replace && !old.is_empty() {
@@ -367,6 +382,14 @@ mod tests {
                 ">>> file: a",
             ),
             ("text\n--- from\nold\n--- to\nnew\n<\n", ErrorKind::StrayMarker, "--- from"),
+            // Cut off mid-line (issue 26, point 2): inside `--- to`, `--- from`, the header.
+            (">>> file: a\n--- from\nold\n--- to\n    def f(se", ErrorKind::Truncated, "    def f(se"),
+            (">>> file: a\n--- from\nold\n--- t", ErrorKind::Truncated, "--- t"),
+            (">>> file: src/ma", ErrorKind::Truncated, ">>> file: src/ma"),
+            // Cut where the next block begins, after a complete one.
+            (">>> file: a\n--- from\nold\n--- to\nnew\n<\n>>> fi", ErrorKind::Truncated, ">>> fi"),
+            // A blank tail is no half line.
+            (">>> file: a\n--- from\nold\n--- to\nnew\n  ", ErrorKind::UnclosedBlock, ">>> file: a"),
             (
                 ">>> file: a | mode=replace\n--- from\nold\n--- to\nnew\n<\n",
                 ErrorKind::ReplaceWithFrom,

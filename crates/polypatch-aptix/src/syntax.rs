@@ -221,8 +221,8 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
         return error(
             ErrorKind::UnclosedJson,
             format!(
-                "the JSON ends before it is complete ({what}){}: close every string, array and object; \
-                 if the reply was cut off, send the whole bundle again",
+                "the JSON ends before it is complete ({what}){}: the reply was probably cut off; ask for the \
+                 whole bundle again (or, if it was written whole, close every string, array and object)",
                 if open > 0 { format!(", {open} bracket(s) still open") } else { String::new() }
             ),
             Some(Span::new(span.end, span.end)),
@@ -1012,6 +1012,13 @@ mod tests {
         let e = parse(cut).unwrap_err();
         assert_eq!(e.kind, ErrorKind::UnclosedJson);
         assert!(e.message.contains("1 bracket(s) still open"), "{}", e.message);
+        // Issue 26, point 2: a bundle that ends early says the reply was probably cut off.
+        assert!(e.message.contains("the reply was probably cut off; ask for the whole bundle again"), "{}", e.message);
+        let mid = "{\"root\": \".\", \"files\": [{\"path\": \"a\", \"operation\": \"patch\", \"patches\": \
+                   [{\"find\": \"x\", \"replace\": \"def database_backwards(self, app_l";
+        let e = parse(mid).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::UnclosedJson);
+        assert!(e.message.contains("the reply was probably cut off"), "{}", e.message);
 
         let deep = format!("{{\"root\": {}1{}}}", "[".repeat(200), "]".repeat(200));
         assert_eq!(parse(&deep).unwrap_err().kind, ErrorKind::TooDeep);

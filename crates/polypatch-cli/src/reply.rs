@@ -37,8 +37,8 @@ pub enum Routed {
 /// one-patch path neither detects nor parses the text a second time): the reply path when
 /// no dialect recognises it at all (it says "no patch"); when its blocks are of another
 /// dialect than the whole text's, or are several blocks the whole parse does not take all
-/// of; or when the whole parse fails and the one block found is not the whole text (prose
-/// around it).
+/// of; when a block is cut off ([`polypatch::Block::cut_off`]); or when the whole parse fails
+/// and the one block found is not the whole text (prose around it).
 fn is_reply(
     text: &str,
     parse: &ParseOptions,
@@ -47,6 +47,11 @@ fn is_reply(
     let blocks = polypatch::extract(text);
     if blocks.is_empty() {
         return Ok((detected, None));
+    }
+    // A fence the reply was cut off inside: the reply path refuses it (`truncated`), even
+    // where the whole text would parse.
+    if blocks.iter().any(|b| b.cut_off) {
+        return Err(());
     }
     // The usual bare patch: one block that is the whole text (no second parse needed).
     if let [only] = blocks.as_slice()
@@ -389,7 +394,9 @@ pub fn extract(args: &ExtractArgs) -> Exit {
             } else {
                 format!("lines {}-{}", block.lines.start, block.lines.end)
             };
-            let head = format!("=== block {}: {}, {lines}{fence} ===", i + 1, block.dialect);
+            // A fence the reply was cut off inside (`apply` refuses it as `truncated`).
+            let cut = if block.cut_off { ", cut off mid-line" } else { "" };
+            let head = format!("=== block {}: {}, {lines}{fence}{cut} ===", i + 1, block.dialect);
             out.push_str(&escape::one_line(&head));
             out.push('\n');
             out.push_str(block.text);

@@ -1393,7 +1393,7 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
     let applydiff = ">>> file: a.txt\n--- from\nhello\n--- to\nhié";
     for (text, head) in [
         (unified, "=== block 1: unified, lines 1-5 ==="),
-        (&reply, "=== block 1: unified, lines 3-7, fenced ```diff ==="),
+        (&reply, "=== block 1: unified, lines 3-7, fenced ```diff, cut off mid-line ==="),
         (cut_off, "=== block 1: ai-patch, lines 1-5 ==="),
     ] {
         let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
@@ -1402,7 +1402,8 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
         let body = &text[text.find(['-', '*']).unwrap()..];
         assert_eq!(run.stdout, format!("{head}\n{body}\n"));
     }
-    for text in [unified, reply.as_str()] {
+    {
+        let text = unified;
         let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
         let run = sb.run("check", &[], text);
         assert_eq!((run.code, sb.read("a.txt").as_str()), (0, "hello\nworld\n"), "{run:?}");
@@ -1413,7 +1414,11 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
         assert_eq!((run.code, run.json()["status"].as_str()), (0, Some("applied")), "{run:?}");
         assert_eq!(sb.read("a.txt"), "hi日本\nworld\n");
     }
-    for (text, kind) in [(cut_off, "missing_end"), (bundle, "invalid_json"), (applydiff, "unclosed_block")] {
+    // Cut off mid-line (issue 26, point 2): the AI-PATCH, the ApplyDiff block and the reply's
+    // unclosed fence.
+    for (text, kind) in
+        [(cut_off, "truncated"), (bundle, "invalid_json"), (applydiff, "truncated"), (reply.as_str(), "truncated")]
+    {
         let sb = Sandbox::new(&[("a.txt", "hello\nworld\n")]);
         for verb in ["check", "diff", "apply"] {
             let run = sb.run(verb, &["--json"], text);
@@ -1421,6 +1426,47 @@ fn a_patch_ending_in_a_multibyte_character_without_a_line_break() {
         }
         assert_eq!(sb.read("a.txt"), "hello\nworld\n");
     }
+}
+
+/// Issue 26, point 2: a reply cut off by an output limit (the text stops mid-line inside a
+/// hunk, before `*** End Patch`, inside an `ApplyDiff` block, inside a fence that never
+/// closes) is refused with exit 2, kind `truncated`, the line where it stops and what to
+/// do; nothing is written. The old code applied the unified and fenced ones, writing the
+/// half line.
+#[test]
+fn a_reply_cut_off_mid_line_is_refused() {
+    let file = "class M:\n    def forwards(self):\n        pass\n\n    flag = True\n";
+    let unified = "--- a/m.py\n+++ b/m.py\n@@ -2,4 +2,7 @@\n     def forwards(self):\n         pass\n \n+    def backwards(self, app_l";
+    let fenced =
+        "Add it:\n\n```diff\n--- a/m.py\n+++ b/m.py\n@@ -3,1 +3,2 @@\n         pass\n+    def backwards(self, app_l";
+    let aipatch = "*** Begin Patch\n*** Update File: m.py\n@@\n         pass\n+    def backwards(self, app_l";
+    let applydiff = ">>> file: m.py\n--- from\n        pass\n--- to\n        pass\n    def backwards(self, app_l";
+    for (text, line, dialect) in
+        [(unified, 7, "unified"), (fenced, 8, "unified"), (aipatch, 5, "ai-patch"), (applydiff, 6, "applydiff")]
+    {
+        let sb = Sandbox::new(&[("m.py", file)]);
+        let run = sb.run("apply", &[], text);
+        assert_eq!(run.code, 2, "{text:?}: {run:?}");
+        let head = format!("the patch ends in the middle of a line at line {line}");
+        assert!(run.stderr.contains(&head), "{text:?}: {}", run.stderr);
+        assert!(run.stderr.contains("the reply was probably cut off; ask for it again"), "{}", run.stderr);
+        let run = sb.run("apply", &["--json"], text);
+        let doc = run.json();
+        assert_eq!((run.code, doc["error"]["kind"].as_str()), (2, Some("truncated")), "{run:?}");
+        // `extract` names the cut fence (text and JSON).
+        let run = polypatch(sb.top(), &["extract", "--json", &sb.patch(text)], None);
+        assert_eq!(run.json()["blocks"][0]["cut_off"].as_bool().unwrap_or(false), text == fenced, "{run:?}");
+        assert_eq!((doc["error"]["dialect"].as_str(), doc["error"]["line"].as_u64()), (Some(dialect), Some(line)));
+        assert_eq!(sb.read("m.py"), file, "nothing written");
+    }
+    // The same hunk ending with a line break is a miscount, read by its body, as before.
+    let sb = Sandbox::new(&[("m.py", file)]);
+    let run = sb.run("apply", &[], &format!("{unified}\n"));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        sb.read("m.py"),
+        "class M:\n    def forwards(self):\n        pass\n\n    def backwards(self, app_l\n    flag = True\n"
+    );
 }
 
 #[test]

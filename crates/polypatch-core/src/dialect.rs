@@ -140,6 +140,34 @@ impl PatchError {
         PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf }
     }
 
+    /// A [`ErrorKind::Truncated`] error of `dialect`: `text` ends in the middle of a line
+    /// (see [`cut_off_line`]), and `detail` (empty, or starting with `, `) says what the
+    /// text stops inside. `None` when `text` ends with a line break.
+    ///
+    /// ```
+    /// use polypatch_core::{ErrorKind, PatchError};
+    ///
+    /// let e = PatchError::truncated("unified", "@@ -1,2 +1,2 @@\n-a\n+b", "").unwrap();
+    /// assert_eq!(e.kind, ErrorKind::Truncated);
+    /// assert_eq!(
+    ///     e.message,
+    ///     "the patch ends in the middle of a line at line 3: the reply was probably cut off; ask for it again"
+    /// );
+    /// assert!(PatchError::truncated("unified", "-a\n+b\n", "").is_none());
+    /// ```
+    pub fn truncated(dialect: &'static str, text: &str, detail: &str) -> Option<Self> {
+        let (line, span) = cut_off_line(text)?;
+        Some(PatchError::new(
+            dialect,
+            ErrorKind::Truncated,
+            format!(
+                "the patch ends in the middle of a line at line {line}{detail}: the reply was probably cut off; ask \
+                 for it again"
+            ),
+            Some(span),
+        ))
+    }
+
     /// Builder: the patch text's lines end as `breaks` says.
     #[must_use]
     pub fn with_line_breaks(mut self, breaks: LineBreaks) -> Self {
@@ -160,6 +188,29 @@ impl PatchError {
             None => head,
         }
     }
+}
+
+/// Where `text` stops in the middle of a line: the 1-based number of its last line and
+/// that line's bytes, when the text does not end with a line break and its last line is
+/// not blank. A model's reply cut off by an output limit ends so; a complete patch may
+/// too (a tool call's argument often has no final line break), so this alone is no
+/// evidence: each dialect asks it only where its patch cannot end (inside a hunk its
+/// header says is longer, before an end marker).
+///
+/// ```
+/// use polypatch_core::{Span, cut_off_line};
+///
+/// assert_eq!(cut_off_line("a\nb\n+def f(se"), Some((3, Span::new(4, 13))));
+/// assert_eq!(cut_off_line("a\nb\n"), None);
+/// assert_eq!(cut_off_line("a\n  "), None); // a blank tail is no half line
+/// ```
+pub fn cut_off_line(text: &str) -> Option<(usize, Span)> {
+    let start = memchr::memrchr(b'\n', text.as_bytes()).map_or(0, |at| at + 1);
+    if text[start..].trim().is_empty() {
+        return None;
+    }
+    let line = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    Some((line, Span::new(start, text.len())))
 }
 
 impl fmt::Display for PatchError {

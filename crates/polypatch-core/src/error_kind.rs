@@ -196,6 +196,31 @@ pub enum ErrorKind {
     TooLarge,
     /// Aptix: A comma before a closing `]` or `}`.
     TrailingComma,
+    /// The text stops in the middle of a line where the patch cannot end: a model's reply
+    /// cut off by its output limit. The message names the line ("the patch ends in the
+    /// middle of a line at line N: the reply was probably cut off; ask for it again"). One of:
+    /// - unified: The last hunk has fewer lines than its header counts, and the text ends
+    ///   without a line break (and without a `\ No newline at end of file` line); or the
+    ///   text stops, after a hunk, in the first characters of the next hunk's `@@ ` or
+    ///   file's `diff --git `. A hunk whose counts differ from its body in a complete diff
+    ///   is still read by its body.
+    /// - AI-PATCH: No `*** End Patch`, and the last line has no line break (without the
+    ///   half line, `missing_end`).
+    /// - `ApplyDiff`: The last block has no closing `<` (or no `--- to`) and the text ends
+    ///   without a line break (otherwise `unclosed_block` or `missing_to`), or the text
+    ///   stops in the first characters of the next block's `>>> file:`.
+    ///
+    /// A cut that falls in the last line of a hunk whose counts it then meets (the
+    /// hunk's last added line, say) cannot be told from a complete diff without a final
+    /// line break; in a fence that never closes it is still refused.
+    /// - A chat reply (`polypatch::apply_text`, `polypatch::parse` with any format, the
+    ///   CLI): the last block of a fence that never closes, where the reply ends without a
+    ///   line break, whatever its dialect.
+    ///
+    /// 'ap' YAML has no end marker and YAML needs no final line break, so an 'ap' text alone
+    /// cannot show a cut (only in an unclosed fence); an Aptix bundle cut off is
+    /// `unclosed_json`, whose message says so.
+    Truncated,
     /// `ApplyDiff`: The block has no closing `<` line before the next block or the end of the text.
     UnclosedBlock,
     /// Aptix: The JSON ends before every object and array is closed.
@@ -295,6 +320,7 @@ impl ErrorKind {
         ErrorKind::TooDeep,
         ErrorKind::TooLarge,
         ErrorKind::TrailingComma,
+        ErrorKind::Truncated,
         ErrorKind::UnclosedBlock,
         ErrorKind::UnclosedJson,
         ErrorKind::UnexpectedContent,
@@ -379,6 +405,7 @@ impl ErrorKind {
             ErrorKind::TooDeep => "too_deep",
             ErrorKind::TooLarge => "too_large",
             ErrorKind::TrailingComma => "trailing_comma",
+            ErrorKind::Truncated => "truncated",
             ErrorKind::UnclosedBlock => "unclosed_block",
             ErrorKind::UnclosedJson => "unclosed_json",
             ErrorKind::UnexpectedContent => "unexpected_content",

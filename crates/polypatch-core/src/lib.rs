@@ -81,7 +81,9 @@ mod text;
 mod tier;
 
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError};
+pub use dialect::{
+    DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
+};
 pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
 pub use error_kind::{ErrorKind, UnknownErrorKind};
 pub use file_bytes::FileBytes;

@@ -17,6 +17,7 @@ pub const KINDS: &[ErrorKind] = &[
     ErrorKind::MissingNewHeader,
     ErrorKind::EmptyHunk,
     ErrorKind::InvalidHunkLine,
+    ErrorKind::Truncated,
     ErrorKind::EmptySection,
     ErrorKind::InvalidPath,
     ErrorKind::MissingPath,

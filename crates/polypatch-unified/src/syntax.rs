@@ -11,7 +11,7 @@
 
 use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, ParseOptions, PatchError, Span};
 
-use crate::error::{error, quote};
+use crate::error::{DIALECT, error, quote};
 use crate::path::{self, PathName};
 use polypatch_core::ErrorKind;
 
@@ -270,6 +270,15 @@ pub(crate) fn for_each_section<'a>(
         } else if let Some(names) = binary_files_differ(t) {
             return Err(binary_without_data(names, line.span()));
         } else {
+            // The text stops mid-line in what begins a hunk or a file after a diff: the
+            // rest of the diff was cut off.
+            if any
+                && parser.pos + 1 == parser.lines.len()
+                && ["@@ ", "diff --git "].iter().any(|head| head.starts_with(t))
+                && let Some(e) = PatchError::truncated(DIALECT, text, ", where the next hunk or file begins")
+            {
+                return Err(e);
+            }
             parser.pos += 1;
         }
     }
@@ -625,6 +634,26 @@ impl<'a> LineParser<'a> {
         };
         hunk.recounted =
             recounted && header.ranges.is_none_or(|r| r.old.count != hunk.old_len() || r.new.count != hunk.new_len());
+        if let Some(r) = header.ranges
+            && end == self.lines.len()
+            && (hunk.old_len() < r.old.count || hunk.new_len() < r.new.count)
+            && !self.lines.at(end - 1).text.starts_with('\\')
+        {
+            // Shorter than its header and stopped mid-line: a reply cut off, not a count a
+            // model got wrong (a complete diff's last line ends with a line break, or has
+            // a `\ No newline at end of file` line after it).
+            let detail = format!(
+                ", inside a hunk its header {} counts {} old and {} new lines for (the text has {} and {})",
+                quote(header_line.text),
+                r.old.count,
+                r.new.count,
+                hunk.old_len(),
+                hunk.new_len()
+            );
+            if let Some(e) = PatchError::truncated(DIALECT, self.lines.text, &detail) {
+                return Err(e);
+            }
+        }
         Ok(hunk)
     }
 

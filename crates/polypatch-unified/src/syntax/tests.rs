@@ -341,6 +341,46 @@ fn wrong_counts_are_recounted() {
     assert_eq!(hunk.lines[3].text, "");
 }
 
+/// Issue 26, point 2: a hunk shorter than its header whose text stops mid-line is a reply
+/// cut off, not a count to correct; every other reading of that hunk stays as it was.
+#[test]
+fn a_hunk_cut_off_mid_line_is_truncated() {
+    let text = "--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,5 @@\n     pass\n \n+    def database_backwards(self, app_l";
+    let e = err(text);
+    assert_eq!((e.kind, e.span), (ErrorKind::Truncated, Some(at(text, "+    def database_backwards(self, app_l"))));
+    assert_eq!(
+        e.message,
+        "the patch ends in the middle of a line at line 6, inside a hunk its header `@@ -2,3 +2,5 @@` counts 3 old \
+         and 5 new lines for (the text has 2 and 3): the reply was probably cut off; ask for it again"
+    );
+    // The same cut in a second file's hunk, after a complete first file.
+    let two = format!("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n{text}");
+    assert_eq!(err(&two).kind, ErrorKind::Truncated);
+    // Short of its counts but ending with a line break: recounted, as before.
+    assert!(only(&format!("{text}\n")).hunks[0].recounted);
+    // Every line its header counts, no final line break: complete.
+    let hunk = &only("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B").hunks[0];
+    assert!(!hunk.recounted);
+    // A `\ No newline at end of file` line ends the text: the file's end, not a cut.
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n\\ No newline at end of file").is_ok());
+    // No counts to fall short of (`@@`): read as before.
+    assert!(parse("--- a/x\n+++ b/x\n@@\n a\n-b\n+B").is_ok());
+    // A blank tail is no half line.
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n  ").is_ok());
+    // Cut where the next hunk or file begins, after a complete hunk.
+    let complete = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+    for tail in ["@", "di", "diff --gi"] {
+        let text = format!("{complete}{tail}");
+        let e = err(&text);
+        let span = Span::new(complete.len(), text.len());
+        assert_eq!((e.kind, e.span), (ErrorKind::Truncated, Some(span)), "{tail}");
+        assert!(e.message.contains("at line 7, where the next hunk or file begins"), "{}", e.message);
+    }
+    // Prose after a diff, or a tail with its line break, is not a cut.
+    assert!(parse(&format!("{complete}Done")).is_ok());
+    assert!(parse(&format!("{complete}@\n")).is_ok());
+}
+
 #[test]
 fn recounting_never_swallows_the_next_file() {
     let text = "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n";

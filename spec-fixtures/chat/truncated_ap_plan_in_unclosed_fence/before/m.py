@@ -1,0 +1,5 @@
+class Migration:
+    def database_forwards(self, app_label):
+        pass
+
+    reversible = True
