@@ -25,11 +25,24 @@
 //!    - Against a fuzzy old side, a new side found fuzzily elsewhere at least as similar
 //!      (by the ambiguity margin more for one line): refused with both places, as a
 //!      re-run of a patch with a typo reads the same.
-//!    - A new side of two lines or more elsewhere at a strictly stricter tier than a
-//!      fuzzy old side: already applied (a re-run: the first run left the new side
-//!      exact, and the old side now only resembles it). A one-line new side is found
-//!      elsewhere by chance as often: both readings plausible. Against an old side whose every line is there, both
-//!      readings are plausible: the hint decides, else refused with both places.
+//!    - A new side of two lines or more at a strictly stricter tier than a fuzzy old
+//!      side, "already applied" needs the new side at least as strict as the old side's
+//!      own evidence. Found on the old side's match (overlapping it): already applied
+//!      (a re-run: the first run left the new side, and the old side now only resembles
+//!      it). Found at a place of its own, the old side standing apart:
+//!      - at a looser tier than the old side's lines stand at theirs (every line that is
+//!        equal to its file line at a comparison tier counted, and no stricter than the
+//!        policy's strictest tier): no evidence, the edit is applied where the old side
+//!        stands (a `from` block with a typo, its `to` block found re-indented elsewhere);
+//!      - else, every line the edit removes standing as written where the old side was
+//!        found (the likeness is in the lines it keeps): both readings plausible, refused
+//!        with both places (an `ap` snippet with a typo in a kept line, its content found
+//!        elsewhere);
+//!      - else (a removed line only resembles the file's): already applied.
+//!
+//!      A one-line new side is found elsewhere by chance as often: both readings
+//!      plausible. Against an old side whose every line is there, both readings are
+//!      plausible: the hint decides, else refused with both places.
 //!    - A new side that adds no line and joins no lines across a removal (its lines are
 //!      the edit's context on one side) stands wherever that context does: it is no
 //!      evidence, except that standing exactly at the line hint, where the old side does
@@ -208,10 +221,23 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     // A new side of one line stands in many files by chance: both readings plausible.
     let substantial = new.q.pat.iter().filter(|l| !l.trim().is_empty()).count() >= 2;
     if tier < o.tier && o.tier == Tier::Fuzzy {
-        return if substantial {
-            Decision::AlreadyApplied(nearest(&elsewhere, q.hint))
+        if !substantial {
+            return unclear(&elsewhere[0]);
+        }
+        // The old side's match lies on the new side's lines: it only resembles the result.
+        let on_new: Vec<Found> = elsewhere.iter().filter(|n| n.start < o.end && o.start < n.end).cloned().collect();
+        if !on_new.is_empty() {
+            return Decision::AlreadyApplied(nearest(&on_new, q.hint));
+        }
+        // The old side stands at a place of its own: the new side counts only if found at
+        // least as strictly as the old side's lines stand there.
+        if tier > lines_tier(lines, q, &o, strictest) {
+            return apply;
+        }
+        return if removed_stand(lines, q, &o, new.kept) {
+            unclear(&nearest(&elsewhere, q.hint))
         } else {
-            unclear(&elsewhere[0])
+            Decision::AlreadyApplied(nearest(&elsewhere, q.hint))
         };
     }
     if let Some(h) = q.hint {
@@ -301,6 +327,38 @@ fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
         }
     }
     compared || (n.start >= o.start && n.end <= o.end)
+}
+
+/// How strictly the lines of a fuzzy match `o` stand where they were found: the loosest
+/// comparison tier among the lines equal to their file line at one (the lines that only
+/// resemble theirs left out), and no stricter than `floor`, the policy's strictest tier
+/// (an `ap` snippet is compared trimmed whatever its indentation in the YAML).
+fn lines_tier(lines: &[Line], q: &Query<'_>, o: &Found, floor: Tier) -> Tier {
+    const PER_LINE: [Tier; 4] = [Tier::Exact, Tier::TrailingWhitespace, Tier::Trimmed, Tier::Unicode];
+    let mut loosest = floor;
+    for (p, f) in q.pat.iter().zip(&o.map) {
+        let Some(f) = f else { continue };
+        let key = PatKey::new(p);
+        if let Some(t) = PER_LINE.into_iter().find(|&t| key_eq(t, &lines[*f].text, &key)) {
+            loosest = loosest.max(t);
+        }
+    }
+    loosest
+}
+
+/// Whether every line the edit removes stands at the fuzzy match `o` as written
+/// (whitespace and look-alikes aside), and there is at least one: what makes the match
+/// only similar is in the lines the edit keeps, so the lines it would change are there.
+fn removed_stand(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
+    let mut is_kept = vec![false; q.pat.len()];
+    kept.iter().flatten().for_each(|&i| {
+        if let Some(k) = is_kept.get_mut(i) {
+            *k = true;
+        }
+    });
+    let mut removed = (q.pat.iter().zip(&o.map).zip(&is_kept)).filter(|(_, k)| !**k).peekable();
+    removed.peek().is_some()
+        && removed.all(|((p, f), _)| f.is_some_and(|f| key_eq(Tier::Unicode, &lines[f].text, &PatKey::new(p))))
 }
 
 /// Whether a line the edit removes (matched at the file lines `removed_at`) is a line
