@@ -550,8 +550,13 @@ mod tests {
                              if value is None:\n            raise KeyError(key)\n        return value\n\n\n\
                              def load(store, key):\n    value = store.get(key)\n    if value is None:\n        \
                              return None\n    return value\n";
-    const LOAD_OLD: [&str; 5] =
-        ["def load(store, key):", "    value = store.get(key)", "    if value is None:", "        return Nnoe", "    return value"];
+    const LOAD_OLD: [&str; 5] = [
+        "def load(store, key):",
+        "    value = store.get(key)",
+        "    if value is None:",
+        "        return Nnoe",
+        "    return value",
+    ];
     const LOAD_NEW: [&str; 5] = [
         "def load(store, key):",
         "    value = store.get(key)",
@@ -570,7 +575,8 @@ mod tests {
         assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 8 && f[0].tier == Tier::Fuzzy), "{got:?}");
         // With the new side exactly there, and the line the edit removes only similar to
         // the file's (`return Nnoe`): a re-run that meets a look-alike, already applied.
-        let file = LOAD_NEW.join("\n") + "\n\n\ndef load(store, key):\n    value = store.get(key)\n    if value is None:\n        \
+        let file = LOAD_NEW.join("\n")
+            + "\n\n\ndef load(store, key):\n    value = store.get(key)\n    if value is None:\n        \
                                        return Null\n    return value\n";
         let got = run(&file, &LOAD_OLD, &LOAD_NEW, &LOAD_KEPT, Occurrence::Unique);
         assert!(matches!(&got, Decision::AlreadyApplied(n) if n.start == 0 && n.tier == Tier::Exact), "{got:?}");
