@@ -31,6 +31,7 @@ ROWS = (
     "wrong_line_numbers", "typo_context", "unicode_lookalike", "crlf_target",
     "blank_dropped", "blank_added", "mixed_tabs",
     "unrelated_file", "duplicated_block",
+    "reapplied_blank_dropped",
 )
 MUST_FAIL = ("unrelated_file", "duplicated_block")
 # A model's reply cut off by its output limit, in the middle of a line (issue 26, point 2).
@@ -111,6 +112,8 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], cl
         return _unrelated_case(edit, dialect, clean, clean_text, others)
     if row == "duplicated_block":
         return _duplicated_case(edit, dialect, clean, clean_text)
+    if row == "reapplied_blank_dropped":
+        return _reapplied_case(edit, dialect, clean, rng)
     if row in WHOLE_HUNK_ROWS:
         if dialect == "ap":  # a whole-block shift means something only in absolute form
             clean = render.render_ap(edit.before, edit.after, edit.path, absolute=True)
@@ -685,3 +688,15 @@ def _continues(dialect: str, lines: list[str], j: int) -> bool:
     if dialect == "unified":
         return line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ "))
     return True
+
+
+def _reapplied_case(edit: BaseEdit, dialect: str, clean, rng: random.Random) -> Case | None:
+    """The ``blank_dropped`` patch run again on the file it already changed (the intended
+    new file): a re-run must change nothing (spec-mandated for ``ap``, §3.1, and what
+    every dialect's "already applied" promises). Right is success with the tree as it was;
+    a refusal counts as failed; anything written is WRONG (a second copy of the change)."""
+    patched = _patch_defect(clean, "blank_dropped", rng, edit)
+    if patched is None:
+        return None
+    files = {edit.path: edit.after.encode()}
+    return Case(dialect, "reapplied_blank_dropped", edit, files, patch_text(patched), "apply", dict(files))

@@ -678,8 +678,20 @@ fn unified_diff_is_detected_and_applied() {
     assert_eq!(sb.read("src/hello.txt"), "one\nhello, world\nthree\n");
     assert_eq!(sb.read("new.txt"), "moved\n");
     assert!(!sb.exists("old.txt"));
+    // Run again: the rename's source is gone and its destination holds the result, the
+    // other edit is already applied: the whole patch is (issue 26, point 5).
     let again = sb.run("apply", &[], GIT_DIFF);
-    assert_eq!(again.code, 1, "the rename's source is gone: {again:?}");
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.contains("already applied: modify old.txt -> new.txt"), "{again:?}");
+    assert_eq!(
+        (sb.read("src/hello.txt").as_str(), sb.read("new.txt").as_str()),
+        ("one\nhello, world\nthree\n", "moved\n")
+    );
+    assert!(!sb.exists("old.txt"));
+    // With the other edit not applied, the source missing is a failure as before.
+    sb.write("src/hello.txt", b"one\nhello\nthree\n");
+    let other = sb.run("apply", &[], GIT_DIFF);
+    assert_eq!(other.code, 1, "the rename's source is gone: {other:?}");
 }
 
 #[test]

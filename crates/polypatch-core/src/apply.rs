@@ -139,7 +139,8 @@ pub fn compute<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
-    let mut state = State { files, slots: Vec::new(), by_path: HashMap::new(), allow_git_dir: options.allow_git_dir };
+    let mut state =
+        State { files, slots: Vec::new(), by_path: HashMap::new(), allow_git_dir: options.allow_git_dir, gone: None };
     // What the plan's searches share: once it fails, the later edits are located without
     // similarity searches; all of them share one budget (see `effort`).
     let effort = Effort::default();
@@ -151,13 +152,20 @@ pub fn compute<S: FileSource + ?Sized>(
         ..Overrides::default()
     };
     let mut report = ApplyReport { dialect: plan.dialect.clone(), dry_run: options.dry_run, ..ApplyReport::default() };
+    // The deletes (and moves) found done already, with their failure should the rest of
+    // the plan not be done already too.
+    let mut gone: Vec<(usize, (Failure, bool))> = Vec::new();
     for fe in &plan.files {
         let file = state.file_op(fe, ov);
         if file.status == Status::Failed {
             effort.fail(|| format!("`{}`", file.path));
         }
+        if let Some(failure) = state.gone.take() {
+            gone.push((report.files.len(), failure));
+        }
         report.files.push(file);
     }
+    settle_gone(&mut report, gone);
     if !report.is_success() {
         report.shorten_failures();
         return Err(ApplyError::not_located(report));
@@ -178,6 +186,37 @@ struct State<'a, S: ?Sized> {
     by_path: HashMap<RelPath, usize>,
     /// [`ApplyOptions::allow_git_dir`].
     allow_git_dir: bool,
+    /// Set by the last file operation when it found its file gone (a delete of a missing
+    /// file, a move whose source is missing and whose destination holds the result): done
+    /// already if the rest of the plan is, else this failure (see [`settle_gone`]).
+    /// With it, whether the operation is evidence of its own (a move whose edits all stand
+    /// at its destination).
+    gone: Option<(Failure, bool)>,
+}
+
+/// Settles the file operations that found their file gone (`gone`: their index in the
+/// report, and their failure). A re-run of a patch that deletes or moves a file meets the
+/// file missing: that is the patch already applied when every other file operation of the
+/// plan is already applied too, and there is evidence: at least one other, or a move whose
+/// edits all stand at its destination. Otherwise (a first run, or a patch naming a file
+/// that never existed) each fails as before.
+fn settle_gone(report: &mut ApplyReport, gone: Vec<(usize, (Failure, bool))>) {
+    if gone.is_empty() {
+        return;
+    }
+    let is_gone = |i: usize| gone.iter().any(|(g, _)| *g == i);
+    let others: Vec<&FileReport> =
+        (report.files.iter().enumerate()).filter(|(i, _)| !is_gone(*i)).map(|(_, f)| f).collect();
+    let evidence = !others.is_empty() || gone.iter().any(|(_, (_, own))| *own);
+    if evidence && others.iter().all(|f| f.status == Status::AlreadyApplied) {
+        return;
+    }
+    for (i, (failure, _)) in gone {
+        let file = &mut report.files[i];
+        file.status = Status::Failed;
+        file.edits.clear();
+        file.failure = Some(failure);
+    }
 }
 
 struct Slot {
@@ -361,7 +400,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     }
                     Held::Missing => match if_missing {
                         IfMissing::Skip => Ok(Status::Skipped),
-                        IfMissing::Error => Err(missing(path, "delete")),
+                        IfMissing::Error => {
+                            self.gone = Some((missing(path, "delete"), false));
+                            Ok(Status::AlreadyApplied)
+                        }
                     },
                     Held::Directory | Held::Other => Err(not_a_file(path, "delete")),
                 }
@@ -417,12 +459,11 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         // Shared with the slot: the file's lines below are ranges of this one copy.
         let (blob, mode) = match &self.slots[i].current {
             Held::File { bytes, mode } => (bytes.clone(), *mode),
-            Held::Missing => {
-                return match m.if_missing {
-                    IfMissing::Skip => Ok(Status::Skipped),
-                    IfMissing::Error => Err(missing(&source, "update")),
-                };
+            Held::Missing if m.if_missing == IfMissing::Skip => return Ok(Status::Skipped),
+            Held::Missing if dest != source && m.copy_from.is_none() => {
+                return self.moved_already(&dest, m, ov, report, missing(&source, "update"));
             }
+            Held::Missing => return Err(missing(&source, "update")),
             Held::Directory | Held::Other => return Err(not_a_file(&source, "update")),
         };
         let bytes = blob.as_bytes();
@@ -566,6 +607,35 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         } else {
             Status::Applied
         })
+    }
+
+    /// A move whose source is missing: done already if its destination holds the result
+    /// (the edits, applied there, change nothing), provided the rest of the plan is done
+    /// already too ([`settle_gone`]); else `failure`, the source missing.
+    fn moved_already(
+        &mut self,
+        dest: &RelPath,
+        m: &Modify,
+        ov: Overrides<'_>,
+        report: &mut FileReport,
+        failure: Failure,
+    ) -> Result<Status, Failure> {
+        let d = self.slot(dest)?;
+        let held = self.slots[d].current.clone();
+        if !matches!(held, Held::File { .. }) {
+            return Err(failure);
+        }
+        let in_place = Modify { move_to: None, copy_from: None, ..m.clone() };
+        let moved_to = report.moved_to.take();
+        let status = self.modify(dest, &in_place, ov, report);
+        report.moved_to = moved_to;
+        if matches!(status, Ok(Status::AlreadyApplied)) && self.slots[d].current == held {
+            self.gone = Some((failure, !m.edits.is_empty()));
+            return Ok(Status::AlreadyApplied);
+        }
+        self.slots[d].current = held;
+        report.edits.clear();
+        Err(failure)
     }
 
     fn binary(&mut self, path: &RelPath, b: &BinaryEdit) -> Result<Status, Failure> {

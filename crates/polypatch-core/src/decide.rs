@@ -1,6 +1,11 @@
 //! What a located edit means: apply it where its old side stands, report it already
 //! applied, or refuse. "Already applied" is a finding, never a shortcut past a lenient
-//! match. The rules, once:
+//! match, and needs the new side found at least as strictly as the old side: the old
+//! side standing at a place of its own is the edit still to make, and a new side found
+//! elsewhere more loosely than that (re-indented, where the old side's lines stand as
+//! written) is no evidence against it. A dialect's spec overrides these rules where it
+//! says otherwise (`ap` §3.1: a `DELETE` whose snippet is not found is done). The rules,
+//! once:
 //!
 //! 1. The old side is located first, at every tier the policy allows.
 //! 2. Not found: the new side found anywhere in the search region means already applied;
@@ -25,11 +30,27 @@
 //!    - Against a fuzzy old side, a new side found fuzzily elsewhere at least as similar
 //!      (by the ambiguity margin more for one line): refused with both places, as a
 //!      re-run of a patch with a typo reads the same.
-//!    - A new side of two lines or more elsewhere at a strictly stricter tier than a
-//!      fuzzy old side: already applied (a re-run: the first run left the new side
-//!      exact, and the old side now only resembles it). A one-line new side is found
-//!      elsewhere by chance as often: both readings plausible. Against an old side whose every line is there, both
-//!      readings are plausible: the hint decides, else refused with both places.
+//!    - A new side of two lines or more at a strictly stricter tier than a fuzzy old
+//!      side, "already applied" needs the new side at least as strict as the old side's
+//!      own evidence. Found on the old side's match (overlapping it): already applied
+//!      (a re-run: the first run left the new side, and the old side now only resembles
+//!      it). Found at a place of its own, with a line of the old side no typo of its
+//!      file line (the old side only resembles that place): already applied. Else, the
+//!      old side standing apart but for typos:
+//!      - its lines standing more loosely than the old side's lines stand at theirs (the
+//!        loosest comparison tier of the lines equal to their file line at one, and no
+//!        stricter than the policy's strictest tier): no evidence, the edit is applied
+//!        where the old side stands (a `from` block with a typo, its `to` block found
+//!        re-indented elsewhere);
+//!      - else, every line the edit removes standing as written where the old side was
+//!        found (the likeness is in the lines it keeps): both readings plausible, refused
+//!        with both places (an `ap` snippet with a typo in a kept line, its content found
+//!        elsewhere);
+//!      - else (a removed line only resembles the file's): already applied.
+//!
+//!      A one-line new side is found elsewhere by chance as often: both readings
+//!      plausible. Against an old side whose every line is there, both readings are
+//!      plausible: the hint decides, else refused with both places.
 //!    - A new side that adds no line and joins no lines across a removal (its lines are
 //!      the edit's context on one side) stands wherever that context does: it is no
 //!      evidence, except that standing exactly at the line hint, where the old side does
@@ -47,7 +68,7 @@ use std::collections::HashSet;
 use crate::engine::{Classified, Found, Miss, Query};
 use crate::fold::{PatKey, key_eq};
 use crate::ir::Occurrence;
-use crate::text::Line;
+use crate::text::{Line, LineText};
 use crate::tier::{Tier, TierSet};
 
 /// The outcome of locating an edit.
@@ -208,11 +229,26 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
     // A new side of one line stands in many files by chance: both readings plausible.
     let substantial = new.q.pat.iter().filter(|l| !l.trim().is_empty()).count() >= 2;
     if tier < o.tier && o.tier == Tier::Fuzzy {
-        return if substantial {
-            Decision::AlreadyApplied(nearest(&elsewhere, q.hint))
-        } else {
-            unclear(&elsewhere[0])
-        };
+        if !substantial {
+            return unclear(&elsewhere[0]);
+        }
+        // The old side's match lies on the new side's lines: it only resembles the result.
+        let on_new: Vec<Found> = elsewhere.iter().filter(|n| n.start < o.end && o.start < n.end).cloned().collect();
+        if !on_new.is_empty() {
+            return Decision::AlreadyApplied(nearest(&on_new, q.hint));
+        }
+        // Not every line of the old side is there (one is no typo of its file line): the
+        // old side only resembles that place, as on a re-run.
+        let n = nearest(&elsewhere, q.hint);
+        if !old_stands(lines, q, &o) {
+            return Decision::AlreadyApplied(n);
+        }
+        // The old side stands at a place of its own: the new side counts only if its lines
+        // stand at least as strictly as the old side's lines stand at theirs.
+        if lines_tier(lines, new.q.pat, &n, strictest) > lines_tier(lines, q.pat, &o, strictest) {
+            return apply;
+        }
+        return if removed_stand(lines, q, &o, new.kept) { unclear(&n) } else { Decision::AlreadyApplied(n) };
     }
     if let Some(h) = q.hint {
         if o.start == h {
@@ -301,6 +337,58 @@ fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
         }
     }
     compared || (n.start >= o.start && n.end <= o.end)
+}
+
+/// How strictly the lines of a fuzzy match `o` stand where they were found: the loosest
+/// comparison tier among the lines equal to their file line at one (the lines that only
+/// resemble theirs left out), and no stricter than `floor`, the policy's strictest tier
+/// (an `ap` snippet is compared trimmed whatever its indentation in the YAML).
+fn lines_tier(lines: &[Line], pat: &[LineText], o: &Found, floor: Tier) -> Tier {
+    let mut loosest = floor;
+    for (p, f) in pat.iter().zip(&o.map) {
+        let Some(f) = f else { continue };
+        let key = PatKey::new(p);
+        if let Some(t) = PER_LINE.into_iter().find(|&t| key_eq(t, &lines[*f].text, &key)) {
+            loosest = loosest.max(t);
+        }
+    }
+    loosest
+}
+
+/// The comparison tiers a single line can match at, strictest first.
+const PER_LINE: [Tier; 4] = [Tier::Exact, Tier::TrailingWhitespace, Tier::Trimmed, Tier::Unicode];
+
+/// Whether the old side stands at its fuzzy match `o` but for typos: every line matched
+/// to a file line, equal to it at a comparison tier or within a typo of it (the cap the
+/// fuzzy tier allows a changed line). A line that is no typo of the file's (another
+/// statement in its place) means the old side only resembles that place.
+fn old_stands(lines: &[Line], q: &Query<'_>, o: &Found) -> bool {
+    (q.pat.iter().zip(&o.map)).all(|(p, f)| {
+        f.is_some_and(|f| {
+            let (file, key) = (&lines[f].text, PatKey::new(p));
+            if PER_LINE.into_iter().any(|t| key_eq(t, file, &key)) {
+                return true;
+            }
+            let (a, b): (Vec<char>, Vec<char>) = (p.trim().chars().collect(), file.trim().chars().collect());
+            let cap = crate::fuzzy::typo_cap(a.len());
+            crate::fuzzy::bounded_distance(&a, &b, cap, &mut crate::fuzzy::Budget::new(u64::MAX)).is_some()
+        })
+    })
+}
+
+/// Whether every line the edit removes stands at the fuzzy match `o` as written
+/// (whitespace and look-alikes aside), and there is at least one: what makes the match
+/// only similar is in the lines the edit keeps, so the lines it would change are there.
+fn removed_stand(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
+    let mut is_kept = vec![false; q.pat.len()];
+    kept.iter().flatten().for_each(|&i| {
+        if let Some(k) = is_kept.get_mut(i) {
+            *k = true;
+        }
+    });
+    let mut removed = (q.pat.iter().zip(&o.map).zip(&is_kept)).filter(|(_, k)| !**k).peekable();
+    removed.peek().is_some()
+        && removed.all(|((p, f), _)| f.is_some_and(|f| key_eq(Tier::Unicode, &lines[f].text, &PatKey::new(p))))
 }
 
 /// Whether a line the edit removes (matched at the file lines `removed_at`) is a line
@@ -454,6 +542,59 @@ mod tests {
         let file = file.replace("log(value, level=2)", "log(value)");
         let got = run_at(0.85, &file, &old, &new, &kept, Occurrence::Unique);
         assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 6 && f[0].tier == Tier::Fuzzy), "{got:?}");
+    }
+
+    /// A top-level `load` (the old side's place, a typo in the line it removes) and a
+    /// method `load` one level deeper (the new side's lines, re-indented).
+    const TWO_LOADS: &str = "class Cache:\n    def load(store, key):\n        value = store.get(key)\n        \
+                             if value is None:\n            raise KeyError(key)\n        return value\n\n\n\
+                             def load(store, key):\n    value = store.get(key)\n    if value is None:\n        \
+                             return None\n    return value\n";
+    const LOAD_OLD: [&str; 5] = [
+        "def load(store, key):",
+        "    value = store.get(key)",
+        "    if value is None:",
+        "        return Nnoe",
+        "    return value",
+    ];
+    const LOAD_NEW: [&str; 5] = [
+        "def load(store, key):",
+        "    value = store.get(key)",
+        "    if value is None:",
+        "        raise KeyError(key)",
+        "    return value",
+    ];
+    const LOAD_KEPT: [Option<usize>; 5] = [Some(0), Some(1), Some(2), None, Some(4)];
+
+    #[test]
+    fn a_new_side_elsewhere_looser_than_the_fuzzy_old_sides_lines_is_no_evidence() {
+        // The old side's lines stand exactly at lines 9-13 but for the typo; the new side
+        // only at the indentation tier at lines 2-6: applied where the old side stands
+        // (it was "already applied", nothing written).
+        let got = run(TWO_LOADS, &LOAD_OLD, &LOAD_NEW, &LOAD_KEPT, Occurrence::Unique);
+        assert!(matches!(&got, Decision::Apply(f, _) if f[0].start == 8 && f[0].tier == Tier::Fuzzy), "{got:?}");
+        // With the new side exactly there, and the line the edit removes only similar to
+        // the file's (`return Nnoe`): a re-run that meets a look-alike, already applied.
+        let file = LOAD_NEW.join("\n")
+            + "\n\n\ndef load(store, key):\n    value = store.get(key)\n    if value is None:\n        \
+                                       return Null\n    return value\n";
+        let got = run(&file, &LOAD_OLD, &LOAD_NEW, &LOAD_KEPT, Occurrence::Unique);
+        assert!(matches!(&got, Decision::AlreadyApplied(n) if n.start == 0 && n.tier == Tier::Exact), "{got:?}");
+    }
+
+    #[test]
+    fn a_new_side_elsewhere_as_strict_against_an_old_side_whose_removed_lines_stand_is_unclear() {
+        // The typo is in a kept line (`valeu`), which the file has as written where the
+        // new side stands (lines 2-4); the line the edit removes stands at lines 6-8.
+        let file = "def a():\n    v = get()\n    if valeu is None:\n        raise KeyError()\n\n\
+                    def b():\n    v = get()\n    if value is None:\n        return None\n";
+        let old = ["    v = get()", "    if valeu is None:", "        return None"];
+        let new = ["    v = get()", "    if valeu is None:", "        raise KeyError()"];
+        let got = run(file, &old, &new, &[Some(0), Some(1), None], Occurrence::Unique);
+        assert!(
+            matches!(&got, Decision::Unclear { old, new } if (old.start, new.start) == (6, 1) && old.tier == Tier::Fuzzy),
+            "{got:?}"
+        );
     }
 
     #[test]

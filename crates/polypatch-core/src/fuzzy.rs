@@ -411,7 +411,7 @@ fn voted_windows(view: &View<'_>, m: usize, n: usize) -> Vec<usize> {
 
 /// The most edits a changed line may differ by: one typo, one more per 40 characters;
 /// none in a line under 5 characters (one edit there makes another line: `l0`, `l1`).
-fn typo_cap(len: usize) -> usize {
+pub(crate) fn typo_cap(len: usize) -> usize {
     if len < 5 { 0 } else { 1 + len / 40 }
 }
 

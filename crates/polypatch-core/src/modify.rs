@@ -488,7 +488,11 @@ pub(crate) fn apply_at(
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
-            if unchanged || (!fresh && replacement_already_there(&file.lines, pat, &rep.lines, f, hint)) {
+            let skip_blank = f.tier == Tier::BlankLines || edit.policy.ignore_blank_lines;
+            if unchanged
+                || (!fresh && replacement_already_there(&file.lines, pat, &rep.lines, f, hint, skip_blank))
+                || (!fresh && range_already_there(&file.lines, edit, f, start, &new))
+            {
                 *cursor = end;
                 return Ok(Done::at(Status::AlreadyApplied, &at));
             }
@@ -544,29 +548,63 @@ fn block_eq(have: &[Line], want: &[Line]) -> bool {
 /// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
 /// `a` on each side). A line hint (0-based) decides then: the old side found exactly
 /// where the hint says means not yet applied.
+///
+/// With `skip_blank` (the old side matched with blank lines ignored, [`Tier::BlankLines`],
+/// or a dialect that ignores them, `ap` §3.2) blank lines count on neither side: a patch
+/// that dropped a blank context line from both of its sides, run again, finds the lines
+/// it adds beside its old side with the file's blank line between them, and adds nothing.
+/// The lines it adds must then say something (not only blank lines).
 fn replacement_already_there(
     lines: &[Line],
     old: &[LineText],
     new: &[LineText],
     f: &Found,
     hint: Option<usize>,
+    skip_blank: bool,
 ) -> bool {
+    let counts = |l: &&LineText| !skip_blank || !is_blank(l);
+    let (old, new): (Vec<&LineText>, Vec<&LineText>) =
+        (old.iter().filter(counts).collect(), new.iter().filter(counts).collect());
     if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
         return false;
     }
     // The old side inside the new one, compared at the tier it matched (an `ap` content
     // that nests the snippet one level deeper holds it re-indented).
     let tier = f.tier.min(Tier::Unicode);
-    let holds_old = |k: usize| new[k..k + old.len()].iter().zip(old).all(|(n, o)| key_eq(tier, n, &PatKey::new(o)));
+    let holds_old = |k: usize| new[k..k + old.len()].iter().zip(&old).all(|(n, o)| key_eq(tier, n, &PatKey::new(o)));
     let Some(k) = (0..=new.len() - old.len()).find(|&k| holds_old(k)) else {
         return false;
     };
     if k > 0 && hint == Some(f.start) {
         return false;
     }
-    let Some(start) = f.start.checked_sub(k) else { return false };
-    let end = start + new.len();
-    end <= lines.len() && new.iter().zip(&lines[start..end]).all(|(n, l)| key_eq(tier, &l.text, &PatKey::new(n)))
+    // The file's lines of the match, before and after it (blank ones skipped when they
+    // do not count), against the new side's old part (a fuzzy match only resembles it),
+    // and the new lines before and after it.
+    let file_eq = |at: Vec<usize>, want: &[&LineText]| {
+        at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, &lines[i].text, &PatKey::new(w)))
+    };
+    let (above, below) = (&new[..k], &new[k + old.len()..]);
+    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| counts(&&lines[i].text)).take(above.len()).collect();
+    before.reverse();
+    let within = (f.start..f.end).filter(|&i| counts(&&lines[i].text)).collect();
+    let after = (f.end..lines.len()).filter(|&i| counts(&&lines[i].text)).take(below.len()).collect();
+    file_eq(within, &new[k..k + old.len()]) && file_eq(before, above) && file_eq(after, below)
+}
+
+/// For a range replacement (`ap` `start_snippet`/`end_snippet`), whether the new lines
+/// already stand in the file from the range's start on: a content that runs past the end
+/// line (keeps it and adds lines after it) leaves the end line in place, so a re-run finds
+/// the same range again and, compared with the range alone, would add those lines once
+/// more. `ap` §3.1: re-applying changes nothing.
+fn range_already_there(lines: &[Line], edit: &Edit, f: &Found, start: usize, new: &[Line]) -> bool {
+    if !matches!(edit.target, Target::Range { .. }) || new.len() <= f.end - f.start {
+        return false;
+    }
+    let tier = f.tier.min(Tier::Unicode);
+    lines
+        .get(start..start + new.len())
+        .is_some_and(|have| new.iter().zip(have).all(|(n, h)| key_eq(tier, &h.text, &PatKey::new(&n.text))))
 }
 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).

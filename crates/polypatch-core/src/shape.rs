@@ -370,7 +370,9 @@ fn ops(kept: &[Option<usize>], old_len: usize) -> Vec<Op> {
 /// lacks is not written, one the patch removes and the file lacks is already gone. The
 /// file's blank lines the patch does not mention stay; lines the patch adds beside them
 /// go after them when what is added ends with a blank line, before them when it starts
-/// with one (the blank-line structure the patch shows is kept). At the two ends, only
+/// with one (the blank-line structure the patch shows is kept). What is added with blank
+/// lines on both of its sides is the new side showing the blank lines the old side left
+/// out: the file's blank lines are the first of its leading ones, not more of them. At the two ends, only
 /// the blank lines the patch names are taken from the file. Where that leaves a choice
 /// (added lines with no blank line of their own beside blank lines the patch does not
 /// show; blank lines removed where the file has more of them, or kept and removed where
@@ -485,6 +487,14 @@ fn segment(
     let only_adds = ops.iter().all(|op| matches!(op, Op::Add(_)));
     let blank = |l: Option<&Line>| l.is_some_and(|l| is_blank(&l.text));
     match (only_adds, blank(piece.first()), blank(piece.last())) {
+        // Blank lines on both sides of what is added: the new side shows the blank lines
+        // here that the old side left out, so the file's are the first of them (a second
+        // copy would add a blank line above the addition and drop one below it).
+        (true, true, true) => {
+            let own = piece.iter().take_while(|l| is_blank(&l.text)).count().min(left.len());
+            out.extend(left);
+            out.extend(piece.into_iter().skip(own));
+        }
         (true, _, true) => {
             out.extend(left);
             out.extend(piece);

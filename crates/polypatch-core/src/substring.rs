@@ -481,8 +481,10 @@ impl Evidence {
 }
 
 /// A telling replacement of several lines that stands in the file only loosely (at
-/// another indentation, with other whitespace or look-alikes, never fuzzily), at one
-/// place: the edit matched loosely when it was applied, and stands there now.
+/// another indentation, with other whitespace, other blank lines between its lines or
+/// look-alikes, never fuzzily), at one place: the edit matched loosely when it was
+/// applied, and stands there now (a re-run of a `find` and replacement that both left out
+/// a blank line the file has).
 fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
     let body = t.with.strip_suffix('\n').unwrap_or(&t.with);
     if !body.contains('\n') || telling(t).is_err() {
@@ -490,7 +492,11 @@ fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
     }
     let pat: Vec<LineText> = body.split('\n').map(LineText::from).collect();
     let loose = tiers.intersect(
-        TierSet::only(Tier::TrailingWhitespace).with(Tier::Indentation).with(Tier::Trimmed).with(Tier::Unicode),
+        TierSet::only(Tier::TrailingWhitespace)
+            .with(Tier::Indentation)
+            .with(Tier::Trimmed)
+            .with(Tier::BlankLines)
+            .with(Tier::Unicode),
     );
     if loose.is_empty() {
         return None;

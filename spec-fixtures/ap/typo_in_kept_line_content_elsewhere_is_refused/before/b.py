@@ -1,0 +1,13 @@
+class Cache:
+    def load(store, key):
+        value = store.get(key)
+        if valeu is None:
+            raise KeyError(key)
+        return value
+
+
+def load(store, key):
+    value = store.get(key)
+    if value is None:
+        return None
+    return value
