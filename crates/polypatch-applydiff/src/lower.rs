@@ -107,7 +107,10 @@ fn lower_edit(number: usize, block: &Block<'_>) -> Edit {
                 // `Prefix` is for one-line anchors; a from block is located whole.
                 .with_tiers(TierSet::ALL.without(Tier::Prefix))
                 .with_fuzzy_threshold(block.fuzz.unwrap_or(DEFAULT_FUZZ))
-                .with_occurrence(Occurrence::Unique),
+                .with_occurrence(Occurrence::Unique)
+                // The spec's four tiers match the whole `from` block, removed lines too;
+                // the report lists each removed line that only resembled the file's.
+                .with_fuzzy_removals(true),
         )
         .with_label(format!("block {number}"))
         .with_span(block.span)
