@@ -255,6 +255,30 @@ mod tests {
     }
 
     #[test]
+    fn the_spec_s_fuzzy_tier_matches_removed_lines_and_the_report_lists_them() {
+        // Tier 4 matches the whole `from` block (spec §4): the removed line `if amount < 0:`
+        // against the file's `if amount <= 0:` is applied, and named in the report.
+        let file = "class Inventory:\n    def restock(self, amount):\n        if amount <= 0:\n            raise ValueError(\"no\")\n";
+        let text = ">>> file: inv.py\n--- from\n    def restock(self, amount):\n        if amount < 0:\n            raise ValueError(\"no\")\n--- to\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n<\n";
+        assert!(plan(text).files.iter().all(|f| match &f.op {
+            FileOp::Modify(m) => m.edits.iter().all(|e| e.policy.allow_fuzzy_removals),
+            _ => false,
+        }));
+        let mut files = MemoryFileSet::new().with("inv.py", file);
+        let report = run(&mut files, text).unwrap();
+        let edit = &report.files[0].edits[0];
+        assert_eq!((edit.status, edit.tier), (Status::Applied, Some(Tier::Fuzzy)));
+        assert_eq!(
+            edit.notes,
+            ["line 3 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `if amount <= 0:`, the patch removes `if amount < 0:`"]
+        );
+        assert_eq!(
+            files.get_str("inv.py"),
+            Some("class Inventory:\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n")
+        );
+    }
+
+    #[test]
     fn a_low_fuzz_is_warned_about() {
         let p = plan(">>> file: a | fuzz=0.5\n--- from\nx\n--- to\ny\n<\n");
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);

@@ -686,6 +686,44 @@ mod tests {
     }
 
     #[test]
+    fn removed_lines_must_not_differ_but_for_whitespace_and_look_alikes() {
+        let file = TextFile::parse("def restock(self, amount):\n    if amount <= 0:\n        raise ValueError(\"amount\")\n");
+        let old = test_lines(&["def restock(self, amount):", "    if amount < 0:", "        raise ValueError(\"amount\")"]);
+        let q = test_query(&old, file.lines.len(), Occurrence::Unique);
+        let found = locate(&file.lines, &q, TierSet::ALL).unwrap().remove(0);
+        assert_eq!(found.tier, Tier::Fuzzy);
+        // The second line is replaced: it differs.
+        let kept = [Some(0), None, Some(2)];
+        assert_eq!(unlike_removals(&file.lines, &old, &found, &kept, None), [Unlike { pat: 1, file: 1 }]);
+        // A context line that differs is no matter.
+        assert!(unlike_removals(&file.lines, &old, &found, &[Some(0), Some(1), Some(2)], None).is_empty());
+        // Without explicit context, an edit writing the file's line in its place loses nothing...
+        let written = |second: &str| {
+            ["def restock(self, amount):", second, "    log(amount)", "        raise ValueError(\"amount\")"]
+                .map(|t| Line { text: t.into(), eol: crate::text::Eol::Lf })
+        };
+        let kept = [Some(0), None, None, Some(2)];
+        assert!(unlike_removals(&file.lines, &old, &found, &kept, Some(&written("  if amount <= 0:"))).is_empty());
+        // ... but another line is a change to it.
+        let got = unlike_removals(&file.lines, &old, &found, &kept, Some(&written("    if amount < 1:")));
+        assert_eq!(got, [Unlike { pat: 1, file: 1 }]);
+        // A strict tier forgives whitespace and look-alikes only: nothing to check.
+        let exact = Found { tier: Tier::Unicode, ..found.clone() };
+        assert!(unlike_removals(&file.lines, &old, &exact, &[None, None, None], None).is_empty());
+    }
+
+    #[test]
+    fn likeness_far_from_the_line_number_is_refused() {
+        let at = |start: usize, tier: Tier| Found { start, end: start + 3, map: Vec::new(), tier, confidence: 0.95 };
+        assert_eq!(far_from_hint(&at(110, Tier::Fuzzy), Some(10), 0), Some(10));
+        assert_eq!(far_from_hint(&at(110, Tier::Exact), Some(10), 0), None, "content found as written");
+        assert_eq!(far_from_hint(&at(40, Tier::Fuzzy), Some(10), 0), None, "within the window");
+        assert_eq!(far_from_hint(&at(41, Tier::Fuzzy), Some(10), 0), Some(10));
+        assert_eq!(far_from_hint(&at(110, Tier::Fuzzy), Some(10), 98), None, "where the file moved to");
+        assert_eq!(far_from_hint(&at(110, Tier::Fuzzy), None, 0), None);
+    }
+
+    #[test]
     fn old_side_gone_and_new_side_there_is_already_applied() {
         // `x = 1` against `y = 2` over three short lines scores 0.87: below the threshold.
         let got = run(

@@ -699,6 +699,31 @@ mod tests {
     }
 
     #[test]
+    fn a_tie_in_distance_to_the_hint_is_ambiguous_or_for_first_the_place_after_it() {
+        // The block at lines 0, 8 and 12; the hint (10) is as near to 8 as to 12.
+        let text: String = (0..16)
+            .map(|i| if [0, 8, 12].contains(&i) { "alpha\n".to_string() } else { format!("line {i}\n") })
+            .collect();
+        let f = TextFile::parse(&text);
+        let p = pat(&["alpha"]);
+        let mut query = Query { hint: Some(10), ..q(&p, f.lines.len()) };
+        assert_eq!(
+            locate(&f.lines, &query, TierSet::ALL),
+            Err(Miss::Ambiguous(Tier::Exact, vec![(0, 1), (8, 9), (12, 13)], vec![]))
+        );
+        // An in-order search from the hint (`@@ :11`): the one at or after it, never the
+        // first in the file.
+        query.occurrence = Occurrence::First;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 12);
+        // Nearest wins, either side.
+        query.hint = Some(9);
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 8);
+        // Without a hint, the first.
+        query.hint = None;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
+    }
+
+    #[test]
     fn weak_blocks_are_not_located_by_first() {
         let f = TextFile::parse("fn a() {\n}\nfn b() {\n}\n");
         let p = pat(&["}"]);

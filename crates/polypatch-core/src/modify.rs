@@ -448,6 +448,7 @@ fn locate_and_apply(
         done.tier = Some(n.tier);
         done.confidence = n.confidence;
     }
+    notes.append(&mut done.notes);
     Ok(Done { notes, ..done })
 }
 
