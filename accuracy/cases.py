@@ -27,7 +27,7 @@ ROWS = (
     "reindent+2", "reindent-2", "reindent+4", "reindent-4",
     "tabs_to_spaces", "spaces_to_tabs",
     "trailing_ws_added", "trailing_ws_removed",
-    "wrong_line_numbers", "typo_context", "unicode_lookalike", "crlf_target",
+    "wrong_line_numbers", "typo_context", "typo_removed_line", "unicode_lookalike", "crlf_target",
     "blank_dropped", "blank_added", "mixed_tabs",
     "unrelated_file", "duplicated_block",
 )
@@ -102,6 +102,8 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], cl
         return _unrelated_case(edit, dialect, clean, clean_text, others)
     if row == "duplicated_block":
         return _duplicated_case(edit, dialect, clean, clean_text)
+    if row == "typo_removed_line":
+        return _typo_removed_case(edit, dialect, clean, clean_text, rng)
     if row in WHOLE_HUNK_ROWS:
         if dialect == "ap":  # a whole-block shift means something only in absolute form
             clean = render.render_ap(edit.before, edit.after, edit.path, absolute=True)
@@ -356,6 +358,33 @@ def _typo(text: str, rng: random.Random) -> str:
     ch = text[i]
     base = "a" if ch.islower() else "A"
     return text[:i] + chr(ord(base) + (ord(ch) - ord(base) + 1) % 26) + text[i + 1:]
+
+
+def _typo_removed_case(edit: BaseEdit, dialect: str, clean, clean_text: str, rng: random.Random) -> Case | None:
+    """One ASCII letter changed in one line the edit removes or replaces (at least 4
+    letters): the patch was written against other content (a typo, or a file changed
+    since), and the file's line must not be overwritten — refused. ApplyDiff's spec
+    mandates fuzzy matching of the whole ``from`` block (its tier 4), so there the edit
+    applies as intended. ``ap``: a snippet line whose text the content does not keep."""
+    blocks = _blocks(clean)
+    spots = []
+    for bi, block in enumerate(blocks):
+        if isinstance(clean, ApPatch):
+            kept = {t.strip() for r, t in block if r == "added"}
+            spots += [(bi, i) for i, (r, t) in enumerate(block)
+                      if r == "context" and t.strip() not in kept and sum(ch.isalpha() for ch in t) >= 4]
+        else:
+            spots += [(bi, i) for i, (r, t) in enumerate(block) if r == "removed" and sum(ch.isalpha() for ch in t) >= 4]
+    if not spots:
+        return None
+    bi, i = rng.choice(spots)
+    blocks[bi][i][1] = _typo(blocks[bi][i][1], rng)
+    text = patch_text(_with_blocks(clean, blocks))
+    if text == clean_text:
+        return None
+    if dialect == "applydiff":
+        return _case(edit, dialect, "typo_removed_line", edit.before, text, edit.after)
+    return _case(edit, dialect, "typo_removed_line", edit.before, text, None, expect="refuse")
 
 
 def _unicode_spots(block):

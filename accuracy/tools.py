@@ -159,6 +159,8 @@ def _wrong_reason(case: Case, out: Outcome, unchanged: bool) -> str:
     if not out.ok:
         return f"reported failure but changed the tree ({out.detail})"
     if case.expect != "apply":
+        if case.row == "typo_removed_line":
+            return f"applied over a line that differs from the one the patch removes ({out.detail})"
         if case.row == "duplicated_block" and case.intended is not None and out.tree == case.intended:
             return f"applied at the first of two identical places instead of refusing ({out.detail})"
         if case.row == "duplicated_block":
