@@ -390,8 +390,9 @@ def _typo_removed_case(edit: BaseEdit, dialect: str, clean, clean_text: str, rng
     letters): the patch was written against other content (a typo, or a file changed
     since), and the file's line must not be overwritten — refused. ApplyDiff's spec
     mandates fuzzy matching of the whole ``from`` block (its tier 4), so there the edit
-    applies as intended. ``ap``: a snippet line of a ``REPLACE`` or ``DELETE`` whose text
-    the content does not keep (an insertion's snippet is its context)."""
+    applies as intended. Not a line the block writes back elsewhere (re-indented). ``ap``:
+    a snippet line of a ``REPLACE`` or ``DELETE`` that the content does not keep (an
+    insertion's snippet is its context)."""
     blocks = _blocks(clean)
     spots = []
     for bi, block in enumerate(blocks):
@@ -402,7 +403,11 @@ def _typo_removed_case(edit: BaseEdit, dialect: str, clean, clean_text: str, rng
             spots += [(bi, i) for i, (r, t) in enumerate(block)
                       if r == "context" and i not in kept and sum(ch.isalpha() for ch in t) >= 4]
         else:
-            spots += [(bi, i) for i, (r, t) in enumerate(block) if r == "removed" and sum(ch.isalpha() for ch in t) >= 4]
+            # A line the block writes back (at another indentation) is not destroyed: an
+            # applier without explicit context may rightly take the typo there.
+            added = {t.strip() for r, t in block if r == "added"}
+            spots += [(bi, i) for i, (r, t) in enumerate(block)
+                      if r == "removed" and t.strip() not in added and sum(ch.isalpha() for ch in t) >= 4]
     if not spots:
         return None
     bi, i = rng.choice(spots)
