@@ -270,11 +270,15 @@ mod tests {
         assert_eq!((edit.status, edit.tier), (Status::Applied, Some(Tier::Fuzzy)));
         assert_eq!(
             edit.notes,
-            ["line 3 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `if amount <= 0:`, the patch removes `if amount < 0:`"]
+            [
+                "line 3 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `if amount <= 0:`, the patch removes `if amount < 0:`"
+            ]
         );
         assert_eq!(
             files.get_str("inv.py"),
-            Some("class Inventory:\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n")
+            Some(
+                "class Inventory:\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n"
+            )
         );
     }
 

@@ -687,8 +687,10 @@ mod tests {
 
     #[test]
     fn removed_lines_must_not_differ_but_for_whitespace_and_look_alikes() {
-        let file = TextFile::parse("def restock(self, amount):\n    if amount <= 0:\n        raise ValueError(\"amount\")\n");
-        let old = test_lines(&["def restock(self, amount):", "    if amount < 0:", "        raise ValueError(\"amount\")"]);
+        let file =
+            TextFile::parse("def restock(self, amount):\n    if amount <= 0:\n        raise ValueError(\"amount\")\n");
+        let old =
+            test_lines(&["def restock(self, amount):", "    if amount < 0:", "        raise ValueError(\"amount\")"]);
         let q = test_query(&old, file.lines.len(), Occurrence::Unique);
         let found = locate(&file.lines, &q, TierSet::ALL).unwrap().remove(0);
         assert_eq!(found.tier, Tier::Fuzzy);

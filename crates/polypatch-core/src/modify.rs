@@ -593,7 +593,10 @@ fn unlike_removed(
             })
             .collect();
         if unlike.len() > MAX_CANDIDATES {
-            notes.push(format!("and {} more removed lines that only resemble the patch's", unlike.len() - MAX_CANDIDATES));
+            notes.push(format!(
+                "and {} more removed lines that only resemble the patch's",
+                unlike.len() - MAX_CANDIDATES
+            ));
         }
         return Ok(notes);
     }
@@ -896,7 +899,8 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
             if let Some((s, score)) = closest {
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
                 let expected = q.pat.join("\n") + "\n";
-                let have = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n") + "\n";
+                let have =
+                    lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n") + "\n";
                 let diff = block_diff(lines, q.pat, &found);
                 let similarity = fuzzy::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
                 let similarity = (similarity * 100.0).round() / 100.0;

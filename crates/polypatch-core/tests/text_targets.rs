@@ -266,7 +266,9 @@ fn multi_line_find_with_a_typo_in_a_line_it_rewrites_is_refused_unless_allowed()
     let failure = r.failure.as_ref().expect("a failure");
     assert_eq!(failure.kind, FailureKind::NotFound);
     assert!(
-        failure.message.contains("line 2 is `println!(\"hello world\");` where the patch removes `println!(\"hello wrld\");`"),
+        failure
+            .message
+            .contains("line 2 is `println!(\"hello world\");` where the patch removes `println!(\"hello wrld\");`"),
         "{}",
         failure.message
     );
@@ -284,7 +286,9 @@ fn multi_line_find_with_a_typo_in_a_line_it_rewrites_is_refused_unless_allowed()
     assert_eq!(after, "fn main() {\n    eprintln!(\"bye\");\n}\n");
     assert_eq!(
         r.notes,
-        ["line 2 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `println!(\"hello world\");`, the patch removes `println!(\"hello wrld\");`"]
+        [
+            "line 2 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `println!(\"hello world\");`, the patch removes `println!(\"hello wrld\");`"
+        ]
     );
 }
 
