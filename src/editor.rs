@@ -38,6 +38,7 @@ use crate::{
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
+#[allow(clippy::struct_excessive_bools, reason = "the apply's switches, each read in one place")]
 pub struct Request {
     /// The patch text, in any dialect.
     pub patch: String,

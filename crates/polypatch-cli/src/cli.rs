@@ -152,7 +152,7 @@ pub struct ApplyArgs {
     /// Let a line the patch removes or replaces match the file's line by likeness (the fuzzy
     /// tier), as context lines may; each such line is listed in the report. Default: such
     /// an edit is refused, showing the file's line against the patch's, since the file may
-    /// hold a change made after the patch was written (ApplyDiff's spec allows it always)
+    /// hold a change made after the patch was written (the `applydiff` spec allows it)
     #[arg(long)]
     pub allow_fuzzy_removals: bool,
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`

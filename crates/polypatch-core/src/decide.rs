@@ -47,7 +47,7 @@
 //!    line but for whitespace, indentation, line endings or look-alike characters; only
 //!    context lines may differ more. Otherwise refused, naming the file's line and the
 //!    patch's ([`unlike_removals`]), unless the edit has no explicit context and writes
-//!    exactly the file's line in its place, or the policy (ApplyDiff's spec) or the
+//!    exactly the file's line in its place, or the policy (`ApplyDiff`'s spec) or the
 //!    caller allows fuzzy removals (then each such line is listed in the report).
 //! 5. Applying at a fuzzy match far from the patch's line number (more than
 //!    [`FUZZY_HINT_WINDOW`] lines, also after the offset the file's earlier edits landed

@@ -720,7 +720,7 @@ pub struct Policy {
     /// tier), as the context lines may. Off by default: such a line is what the edit
     /// destroys, and one that differs from the patch's (`if amount <= 0:` where the patch
     /// removes `if amount < 0:`) may be a change made after the patch was written, so the
-    /// edit is refused. ApplyDiff sets it, its spec mandating fuzzy matching of the whole
+    /// edit is refused. `ApplyDiff` sets it, its spec mandating fuzzy matching of the whole
     /// `from` block; the report then lists each removed line that differed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allow_fuzzy_removals: bool,

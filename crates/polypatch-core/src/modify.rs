@@ -558,7 +558,7 @@ pub(crate) fn apply_at(
     }
 }
 
-/// Whether the edit's removed lines may match by likeness: its policy says so (ApplyDiff)
+/// Whether the edit's removed lines may match by likeness: its policy says so (`ApplyDiff`)
 /// or the caller does.
 fn removals_allowed(edit: &Edit, ov: Overrides<'_>) -> bool {
     edit.policy.allow_fuzzy_removals || ov.fuzzy_removals
