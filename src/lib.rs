@@ -20,7 +20,7 @@
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
 //!
-//! [`prompt`] gives the instructions to hand a model so that it writes a dialect well.
+//! [`prompt()`] gives the instructions to hand a model so that it writes a dialect well.
 //!
 //! # Stability
 //!

@@ -45,7 +45,7 @@
 //!
 //! # How blocks apply
 //!
-//! See [`lower`] for the mapping onto the core's plan. In short:
+//! See [`lower()`] for the mapping onto the core's plan. In short:
 //!
 //! - **`mode=patch`** (the default): the from lines are located anywhere in the file,
 //!   stopping at the first tier that finds them. The spec's four tiers map onto the

@@ -71,7 +71,7 @@
 //!
 //! # Semantics
 //!
-//! See [`lower`]. `find` is a literal substring (it may start and end inside lines);
+//! See [`lower()`]. `find` is a literal substring (it may start and end inside lines);
 //! `limit: once` replaces the first occurrence, `all` every occurrence; the edits of one
 //! file apply in order, each on the result of the one before. A `gitPatch` diff is applied
 //! by the unified dialect inside the same transaction, and must name only its entry's

@@ -277,7 +277,8 @@ pub enum ChangeKind {
         /// Permission bits to set; `None` keeps the existing file's (or the default).
         mode: Option<u32>,
     },
-    /// Remove the file.
+    /// Remove the file. [`DiskFileSet`](crate::DiskFileSet) then removes the
+    /// directories this leaves empty (never the root), as `git apply` does.
     Delete,
 }
 

@@ -78,7 +78,7 @@ fn new_id() -> String {
     format!("{:x}{:08x}{n:x}", std::process::id(), nanos)
 }
 
-/// A modification time (seconds and nanoseconds since the epoch) as a [`SystemTime`].
+/// A modification time (seconds and nanoseconds since the epoch) as a [`SystemTime`](std::time::SystemTime).
 fn system_time((secs, nanos): (i64, i64)) -> std::time::SystemTime {
     let epoch = std::time::UNIX_EPOCH;
     let nanos = std::time::Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
@@ -519,6 +519,34 @@ impl<'s> Tx<'s> {
         }
         if clean {
             let _ = ops.remove(self.root, &journal::done_name(id));
+        }
+        self.remove_emptied_dirs();
+    }
+
+    /// The directories the commit's deletions left empty go too, as `git apply` and GNU
+    /// `patch` remove them: deepest first, each parent in turn, never the root. A directory
+    /// that is not empty (another file, a backup left behind, a file someone created
+    /// meanwhile) stays: `rmdir(2)` removes only an empty one, so nothing but the
+    /// directory itself can go. After the journal: a crash here leaves an empty directory,
+    /// no journal pointing into a removed one.
+    fn remove_emptied_dirs(&mut self) {
+        let ops = &self.set.ops;
+        let mut emptied: std::collections::BinaryHeap<(usize, usize)> = std::collections::BinaryHeap::new();
+        let depth = |dirs: &Dirs, id: usize| dirs.path(id).matches('/').count() + 1;
+        let mut queued = HashSet::new();
+        for t in &self.targets {
+            if matches!(t.change.kind, ChangeKind::Delete) && self.dirs.parent(t.dir).is_some() && queued.insert(t.dir)
+            {
+                emptied.push((depth(&self.dirs, t.dir), t.dir));
+            }
+        }
+        while let Some((_, id)) = emptied.pop() {
+            let Some(parent) = self.dirs.parent(id) else { continue };
+            let name = self.dirs.name(id).to_string();
+            let removed = self.dirs.get(&**ops, self.root, parent).and_then(|p| ops.rmdir(p, &name)).is_ok();
+            if removed && self.dirs.parent(parent).is_some() && queued.insert(parent) {
+                emptied.push((depth(&self.dirs, parent), parent));
+            }
         }
     }
 

@@ -36,6 +36,38 @@ fn commit_writes_and_deletes() {
     assert!(names.iter().all(|n| !n.starts_with(".polypatch")), "{names:?}");
 }
 
+/// The directories a commit's deletions leave empty are removed, as `git apply` removes
+/// them (a release diff deleting `.github/sponsors/x.yml` left `.github/sponsors/` behind);
+/// directories that still hold something, that were empty before, and the root stay.
+#[test]
+fn directories_the_deletions_empty_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        ("a/keep.txt", "keep\n"),
+        ("a/b/only.txt", "only\n"),
+        ("x/y/z.txt", "z\n"),
+        ("m/one.txt", "one\n"),
+        ("top.txt", "top\n"),
+    ] {
+        fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        fs::write(root.join(path), text).unwrap();
+    }
+    fs::create_dir(root.join("empty")).unwrap();
+    let mut set = DiskFileSet::new(root).unwrap();
+    let delete = |p: &str| Change { path: rel(p), kind: ChangeKind::Delete };
+    set.commit(&[
+        delete("a/b/only.txt"),
+        delete("x/y/z.txt"),
+        delete("m/one.txt"),
+        Change { path: rel("m/two.txt"), kind: ChangeKind::Write { bytes: b"two\n".to_vec().into(), mode: None } },
+        delete("top.txt"),
+    ])
+    .unwrap();
+    let tree: Vec<String> = snapshot(root).into_keys().collect();
+    assert_eq!(tree, ["a/", "a/keep.txt", "empty/", "m/", "m/two.txt"], "{tree:?}");
+}
+
 #[test]
 fn failed_commit_rolls_everything_back() {
     let dir = tempfile::tempdir().unwrap();
