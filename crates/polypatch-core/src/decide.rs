@@ -410,15 +410,15 @@ pub(crate) struct Unlike {
 /// (`find` has `gmoil.com`, `replace` and the file `gmail.com`), loses nothing and may
 /// stand.
 ///
-/// `kept` aligns new lines to old ones; `written`, when given, holds the new lines as
-/// they would be written (one per new line). Only a match at [`Tier::Fuzzy`] can have
+/// `kept` aligns new lines to old ones; `written`, when given, holds the new lines (as
+/// the patch wrote them: they are compared without their indentation). Only a match at [`Tier::Fuzzy`] can have
 /// such lines; every other tier forgives at most whitespace and look-alikes.
 pub(crate) fn unlike_removals(
     lines: &[Line],
     pat: &[LineText],
     f: &Found,
     kept: &[Option<usize>],
-    written: Option<&[Line]>,
+    written: Option<&[LineText]>,
 ) -> Vec<Unlike> {
     if f.tier != Tier::Fuzzy {
         return Vec::new();
@@ -434,7 +434,7 @@ pub(crate) fn unlike_removals(
         let rewritten = match (written, in_place[i]) {
             (Some(new), InPlace::Written(from, to)) => new
                 .get(from..to)
-                .is_some_and(|group| group.iter().any(|n| key_eq(Tier::Unicode, &file.text, &PatKey::new(&n.text)))),
+                .is_some_and(|group| group.iter().any(|n| key_eq(Tier::Unicode, &file.text, &PatKey::new(n)))),
             _ => false,
         };
         if !rewritten {
@@ -701,8 +701,12 @@ mod tests {
         assert!(unlike_removals(&file.lines, &old, &found, &[Some(0), Some(1), Some(2)], None).is_empty());
         // Without explicit context, an edit writing the file's line in its place loses nothing...
         let written = |second: &str| {
-            ["def restock(self, amount):", second, "    log(amount)", "        raise ValueError(\"amount\")"]
-                .map(|t| Line { text: t.into(), eol: crate::text::Eol::Lf })
+            test_lines(&[
+                "def restock(self, amount):",
+                second,
+                "    log(amount)",
+                "        raise ValueError(\"amount\")",
+            ])
         };
         let kept = [Some(0), None, None, Some(2)];
         assert!(unlike_removals(&file.lines, &old, &found, &kept, Some(&written("  if amount <= 0:"))).is_empty());

@@ -355,7 +355,13 @@ fn locate_and_apply(
     if let (Some(end_pat), Ok(found)) = (range_end, &mut located) {
         for f in found.iter_mut() {
             if range_unlike.is_none() {
-                let unlike = unlike_removals(&file.lines, pat, f, &[], None);
+                // Every new line is added: a content that writes the file's line back
+                // anywhere loses nothing there.
+                let (written, all_added) = match &edit.action {
+                    Action::Replace(rep) => (Some(rep.lines.as_slice()), vec![None; rep.lines.len()]),
+                    _ => (None, Vec::new()),
+                };
+                let unlike = unlike_removals(&file.lines, pat, f, &all_added, written);
                 range_unlike = (!unlike.is_empty()).then(|| (f.clone(), unlike));
             }
             let qe = Query {
@@ -518,7 +524,7 @@ pub(crate) fn apply_at(
             }
             // Without explicit context, a removed line the edit writes back as it is loses
             // nothing.
-            let written = rep.kept.is_none().then_some(new.as_slice());
+            let written = rep.kept.is_none().then_some(rep.lines.as_slice());
             let unlike = unlike_removals(&file.lines, pat, f, kept, written);
             let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
             let n = new.len();
