@@ -12,6 +12,7 @@ real new file.
 from __future__ import annotations
 
 import copy
+import difflib
 import random
 import zlib
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ ROWS = (
     "reindent+2", "reindent-2", "reindent+4", "reindent-4",
     "tabs_to_spaces", "spaces_to_tabs",
     "trailing_ws_added", "trailing_ws_removed",
-    "wrong_line_numbers", "typo_context", "unicode_lookalike", "crlf_target",
+    "wrong_line_numbers", "typo_context", "typo_removed_line", "unicode_lookalike", "crlf_target",
     "blank_dropped", "blank_added", "mixed_tabs",
     "unrelated_file", "duplicated_block",
     "reapplied_blank_dropped",
@@ -114,6 +115,8 @@ def make_case(edit: BaseEdit, dialect: str, row: str, others: dict[str, str], cl
         return _duplicated_case(edit, dialect, clean, clean_text)
     if row == "reapplied_blank_dropped":
         return _reapplied_case(edit, dialect, clean, rng)
+    if row == "typo_removed_line":
+        return _typo_removed_case(edit, dialect, clean, clean_text, rng)
     if row in WHOLE_HUNK_ROWS:
         if dialect == "ap":  # a whole-block shift means something only in absolute form
             clean = render.render_ap(edit.before, edit.after, edit.path, absolute=True)
@@ -233,7 +236,10 @@ def _patch_defect(patch, row: str, rng: random.Random, edit: BaseEdit):
     elif row == "trailing_ws_removed":
         changed = [_each_old_line(b, lambda t: t.rstrip()) for b in blocks]
     else:
-        changed = _one_line_defect(blocks, row, rng)
+        # An ap snippet line that the modification replaces or deletes is no context line:
+        # a typo there is the typo_removed_line row.
+        context = _ap_context(patch, blocks) if isinstance(patch, ApPatch) and row == "typo_context" else None
+        changed = _one_line_defect(blocks, row, rng, context)
     if not any(changed):
         return None
     if row in WHOLE_HUNK_ROWS and not all(_evidenced(a, b) for a, b in zip(original, blocks)):
@@ -327,11 +333,13 @@ def _each_old_line(block, change) -> bool:
     return changed
 
 
-def _one_line_defect(blocks, row: str, rng: random.Random) -> list[bool]:
-    """Typos, look-alikes and blank lines: one place in one block, chosen at random."""
+def _one_line_defect(blocks, row: str, rng: random.Random, context=None) -> list[bool]:
+    """Typos, look-alikes and blank lines: one place in one block, chosen at random
+    (with ``context``, only at the cells it lists per block)."""
     finder = {"typo_context": _typo_spots, "unicode_lookalike": _unicode_spots,
               "blank_dropped": _blank_drop_spots, "blank_added": _blank_add_spots}[row]
-    spots = [(bi, spot) for bi, block in enumerate(blocks) if _changes_text(block) for spot in finder(block)]
+    spots = [(bi, spot) for bi, block in enumerate(blocks) if _changes_text(block) for spot in finder(block)
+             if context is None or spot[1] in context[bi]]
     if not spots:
         return [False]
     bi, (kind, index, value) = rng.choice(spots)
@@ -343,6 +351,25 @@ def _one_line_defect(blocks, row: str, rng: random.Random) -> list[bool]:
     else:
         block.insert(index, ["context", ""])
     return [True]
+
+
+def _ap_context(patch: ApPatch, blocks) -> list[set[int]]:
+    """For each ``ap`` modification, its snippet cells that are context: an insertion's
+    whole snippet, the lines of a ``REPLACE`` snippet that its content keeps."""
+    out = []
+    for m, block in zip(patch.mods, blocks):
+        snippet = [i for i, (r, _) in enumerate(block) if r == "context"]
+        out.append(set(snippet) if m.action not in ("REPLACE", "DELETE") else _ap_kept(block))
+    return out
+
+
+def _ap_kept(block) -> set[int]:
+    """The snippet cells of a ``REPLACE`` block that its content keeps, aligned as the
+    applier aligns them (the longest matching runs of the stripped lines)."""
+    snippet = [i for i, (r, _) in enumerate(block) if r == "context"]
+    added = [t.strip() for r, t in block if r == "added"]
+    matcher = difflib.SequenceMatcher(None, [block[i][1].strip() for i in snippet], added, autojunk=False)
+    return {snippet[a + k] for a, _, size in matcher.get_matching_blocks() for k in range(size)}
 
 
 def _changes_text(block) -> bool:
@@ -368,6 +395,41 @@ def _typo(text: str, rng: random.Random) -> str:
     ch = text[i]
     base = "a" if ch.islower() else "A"
     return text[:i] + chr(ord(base) + (ord(ch) - ord(base) + 1) % 26) + text[i + 1:]
+
+
+def _typo_removed_case(edit: BaseEdit, dialect: str, clean, clean_text: str, rng: random.Random) -> Case | None:
+    """One ASCII letter changed in one line the edit removes or replaces (at least 4
+    letters): the patch was written against other content (a typo, or a file changed
+    since), and the file's line must not be overwritten — refused. ApplyDiff's spec
+    mandates fuzzy matching of the whole ``from`` block (its tier 4), so there the edit
+    applies as intended. Not a line the block writes back elsewhere (re-indented). ``ap``:
+    a snippet line of a ``REPLACE`` or ``DELETE`` that the content does not keep (an
+    insertion's snippet is its context)."""
+    blocks = _blocks(clean)
+    spots = []
+    for bi, block in enumerate(blocks):
+        if isinstance(clean, ApPatch):
+            if clean.mods[bi].action not in ("REPLACE", "DELETE"):
+                continue
+            kept = _ap_kept(block)
+            spots += [(bi, i) for i, (r, t) in enumerate(block)
+                      if r == "context" and i not in kept and sum(ch.isalpha() for ch in t) >= 4]
+        else:
+            # A line the block writes back (at another indentation) is not destroyed: an
+            # applier without explicit context may rightly take the typo there.
+            added = {t.strip() for r, t in block if r == "added"}
+            spots += [(bi, i) for i, (r, t) in enumerate(block)
+                      if r == "removed" and t.strip() not in added and sum(ch.isalpha() for ch in t) >= 4]
+    if not spots:
+        return None
+    bi, i = rng.choice(spots)
+    blocks[bi][i][1] = _typo(blocks[bi][i][1], rng)
+    text = patch_text(_with_blocks(clean, blocks))
+    if text == clean_text:
+        return None
+    if dialect == "applydiff":
+        return _case(edit, dialect, "typo_removed_line", edit.before, text, edit.after)
+    return _case(edit, dialect, "typo_removed_line", edit.before, text, None, expect="refuse")
 
 
 def _unicode_spots(block):

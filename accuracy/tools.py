@@ -162,6 +162,8 @@ def _wrong_reason(case: Case, out: Outcome, unchanged: bool) -> str:
         if case.row == "truncated_reply":
             return f"applied a reply cut off mid-line ({out.detail})" if not unchanged else \
                 f"reported success on a reply cut off mid-line ({out.detail})"
+        if case.row == "typo_removed_line":
+            return f"applied over a line that differs from the one the patch removes ({out.detail})"
         if case.row == "duplicated_block" and case.intended is not None and out.tree == case.intended:
             return f"applied at the first of two identical places instead of refusing ({out.detail})"
         if case.row == "duplicated_block":

@@ -38,6 +38,7 @@ use crate::{
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
+#[allow(clippy::struct_excessive_bools, reason = "the apply's switches, each read in one place")]
 pub struct Request {
     /// The patch text, in any dialect.
     pub patch: String,
@@ -58,6 +59,10 @@ pub struct Request {
     /// as `--allow-git-dir` does; refused by default.
     #[serde(default)]
     pub allow_git_dir: bool,
+    /// Let a line the patch removes match the file's by likeness (the fuzzy tier), as
+    /// `--allow-fuzzy-removals` does; refused by default.
+    #[serde(default)]
+    pub allow_fuzzy_removals: bool,
     /// Strip this many leading components from a diff's paths (default: `a/` and `b/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strip: Option<usize>,
@@ -77,6 +82,7 @@ impl Request {
             strict: false,
             skip_missing_find: false,
             allow_git_dir: false,
+            allow_fuzzy_removals: false,
             strip: None,
         }
     }
@@ -182,7 +188,8 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
     let options = ApplyOptions::default()
         .strict(request.strict)
         .skip_missing_text(request.skip_missing_find)
-        .allow_git_dir(request.allow_git_dir);
+        .allow_git_dir(request.allow_git_dir)
+        .allow_fuzzy_removals(request.allow_fuzzy_removals);
     let computed = match crate::compute(&plan, &source, &options) {
         Ok(computed) => computed,
         Err(err) => {

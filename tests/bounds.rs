@@ -50,16 +50,27 @@ fn a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
     let edit = long_line_typo_applies(long_line_patch, "ai-patch");
     assert_eq!(edit.tier, Some(polypatch::Tier::Fuzzy));
     assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
+    // The typo is in the line the hunk replaces: by default refused, in a short report.
+    let line = minified(60_000);
+    let before = format!("{HEAD}\n{line}\n{FOOT}\n");
+    let mut files = MemoryFileSet::new().with("app.min.js", before.as_str());
+    let plan = parse(&long_line_patch(&one_typo(&line)), polypatch::Format::Auto).unwrap();
+    let err =
+        apply(&plan, &mut files, &ApplyOptions::default()).expect_err("a removed line is not matched by likeness");
+    assert_eq!(files.get_str("app.min.js"), Some(before.as_str()));
+    assert_short(&err);
 }
 
-/// Applies the patch `render` writes for a 60k-character line with one typo, which must
-/// be detected as `dialect` and give the intended file; returns the edit's report.
+/// Applies the patch `render` writes for a 60k-character line with one typo (in the line
+/// it replaces: fuzzy removals allowed, as `ApplyDiff` always allows them), which must be
+/// detected as `dialect` and give the intended file; returns the edit's report.
 fn long_line_typo_applies(render: fn(&str) -> String, dialect: &str) -> polypatch::EditReport {
     let line = minified(60_000);
     let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
     let plan = parse(&render(&one_typo(&line)), polypatch::Format::Auto).unwrap();
     assert_eq!(plan.dialect, dialect);
-    let mut report = apply(&plan, &mut files, &ApplyOptions::default()).expect("applies");
+    let options = ApplyOptions::default().allow_fuzzy_removals(true);
+    let mut report = apply(&plan, &mut files, &options).expect("applies");
     assert_eq!(files.get_str("app.min.js"), Some(format!("{HEAD}\nconsole.log(1);\n{FOOT}\n").as_str()));
     report.files.remove(0).edits.remove(0)
 }

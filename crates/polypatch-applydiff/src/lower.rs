@@ -107,7 +107,10 @@ fn lower_edit(number: usize, block: &Block<'_>) -> Edit {
                 // `Prefix` is for one-line anchors; a from block is located whole.
                 .with_tiers(TierSet::ALL.without(Tier::Prefix))
                 .with_fuzzy_threshold(block.fuzz.unwrap_or(DEFAULT_FUZZ))
-                .with_occurrence(Occurrence::Unique),
+                .with_occurrence(Occurrence::Unique)
+                // The spec's four tiers match the whole `from` block, removed lines too;
+                // the report lists each removed line that only resembled the file's.
+                .with_fuzzy_removals(true),
         )
         .with_label(format!("block {number}"))
         .with_span(block.span)
@@ -249,6 +252,34 @@ mod tests {
         assert_eq!(failure.candidate_scores, [0.98, 0.98]);
         assert!(failure.message.contains("lines 2-4 (similarity 0.98), lines 8-10 (similarity 0.98)"), "{failure}");
         assert_eq!(files.get_str("two.py"), Some(file));
+    }
+
+    #[test]
+    fn the_spec_s_fuzzy_tier_matches_removed_lines_and_the_report_lists_them() {
+        // Tier 4 matches the whole `from` block (spec §4): the removed line `if amount < 0:`
+        // against the file's `if amount <= 0:` is applied, and named in the report.
+        let file = "class Inventory:\n    def restock(self, amount):\n        if amount <= 0:\n            raise ValueError(\"no\")\n";
+        let text = ">>> file: inv.py\n--- from\n    def restock(self, amount):\n        if amount < 0:\n            raise ValueError(\"no\")\n--- to\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n<\n";
+        assert!(plan(text).files.iter().all(|f| match &f.op {
+            FileOp::Modify(m) => m.edits.iter().all(|e| e.policy.allow_fuzzy_removals),
+            _ => false,
+        }));
+        let mut files = MemoryFileSet::new().with("inv.py", file);
+        let report = run(&mut files, text).unwrap();
+        let edit = &report.files[0].edits[0];
+        assert_eq!((edit.status, edit.tier), (Status::Applied, Some(Tier::Fuzzy)));
+        assert_eq!(
+            edit.notes,
+            [
+                "line 3 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `if amount <= 0:`, the patch removes `if amount < 0:`"
+            ]
+        );
+        assert_eq!(
+            files.get_str("inv.py"),
+            Some(
+                "class Inventory:\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n"
+            )
+        );
     }
 
     #[test]

@@ -149,6 +149,12 @@ pub struct ApplyArgs {
     /// and config run commands at the next `git commit` or `git status`
     #[arg(long)]
     pub allow_git_dir: bool,
+    /// Let a line the patch removes or replaces match the file's line by likeness (the fuzzy
+    /// tier), as context lines may; each such line is listed in the report. Default: such
+    /// an edit is refused, showing the file's line against the patch's, since the file may
+    /// hold a change made after the patch was written (the `applydiff` spec allows it)
+    #[arg(long)]
+    pub allow_fuzzy_removals: bool,
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
@@ -185,7 +191,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "strip", "max_binary_size", "max_total_binary_size", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "format"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -291,7 +297,7 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli
 
 /// The command lines agents run most (`apply`, `check` or `diff`, patch files, and the
 /// common options: `--root`, `--format`, `--fsync`, `-p`/`--strip`, `--dry-run`, `--json`,
-/// `--strict`, `--skip-missing-find`, `--allow-git-dir`, `--color`, `-q`), read without building a clap
+/// `--strict`, `--skip-missing-find`, `--allow-git-dir`, `--allow-fuzzy-removals`, `--color`, `-q`), read without building a clap
 /// command: building and running one was about 40 % of a small edit's instructions
 /// (BENCHMARKS.md, "Start-up"). `None` for anything else, and for anything here that is
 /// not plain (an option given twice, a value clap would refuse, `--`, an argument that
@@ -307,6 +313,7 @@ fn plain(args: &[OsString]) -> Option<Cli> {
         strict: false,
         skip_missing_find: false,
         allow_git_dir: false,
+        allow_fuzzy_removals: false,
         strip: None,
         max_binary_size: None,
         max_total_binary_size: None,
@@ -359,6 +366,7 @@ fn plain(args: &[OsString]) -> Option<Cli> {
             "--strict" => switch(&mut a.strict)?,
             "--skip-missing-find" => switch(&mut a.skip_missing_find)?,
             "--allow-git-dir" => switch(&mut a.allow_git_dir)?,
+            "--allow-fuzzy-removals" => switch(&mut a.allow_fuzzy_removals)?,
             "--quiet" => switch(&mut globals.quiet)?,
             "--root" => a.root = Some(PathBuf::from(value().filter(|v| !v.is_empty())?)),
             "--format" => a.format = value()?.to_string(),
@@ -629,9 +637,9 @@ mod tests {
             verb in proptest::sample::select(vec!["apply", "check", "diff"]),
             options in proptest::sample::subsequence(vec![
                 vec!["--dry-run"], vec!["--json"], vec!["--strict"], vec!["--skip-missing-find"], vec!["-q"],
-                vec!["--allow-git-dir"], vec!["--root", "some dir"], vec!["--format=applydiff"], vec!["--fsync", "full"], vec!["-p2"],
+                vec!["--allow-git-dir"], vec!["--allow-fuzzy-removals"], vec!["--root", "some dir"], vec!["--format=applydiff"], vec!["--fsync", "full"], vec!["-p2"],
                 vec!["--color", "never"],
-            ], 0..=11),
+            ], 0..=12),
             patches in proptest::collection::vec(proptest::sample::select(vec!["a.diff", "-", "b c.patch"]), 0..3),
             seed in 0usize..1000,
         ) {
@@ -652,7 +660,7 @@ mod tests {
         fn plain_agrees_with_clap(
             verb in proptest::sample::select(vec!["apply", "check", "diff", "detect"]),
             words in proptest::collection::vec(proptest::sample::select(vec![
-                "x.diff", "a b", "-", "", "--dry-run", "--json", "--strict", "--skip-missing-find", "--allow-git-dir", "-q",
+                "x.diff", "a b", "-", "", "--dry-run", "--json", "--strict", "--skip-missing-find", "--allow-git-dir", "--allow-fuzzy-removals", "-q",
                 "--quiet", "--root", "d", "--root=d", "--root=", "--format", "unified", "--format=", "--fsync",
                 "none", "full", "half", "--fsync=full", "-p", "1", "-p0", "-p12", "--strip", "--strip=3",
                 "--color", "never", "--color=always", "auto", "--", "-x", "--nope", "007", "-1", "--json=1",

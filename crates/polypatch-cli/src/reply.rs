@@ -202,7 +202,8 @@ fn apply(args: &ApplyArgs, mode: Mode, format: Option<&str>, first: &str, parse:
         .strict(args.strict)
         .dry_run(mode != Mode::Apply)
         .skip_missing_text(args.skip_missing_find)
-        .allow_git_dir(args.allow_git_dir);
+        .allow_git_dir(args.allow_git_dir)
+        .allow_fuzzy_removals(args.allow_fuzzy_removals);
     if mode == Mode::Diff {
         return diff(args, &blocks, &files, &options, &warnings);
     }

@@ -203,7 +203,8 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
         .strict(args.strict)
         .dry_run(dry_run)
         .skip_missing_text(args.skip_missing_find)
-        .allow_git_dir(args.allow_git_dir);
+        .allow_git_dir(args.allow_git_dir)
+        .allow_fuzzy_removals(args.allow_fuzzy_removals);
     if mode == Mode::Diff {
         return show_diff(args, &plan, &files, &options);
     }

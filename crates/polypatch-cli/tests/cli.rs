@@ -461,6 +461,44 @@ fn strict_refuses_a_whitespace_only_difference_that_the_default_applies() {
 }
 
 #[test]
+fn a_removed_line_unlike_the_file_is_refused_unless_fuzzy_removals_are_allowed() {
+    // Issue 26: the user changed `<` to `<=` after the model read the file.
+    let original = "class Inventory:\n    def restock(self, amount):\n        if amount <= 0:\n            raise ValueError(\"no\")\n";
+    let patch = "*** Begin Patch\n*** Update File: inv.py\n@@\n     def restock(self, amount):\n-        if amount < 0:\n+        if amount < 0 or amount > 1000:\n             raise ValueError(\"no\")\n*** End Patch\n";
+    let sb = Sandbox::new(&[("inv.py", original)]);
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.read("inv.py"), original);
+    assert!(
+        run.stderr.contains("line 3 is `if amount <= 0:` where the patch removes `if amount < 0:`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("-        if amount < 0:\n") && run.stderr.contains("+        if amount <= 0:\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("next step: the file has `<=` where the patch removes `<`: re-read the file"),
+        "{}",
+        run.stderr
+    );
+
+    let run = sb.run("apply", &["--allow-fuzzy-removals"], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        sb.read("inv.py"),
+        "class Inventory:\n    def restock(self, amount):\n        if amount < 0 or amount > 1000:\n            raise ValueError(\"no\")\n"
+    );
+    assert!(
+        run.stdout.contains("the file had `if amount <= 0:`, the patch removes `if amount < 0:`"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn path_leaving_the_root_is_refused() {
     let sb = Sandbox::new(&[("calc.py", CALC)]);
     fs::write(sb.top().join("outside.txt"), "keep\n").unwrap();

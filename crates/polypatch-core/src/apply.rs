@@ -40,6 +40,13 @@ pub struct ApplyOptions {
     /// link) is refused and nothing is written. The CLI's `--allow-git-dir`.
     #[serde(default)]
     pub allow_git_dir: bool,
+    /// Lets every edit's removed and replaced lines match by likeness (the fuzzy tier), as
+    /// its context lines may ([`Policy::allow_fuzzy_removals`](crate::Policy::allow_fuzzy_removals)
+    /// for every edit); each such line is listed in the report. Off by default: a removed
+    /// line that differs from the file's may be a change made after the patch was written,
+    /// and the edit is refused. The CLI's `--allow-fuzzy-removals`.
+    #[serde(default)]
+    pub allow_fuzzy_removals: bool,
 }
 
 impl ApplyOptions {
@@ -61,6 +68,13 @@ impl ApplyOptions {
     #[must_use]
     pub fn skip_missing_text(mut self, yes: bool) -> Self {
         self.skip_missing_text = yes;
+        self
+    }
+
+    /// Builder: let removed lines match by likeness (see [`ApplyOptions::allow_fuzzy_removals`]).
+    #[must_use]
+    pub fn allow_fuzzy_removals(mut self, yes: bool) -> Self {
+        self.allow_fuzzy_removals = yes;
         self
     }
 
@@ -148,6 +162,7 @@ pub fn compute<S: FileSource + ?Sized>(
         strict: options.strict,
         fuzzy_threshold: options.fuzzy_threshold,
         skip_missing_text: options.skip_missing_text,
+        fuzzy_removals: options.allow_fuzzy_removals,
         effort: Some(&effort),
         ..Overrides::default()
     };

@@ -56,12 +56,23 @@
 //!      evidence, except that standing exactly at the line hint, where the old side does
 //!      not, it makes a re-run plausible: refused with both places.
 //!    - At the same tier elsewhere, a line hint decides when the old or the new side
-//!      stands exactly at it; a new side nearer to the hint than the old one makes both
-//!      readings plausible: refused with both places. Without a hint, an edit whose old
+//!      stands exactly at it; a new side nearer to the hint than the old one (or as near,
+//!      after the hint where the old side is before it, for an edit that takes the first
+//!      occurrence: the place its search from the hint takes) makes both readings
+//!      plausible: refused with both places. Without a hint, an edit whose old
 //!      side must be unique is applied (the patch could not have applied where the new
 //!      side stands while its old side also stood here). An edit that takes the first
 //!      occurrence is refused with both places when the new side stands before the old
 //!      one: a re-run would otherwise apply it again at the next occurrence.
+//! 4. Applying at a fuzzy match: a line the edit removes or replaces must equal its file
+//!    line but for whitespace, indentation, line endings or look-alike characters; only
+//!    context lines may differ more. Otherwise refused, naming the file's line and the
+//!    patch's ([`unlike_removals`]), unless the edit has no explicit context and writes
+//!    exactly the file's line in its place, or the policy (`ApplyDiff`'s spec) or the
+//!    caller allows fuzzy removals (then each such line is listed in the report).
+//! 5. Applying at a fuzzy match far from the patch's line number (more than
+//!    [`FUZZY_HINT_WINDOW`] lines, also after the offset the file's earlier edits landed
+//!    at): refused, naming both places ([`far_from_hint`]).
 
 use std::collections::HashSet;
 
@@ -258,7 +269,13 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
             return Decision::AlreadyApplied(n.clone());
         }
         let d = o.start.abs_diff(h);
-        return match elsewhere.iter().find(|n| n.start.abs_diff(h) < d) {
+        // As near as the old side, after the hint where the old side is before it: the
+        // place an in-order search from the hint (`@@ :N`) takes, so a re-run reads so too.
+        let nearer = |n: &&Found| {
+            let e = n.start.abs_diff(h);
+            e < d || (e == d && first_like && n.start > h && o.start < h)
+        };
+        return match elsewhere.iter().find(nearer) {
             Some(n) => unclear(n),
             None => apply,
         };
@@ -459,6 +476,125 @@ fn nearest(places: &[Found], hint: Option<usize>) -> Found {
     let chosen = hint.and_then(|h| places.iter().min_by_key(|p| p.start.abs_diff(h)));
     chosen.unwrap_or(&places[0]).clone()
 }
+
+/// A line the edit removes or replaces that matched its file line only by likeness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unlike {
+    /// The pattern line (0-based index in the old side).
+    pub pat: usize,
+    /// The file line it matched (0-based).
+    pub file: usize,
+}
+
+/// Rule 4: the lines the edit removes or replaces that the match at `f` found only by
+/// likeness. Context lines (kept on both sides) may match at any tier; a line the edit
+/// removes must equal its file line at a tier that forgives only whitespace,
+/// indentation, line endings or look-alike characters ([`Tier::Unicode`] and stricter),
+/// since the edit destroys it: a line that differs was written against other content
+/// (a typo, or a stale view of a file someone changed since), and overwriting it would
+/// lose that change. One exception, for edits without explicit context (`written` is
+/// `Some`: an `ap` snippet, an Aptix `find`): a removed line whose place the edit fills
+/// with exactly the file's line, among the lines it adds between the same kept lines
+/// (`find` has `gmoil.com`, `replace` and the file `gmail.com`), loses nothing and may
+/// stand.
+///
+/// `kept` aligns new lines to old ones; `written`, when given, holds the new lines (as
+/// the patch wrote them: they are compared without their indentation). Only a match at [`Tier::Fuzzy`] can have
+/// such lines; every other tier forgives at most whitespace and look-alikes.
+pub(crate) fn unlike_removals(
+    lines: &[Line],
+    pat: &[LineText],
+    f: &Found,
+    kept: &[Option<usize>],
+    written: Option<&[LineText]>,
+) -> Vec<Unlike> {
+    if f.tier != Tier::Fuzzy {
+        return Vec::new();
+    }
+    let in_place = replaced_by(kept, pat.len());
+    let mut out = Vec::new();
+    for (i, p) in pat.iter().enumerate() {
+        let Some(Some(at)) = f.map.get(i) else { continue };
+        let Some(file) = lines.get(*at) else { continue };
+        if in_place[i] == InPlace::Kept || key_eq(Tier::Unicode, &file.text, &PatKey::new(p)) {
+            continue;
+        }
+        let rewritten = match (written, in_place[i]) {
+            (Some(new), InPlace::Written(from, to)) => new
+                .get(from..to)
+                .is_some_and(|group| group.iter().any(|n| key_eq(Tier::Unicode, &file.text, &PatKey::new(n)))),
+            _ => false,
+        };
+        if !rewritten {
+            out.push(Unlike { pat: i, file: *at });
+        }
+    }
+    out
+}
+
+/// What stands in place of an old line after the edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InPlace {
+    /// The line is kept (context).
+    Kept,
+    /// Removed; the new lines `from..to` (the ones added between the same kept lines) are
+    /// written where it stood.
+    Written(usize, usize),
+    /// Removed, nothing in its place.
+    Nothing,
+}
+
+/// For each of `old_len` old lines, what the edit aligned by `kept` puts in its place.
+fn replaced_by(kept: &[Option<usize>], old_len: usize) -> Vec<InPlace> {
+    let mut out = vec![InPlace::Nothing; old_len];
+    // The old lines after the last kept one, and the new lines added since.
+    let mut from = 0usize;
+    let mut added: Vec<usize> = Vec::new();
+    let pair = |out: &mut Vec<InPlace>, from: usize, to: usize, added: &[usize]| {
+        if let (Some(&first), Some(&last)) = (added.first(), added.last()) {
+            for slot in &mut out[from.min(old_len)..to.min(old_len)] {
+                *slot = InPlace::Written(first, last + 1);
+            }
+        }
+    };
+    for (j, k) in kept.iter().enumerate() {
+        match k {
+            None => added.push(j),
+            Some(i) => {
+                if *i >= from {
+                    pair(&mut out, from, *i, &added);
+                    from = i + 1;
+                }
+                if let Some(slot) = out.get_mut(*i) {
+                    *slot = InPlace::Kept;
+                }
+                added.clear();
+            }
+        }
+    }
+    pair(&mut out, from, old_len, &added);
+    out
+}
+
+/// Rule 5: a match found only by likeness (fuzzy) at `start` whose place disagrees with
+/// the patch's line number `hint` (0-based) by more than [`FUZZY_HINT_WINDOW`] lines,
+/// also after the offset the file's earlier edits landed at (`drift`): likeness far from
+/// where the patch points is no evidence of the place (a look-alike method 100 lines
+/// away). `None`: no such disagreement.
+pub(crate) fn far_from_hint(f: &Found, hint: Option<usize>, drift: isize) -> Option<usize> {
+    let hint = hint?;
+    if f.tier != Tier::Fuzzy {
+        return None;
+    }
+    let near = |h: usize| f.start.abs_diff(h) <= FUZZY_HINT_WINDOW;
+    let shifted = hint.checked_add_signed(drift);
+    if near(hint) || shifted.is_some_and(near) { None } else { Some(hint) }
+}
+
+/// How many lines a match found only by likeness may stand from the patch's line number
+/// (models' line numbers are often off by a few dozen lines; a look-alike farther away is
+/// another place).
+pub(crate) const FUZZY_HINT_WINDOW: usize = 30;
 
 #[cfg(test)]
 mod tests {
@@ -688,6 +824,50 @@ mod tests {
         // The new side after the old one says nothing about a first-occurrence edit.
         let after = "x = 1\nx = 2\n";
         assert!(matches!(run(after, &["x = 1"], &["x = 2"], &[None], Occurrence::First), Decision::Apply(..)));
+    }
+
+    #[test]
+    fn removed_lines_must_not_differ_but_for_whitespace_and_look_alikes() {
+        let file =
+            TextFile::parse("def restock(self, amount):\n    if amount <= 0:\n        raise ValueError(\"amount\")\n");
+        let old =
+            test_lines(&["def restock(self, amount):", "    if amount < 0:", "        raise ValueError(\"amount\")"]);
+        let q = test_query(&old, file.lines.len(), Occurrence::Unique);
+        let found = locate(&file.lines, &q, TierSet::ALL).unwrap().remove(0);
+        assert_eq!(found.tier, Tier::Fuzzy);
+        // The second line is replaced: it differs.
+        let kept = [Some(0), None, Some(2)];
+        assert_eq!(unlike_removals(&file.lines, &old, &found, &kept, None), [Unlike { pat: 1, file: 1 }]);
+        // A context line that differs is no matter.
+        assert!(unlike_removals(&file.lines, &old, &found, &[Some(0), Some(1), Some(2)], None).is_empty());
+        // Without explicit context, an edit writing the file's line in its place loses nothing...
+        let written = |second: &str| {
+            test_lines(&[
+                "def restock(self, amount):",
+                second,
+                "    log(amount)",
+                "        raise ValueError(\"amount\")",
+            ])
+        };
+        let kept = [Some(0), None, None, Some(2)];
+        assert!(unlike_removals(&file.lines, &old, &found, &kept, Some(&written("  if amount <= 0:"))).is_empty());
+        // ... but another line is a change to it.
+        let got = unlike_removals(&file.lines, &old, &found, &kept, Some(&written("    if amount < 1:")));
+        assert_eq!(got, [Unlike { pat: 1, file: 1 }]);
+        // A strict tier forgives whitespace and look-alikes only: nothing to check.
+        let exact = Found { tier: Tier::Unicode, ..found.clone() };
+        assert!(unlike_removals(&file.lines, &old, &exact, &[None, None, None], None).is_empty());
+    }
+
+    #[test]
+    fn likeness_far_from_the_line_number_is_refused() {
+        let at = |start: usize, tier: Tier| Found { start, end: start + 3, map: Vec::new(), tier, confidence: 0.95 };
+        assert_eq!(far_from_hint(&at(110, Tier::Fuzzy), Some(10), 0), Some(10));
+        assert_eq!(far_from_hint(&at(110, Tier::Exact), Some(10), 0), None, "content found as written");
+        assert_eq!(far_from_hint(&at(40, Tier::Fuzzy), Some(10), 0), None, "within the window");
+        assert_eq!(far_from_hint(&at(41, Tier::Fuzzy), Some(10), 0), Some(10));
+        assert_eq!(far_from_hint(&at(110, Tier::Fuzzy), Some(10), 98), None, "where the file moved to");
+        assert_eq!(far_from_hint(&at(110, Tier::Fuzzy), None, 0), None);
     }
 
     #[test]

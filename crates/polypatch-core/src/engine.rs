@@ -474,8 +474,13 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
     // A block of only braces and blank lines says nothing about where it belongs: taking
     // the first of several places would be a guess.
     if !lenient && q.occurrence == Occurrence::First && !is_weak(&view.pat) {
-        // With a hint and a tie in distance, the first of the tied; else the first.
-        return Ok(vec![cands[0]]);
+        // The search runs from the hint (`@@ :N`): of the two places as near to it, the one
+        // at or after it; without a hint, the first. Never the first overall past a hint.
+        let Some(hint) = q.hint else { return Ok(vec![cands[0]]) };
+        return match tied_after_hint(view, cands, hint) {
+            Some(one) => Ok(vec![one]),
+            None => Err(ambiguous(cands)),
+        };
     }
     Err(ambiguous(cands))
 }
@@ -484,6 +489,14 @@ fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) ->
 /// `fi`, `);`): such a block matches too many places to be located by "first".
 fn is_weak(pat: &[(usize, &str)]) -> bool {
     pat.iter().all(|(_, p)| p.trim().chars().count() <= 3)
+}
+
+/// Of the candidates nearest to `hint` (two, at the same distance before and after it),
+/// the one after it.
+fn tied_after_hint(view: &View<'_>, cands: &[(usize, f64)], hint: usize) -> Option<(usize, f64)> {
+    let dist = |s: usize| view.idx.at(s).abs_diff(hint);
+    let best = cands.iter().map(|c| dist(c.0)).min()?;
+    cands.iter().copied().find(|c| dist(c.0) == best && view.idx.at(c.0) >= hint)
 }
 
 /// The candidate strictly nearest to the hint, if there is a hint and one is nearest.
@@ -683,6 +696,31 @@ mod tests {
         assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
         query.hint = Some(3);
         assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 2);
+    }
+
+    #[test]
+    fn a_tie_in_distance_to_the_hint_is_ambiguous_or_for_first_the_place_after_it() {
+        // The block at lines 0, 8 and 12; the hint (10) is as near to 8 as to 12.
+        let text: String = (0..16)
+            .map(|i| if [0, 8, 12].contains(&i) { "alpha\n".to_string() } else { format!("line {i}\n") })
+            .collect();
+        let f = TextFile::parse(&text);
+        let p = pat(&["alpha"]);
+        let mut query = Query { hint: Some(10), ..q(&p, f.lines.len()) };
+        assert_eq!(
+            locate(&f.lines, &query, TierSet::ALL),
+            Err(Miss::Ambiguous(Tier::Exact, vec![(0, 1), (8, 9), (12, 13)], vec![]))
+        );
+        // An in-order search from the hint (`@@ :11`): the one at or after it, never the
+        // first in the file.
+        query.occurrence = Occurrence::First;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 12);
+        // Nearest wins, either side.
+        query.hint = Some(9);
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 8);
+        // Without a hint, the first.
+        query.hint = None;
+        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
     }
 
     #[test]

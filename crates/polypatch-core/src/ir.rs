@@ -574,7 +574,10 @@ pub struct Replacement {
     /// For each new line, the index of the target line it keeps (a diff's context line),
     /// or `None` for an added line. When the target matched leniently, kept lines are
     /// written as the file has them, never as the patch wrote them. `None` for the whole
-    /// field: the engine aligns old and new lines itself.
+    /// field: the engine aligns old and new lines itself, and the edit carries no explicit
+    /// context (an `ap` snippet): a line it removes that matched only by likeness may then
+    /// stand when the line written in its place is the file's line (see
+    /// [`Policy::allow_fuzzy_removals`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<Vec<Option<usize>>>,
     /// The replacement text for a [`Target::Text`] (substring) target.
@@ -713,6 +716,14 @@ pub struct Policy {
     /// Include up to this many blank lines after the target (`ap`).
     #[serde(default)]
     pub trailing_blank_lines: usize,
+    /// A line the edit removes or replaces may match its file line by likeness (the fuzzy
+    /// tier), as the context lines may. Off by default: such a line is what the edit
+    /// destroys, and one that differs from the patch's (`if amount <= 0:` where the patch
+    /// removes `if amount < 0:`) may be a change made after the patch was written, so the
+    /// edit is refused. `ApplyDiff` sets it, its spec mandating fuzzy matching of the whole
+    /// `from` block; the report then lists each removed line that differed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_fuzzy_removals: bool,
 }
 
 fn yes() -> bool {
@@ -731,6 +742,7 @@ impl Default for Policy {
             detect_already_applied: true,
             leading_blank_lines: 0,
             trailing_blank_lines: 0,
+            allow_fuzzy_removals: false,
         }
     }
 }
@@ -768,6 +780,14 @@ impl Policy {
     #[must_use]
     pub fn with_indent(mut self, indent: Indent) -> Self {
         self.indent = indent;
+        self
+    }
+
+    /// Builder: whether lines the edit removes may match by likeness (see
+    /// [`Policy::allow_fuzzy_removals`]).
+    #[must_use]
+    pub fn with_fuzzy_removals(mut self, yes: bool) -> Self {
+        self.allow_fuzzy_removals = yes;
         self
     }
 

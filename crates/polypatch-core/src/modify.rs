@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::decide::{Decision, NewSide, decide};
+use crate::decide::{Decision, NewSide, Unlike, decide, far_from_hint, unlike_removals};
 use crate::effort::{Effort, Skip};
 use crate::engine::{self, Found, Miss, Query, View};
 use crate::fold::{PatKey, is_blank, key_eq};
@@ -42,6 +42,12 @@ pub(crate) struct Overrides<'a> {
     /// A text (substring) target that is not found, and not already applied, is skipped
     /// instead of failing (`ApplyOptions::skip_missing_text`).
     pub skip_missing_text: bool,
+    /// Every edit's removed lines may match by likeness (`ApplyOptions::allow_fuzzy_removals`).
+    pub fuzzy_removals: bool,
+    /// How many lines after its line number (before, if negative) the file's last edit
+    /// with one was found: where a later edit's number points, the file has moved by
+    /// about as much.
+    pub drift: isize,
     /// The plan the edits belong to: its similarity-search budget, and whether it already
     /// failed ([`Effort`]). `None`: the edits stand alone.
     pub effort: Option<&'a Effort>,
@@ -63,7 +69,7 @@ impl Overrides<'_> {
 pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, path: &str) -> Vec<EditReport> {
     let mut cursor = 0usize;
     let mut reports = Vec::with_capacity(edits.len());
-    let ov = Overrides { eol: file.dominant_eol(), ..ov };
+    let mut ov = Overrides { eol: file.dominant_eol(), drift: 0, ..ov };
     // Hashed once for every edit: each change to the lines updates them.
     let hashes = LineHashes::default();
     for (i, edit) in edits.iter().enumerate() {
@@ -79,6 +85,9 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
         };
         // Every edit, text edits included, keeps the hashes in step with the lines it changes.
         let mut result = apply_edit(file, &hashes, edit, &mut cursor, ov);
+        if let (Ok(Done { lines: Some(at), .. }), Some(hint)) = (&result, edit.scope.line_hint) {
+            ov.drift = isize::try_from(at.start).unwrap_or(isize::MAX).saturating_sub_unsigned(hint);
+        }
         if let Some(effort) = ov.effort {
             let name = || format!("`{path}`, {}", edit_name(edit, i + 1));
             if effort.ran_out() {
@@ -340,8 +349,21 @@ fn locate_and_apply(
     };
     // A range ends at the first occurrence of its end block after the start block.
     let mut range_miss = None;
+    // A range's start block is all removed: the lines of a fuzzy start that differ, found
+    // before the range's match forgets its lines (refused below if the edit is applied).
+    let mut range_unlike = None;
     if let (Some(end_pat), Ok(found)) = (range_end, &mut located) {
         for f in found.iter_mut() {
+            if range_unlike.is_none() {
+                // Every new line is added: a content that writes the file's line back
+                // anywhere loses nothing there.
+                let (written, all_added) = match &edit.action {
+                    Action::Replace(rep) => (Some(rep.lines.as_slice()), vec![None; rep.lines.len()]),
+                    _ => (None, Vec::new()),
+                };
+                let unlike = unlike_removals(&file.lines, pat, f, &all_added, written);
+                range_unlike = (!unlike.is_empty()).then(|| (f.clone(), unlike));
+            }
             let qe = Query {
                 pat: end_pat,
                 lo: f.end,
@@ -412,6 +434,13 @@ fn locate_and_apply(
         Decision::Unclear { old, new } => return Err(unclear_failure(&old, &new)),
         Decision::DoubtfulDeletion(old) => return Err(doubtful_deletion(&old)),
     };
+    // Likeness far from the patch's line number is not evidence of the place.
+    if let Some(f) = found.iter().find(|f| far_from_hint(f, hint, ov.drift).is_some()) {
+        return Err(far_failure(&file.lines, pat, f, hint.unwrap_or(0)));
+    }
+    if let Some((f, unlike)) = &range_unlike {
+        notes.extend(unlike_removed(&file.lines, pat, f, unlike, removals_allowed(edit, ov))?);
+    }
 
     // Apply from the last match to the first so earlier positions stay valid.
     let mut first: Option<Done> = None;
@@ -425,6 +454,7 @@ fn locate_and_apply(
         done.tier = Some(n.tier);
         done.confidence = n.confidence;
     }
+    notes.append(&mut done.notes);
     Ok(Done { notes, ..done })
 }
 
@@ -496,15 +526,22 @@ pub(crate) fn apply_at(
                 *cursor = end;
                 return Ok(Done::at(Status::AlreadyApplied, &at));
             }
+            // Without explicit context, a removed line the edit writes back as it is loses
+            // nothing.
+            let written = rep.kept.is_none().then_some(rep.lines.as_slice());
+            let unlike = unlike_removals(&file.lines, pat, f, kept, written);
+            let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
             let n = new.len();
             splice_lines(file, hashes, start..end, new);
             *cursor = start + n;
-            Ok(Done::at(Status::Applied, &at))
+            Ok(Done { notes, ..Done::at(Status::Applied, &at) })
         }
         Action::Delete => {
+            let unlike = unlike_removals(&file.lines, pat, f, &[], None);
+            let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
             splice_lines(file, hashes, f.start..f.end, Vec::new());
             *cursor = f.start;
-            Ok(Done::at(Status::Applied, f))
+            Ok(Done { notes, ..Done::at(Status::Applied, f) })
         }
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
             let after = matches!(edit.action, Action::InsertAfter { .. });
@@ -529,6 +566,116 @@ pub(crate) fn apply_at(
             Ok(Done::at(Status::Applied, f))
         }
     }
+}
+
+/// Whether the edit's removed lines may match by likeness: its policy says so (`ApplyDiff`)
+/// or the caller does.
+fn removals_allowed(edit: &Edit, ov: Overrides<'_>) -> bool {
+    edit.policy.allow_fuzzy_removals || ov.fuzzy_removals
+}
+
+/// The lines the edit removes that matched at `f` only by likeness (`unlike`): with
+/// `allowed`, a note for the report on each (at most [`MAX_CANDIDATES`], the rest counted);
+/// otherwise the failure that refuses the edit, showing the file's line against the
+/// patch's.
+fn unlike_removed(
+    lines: &[Line],
+    pat: &[LineText],
+    f: &Found,
+    unlike: &[Unlike],
+    allowed: bool,
+) -> Result<Vec<String>, Failure> {
+    let Some(first) = unlike.first() else { return Ok(Vec::new()) };
+    let line = |u: &Unlike| {
+        let (have, want) = (lines[u.file].text.trim(), pat[u.pat].trim());
+        (clip_line(have, MAX_EXCERPT_CHARS), clip_line(want, MAX_EXCERPT_CHARS))
+    };
+    if allowed {
+        let mut notes: Vec<String> = unlike
+            .iter()
+            .take(MAX_CANDIDATES)
+            .map(|u| {
+                let (have, want) = line(u);
+                format!(
+                    "line {} was removed though it only resembles the patch's (fuzzy removals allowed): the file had `{have}`, the patch removes `{want}`",
+                    u.file + 1
+                )
+            })
+            .collect();
+        if unlike.len() > MAX_CANDIDATES {
+            notes.push(format!(
+                "and {} more removed lines that only resemble the patch's",
+                unlike.len() - MAX_CANDIDATES
+            ));
+        }
+        return Ok(notes);
+    }
+    let at = LineRange::from_zero_based(f.start, f.end);
+    let (have, want) = line(first);
+    let more = match unlike.len() {
+        1 => String::new(),
+        2 => " (and 1 more such line)".to_string(),
+        n => format!(" (and {} more such lines)", n - 1),
+    };
+    let (file_word, patch_word) = differing_words(lines[first.file].text.trim(), pat[first.pat].trim());
+    let mut failure = Failure::new(
+        FailureKind::NotFound,
+        format!(
+            "the lines to find match {at} only by likeness (fuzzy match, similarity {:.2}), and a line the edit removes is not the file's: line {} is `{have}` where the patch removes `{want}`{more}",
+            (f.confidence * 100.0).round() / 100.0,
+            first.file + 1
+        ),
+        format!(
+            "the file has `{file_word}` where the patch removes `{patch_word}`: re-read the file (it may hold a change made after the patch was written) and copy the lines to remove exactly as they are now"
+        ),
+    );
+    failure.closest = Some(Closest {
+        lines: at,
+        similarity: (f.confidence * 100.0).round() / 100.0,
+        diff: clip_excerpt(&block_diff(lines, pat, f)),
+    });
+    Err(failure)
+}
+
+/// The words where a file line and a patch line differ: the stretch between their common
+/// start and end, widened to whole words (runs without whitespace), clipped for a message.
+fn differing_words(file: &str, patch: &str) -> (String, String) {
+    let (a, b): (Vec<char>, Vec<char>) = (file.chars().collect(), patch.chars().collect());
+    let mut head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let most = a.len().min(b.len()) - head;
+    let mut tail = a.iter().rev().zip(b.iter().rev()).take(most).take_while(|(x, y)| x == y).count();
+    // Widened to whole words on both sides.
+    while head > 0 && !a[head - 1].is_whitespace() {
+        head -= 1;
+    }
+    while tail > 0 && !a[a.len() - tail].is_whitespace() {
+        tail -= 1;
+    }
+    let cut = |c: &[char]| {
+        clip_line(c[head..c.len() - tail].iter().collect::<String>().trim(), MAX_EXCERPT_CHARS).into_owned()
+    };
+    (cut(&a), cut(&b))
+}
+
+/// A match found only by likeness far from where the patch's line number (`hint`,
+/// 0-based) puts it: refused, naming both places.
+fn far_failure(lines: &[Line], pat: &[LineText], f: &Found, hint: usize) -> Failure {
+    let at = LineRange::from_zero_based(f.start, f.end);
+    let similarity = (f.confidence * 100.0).round() / 100.0;
+    let mut failure = Failure::new(
+        FailureKind::NotFound,
+        format!(
+            "the lines to find are not in the file as written; the lines most like them, at {at} (fuzzy match, similarity {similarity:.2}), stand {} lines from line {} where the patch's line numbers put them: likeness that far away is no evidence of the place",
+            f.start.abs_diff(hint),
+            hint + 1
+        ),
+        format!(
+            "re-read the file around line {} and copy the context and removed lines exactly as they are now; if {at} are the lines meant, copy those and correct the line numbers",
+            hint + 1
+        ),
+    );
+    failure.closest = Some(Closest { lines: at, similarity, diff: clip_excerpt(&block_diff(lines, pat, f)) });
+    failure
 }
 
 /// Whether a line opens a block its following lines are nested in (`{`, `[`, `(`, `:`).
@@ -796,16 +943,9 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
             if let Some((s, score)) = closest {
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
                 let expected = q.pat.join("\n") + "\n";
-                let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
-                let (shown_expected, shown_have) = focus_lines(q.pat, &have, &found);
-                let have = have.join("\n") + "\n";
-                let diff = similar::TextDiff::configure()
-                    .timeout(DIFF_TIMEOUT)
-                    .diff_lines(&shown_expected, &shown_have)
-                    .unified_diff()
-                    .context_radius(2)
-                    .header("patch expects", "file has")
-                    .to_string();
+                let have =
+                    lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n") + "\n";
+                let diff = block_diff(lines, q.pat, &found);
                 let similarity = fuzzy::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
                 let similarity = (similarity * 100.0).round() / 100.0;
                 let range = LineRange::from_zero_based(found.start, found.end);
@@ -819,6 +959,20 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
             failure
         }
     }
+}
+
+/// The diff from the pattern's lines to the file's lines at `found` (`patch expects` /
+/// `file has`), as a failure shows it.
+fn block_diff(lines: &[Line], pat: &[LineText], found: &Found) -> String {
+    let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
+    let (shown_expected, shown_have) = focus_lines(pat, &have, found);
+    similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(&shown_expected, &shown_have)
+        .unified_diff()
+        .context_radius(2)
+        .header("patch expects", "file has")
+        .to_string()
 }
 
 /// The pattern's lines and the file's lines at `found` as texts for the diff shown with a

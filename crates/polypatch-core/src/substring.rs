@@ -645,7 +645,8 @@ fn lenient_apply(
     }
     let as_lines = Edit {
         target: Target::Lines(pat.clone()),
-        action: Action::Replace(Replacement { kept: Some(kept.clone()), ..Replacement::lines(new) }),
+        // No explicit context: `kept` is the engine's own alignment.
+        action: Action::Replace(Replacement::lines(new)),
         ..edit.clone()
     };
     let mut cursor = 0;

@@ -257,11 +257,53 @@ fn multi_line_find_at_the_fuzzy_tier() {
 }
 
 #[test]
-fn multi_line_find_with_a_typo_in_a_line_it_rewrites_is_fuzzy() {
+fn multi_line_find_with_a_typo_in_a_line_it_rewrites_is_refused_unless_allowed() {
+    // The line the edit removes only resembles the file's: the file may hold a change made
+    // after the patch was written, so it is refused, showing both lines.
     let before = "fn main() {\n    println!(\"hello world\");\n    return;\n}\n";
-    let (after, r) = applied(before, once("println!(\"hello wrld\");\n    return;", "eprintln!(\"bye\");"));
+    let edit = || once("println!(\"hello wrld\");\n    return;", "eprintln!(\"bye\");");
+    let r = failed(before, edit());
+    let failure = r.failure.as_ref().expect("a failure");
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert!(
+        failure
+            .message
+            .contains("line 2 is `println!(\"hello world\");` where the patch removes `println!(\"hello wrld\");`"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure.next_step.starts_with("the file has `world\");` where the patch removes `wrld\");`: re-read the file"),
+        "{}",
+        failure.next_step
+    );
+    let closest = failure.closest.as_ref().expect("the file's lines against the patch's");
+    assert!(closest.diff.contains("-println!(\"hello wrld\");\n+    println!(\"hello world\");"), "{}", closest.diff);
+    // Allowed by the caller: applied, the line named in the report.
+    let (after, result) = run_with(before, vec![edit()], &ApplyOptions::default().allow_fuzzy_removals(true));
+    let r = result.expect("applied").files[0].edits[0].clone();
     assert_eq!(r.tier, Some(Tier::Fuzzy));
     assert_eq!(after, "fn main() {\n    eprintln!(\"bye\");\n}\n");
+    assert_eq!(
+        r.notes,
+        [
+            "line 2 was removed though it only resembles the patch's (fuzzy removals allowed): the file had `println!(\"hello world\");`, the patch removes `println!(\"hello wrld\");`"
+        ]
+    );
+}
+
+#[test]
+fn multi_line_find_with_a_typo_the_replacement_writes_back_is_applied() {
+    // `gmoil` in the find, `gmail` in the replacement and the file: the edit writes the
+    // file's own line where the look-alike stood, nothing is lost.
+    let before = "[contact]\nname = \"Ada\"\nemail = \"ada@gmail.com\"\n";
+    let find = "name = \"Ada\"\nemail = \"ada@gmoil.com\"\n";
+    let (after, r) = applied(before, once(find, "name = \"Ada Lovelace\"\nemail = \"ada@gmail.com\"\n"));
+    assert_eq!((r.status, r.tier), (Status::Applied, Some(Tier::Fuzzy)));
+    assert_eq!(after, "[contact]\nname = \"Ada Lovelace\"\nemail = \"ada@gmail.com\"\n");
+    // Written back otherwise (`gmial`): refused.
+    let r = failed(before, once(find, "name = \"Ada Lovelace\"\nemail = \"ada@gmial.com\"\n"));
+    assert_eq!(kind(&r), FailureKind::NotFound);
 }
 
 #[test]

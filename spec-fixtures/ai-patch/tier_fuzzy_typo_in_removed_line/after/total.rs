@@ -1,5 +1,0 @@
-fn compute_total(items: &[Item]) -> u64 {
-    let subtotal = items.iter().map(|i| i.price).sum::<u64>();
-    let shipping = shipping_cost_for(subtotal) * 2;
-    subtotal + shipping
-}

@@ -1,3 +1,0 @@
-const a = require('./a');
-
-class A {
