@@ -225,7 +225,15 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
     let applydiff = plan.dialect == "applydiff";
     let extra = output::Extra {
-        feedback: applydiff.then(|| polypatch::applydiff::feedback(&polypatch::located(report))),
+        feedback: applydiff.then(|| {
+            // The spec's "Health updated in [SESSION CONTEXT]" only when a session was.
+            let shown = polypatch::located(report);
+            if kept.is_some() && report.committed {
+                polypatch::applydiff::session_feedback(&shown)
+            } else {
+                polypatch::applydiff::feedback(&shown)
+            }
+        }),
         session: kept_view(kept.as_ref(), guidance),
     };
     let exit = match &result {

@@ -1570,6 +1570,58 @@ fn several_patch_arguments_are_one_transaction() {
     assert_eq!(run.code, 2, "{run:?}");
 }
 
+/// Issue 26, point 6: no report says `applied` for what was not written. `check` of several
+/// patch files, and a run whose second patch fails, say `located` for the first.
+#[test]
+fn several_patches_say_located_unless_written() {
+    let sb = calc_sandbox();
+    let first = sb.top().join("one.diff");
+    fs::write(
+        &first,
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n",
+    )
+    .unwrap();
+    let notes = sb.top().join("notes.patch");
+    fs::write(&notes, "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch\n").unwrap();
+    let bad = sb.top().join("bad.patch");
+    fs::write(&bad, "*** Begin Patch\n*** Update File: calc.py\n@@\n-import nowhere\n+import os\n*** End Patch\n")
+        .unwrap();
+    let root = sb.root_arg();
+    let (first, notes, bad) = (first.to_str().unwrap(), notes.to_str().unwrap(), bad.to_str().unwrap());
+    let before = sb.snapshot();
+
+    let run = polypatch(sb.top(), &["check", "--root", &root, first, notes], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        format!(
+            "block 1 (unified, {first}): located\n  located: modify calc.py\n    hunk 1: located at lines 1-2\n\
+             block 2 (ai-patch, {notes}): located\n  located: create notes.txt\n\
+             dry run: would apply 2 edits in 2 files (2 blocks), nothing written\n"
+        )
+    );
+
+    let run = polypatch(sb.top(), &["apply", "--root", &root, first, bad], None);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "error: could not apply the patch blocks, nothing was written\n\
+             block 1 (unified, {first}): located\n  located: modify calc.py\n    hunk 1: located at lines 1-2\n\
+             block 2 (ai-patch, {bad}): FAILED\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("applied"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+
+    let run = polypatch(sb.top(), &["apply", "--root", &root, first, notes], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("block 1 (unified, "), "{}", run.stdout);
+    assert!(run.stdout.contains("): applied\n  applied: modify calc.py\n    hunk 1: applied at lines 1-2\n"));
+    assert!(run.stdout.ends_with("applied 2 edits in 2 files (2 blocks)\n"), "{}", run.stdout);
+}
+
 /// Creates the hook `.git/hooks/pre-commit`, executable, as a diff (issue 25).
 const HOOK: &str = "\
 diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit

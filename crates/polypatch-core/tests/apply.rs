@@ -765,3 +765,33 @@ fn a_plan_over_thousands_of_files_gives_one_exact_change_per_path_in_first_touch
         files.paths().map(|p| (p.to_owned(), files.get_str(p).map(str::to_owned))).collect();
     assert_eq!(after, kept);
 }
+
+/// Issue 26, point 6: a report says `applied` only for what was written. A dry run, and
+/// the edits of a failed plan that were located, say `located`, in the types and in the
+/// text report.
+#[test]
+fn only_what_was_written_is_applied() {
+    let mut files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "two\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&["-one", "+ONE"])])]);
+    let dry = apply(&p, &mut files, &ApplyOptions::default().dry_run(true)).unwrap();
+    assert_eq!((dry.files[0].status, dry.files[0].edits[0].status), (Status::Located, Status::Located));
+    assert_eq!(dry.to_string(), "located: modify a.txt\n  edit 1: located at line 1\n");
+    assert!(dry.is_success() && !dry.committed);
+    assert_eq!(files.get_str("a.txt"), Some("one\n"));
+    let computed = compute(&p, &files, &ApplyOptions::default()).unwrap();
+    assert_eq!(computed.report.files[0].status, Status::Located);
+
+    let failing = plan(vec![
+        modify("a.txt", vec![hunk(&["-one", "+ONE"])]),
+        modify("b.txt", vec![hunk(&["-three", "+THREE"])]),
+    ]);
+    let err = run(&mut files, &failing).unwrap_err();
+    assert_eq!((err.report.files[0].status, err.report.files[0].edits[0].status), (Status::Located, Status::Located));
+    assert!(err.report.to_string().starts_with("located: modify a.txt\n  edit 1: located at line 1\nFAILED: modify b.txt\n"));
+    assert_eq!(files.get_str("a.txt"), Some("one\n"));
+
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!((report.files[0].status, report.files[0].edits[0].status), (Status::Applied, Status::Applied));
+    assert_eq!(report.to_string(), "applied: modify a.txt\n  edit 1: applied at line 1\n");
+    assert_eq!(files.get_str("a.txt"), Some("ONE\n"));
+}
