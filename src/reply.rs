@@ -505,7 +505,10 @@ mod tests {
         // Block 1 was located, not written (issue 26, point 6).
         assert_eq!(statuses, [Status::Located, Status::Failed, Status::NotAttempted]);
         assert_eq!(report.blocks[0].report.files[0].status, Status::Located);
-        assert!(report.to_string().starts_with("block 1 (unified, lines 2-6): located\nlocated: modify a.txt\n"), "{report}");
+        assert!(
+            report.to_string().starts_with("block 1 (unified, lines 2-6): located\nlocated: modify a.txt\n"),
+            "{report}"
+        );
         let (block, file, _, failure) = report.first_failure().unwrap();
         assert_eq!((block.block.index, file.path.as_str(), failure.kind), (2, "b.txt", FailureKind::NotFound));
         assert!(err.to_string().starts_with("block 2 (unified, lines 9-13): b.txt: "), "{err}");
