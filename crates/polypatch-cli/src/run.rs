@@ -174,6 +174,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_total_binary_size {
         parse_options = parse_options.max_total_binary_size(bytes);
     }
+    parse_options = parse_options.skip_binary_without_data(args.skip_binary_without_data);
     // Several patch files, or a model's reply (several blocks, prose around a block): every
     // block is applied as one transaction.
     let parsed = match reply::route(args, mode, format, &text, &parse_options) {

@@ -1715,3 +1715,34 @@ fn a_commit_across_more_directories_than_open_files_allowed() {
         files.iter().map(|(p, _)| p).filter(|p| !p.ends_with("f.txt")).take(5).collect::<Vec<_>>()
     );
 }
+
+/// Issue 26, point 7: a `git diff` without `--binary` is refused as before; with
+/// `--skip-binary-without-data` its binary section is skipped with a warning and the rest
+/// applies.
+#[test]
+fn binary_files_without_data_are_skipped_only_when_asked() {
+    let sb = Sandbox::new(&[("a.txt", "one\n")]);
+    sb.write("logo.png", b"\x89PNG\x00\x01");
+    let patch = "diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\n\
+                 Binary files a/logo.png and b/logo.png differ\n\
+                 diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n";
+    let before = sb.snapshot();
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("(`--skip-binary-without-data`"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+
+    let run = sb.run("apply", &["--skip-binary-without-data"], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "warning: skipped `logo.png`: the diff says only that the binary files differ, with no data (made without \
+         `git diff --binary`); that file is left as it is\n"
+    );
+    assert_eq!(run.stdout, "applied: modify a.txt\n  hunk 1: applied at line 1\napplied 1 edit in 1 file\n");
+    assert_eq!(sb.read("a.txt"), "two\n");
+    assert_eq!(fs::read(sb.root().join("logo.png")).unwrap(), b"\x89PNG\x00\x01");
+    let doc = sb.run("check", &["--json", "--skip-binary-without-data"], patch).json();
+    assert_eq!(doc["status"], "dry_run");
+    assert_eq!(doc["warnings"][0].as_str().unwrap().split(':').next(), Some("skipped `logo.png`"));
+}
