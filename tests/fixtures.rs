@@ -316,8 +316,8 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
     if case.expect.iter().any(|e| matches!(e, Expectation::Blocks(_))) {
         return Err("`blocks` is for chat cases".into());
     }
-    let parse_options =
-        ParseOptions::default().skip_binary_without_data(case.expect.iter().any(|e| matches!(e, Expectation::SkipBinary)));
+    let parse_options = ParseOptions::default()
+        .skip_binary_without_data(case.expect.iter().any(|e| matches!(e, Expectation::SkipBinary)));
     let parsed = parse_case(dialect, &patch, &parse_options);
     match &case.outcome {
         Outcome::Malformed(kind) => {
@@ -383,7 +383,11 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
 }
 
 /// The case's patch parsed as its dialect folder says, with the case's parse options.
-fn parse_case(dialect: &str, patch: &str, options: &ParseOptions) -> Result<polypatch::EditPlan, polypatch::PatchError> {
+fn parse_case(
+    dialect: &str,
+    patch: &str,
+    options: &ParseOptions,
+) -> Result<polypatch::EditPlan, polypatch::PatchError> {
     polypatch::parse_with(patch, dialect.parse().expect("a dialect folder is a format name"), options)
 }
 

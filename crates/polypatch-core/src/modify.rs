@@ -65,6 +65,7 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
     // The places the edits so far took: a hunk found before the previous one's place may
     // apply only clear of them.
     let mut placed = Placed::default();
+    let in_sequence = edits.iter().any(|e| e.scope.after_previous);
     let mut reports = Vec::with_capacity(edits.len());
     let ov = Overrides { eol: file.dominant_eol(), ..ov };
     // Hashed once for every edit: each change to the lines updates them.
@@ -83,7 +84,8 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
         // Every edit, text edits included, keeps the hashes in step with the lines it changes.
         let len_before = file.lines.len();
         let mut result = apply_edit(file, &hashes, edit, &mut cursor, ov, &placed);
-        if let Ok(Done { lines: Some(at), .. }) = &result {
+        // Kept only where a hunk may come out of order (the others never look).
+        if let (true, Ok(Done { lines: Some(at), .. })) = (in_sequence, &result) {
             let old = match &edit.target {
                 Target::Lines(pat) => Some(pat.as_slice()),
                 _ => None,
@@ -126,6 +128,7 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
 /// order against them.
 #[derive(Debug, Default)]
 pub(crate) struct Placed<'a> {
+    /// In order of their starts.
     places: Vec<Place<'a>>,
     /// Line and place comparisons spent by [`could_have_stood`] in this file, at most
     /// [`MAX_ORDER_WORK`].
@@ -157,10 +160,14 @@ fn place<'a>(
     len_before: usize,
 ) {
     let shift = |at: usize| (at + len_after).saturating_sub(len_before);
-    for p in placed.places.iter_mut().filter(|p| p.start >= end) {
+    // In order of their starts: the places after this one are the tail (none for hunks
+    // in file order), so that recording a place costs no scan of the ones before.
+    let after = placed.places.partition_point(|p| p.start < end);
+    for p in &mut placed.places[after..] {
         (p.start, p.end) = (shift(p.start), shift(p.end));
     }
-    placed.places.push(Place { start, end: shift(end).max(start), old });
+    let at = placed.places.partition_point(|p| p.start <= start);
+    placed.places.insert(at, Place { start, end: shift(end).max(start), old });
 }
 
 /// An edit's name in messages: its label, or `edit N`.
