@@ -2,6 +2,7 @@
 //! ones before: locate the target (`engine`), decide what that means (`decide`), write
 //! the new lines (`shape`).
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::decide::{Decision, NewSide, decide};
@@ -438,14 +439,22 @@ fn locate_and_apply(
     let added: Vec<bool> = kept.iter().map(Option::is_none).collect();
     let new_side = (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, &q, &kept, &added)).flatten();
     let mut decision = decide(&file.lines, &q, located, new_side.as_ref(), tiers);
+    let in_sequence = edit.scope.after_previous && lo > 0 && !anchored && range_end.is_none();
+    // Found after the previous hunk's place only leniently, while its lines stand exactly
+    // before it: a hunk out of order, or one that does not match; either reading is
+    // plausible.
+    if in_sequence
+        && let Decision::Apply(found, _) = &decision
+        && let [after] = found.as_slice()
+        && after.tier > Tier::Exact
+        && let Some(before) = exactly_before(&file.lines, &q)
+    {
+        return Err(out_of_order_or_not(&before, after, lo));
+    }
     // Not after the previous hunk's place: a hunk written out of order is looked for
     // before it, exactly.
-    let out_of_order = matches!(decision, Decision::Miss(Miss::NotFound))
-        && edit.scope.after_previous
-        && lo > 0
-        && !anchored
-        && range_end.is_none()
-        && policy.if_missing == Missing::Error;
+    let out_of_order =
+        matches!(decision, Decision::Miss(Miss::NotFound)) && in_sequence && policy.if_missing == Missing::Error;
     if out_of_order {
         match before_previous(&file.lines, &q, new_side.as_ref(), placed) {
             Ok(Some(d)) => decision = d,
@@ -527,6 +536,37 @@ fn locate_and_apply(
     Ok(Done { notes, ..done })
 }
 
+/// Where the target of `q` stands exactly before `q.lo` (the first place, if several).
+fn exactly_before(lines: &[Line], q: &Query<'_>) -> Option<(usize, usize)> {
+    let before = Query { lo: 0, hi: q.lo, hint: None, occurrence: Occurrence::First, ..q.clone() };
+    match engine::locate(lines, &before, TierSet::only(Tier::Exact)) {
+        Ok(found) => found.first().map(|f| (f.start, f.end)),
+        Err(Miss::Ambiguous(_, places, _)) => places.first().copied(),
+        Err(Miss::NotFound) => None,
+    }
+}
+
+/// A hunk found after the previous hunk's place (`lo`) only leniently (`after`), whose
+/// lines stand exactly before it (`before`).
+fn out_of_order_or_not((start, end): &(usize, usize), after: &Found, lo: usize) -> Failure {
+    let (before, later) =
+        (LineRange::from_zero_based(*start, *end), LineRange::from_zero_based(after.start, after.end));
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the lines to find stand exactly at {before}, before line {lo}, where the hunk before this one ends, and \
+             after it only lines like them ({} match) at {later}: which place is meant is unclear",
+            after.tier
+        ),
+        format!(
+            "if this hunk belongs at {before}, put the file's hunks in the order of their places in the file; if it \
+             belongs at {later}, re-read those lines and copy them exactly into the patch"
+        ),
+    );
+    failure.set_candidates(vec![before, later]);
+    failure
+}
+
 /// For a hunk not found after the previous hunk's place (`q.lo`): where it stands before
 /// that place. It applies there when its lines stand exactly, at that one place in the
 /// whole file, clear of every place an earlier edit took (`placed`); its new side found
@@ -564,13 +604,32 @@ fn before_previous(
             }
             // Unique now, but maybe not in the file as the patch saw it: the lines might
             // also have stood where an earlier hunk changed them.
-            // Each place: its lines against the pattern's, and the other places near it.
+            // A place none of whose old lines is one of the pattern's cannot have held it
+            // (at least one pattern line stands on one of them): one look per old line,
+            // and the full check, the pattern's lines against the place's and the other
+            // places near it, only for the rest.
+            let pattern: HashSet<&str> = q.pat.iter().map(|l| l.trim()).collect();
             let others = placed.places.len();
-            let work: usize = placed
-                .places
-                .iter()
-                .map(|p| q.pat.len() * (q.pat.len() + p.old.map_or(0, <[_]>::len)) + others)
-                .fold(0, usize::saturating_add);
+            let mut work = q.pat.len();
+            let mut suspect = None;
+            for p in &placed.places {
+                let old = p.old.unwrap_or_default();
+                work = work.saturating_add(old.len());
+                if p.old.is_some() && !old.iter().any(|l| pattern.contains(l.trim())) {
+                    continue;
+                }
+                work = work.saturating_add(q.pat.len() * (q.pat.len() + old.len()) + others);
+                if placed.work.get().saturating_add(work) > MAX_ORDER_WORK {
+                    return Err(order(
+                        FailureKind::NotFound,
+                        format!("they stand before it, at {at}: too many hunks of this file are out of order to check"),
+                    ));
+                }
+                if could_have_stood(lines, q.pat, p, &placed.places) {
+                    suspect = Some(p);
+                    break;
+                }
+            }
             let spent = placed.work.get().saturating_add(work);
             if spent > MAX_ORDER_WORK {
                 return Err(order(
@@ -579,7 +638,7 @@ fn before_previous(
                 ));
             }
             placed.work.set(spent);
-            if let Some(p) = placed.places.iter().find(|p| could_have_stood(lines, q.pat, p, &placed.places)) {
+            if let Some(p) = suspect {
                 let other = LineRange::from_zero_based(p.start, p.end);
                 let mut failure = order(
                     FailureKind::Ambiguous,
