@@ -138,7 +138,20 @@ pub(crate) struct Placed<'a> {
 
 /// The most line comparisons one file's hunks out of order may cost; past them, such
 /// hunks are refused (put in file order, they need none).
-const MAX_ORDER_WORK: usize = 1 << 24;
+/// Each search of the whole file for a hunk out of order counts the file's lines.
+const MAX_ORDER_WORK: usize = 1 << 22;
+
+impl Placed<'_> {
+    /// Counts `work` against [`MAX_ORDER_WORK`]: false (and nothing counted) past it.
+    fn spend(&self, work: usize) -> bool {
+        let spent = self.work.get().saturating_add(work);
+        if spent > MAX_ORDER_WORK {
+            return false;
+        }
+        self.work.set(spent);
+        true
+    }
+}
 
 /// The place an earlier edit of the file took.
 #[derive(Debug, Clone, Copy)]
@@ -442,11 +455,12 @@ fn locate_and_apply(
     let in_sequence = edit.scope.after_previous && lo > 0 && !anchored && range_end.is_none();
     // Found after the previous hunk's place only leniently, while its lines stand exactly
     // before it: a hunk out of order, or one that does not match; either reading is
-    // plausible.
+    // plausible. (Past the file's budget for such searches it is applied, as it was.)
     if in_sequence
         && let Decision::Apply(found, _) = &decision
         && let [after] = found.as_slice()
         && after.tier > Tier::Exact
+        && placed.spend(lo)
         && let Some(before) = exactly_before(&file.lines, &q)
     {
         return Err(out_of_order_or_not(&before, after, lo));
@@ -580,6 +594,17 @@ fn before_previous(
 ) -> Result<Option<Decision>, Failure> {
     let exact = TierSet::only(Tier::Exact);
     let whole = Query { lo: 0, hi: lines.len(), hint: None, occurrence: Occurrence::Unique, ..q.clone() };
+    let lo = q.lo;
+    if !placed.spend(lines.len().saturating_add(q.pat.len())) {
+        return Err(Failure::new(
+            FailureKind::NotFound,
+            format!(
+                "the lines to find are not after line {lo}, where the hunk before this one ends; too many hunks of \
+                 this file are out of order to look for them before it"
+            ),
+            "put the file's hunks in the order of their places in the file",
+        ));
+    }
     let located = engine::locate(lines, &whole, exact);
     let new =
         new_side.map(|n| NewSide { q: Query { lo: 0, hi: lines.len(), ..n.q.clone() }, kept: n.kept, weak: n.weak });
