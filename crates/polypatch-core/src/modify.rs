@@ -139,7 +139,7 @@ pub(crate) struct Placed<'a> {
 /// The most line comparisons one file's hunks out of order may cost; past them, such
 /// hunks are refused (put in file order, they need none).
 /// Each search of the whole file for a hunk out of order counts the file's lines.
-const MAX_ORDER_WORK: usize = 1 << 22;
+const MAX_ORDER_WORK: usize = 1 << 26;
 
 impl Placed<'_> {
     /// Counts `work` against [`MAX_ORDER_WORK`]: false (and nothing counted) past it.
