@@ -87,7 +87,7 @@ fn check(plan: &EditPlan, files: &MemoryFileSet, hunks: usize, tier: Tier) {
     let edits = &computed.report.files[0].edits;
     assert_eq!(edits.len(), hunks);
     for edit in edits {
-        assert_eq!((edit.status, edit.tier), (Status::Applied, Some(tier)), "{}", computed.report);
+        assert_eq!((edit.status, edit.tier), (Status::Located, Some(tier)), "{}", computed.report);
     }
 }
 

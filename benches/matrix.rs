@@ -305,7 +305,7 @@ fn build(sources: &mut Sources, dialect: Dialect, kind: Kind, lines: usize, coun
             let edits = &computed.report.files[0].edits;
             assert_eq!(edits.len(), count, "{id}");
             for edit in edits {
-                assert_eq!((edit.status, edit.tier), (Status::Applied, Some(tier)), "{id}\n{}", computed.report);
+                assert_eq!((edit.status, edit.tier), (Status::Located, Some(tier)), "{id}\n{}", computed.report);
             }
         }
         (Err(e), Some(_)) => panic!("{id} must apply: {e}\n{}", e.report),

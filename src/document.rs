@@ -329,30 +329,24 @@ fn located_blocks(report: &ReplyReport) -> Vec<BlockReport> {
 }
 
 /// `report` as documents show it: an operation or edit that is `Applied` in a report that
-/// was not committed (a dry run, a failed run) becomes `Located`.
+/// was not committed becomes `Located`. The library's own reports already say so
+/// ([`crate::apply`] and [`crate::compute`] say `applied` only for what was written); this
+/// is for a report built or changed by hand.
 ///
 /// ```
 /// use polypatch::{apply, located, parse, ApplyOptions, Format, MemoryFileSet, Status};
 ///
 /// let plan = parse("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n", Format::Auto).unwrap();
 /// let mut files = MemoryFileSet::new().with("a.txt", "one\n");
-/// let report = apply(&plan, &mut files, &ApplyOptions::default().dry_run(true)).unwrap();
-/// assert_eq!(report.files[0].status, Status::Applied);
-/// assert_eq!(located(&report).files[0].status, Status::Located); // nothing was written
+/// let mut report = apply(&plan, &mut files, &ApplyOptions::default().dry_run(true)).unwrap();
+/// assert_eq!(report.files[0].status, Status::Located); // nothing was written
+/// report.files[0].status = Status::Applied;
+/// assert_eq!(located(&report).files[0].status, Status::Located);
 /// ```
 pub fn located(report: &ApplyReport) -> ApplyReport {
     let mut report = report.clone();
     if !report.committed {
-        for file in &mut report.files {
-            if file.status == Status::Applied {
-                file.status = Status::Located;
-            }
-            for edit in &mut file.edits {
-                if edit.status == Status::Applied {
-                    edit.status = Status::Located;
-                }
-            }
-        }
+        report.mark_not_written();
     }
     report
 }

@@ -218,7 +218,7 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
         return Response::without_files(ReportDocument::failed(&report).with_warnings(&plan.warnings));
     }
     // Delivered in `files`: in this protocol that is what written means.
-    report.committed = true;
+    report.mark_committed();
     Response { document: ReportDocument::success(&report).with_warnings(&plan.warnings), files }
 }
 

@@ -112,8 +112,9 @@ pub struct BlockReport {
     /// Where the block came from.
     #[serde(flatten)]
     pub block: BlockInfo,
-    /// `applied`, `already_applied` (nothing to change), `failed`, or `not_attempted`
-    /// (an earlier block failed).
+    /// `applied` (written), `located` (would change, but nothing was written: a dry run,
+    /// or another block failed), `already_applied` (nothing to change), `failed`, or
+    /// `not_attempted` (an earlier block failed).
     pub status: Status,
     /// The warnings of the block's parse (a tolerated deviation from its dialect).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -377,8 +378,9 @@ pub fn compute_blocks<S: FileSource + ?Sized>(
             match compute(&block.plan, &overlay, options) {
                 Ok(computed) => {
                     overlay.record(&computed.changes);
+                    // Nothing is written yet: `located` until the commit.
                     let status =
-                        if computed.report.is_already_applied() { Status::AlreadyApplied } else { Status::Applied };
+                        if computed.report.is_already_applied() { Status::AlreadyApplied } else { Status::Located };
                     (status, computed.report)
                 }
                 Err(err) => {
@@ -443,7 +445,10 @@ pub fn apply_blocks<S: FileStore + ?Sized>(
         }
         report.committed = true;
         for block in &mut report.blocks {
-            block.report.committed = true;
+            block.report.mark_committed();
+            if block.status == Status::Located {
+                block.status = Status::Applied;
+            }
         }
     }
     Ok(report)
@@ -536,7 +541,13 @@ mod tests {
         assert_eq!(files, self::files());
         let ReplyError::NotApplied { report, commit_error: None, .. } = &err else { panic!("{err:?}") };
         let statuses: Vec<_> = report.blocks.iter().map(|b| b.status).collect();
-        assert_eq!(statuses, [Status::Applied, Status::Failed, Status::NotAttempted]);
+        // Block 1 was located, not written (issue 26, point 6).
+        assert_eq!(statuses, [Status::Located, Status::Failed, Status::NotAttempted]);
+        assert_eq!(report.blocks[0].report.files[0].status, Status::Located);
+        assert!(
+            report.to_string().starts_with("block 1 (unified, lines 2-6): located\nlocated: modify a.txt\n"),
+            "{report}"
+        );
         let (block, file, _, failure) = report.first_failure().unwrap();
         assert_eq!((block.block.index, file.path.as_str(), failure.kind), (2, "b.txt", FailureKind::NotFound));
         assert!(err.to_string().starts_with("block 2 (unified, lines 9-13): b.txt: "), "{err}");
@@ -602,6 +613,12 @@ mod tests {
         let report = apply_text(reply, &mut files, &ApplyOptions::default().dry_run(true)).unwrap();
         assert!(report.dry_run && !report.committed);
         assert_eq!(files, self::files());
+        // Nothing was written: the block and its edits are located (issue 26, point 6).
+        assert_eq!(report.blocks[0].status, Status::Located);
+        assert_eq!(report.blocks[0].report.files[0].edits[0].status, Status::Located);
+        let report = apply_text(reply, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(report.blocks[0].status, Status::Applied);
+        assert_eq!(report.blocks[0].report.files[0].edits[0].status, Status::Applied);
     }
 
     #[test]

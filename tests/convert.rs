@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation, convert};
-use polypatch::{ApplyOptions, DiskFileSet};
+use polypatch::{ApplyOptions, DiskFileSet, ParseOptions};
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
 
@@ -125,9 +125,14 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
     let patch = polypatch::decode_lossless(&bytes)
         .replace("@ROOT@", &sandbox.root().to_string_lossy())
         .replace("@OUTSIDE@", &sandbox.root().with_file_name("outside").to_string_lossy());
-    let strict = fs::read_to_string(case_dir.join("expect"))
-        .is_ok_and(|t| t.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == "options=strict"));
-    let options = ConvertOptions::default().apply(ApplyOptions::default().strict(strict));
+    let expect = fs::read_to_string(case_dir.join("expect")).unwrap_or_default();
+    let option = |name: &str| {
+        expect.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == format!("options={name}"))
+    };
+    let strict = option("strict");
+    let options = ConvertOptions::default()
+        .apply(ApplyOptions::default().strict(strict))
+        .parse(ParseOptions::default().skip_binary_without_data(option("skip_binary_without_data")));
 
     let files = DiskFileSet::new(sandbox.root())?;
     let converted =

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use polypatch::{
-    ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, ReplyError, Status, Tier,
+    ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, ParseOptions, ReplyError, Status, Tier,
 };
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
@@ -169,6 +169,9 @@ enum Outcome {
 #[derive(Debug)]
 enum Expectation {
     Strict,
+    /// `options = skip_binary_without_data`: parsed with
+    /// `ParseOptions::skip_binary_without_data`.
+    SkipBinary,
     Rerun,
     /// `rerun <dialect> = unchanged`: for that dialect (of an equivalence case), a re-run
     /// need only leave the tree unchanged; refusing it is right where its patch cannot
@@ -252,6 +255,7 @@ fn parse_expect(text: &str) -> Result<Vec<Expectation>, String> {
         };
         let expectation = match key {
             "options" if target.is_empty() && value == "strict" => Expectation::Strict,
+            "options" if target.is_empty() && value == "skip_binary_without_data" => Expectation::SkipBinary,
             "rerun" if target.is_empty() && value == "already_applied" => Expectation::Rerun,
             "blocks" if target.is_empty() => {
                 Expectation::Blocks(value.split_whitespace().map(str::to_string).collect())
@@ -312,7 +316,9 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
     if case.expect.iter().any(|e| matches!(e, Expectation::Blocks(_))) {
         return Err("`blocks` is for chat cases".into());
     }
-    let parsed = polypatch::parse(&patch, dialect.parse().expect("a dialect folder is a format name"));
+    let parse_options = ParseOptions::default()
+        .skip_binary_without_data(case.expect.iter().any(|e| matches!(e, Expectation::SkipBinary)));
+    let parsed = parse_case(dialect, &patch, &parse_options);
     match &case.outcome {
         Outcome::Malformed(kind) => {
             let err = match parsed {
@@ -369,11 +375,20 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
 
     let unchanged_only = case.expect.iter().any(|e| matches!(e, Expectation::RerunUnchanged(d) if d == dialect));
     if case.expect.iter().any(|e| matches!(e, Expectation::Rerun)) && !unchanged_only {
-        rerun(dialect, &patch, &sandbox, &options, expected_tree)?;
+        rerun(dialect, &patch, &sandbox, (&parse_options, &options), expected_tree)?;
     } else if let Outcome::Tree(after) = &case.outcome {
-        rerun_changes_nothing(dialect, &patch, &sandbox, &options, after)?;
+        rerun_changes_nothing(dialect, &patch, &sandbox, (&parse_options, &options), after)?;
     }
     Ok(())
+}
+
+/// The case's patch parsed as its dialect folder says, with the case's parse options.
+fn parse_case(
+    dialect: &str,
+    patch: &str,
+    options: &ParseOptions,
+) -> Result<polypatch::EditPlan, polypatch::PatchError> {
+    polypatch::parse_with(patch, dialect.parse().expect("a dialect folder is a format name"), options)
 }
 
 /// Every case that applies: applying the patch again, whether it succeeds or is refused,
@@ -382,11 +397,10 @@ fn rerun_changes_nothing(
     dialect: &str,
     patch: &str,
     sandbox: &Sandbox,
-    options: &ApplyOptions,
+    (parse_options, options): (&ParseOptions, &ApplyOptions),
     after: &Tree,
 ) -> Result<(), Failed> {
-    let plan = polypatch::parse(patch, dialect.parse().expect("a dialect folder is a format name"))
-        .map_err(|e| e.render(patch))?;
+    let plan = parse_case(dialect, patch, parse_options).map_err(|e| e.render(patch))?;
     let mut files = DiskFileSet::new(sandbox.root())?;
     if let Err(err) = polypatch::apply(&plan, &mut files, options)
         && let Some(commit) = err.commit_error
@@ -398,9 +412,14 @@ fn rerun_changes_nothing(
 
 /// Applies the patch a second time: every file and edit must be already applied, and the tree
 /// must not change.
-fn rerun(dialect: &str, patch: &str, sandbox: &Sandbox, options: &ApplyOptions, after: &Tree) -> Result<(), Failed> {
-    let plan = polypatch::parse(patch, dialect.parse().expect("a dialect folder is a format name"))
-        .map_err(|e| e.render(patch))?;
+fn rerun(
+    dialect: &str,
+    patch: &str,
+    sandbox: &Sandbox,
+    (parse_options, options): (&ParseOptions, &ApplyOptions),
+    after: &Tree,
+) -> Result<(), Failed> {
+    let plan = parse_case(dialect, patch, parse_options).map_err(|e| e.render(patch))?;
     let mut files = DiskFileSet::new(sandbox.root())?;
     let report = polypatch::apply(&plan, &mut files, options)
         .map_err(|e| format!("the re-run should succeed: {e}\n{}", e.report))?;
@@ -415,7 +434,11 @@ fn rerun(dialect: &str, patch: &str, sandbox: &Sandbox, options: &ApplyOptions, 
 fn check_expectations(expect: &[Expectation], report: &ApplyReport) -> Result<(), Failed> {
     for e in expect {
         let problem = match e {
-            Expectation::Strict | Expectation::Rerun | Expectation::RerunUnchanged(_) | Expectation::Blocks(_) => None,
+            Expectation::Strict
+            | Expectation::SkipBinary
+            | Expectation::Rerun
+            | Expectation::RerunUnchanged(_)
+            | Expectation::Blocks(_) => None,
             Expectation::Tier(sel, tier) => {
                 let edit = edit(report, sel)?;
                 (edit.tier != Some(*tier))

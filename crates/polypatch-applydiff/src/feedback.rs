@@ -24,8 +24,13 @@ use polypatch_core::{ApplyReport, Failure, FailureKind, FileReport, PatchError, 
 /// for the failures the table does not name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FeedbackStatus {
-    /// Every block applied (or was already applied).
+    /// Every block applied (or was already applied), and the changes were written.
     Applied,
+    /// A dry run: every block was located (or was already applied), nothing was written.
+    /// Not one of the spec's statuses (the spec has no dry run): its own headline,
+    /// `✅ Patch would apply (dry run)`, so that no model reads "applied" for a change that
+    /// was not made.
+    WouldApply,
     /// A `--- from` section matched several places with near-equal confidence.
     AmbiguousMatch,
     /// A `--- from` section matched no place.
@@ -51,6 +56,7 @@ impl FeedbackStatus {
     pub fn headline(self) -> &'static str {
         match self {
             FeedbackStatus::Applied => "✅ Patch Applied",
+            FeedbackStatus::WouldApply => "✅ Patch would apply (dry run)",
             FeedbackStatus::AmbiguousMatch => "❌ Ambiguous match detected",
             FeedbackStatus::NoMatch => "❌ No match found",
             FeedbackStatus::FormatInvalid => "❌ Patch Format Invalid",
@@ -59,10 +65,12 @@ impl FeedbackStatus {
     }
 
     /// The spec's "Error Code/Message" (`None` for [`FeedbackStatus::NotApplied`], whose
-    /// message is the core's).
+    /// message is the core's). [`FeedbackStatus::Applied`]'s names the session's health
+    /// line; [`feedback`] gives it only with a session ([`session_feedback`]).
     pub fn message(self) -> Option<&'static str> {
         match self {
             FeedbackStatus::Applied => Some("Apply succeeded. Health updated in [SESSION CONTEXT]."),
+            FeedbackStatus::WouldApply => Some("Every block was located; nothing was written."),
             FeedbackStatus::AmbiguousMatch => Some(
                 "Your \"from\" block matched multiple locations in the file with near-equal confidence. The \
                  application cannot proceed safely.",
@@ -83,6 +91,7 @@ impl FeedbackStatus {
     pub fn action(self) -> Option<&'static str> {
         match self {
             FeedbackStatus::Applied => Some("Action: Continue to next task step or end."),
+            FeedbackStatus::WouldApply => Some("Action: Apply the patch to make the change."),
             FeedbackStatus::AmbiguousMatch => Some(
                 "Action: Submit the same patch content but use MORE surrounding context lines (5+) to uniquely \
                  define the target location.",
@@ -95,10 +104,16 @@ impl FeedbackStatus {
         }
     }
 
-    /// The headline, the spec's message and its action, one per line.
-    fn opening(self) -> String {
+    /// The headline, the spec's message and its action, one per line. Without a session
+    /// (`session` false), [`FeedbackStatus::Applied`]'s message stops before the health
+    /// line: there is no `[SESSION CONTEXT]` to update.
+    fn opening(self, session: bool) -> String {
         let mut out = format!("{}\n", self.headline());
-        for line in [self.message(), self.action()].into_iter().flatten() {
+        let message = match self {
+            FeedbackStatus::Applied if !session => Some("Apply succeeded."),
+            _ => self.message(),
+        };
+        for line in [message, self.action()].into_iter().flatten() {
             out.push_str(line);
             out.push('\n');
         }
@@ -106,31 +121,45 @@ impl FeedbackStatus {
     }
 }
 
-/// The status of an apply: the first failure's, or [`FeedbackStatus::Applied`].
+/// The status of an apply: the first failure's, [`FeedbackStatus::WouldApply`] for a dry
+/// run, or [`FeedbackStatus::Applied`].
 pub fn status(report: &ApplyReport) -> FeedbackStatus {
-    report.first_failure().map_or(FeedbackStatus::Applied, |(_, _, failure)| FeedbackStatus::of(failure.kind))
+    match report.first_failure() {
+        Some((_, _, failure)) => FeedbackStatus::of(failure.kind),
+        None if report.dry_run => FeedbackStatus::WouldApply,
+        None => FeedbackStatus::Applied,
+    }
 }
 
-/// The feedback for an apply, success or failure.
+/// The feedback for an apply, success or failure, without a session.
 ///
-/// On success: the `✅ Patch Applied` opening, then one line per block (its file, label,
-/// outcome, lines, tier and confidence), and for a dry run a line saying nothing was
-/// written. On failure: one section per failed block or file operation, each opening with
-/// its own status, separated by blank lines, then a line naming what was not attempted.
+/// On success: the `✅ Patch Applied` opening (`Apply succeeded.`: the spec's health
+/// sentence is for [`session_feedback`]), or for a dry run `✅ Patch would apply (dry run)`,
+/// then one line per block (its file, label, outcome — `applied`, or `located` when nothing
+/// was written —, lines, tier and confidence). On failure: one section per failed block or
+/// file operation, each opening with its own status, separated by blank lines, then a line
+/// naming what was not attempted.
 ///
 /// ```
 /// use polypatch_applydiff::feedback;
 /// use polypatch_core::ApplyReport;
 ///
 /// let text = feedback::feedback(&ApplyReport::default());
-/// assert!(text.starts_with("✅ Patch Applied\nApply succeeded."));
+/// assert!(text.starts_with("✅ Patch Applied\nApply succeeded.\nAction:"));
 /// ```
 pub fn feedback(report: &ApplyReport) -> String {
-    if report.is_success() { success(report) } else { failure(report) }
+    if report.is_success() { success(report, false) } else { failure(report) }
 }
 
-fn success(report: &ApplyReport) -> String {
-    let mut out = FeedbackStatus::Applied.opening();
+/// [`feedback`] for an apply recorded in a [`Session`](crate::Session): a success says, as
+/// the spec writes it, `Apply succeeded. Health updated in [SESSION CONTEXT].`. A dry run
+/// records nothing, and says what [`feedback`] says.
+pub fn session_feedback(report: &ApplyReport) -> String {
+    if report.is_success() { success(report, true) } else { failure(report) }
+}
+
+fn success(report: &ApplyReport, session: bool) -> String {
+    let mut out = status(report).opening(session);
     for file in &report.files {
         if file.edits.is_empty() {
             let _ = writeln!(out, "{}: {} ({})", target(file), file.status.word(), file.operation);
@@ -151,9 +180,6 @@ fn success(report: &ApplyReport) -> String {
                 let _ = writeln!(out, "  note: {note}");
             }
         }
-    }
-    if report.dry_run {
-        out.push_str("Dry run: nothing was written.\n");
     }
     out
 }
@@ -192,7 +218,7 @@ fn failure(report: &ApplyReport) -> String {
 /// One failure: its status's opening, where, what we know, the core's next step.
 fn section(place: &str, failure: &Failure) -> String {
     let status = FeedbackStatus::of(failure.kind);
-    let mut out = status.opening();
+    let mut out = status.opening(false);
     let _ = writeln!(out, "Where: {place}");
     let _ = writeln!(out, "Reason: {}: {}", failure.kind.name(), failure.message);
     if !failure.candidates.is_empty() {
@@ -249,7 +275,7 @@ fn label(label: &str, index: usize) -> String {
 /// assert!(text.contains("At line 2, column 1:"));
 /// ```
 pub fn format_invalid(err: &PatchError, source: &str) -> String {
-    let mut out = FeedbackStatus::FormatInvalid.opening();
+    let mut out = FeedbackStatus::FormatInvalid.opening(false);
     match err.line_col(source) {
         Some((line, column)) => {
             let _ = writeln!(out, "At line {line}, column {column}: {} ({})", err.message, err.kind);
@@ -435,7 +461,7 @@ mod tests {
         ]);
         assert_eq!(status(&r), FeedbackStatus::Applied);
         assert_eq!(
-            feedback(&r),
+            session_feedback(&r),
             "✅ Patch Applied\n\
              Apply succeeded. Health updated in [SESSION CONTEXT].\n\
              Action: Continue to next task step or end.\n\
@@ -445,11 +471,23 @@ mod tests {
              src/b.rs, block 1: already applied\n\
              src/new.rs: applied (replace)\n"
         );
-        let mut dry = report(Vec::new());
+        // Without a session: no health line (issue 26, point 6).
+        assert!(feedback(&r).starts_with("✅ Patch Applied\nApply succeeded.\nAction: Continue"), "{}", feedback(&r));
+    }
+
+    /// Issue 26, point 6: a dry run says what would happen, never "applied", and names no
+    /// session it does not have.
+    #[test]
+    fn a_dry_run_says_it_would_apply() {
+        let mut dry = report(vec![file("src/a.rs", Status::Located, vec![edit(1, Status::Located, None)])]);
         dry.dry_run = true;
-        assert!(
-            feedback(&dry).ends_with("Action: Continue to next task step or end.\nDry run: nothing was written.\n")
-        );
+        assert_eq!(status(&dry), FeedbackStatus::WouldApply);
+        let want = "✅ Patch would apply (dry run)\n\
+                    Every block was located; nothing was written.\n\
+                    Action: Apply the patch to make the change.\n\
+                    src/a.rs, block 1: located\n";
+        assert_eq!(feedback(&dry), want);
+        assert_eq!(session_feedback(&dry), want);
     }
 
     #[test]

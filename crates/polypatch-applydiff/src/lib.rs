@@ -88,7 +88,9 @@
 //!   spec's message and `Action:` word for word, then what we know: the block, the
 //!   candidates' line ranges, the closest region with its similarity and a diff, the tier
 //!   and confidence of each applied block, the line and column of a format error.
-//!   Failures the spec has no status for open with `❌ Patch not applied`.
+//!   Failures the spec has no status for open with `❌ Patch not applied`; a dry run opens
+//!   with `✅ Patch would apply (dry run)`, and the spec's `Health updated in [SESSION
+//!   CONTEXT]` is said only when a session was updated ([`session_feedback`]).
 //! - [`Session`] (§1, §3): across the applies of one conversation, patches and % changed
 //!   per file, errors, ambiguous matches and the exchange count, rendered as the
 //!   `[SESSION CONTEXT]` block, and the §3 threshold table's advice per file
@@ -115,7 +117,7 @@ pub mod syntax;
 use polypatch_core::{Dialect, EditPlan, PatchError};
 
 pub use error::KINDS;
-pub use feedback::{FeedbackStatus, feedback, format_invalid};
+pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
 pub use lower::{DEFAULT_FUZZ, lower};
 pub use session::{
     DEFAULT_MAX_EXCHANGES, FileContents, FileHealth, FormatChoice, Recommendation, SESSION_VERSION, Session,

@@ -168,6 +168,11 @@ pub struct ApplyArgs {
     /// before that data is decoded. Default: 268435456 (256 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_total_binary_size: Option<u64>,
+    /// Skip a diff's `Binary files a/x and b/x differ` sections (a `git diff` made without
+    /// `--binary`: no data to apply), with a warning, and apply the rest, as GNU patch does.
+    /// Default: such a diff is refused and nothing is written
+    #[arg(long)]
+    pub skip_binary_without_data: bool,
     /// How far the commit flushes the files it writes to the device: `none` (the default,
     /// as GNU patch and git) or `full` (fsync every new file, the journal and the
     /// directories, so that a power loss cannot lose a reported commit). Either way each
@@ -191,7 +196,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -317,6 +322,7 @@ fn plain(args: &[OsString]) -> Option<Cli> {
         strip: None,
         max_binary_size: None,
         max_total_binary_size: None,
+        skip_binary_without_data: false,
         fsync: None,
         session: None,
         guidance: None,

@@ -27,9 +27,10 @@ impl Counts {
         let mut counts = Counts::default();
         for file in &report.files {
             let count = |status: Status| file.edits.iter().filter(|e| e.status == status).count();
-            if file.status == Status::Applied {
+            // Written (`applied`) or, in a dry run, would be (`located`).
+            if changes(file.status) {
                 counts.files += 1;
-                counts.edits += count(Status::Applied).max(1);
+                counts.edits += file.edits.iter().filter(|e| changes(e.status)).count().max(1);
             }
             if file.edits.is_empty() {
                 counts.already += usize::from(file.status == Status::AlreadyApplied);
@@ -41,6 +42,12 @@ impl Counts {
         }
         counts
     }
+}
+
+/// Whether an operation or edit with this status changes its file: it was written
+/// (`applied`), or would be (`located`: a dry run, or a run that failed elsewhere).
+pub fn changes(status: Status) -> bool {
+    matches!(status, Status::Applied | Status::Located)
 }
 
 fn plural(n: usize, word: &str) -> String {
@@ -117,7 +124,14 @@ impl Extra<'_> {
 /// the report (the summary line stays), then the session block.
 pub fn success_text_with(report: &ApplyReport, extra: &Extra) -> String {
     let body = if extra.feedback.is_some() {
-        format!("{}{}\n", applydiff::feedback(&escape::report(&polypatch::located(report))), summary(report))
+        let shown = escape::report(&polypatch::located(report));
+        // The spec's "Health updated in [SESSION CONTEXT]" only when a session was.
+        let feedback = if extra.session.is_some() && report.committed {
+            applydiff::session_feedback(&shown)
+        } else {
+            applydiff::feedback(&shown)
+        };
+        format!("{feedback}{}\n", summary(report))
     } else {
         success_text(report)
     };
@@ -159,7 +173,7 @@ pub fn failure_text(err: &ApplyError) -> String {
     // Every edit was located; the disk refused. Say what was and was not written.
     let mut out = format!("error: every edit was located, but writing the files failed: {}\n", escape::one_line(cause));
     let word = if err.rolled_back { "not written" } else { "maybe written" };
-    for file in err.report.files.iter().filter(|f| f.status == Status::Applied) {
+    for file in err.report.files.iter().filter(|f| changes(f.status)) {
         let target = match &file.moved_to {
             Some(to) => format!("{} -> {to}", file.path),
             None => file.path.clone(),

@@ -14,7 +14,7 @@ use anyhow::anyhow;
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{
     ApplyOptions, BlockInfo, DiskFileSet, ParseOptions, PatchError, PlannedBlock, ReplyError, ReplyReport,
-    ReportDocument, Status,
+    ReportDocument,
 };
 use serde::Serialize;
 
@@ -268,9 +268,9 @@ fn blocks_text(report: &ReplyReport) -> String {
 fn summary(report: &ReplyReport) -> String {
     let mut files = BTreeSet::new();
     let mut edits = 0;
-    for (_, file) in report.files().filter(|(_, f)| f.status == Status::Applied) {
+    for (_, file) in report.files().filter(|(_, f)| output::changes(f.status)) {
         files.insert(file.moved_to.as_deref().unwrap_or(&file.path));
-        edits += file.edits.iter().filter(|e| e.status == Status::Applied).count().max(1);
+        edits += file.edits.iter().filter(|e| output::changes(e.status)).count().max(1);
     }
     let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
     let blocks = plural(report.blocks.len(), "block");

@@ -174,6 +174,7 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     if let Some(bytes) = args.max_total_binary_size {
         parse_options = parse_options.max_total_binary_size(bytes);
     }
+    parse_options = parse_options.skip_binary_without_data(args.skip_binary_without_data);
     // Several patch files, or a model's reply (several blocks, prose around a block): every
     // block is applied as one transaction.
     let parsed = match reply::route(args, mode, format, &text, &parse_options) {
@@ -226,7 +227,15 @@ fn apply(args: &ApplyArgs, mode: Mode) -> Exit {
     }
     let applydiff = plan.dialect == "applydiff";
     let extra = output::Extra {
-        feedback: applydiff.then(|| polypatch::applydiff::feedback(&polypatch::located(report))),
+        feedback: applydiff.then(|| {
+            // The spec's "Health updated in [SESSION CONTEXT]" only when a session was.
+            let shown = polypatch::located(report);
+            if kept.is_some() && report.committed {
+                polypatch::applydiff::session_feedback(&shown)
+            } else {
+                polypatch::applydiff::feedback(&shown)
+            }
+        }),
         session: kept_view(kept.as_ref(), guidance),
     };
     let exit = match &result {

@@ -1666,6 +1666,58 @@ fn several_patch_arguments_are_one_transaction() {
     assert_eq!(run.code, 2, "{run:?}");
 }
 
+/// Issue 26, point 6: no report says `applied` for what was not written. `check` of several
+/// patch files, and a run whose second patch fails, say `located` for the first.
+#[test]
+fn several_patches_say_located_unless_written() {
+    let sb = calc_sandbox();
+    let first = sb.top().join("one.diff");
+    fs::write(
+        &first,
+        "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n",
+    )
+    .unwrap();
+    let notes = sb.top().join("notes.patch");
+    fs::write(&notes, "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch\n").unwrap();
+    let bad = sb.top().join("bad.patch");
+    fs::write(&bad, "*** Begin Patch\n*** Update File: calc.py\n@@\n-import nowhere\n+import os\n*** End Patch\n")
+        .unwrap();
+    let root = sb.root_arg();
+    let (first, notes, bad) = (first.to_str().unwrap(), notes.to_str().unwrap(), bad.to_str().unwrap());
+    let before = sb.snapshot();
+
+    let run = polypatch(sb.top(), &["check", "--root", &root, first, notes], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        format!(
+            "block 1 (unified, {first}): located\n  located: modify calc.py\n    hunk 1: located at lines 1-2\n\
+             block 2 (ai-patch, {notes}): located\n  located: create notes.txt\n\
+             dry run: would apply 2 edits in 2 files (2 blocks), nothing written\n"
+        )
+    );
+
+    let run = polypatch(sb.top(), &["apply", "--root", &root, first, bad], None);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "error: could not apply the patch blocks, nothing was written\n\
+             block 1 (unified, {first}): located\n  located: modify calc.py\n    hunk 1: located at lines 1-2\n\
+             block 2 (ai-patch, {bad}): FAILED\n"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("applied"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+
+    let run = polypatch(sb.top(), &["apply", "--root", &root, first, notes], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.starts_with("block 1 (unified, "), "{}", run.stdout);
+    assert!(run.stdout.contains("): applied\n  applied: modify calc.py\n    hunk 1: applied at lines 1-2\n"));
+    assert!(run.stdout.ends_with("applied 2 edits in 2 files (2 blocks)\n"), "{}", run.stdout);
+}
+
 /// Creates the hook `.git/hooks/pre-commit`, executable, as a diff (issue 25).
 const HOOK: &str = "\
 diff --git a/.git/hooks/pre-commit b/.git/hooks/pre-commit
@@ -1758,4 +1810,35 @@ fn a_commit_across_more_directories_than_open_files_allowed() {
         "{:?}",
         files.iter().map(|(p, _)| p).filter(|p| !p.ends_with("f.txt")).take(5).collect::<Vec<_>>()
     );
+}
+
+/// Issue 26, point 7: a `git diff` without `--binary` is refused as before; with
+/// `--skip-binary-without-data` its binary section is skipped with a warning and the rest
+/// applies.
+#[test]
+fn binary_files_without_data_are_skipped_only_when_asked() {
+    let sb = Sandbox::new(&[("a.txt", "one\n")]);
+    sb.write("logo.png", b"\x89PNG\x00\x01");
+    let patch = "diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\n\
+                 Binary files a/logo.png and b/logo.png differ\n\
+                 diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n";
+    let before = sb.snapshot();
+    let run = sb.run("apply", &[], patch);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("(`--skip-binary-without-data`"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+
+    let run = sb.run("apply", &["--skip-binary-without-data"], patch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "warning: skipped `logo.png`: the diff says only that the binary files differ, with no data (made without \
+         `git diff --binary`); that file is left as it is\n"
+    );
+    assert_eq!(run.stdout, "applied: modify a.txt\n  hunk 1: applied at line 1\napplied 1 edit in 1 file\n");
+    assert_eq!(sb.read("a.txt"), "two\n");
+    assert_eq!(fs::read(sb.root().join("logo.png")).unwrap(), b"\x89PNG\x00\x01");
+    let doc = sb.run("check", &["--json", "--skip-binary-without-data"], patch).json();
+    assert_eq!(doc["status"], "dry_run");
+    assert_eq!(doc["warnings"][0].as_str().unwrap().split(':').next(), Some("skipped `logo.png`"));
 }

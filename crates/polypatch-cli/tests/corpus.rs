@@ -96,7 +96,10 @@ fn run_case(case: &Case) -> Result<(), String> {
     let patch = base.join("case.patch");
     fs::write(&patch, polypatch::core::encode_lossless(&text)).map_err(|e| e.to_string())?;
     let expect = fs::read_to_string(case.dir.join("expect")).unwrap_or_default();
-    let strict = expect.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == "options=strict");
+    let option = |name: &str| {
+        expect.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == format!("options={name}"))
+    };
+    let (strict, skip_binary) = (option("strict"), option("skip_binary_without_data"));
 
     let run = || {
         let mut args = vec!["apply", "--json", "--format", &case.dialect, "--root"];
@@ -104,6 +107,9 @@ fn run_case(case: &Case) -> Result<(), String> {
         args.push(root);
         if strict {
             args.push("--strict");
+        }
+        if skip_binary {
+            args.push("--skip-binary-without-data");
         }
         let patch = patch.to_str().unwrap();
         args.push(patch);

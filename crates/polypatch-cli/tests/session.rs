@@ -219,7 +219,15 @@ fn a_dry_run_shows_the_block_and_records_nothing() {
     {
         let run = sb.run(verb, &extra, &change(3, "30"));
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(run.stdout.contains("Dry run: nothing was written.\n"), "{}", run.stdout);
+        // Issue 26, point 6: what would happen, not "applied", and no health line.
+        assert!(
+            run.stdout.starts_with(
+                "✅ Patch would apply (dry run)\nEvery block was located; nothing was written.\n\
+                 Action: Apply the patch to make the change.\nm.py, block 1: located at lines 2-4 ("
+            ) && run.stdout.contains("\ndry run: would apply 1 edit in 1 file, nothing written\n"),
+            "{}",
+            run.stdout
+        );
         assert!(run.stdout.contains("\nHealth: 0 errors, 0 ambiguous matches, exchange 1/20\n"), "{}", run.stdout);
         assert_eq!(fs::read_to_string(sb.state()).unwrap(), saved);
     }
@@ -261,11 +269,22 @@ fn without_session_nothing_is_kept_and_diff_refuses_it() {
     let sb = Sandbox::new();
     let run = sb.run("apply", &[], &change(2, "20"));
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // No session: no health line (issue 26, point 6).
     assert!(
-        run.stdout.starts_with("✅ Patch Applied\n") && !run.stdout.contains("[/SESSION CONTEXT]"),
+        run.stdout.starts_with("✅ Patch Applied\nApply succeeded.\nAction: Continue to next task step or end.\n"),
         "{}",
         run.stdout
     );
+    assert!(!run.stdout.contains("SESSION CONTEXT"), "{}", run.stdout);
+    let run = sb.run("check", &[], &change(3, "30"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("✅ Patch would apply (dry run)\n"), "{}", run.stdout);
+    assert!(!run.stdout.contains("SESSION CONTEXT") && !run.stdout.contains("applied at"), "{}", run.stdout);
+    let run = sb.run("check", &["--json"], &change(3, "30"));
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let feedback = json["feedback"].as_str().unwrap();
+    assert!(feedback.starts_with("✅ Patch would apply (dry run)\n"), "{feedback}");
+    assert!(feedback.contains("\nm.py, block 1: located at lines 2-4 ("), "{feedback}");
     assert!(!sb.state().exists());
     let run = sb.run("diff", &["--session", "state.json"], &change(3, "30"));
     assert_eq!(run.code, 2, "{}", run.stderr);

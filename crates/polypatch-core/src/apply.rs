@@ -181,6 +181,8 @@ pub fn compute<S: FileSource + ?Sized>(
         report.files.push(file);
     }
     settle_gone(&mut report, gone);
+    // Nothing is written here: what would change is `located`, never `applied`.
+    report.mark_not_written();
     if !report.is_success() {
         report.shorten_failures();
         return Err(ApplyError::not_located(report));
@@ -942,7 +944,7 @@ pub fn apply<S: FileStore + ?Sized>(
                 err.get_ref().and_then(|e| e.downcast_ref::<crate::disk::CommitError>()).is_none_or(|c| c.rolled_back);
             return Err(ApplyError::commit_failed(report, err.to_string(), rolled_back));
         }
-        report.committed = true;
+        report.mark_committed();
     }
     Ok(report)
 }

@@ -71,6 +71,13 @@ pub struct ParseOptions {
     /// transaction (a model's reply of several blocks, several patch files, an Aptix
     /// bundle's `gitPatch` entries) share one budget. Default 0.
     pub binary_expanded_before: u64,
+    /// A diff section that says only `Binary files a/x and b/x differ` (a `git diff`
+    /// made without `--binary`: the change has no data) is skipped, with a warning in the
+    /// plan's [`warnings`](crate::EditPlan::warnings), and the rest of the diff applies, as
+    /// GNU patch does. Off by default: such a diff is refused (kind
+    /// `binary_without_data`), since applying it leaves that file as it was. The CLI's
+    /// `--skip-binary-without-data`.
+    pub skip_binary_without_data: bool,
 }
 
 impl Default for ParseOptions {
@@ -80,6 +87,7 @@ impl Default for ParseOptions {
             max_binary_size: DEFAULT_MAX_BINARY_SIZE,
             max_total_binary_size: DEFAULT_MAX_TOTAL_BINARY_SIZE,
             binary_expanded_before: 0,
+            skip_binary_without_data: false,
         }
     }
 }
@@ -105,6 +113,14 @@ impl ParseOptions {
     #[must_use]
     pub fn binary_expanded_before(mut self, bytes: u64) -> Self {
         self.binary_expanded_before = bytes;
+        self
+    }
+
+    /// Builder: skip the sections of binary files without data
+    /// ([`ParseOptions::skip_binary_without_data`]).
+    #[must_use]
+    pub fn skip_binary_without_data(mut self, yes: bool) -> Self {
+        self.skip_binary_without_data = yes;
         self
     }
 

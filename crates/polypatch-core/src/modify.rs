@@ -2,6 +2,7 @@
 //! ones before: locate the target (`engine`), decide what that means (`decide`), write
 //! the new lines (`shape`).
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use crate::decide::{Decision, NewSide, Unlike, decide, far_from_hint, unlike_removals};
@@ -68,6 +69,10 @@ impl Overrides<'_> {
 /// ran out) fails with [`FailureKind::SearchSkipped`] unless it was located without one.
 pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, path: &str) -> Vec<EditReport> {
     let mut cursor = 0usize;
+    // The places the edits so far took: a hunk found before the previous one's place may
+    // apply only clear of them.
+    let mut placed = Placed::default();
+    let in_sequence = edits.iter().any(|e| e.scope.after_previous);
     let mut reports = Vec::with_capacity(edits.len());
     let mut ov = Overrides { eol: file.dominant_eol(), drift: 0, ..ov };
     // Hashed once for every edit: each change to the lines updates them.
@@ -84,9 +89,18 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
             notes: Vec::new(),
         };
         // Every edit, text edits included, keeps the hashes in step with the lines it changes.
-        let mut result = apply_edit(file, &hashes, edit, &mut cursor, ov);
+        let len_before = file.lines.len();
+        let mut result = apply_edit(file, &hashes, edit, &mut cursor, ov, &placed);
         if let (Ok(Done { lines: Some(at), .. }), Some(hint)) = (&result, edit.scope.line_hint) {
             ov.drift = isize::try_from(at.start).unwrap_or(isize::MAX).saturating_sub_unsigned(hint);
+        }
+        // Kept only where a hunk may come out of order (the others never look).
+        if let (true, Ok(Done { lines: Some(at), .. })) = (in_sequence, &result) {
+            let old = match &edit.target {
+                Target::Lines(pat) => Some(pat.as_slice()),
+                _ => None,
+            };
+            place(&mut placed, (at.start - 1, at.end), old, file.lines.len(), len_before);
         }
         if let Some(effort) = ov.effort {
             let name = || format!("`{path}`, {}", edit_name(edit, i + 1));
@@ -118,6 +132,65 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
         reports.push(report);
     }
     reports
+}
+
+/// The places the earlier edits of a file took, and the work spent checking hunks out of
+/// order against them.
+#[derive(Debug, Default)]
+pub(crate) struct Placed<'a> {
+    /// In order of their starts.
+    places: Vec<Place<'a>>,
+    /// Line and place comparisons spent by [`could_have_stood`] in this file, at most
+    /// [`MAX_ORDER_WORK`].
+    work: std::cell::Cell<usize>,
+}
+
+/// The most line comparisons one file's hunks out of order may cost; past them, such
+/// hunks are refused (put in file order, they need none).
+/// Each search of the whole file for a hunk out of order counts the file's lines.
+const MAX_ORDER_WORK: usize = 1 << 26;
+
+impl Placed<'_> {
+    /// Counts `work` against [`MAX_ORDER_WORK`]: false (and nothing counted) past it.
+    fn spend(&self, work: usize) -> bool {
+        let spent = self.work.get().saturating_add(work);
+        if spent > MAX_ORDER_WORK {
+            return false;
+        }
+        self.work.set(spent);
+        true
+    }
+}
+
+/// The place an earlier edit of the file took.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place<'a> {
+    /// Where it is in the file as it is now (0-based, end exclusive).
+    start: usize,
+    end: usize,
+    /// The lines it was written to find there (`None`: not known as lines).
+    old: Option<&'a [LineText]>,
+}
+
+/// Records the place `start..end` (0-based, in the file before the edit) of an edit that
+/// looked for `old` and changed the file's length from `len_before` to `len_after`: the
+/// places after it move with the lines.
+fn place<'a>(
+    placed: &mut Placed<'a>,
+    (start, end): (usize, usize),
+    old: Option<&'a [LineText]>,
+    len_after: usize,
+    len_before: usize,
+) {
+    let shift = |at: usize| (at + len_after).saturating_sub(len_before);
+    // In order of their starts: the places after this one are the tail (none for hunks
+    // in file order), so that recording a place costs no scan of the ones before.
+    let after = placed.places.partition_point(|p| p.start < end);
+    for p in &mut placed.places[after..] {
+        (p.start, p.end) = (shift(p.start), shift(p.end));
+    }
+    let at = placed.places.partition_point(|p| p.start <= start);
+    placed.places.insert(at, Place { start, end: shift(end).max(start), old });
 }
 
 /// An edit's name in messages: its label, or `edit N`.
@@ -200,6 +273,7 @@ fn apply_edit(
     edit: &Edit,
     cursor: &mut usize,
     ov: Overrides<'_>,
+    placed: &Placed<'_>,
 ) -> Result<Done, Failure> {
     let (tiers, base) = tiers_of(edit, ov);
     let policy = &edit.policy;
@@ -233,7 +307,8 @@ fn apply_edit(
         lo = found[0].end;
         anchored = Some((found[0].tier, found[0].confidence));
     }
-    let mut done = locate_and_apply(file, hashes, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some())?;
+    let mut done =
+        locate_and_apply(file, hashes, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some(), placed)?;
     if let (Some((tier, confidence)), Some(t)) = (anchored, done.tier)
         && tier > t
     {
@@ -255,6 +330,7 @@ fn locate_and_apply(
     (tiers, base, threshold): (TierSet, Tier, f64),
     lo: usize,
     anchored: bool,
+    placed: &Placed<'_>,
 ) -> Result<Done, Failure> {
     let policy = &edit.policy;
     let len = file.lines.len();
@@ -397,7 +473,53 @@ fn locate_and_apply(
 
     let added: Vec<bool> = kept.iter().map(Option::is_none).collect();
     let new_side = (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, &q, &kept, &added)).flatten();
-    let (found, same_place) = match decide(&file.lines, &q, located, new_side.as_ref(), tiers) {
+    let mut decision = decide(&file.lines, &q, located, new_side.as_ref(), tiers);
+    let in_sequence = edit.scope.after_previous && lo > 0 && !anchored && range_end.is_none();
+    // Found after the previous hunk's place only leniently, while its lines stand exactly
+    // before it: a hunk out of order, or one that does not match; either reading is
+    // plausible. (Past the file's budget for such searches it is applied, as it was.)
+    if in_sequence
+        && let Decision::Apply(found, _) = &decision
+        && let [after] = found.as_slice()
+        && after.tier > Tier::Exact
+        && placed.spend(lo)
+        && let Some(before) = exactly_before(&file.lines, &q)
+    {
+        return Err(out_of_order_or_not(&before, after, lo));
+    }
+    // Not after the previous hunk's place: a hunk written out of order is looked for
+    // before it, exactly.
+    let out_of_order =
+        matches!(decision, Decision::Miss(Miss::NotFound)) && in_sequence && policy.if_missing == Missing::Error;
+    if out_of_order {
+        match before_previous(&file.lines, &q, new_side.as_ref(), placed) {
+            Ok(Some(d)) => decision = d,
+            Ok(None) => {}
+            Err(failure) => return Err(failure),
+        }
+    }
+    let (found, same_place) = match decision {
+        // Out of order: the cursor stays after the previous hunk's place, moved by what
+        // this one changes before it.
+        Decision::AlreadyApplied(n) if out_of_order => {
+            return Ok(Done { notes, ..Done::at(Status::AlreadyApplied, &n) });
+        }
+        Decision::Apply(found, same_place) if out_of_order => {
+            let (was, len) = (*cursor, file.lines.len());
+            let done = apply_at(file, hashes, edit, pat, &kept, &found[0], cursor, ov)?;
+            *cursor = (was + file.lines.len()).saturating_sub(len);
+            let mut done = Done { notes, ..done };
+            if let (Status::AlreadyApplied, Some(n)) = (done.status, same_place) {
+                done.tier = Some(n.tier);
+                done.confidence = n.confidence;
+            }
+            done.notes.push(format!(
+                "the hunks are not in file order: this one stands before the place of the hunk before it, at {}, \
+                 exactly and nowhere else, clear of the other hunks' places",
+                done.lines.map_or_else(String::new, |l| l.to_string())
+            ));
+            return Ok(done);
+        }
         Decision::Apply(found, same_place) => (found, same_place),
         Decision::AlreadyApplied(n) => {
             *cursor = n.end;
@@ -456,6 +578,199 @@ fn locate_and_apply(
     }
     notes.append(&mut done.notes);
     Ok(Done { notes, ..done })
+}
+
+/// Where the target of `q` stands exactly before `q.lo` (the first place, if several).
+fn exactly_before(lines: &[Line], q: &Query<'_>) -> Option<(usize, usize)> {
+    let before = Query { lo: 0, hi: q.lo, hint: None, occurrence: Occurrence::First, ..q.clone() };
+    match engine::locate(lines, &before, TierSet::only(Tier::Exact)) {
+        Ok(found) => found.first().map(|f| (f.start, f.end)),
+        Err(Miss::Ambiguous(_, places, _)) => places.first().copied(),
+        Err(Miss::NotFound) => None,
+    }
+}
+
+/// A hunk found after the previous hunk's place (`lo`) only leniently (`after`), whose
+/// lines stand exactly before it (`before`).
+fn out_of_order_or_not((start, end): &(usize, usize), after: &Found, lo: usize) -> Failure {
+    let (before, later) =
+        (LineRange::from_zero_based(*start, *end), LineRange::from_zero_based(after.start, after.end));
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the lines to find stand exactly at {before}, before line {lo}, where the hunk before this one ends, and \
+             after it only lines like them ({} match) at {later}: which place is meant is unclear",
+            after.tier
+        ),
+        format!(
+            "if this hunk belongs at {before}, put the file's hunks in the order of their places in the file; if it \
+             belongs at {later}, re-read those lines and copy them exactly into the patch"
+        ),
+    );
+    failure.set_candidates(vec![before, later]);
+    failure
+}
+
+/// For a hunk not found after the previous hunk's place (`q.lo`): where it stands before
+/// that place. It applies there when its lines stand exactly, at that one place in the
+/// whole file, clear of every place an earlier edit took (`placed`); its new side found
+/// exactly there instead means already applied. `Ok(None)`: not there exactly either.
+/// Found exactly but not usable: a failure saying that the order is the problem.
+fn before_previous(
+    lines: &[Line],
+    q: &Query<'_>,
+    new_side: Option<&NewSide<'_>>,
+    placed: &Placed<'_>,
+) -> Result<Option<Decision>, Failure> {
+    let exact = TierSet::only(Tier::Exact);
+    let whole = Query { lo: 0, hi: lines.len(), hint: None, occurrence: Occurrence::Unique, ..q.clone() };
+    let lo = q.lo;
+    if !placed.spend(lines.len().saturating_add(q.pat.len())) {
+        return Err(Failure::new(
+            FailureKind::NotFound,
+            format!(
+                "the lines to find are not after line {lo}, where the hunk before this one ends; too many hunks of \
+                 this file are out of order to look for them before it"
+            ),
+            "put the file's hunks in the order of their places in the file",
+        ));
+    }
+    let located = engine::locate(lines, &whole, exact);
+    let new =
+        new_side.map(|n| NewSide { q: Query { lo: 0, hi: lines.len(), ..n.q.clone() }, kept: n.kept, weak: n.weak });
+    let order = |kind: FailureKind, what: String| {
+        Failure::new(
+            kind,
+            format!("the lines to find are not after line {}, where the hunk before this one ends, but {what}", q.lo),
+            "put the file's hunks in the order of their places in the file, each hunk's lines apart from the \
+             others' (merge overlapping hunks into one); the lines themselves need no change",
+        )
+    };
+    match (located, new) {
+        (Ok(found), new) if found.len() == 1 => {
+            let f = &found[0];
+            let at = LineRange::from_zero_based(f.start, f.end);
+            if let Some(p) = placed.places.iter().find(|p| overlaps((p.start, p.end), (f.start, f.end))) {
+                let other = LineRange::from_zero_based(p.start, p.end);
+                return Err(order(
+                    FailureKind::NotFound,
+                    format!("they stand before it, at {at}, overlapping the place an earlier hunk took ({other})"),
+                ));
+            }
+            // Unique now, but maybe not in the file as the patch saw it: the lines might
+            // also have stood where an earlier hunk changed them.
+            // A place none of whose old lines is one of the pattern's cannot have held it
+            // (at least one pattern line stands on one of them): one look per old line,
+            // and the full check, the pattern's lines against the place's and the other
+            // places near it, only for the rest.
+            let pattern: HashSet<&str> = q.pat.iter().map(|l| l.trim()).collect();
+            let others = placed.places.len();
+            let mut work = q.pat.len();
+            let mut suspect = None;
+            for p in &placed.places {
+                let old = p.old.unwrap_or_default();
+                work = work.saturating_add(old.len());
+                if p.old.is_some() && !old.iter().any(|l| pattern.contains(l.trim())) {
+                    continue;
+                }
+                work = work.saturating_add(q.pat.len() * (q.pat.len() + old.len()) + others);
+                if placed.work.get().saturating_add(work) > MAX_ORDER_WORK {
+                    return Err(order(
+                        FailureKind::NotFound,
+                        format!("they stand before it, at {at}: too many hunks of this file are out of order to check"),
+                    ));
+                }
+                if could_have_stood(lines, q.pat, p, &placed.places) {
+                    suspect = Some(p);
+                    break;
+                }
+            }
+            let spent = placed.work.get().saturating_add(work);
+            if spent > MAX_ORDER_WORK {
+                return Err(order(
+                    FailureKind::NotFound,
+                    format!("they stand before it, at {at}: too many hunks of this file are out of order to check"),
+                ));
+            }
+            placed.work.set(spent);
+            if let Some(p) = suspect {
+                let other = LineRange::from_zero_based(p.start, p.end);
+                let mut failure = order(
+                    FailureKind::Ambiguous,
+                    format!(
+                        "they stand before it, at {at}, and may also have stood where an earlier hunk changed the \
+                         file ({other}): which place is meant is unclear"
+                    ),
+                );
+                failure.next_step = "put the file's hunks in the order of their places in the file, and add lines \
+                                     around the change so that it matches one place"
+                    .to_string();
+                failure.set_candidates(vec![at, other]);
+                return Err(failure);
+            }
+            Ok(Some(decide(lines, &whole, Ok(found), new.as_ref(), exact)))
+        }
+        (Err(Miss::Ambiguous(_, places, _)), _) => {
+            let total = places.len();
+            let ranges: Vec<LineRange> = places.iter().map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
+            let mut failure = order(
+                FailureKind::Ambiguous,
+                format!(
+                    "they stand exactly at {total} places, some before it ({}): which one is meant is unclear",
+                    list_places(&ranges, total)
+                ),
+            );
+            failure.next_step = "put the file's hunks in the order of their places in the file, and add lines \
+                                 around the change so that it matches one place"
+                .to_string();
+            failure.set_candidates(ranges);
+            Err(failure)
+        }
+        (Err(Miss::NotFound), Some(new)) => match decide(lines, &whole, Err(Miss::NotFound), Some(&new), exact) {
+            d @ Decision::AlreadyApplied(_) => Ok(Some(d)),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// Whether `pat` may have stood, before the earlier edits, where the earlier edit `p` took
+/// its place, covering at least one of its lines: on the lines that edit was written to
+/// find (compared trimmed, which may say yes too often, never too rarely) and, for a part
+/// of `pat` beyond them, on the file's lines next to the place now (a line of another
+/// earlier edit's place is assumed to match). An edit whose old lines are not known may
+/// have held anything. The work is `pat`'s length times the place's.
+fn could_have_stood(lines: &[Line], pat: &[LineText], p: &Place<'_>, placed: &[Place<'_>]) -> bool {
+    let Some(old) = p.old else { return true };
+    let eq = |a: &str, b: &str| a.trim() == b.trim();
+    // The other places within reach of `pat` (usually none).
+    let reach = pat.len();
+    let near: Vec<&Place<'_>> =
+        placed.iter().filter(|o| !std::ptr::eq(*o, p) && o.end + reach > p.start && o.start < p.end + reach).collect();
+    let changed = |k: usize| near.iter().any(|o| k >= o.start && k < o.end);
+    let beside =
+        |k: Option<usize>, line: &str| k.is_some_and(|k| changed(k) || lines.get(k).is_some_and(|l| eq(&l.text, line)));
+    let (m, n) = (pat.len(), old.len());
+    // `pat[i]` at old index `i + d - (m - 1)`: `d` from 0 (its last line on the first old
+    // line) to `m + n - 2` (its first line on the last old line).
+    (0..(m + n).saturating_sub(1)).any(|d| {
+        pat.iter().enumerate().all(|(i, line)| match (i + d).checked_sub(m - 1) {
+            Some(o) if o < n => eq(line, &old[o]),
+            Some(o) => beside(p.end.checked_add(o - n), line),
+            None => beside(p.start.checked_sub(m - 1 - (i + d)), line),
+        })
+    })
+}
+
+/// Whether two places (0-based, end exclusive) share a line, or one of them is an empty
+/// place (an insertion point) strictly inside the other. Places that only touch do not.
+fn overlaps((a, b): (usize, usize), (s, e): (usize, usize)) -> bool {
+    match (a == b, s == e) {
+        (false, false) => a < e && s < b,
+        (true, false) => s < a && a < e,
+        (false, true) => a < s && s < b,
+        (true, true) => false,
+    }
 }
 
 /// `f` widened by up to `leading` blank lines before it and `trailing` after it (ap's

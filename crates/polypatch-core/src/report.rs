@@ -75,6 +75,35 @@ impl ApplyReport {
     pub fn is_already_applied(&self) -> bool {
         !self.files.is_empty() && self.files.iter().all(|f| f.status == Status::AlreadyApplied)
     }
+
+    /// Marks the report of changes that were written (committed to disk, or delivered to
+    /// an editor): `committed` is set, and every operation and edit [`Status::Located`]
+    /// becomes [`Status::Applied`]. [`apply`](crate::apply()) calls it after the commit;
+    /// until then, nothing in a report says `applied`.
+    pub fn mark_committed(&mut self) {
+        self.committed = true;
+        self.relabel(Status::Located, Status::Applied);
+    }
+
+    /// Marks the report of changes that were not written: `committed` is cleared, and
+    /// every operation and edit [`Status::Applied`] becomes [`Status::Located`].
+    pub fn mark_not_written(&mut self) {
+        self.committed = false;
+        self.relabel(Status::Applied, Status::Located);
+    }
+
+    fn relabel(&mut self, from: Status, to: Status) {
+        for file in &mut self.files {
+            if file.status == from {
+                file.status = to;
+            }
+            for edit in &mut file.edits {
+                if edit.status == from {
+                    edit.status = to;
+                }
+            }
+        }
+    }
 }
 
 /// What happened to one file operation.
@@ -166,7 +195,8 @@ impl EditReport {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Status {
-    /// Changed as asked.
+    /// Changed as asked, and written: only a committed report (see
+    /// [`ApplyReport::committed`]) says `applied`.
     Applied,
     /// The result was already there; nothing changed.
     AlreadyApplied,
@@ -176,10 +206,9 @@ pub enum Status {
     Failed,
     /// Not tried because an earlier part of the plan failed.
     NotAttempted,
-    /// Located, and would change the file, but not written: the run was a dry run, or
-    /// another part of it failed. [`apply`](crate::apply()) itself reports such an operation
-    /// `Applied` in a report whose `committed` is false; documents meant for other programs
-    /// say `Located`, so that `Applied` always means written.
+    /// Located, and would change the file, but not written: the run was a dry run
+    /// ([`compute`](crate::compute()), `check`), another part of it failed, or writing
+    /// failed. `Applied` always means written.
     Located,
 }
 

@@ -201,8 +201,17 @@ fn hunks_are_searched_after_the_previous_one() {
     let mut files = MemoryFileSet::new().with("a.txt", "x\nfinish\ny\nfinish\n");
     let p = plan(vec![modify("a.txt", vec![hunk(&[" y", "-finish", "+END2"]), hunk(&["-finish", "+END3"])])]);
     let err = run(&mut files, &p).unwrap_err();
-    // The second hunk's `finish` is only before the first hunk: not found after it.
-    assert_eq!(err.report.files[0].edits[1].failure.as_ref().unwrap().kind, FailureKind::NotFound);
+    // The second hunk's `finish` is only before the first hunk, and was also where the
+    // first one changed it: which one the patch meant is unclear (issue 26, point 7).
+    let failure = err.report.files[0].edits[1].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        failure.message,
+        "the lines to find are not after line 4, where the hunk before this one ends, but they stand before it, at \
+         line 2, and may also have stood where an earlier hunk changed the file (lines 3-4): which place is meant is \
+         unclear"
+    );
+    assert_eq!(files.get_str("a.txt"), Some("x\nfinish\ny\nfinish\n"));
     let p = plan(vec![modify("a.txt", vec![hunk(&["-finish", "+END1"]), hunk(&["-finish", "+END2"])])]);
     run(&mut files, &p).unwrap();
     assert_eq!(files.get_str("a.txt"), Some("x\nEND1\ny\nEND2\n"));
@@ -764,4 +773,82 @@ fn a_plan_over_thousands_of_files_gives_one_exact_change_per_path_in_first_touch
     let after: Vec<(String, Option<String>)> =
         files.paths().map(|p| (p.to_owned(), files.get_str(p).map(str::to_owned))).collect();
     assert_eq!(after, kept);
+}
+
+/// Issue 26, point 6: a report says `applied` only for what was written. A dry run, and
+/// the edits of a failed plan that were located, say `located`, in the types and in the
+/// text report.
+#[test]
+fn only_what_was_written_is_applied() {
+    let mut files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "two\n");
+    let p = plan(vec![modify("a.txt", vec![hunk(&["-one", "+ONE"])])]);
+    let dry = apply(&p, &mut files, &ApplyOptions::default().dry_run(true)).unwrap();
+    assert_eq!((dry.files[0].status, dry.files[0].edits[0].status), (Status::Located, Status::Located));
+    assert_eq!(dry.to_string(), "located: modify a.txt\n  edit 1: located at line 1\n");
+    assert!(dry.is_success() && !dry.committed);
+    assert_eq!(files.get_str("a.txt"), Some("one\n"));
+    let computed = compute(&p, &files, &ApplyOptions::default()).unwrap();
+    assert_eq!(computed.report.files[0].status, Status::Located);
+
+    let failing =
+        plan(vec![modify("a.txt", vec![hunk(&["-one", "+ONE"])]), modify("b.txt", vec![hunk(&["-three", "+THREE"])])]);
+    let err = run(&mut files, &failing).unwrap_err();
+    assert_eq!((err.report.files[0].status, err.report.files[0].edits[0].status), (Status::Located, Status::Located));
+    assert!(
+        err.report
+            .to_string()
+            .starts_with("located: modify a.txt\n  edit 1: located at line 1\nFAILED: modify b.txt\n")
+    );
+    assert_eq!(files.get_str("a.txt"), Some("one\n"));
+
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!((report.files[0].status, report.files[0].edits[0].status), (Status::Applied, Status::Applied));
+    assert_eq!(report.to_string(), "applied: modify a.txt\n  edit 1: applied at line 1\n");
+    assert_eq!(files.get_str("a.txt"), Some("ONE\n"));
+}
+
+/// Issue 26, point 7: hunks of one file out of order. Each found exactly, uniquely and
+/// apart from the others' places applies (and re-runs as already applied); otherwise the
+/// refusal says that the order is the problem, not that the lines must be copied.
+#[test]
+fn hunks_out_of_order_apply_when_exact_unique_and_apart() {
+    let text = "a\nb\nc\nd\ne\nf\n";
+    let mut files = MemoryFileSet::new().with("t.txt", text);
+    let p = plan(vec![modify("t.txt", vec![hunk(&[" d", "-e", "+E"]), hunk(&[" a", "-b", "+B"])])]);
+    let report = run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("t.txt"), Some("a\nB\nc\nd\nE\nf\n"));
+    let edit = &report.files[0].edits[1];
+    assert_eq!((edit.status, edit.lines.map(|l| (l.start, l.end))), (Status::Applied, Some((1, 2))));
+    assert!(edit.notes[0].starts_with("the hunks are not in file order"), "{:?}", edit.notes);
+    let again = run(&mut files, &p).unwrap();
+    assert!(again.is_already_applied(), "{again}");
+    assert_eq!(files.get_str("t.txt"), Some("a\nB\nc\nd\nE\nf\n"));
+
+    // Overlapping the place hunk 1 took: refused, naming the order.
+    let mut files = MemoryFileSet::new().with("t.txt", text);
+    let p = plan(vec![modify("t.txt", vec![hunk(&[" d", "-e", "+E"]), hunk(&[" c", "-d", "+D"])])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[1].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::NotFound);
+    assert_eq!(
+        failure.message,
+        "the lines to find are not after line 5, where the hunk before this one ends, but they stand before it, at \
+         lines 3-4, overlapping the place an earlier hunk took (lines 4-5)"
+    );
+    assert_eq!(
+        failure.next_step,
+        "put the file's hunks in the order of their places in the file, each hunk's lines apart from the others' \
+         (merge overlapping hunks into one); the lines themselves need no change"
+    );
+    assert_eq!(files.get_str("t.txt"), Some(text));
+
+    // Exactly at two places before it: ambiguous, naming both and the order.
+    let mut files = MemoryFileSet::new().with("t.txt", "a\nb\na\nb\nc\nd\n");
+    let p = plan(vec![modify("t.txt", vec![hunk(&[" c", "-d", "+D"]), hunk(&[" a", "-b", "+B"])])]);
+    let err = run(&mut files, &p).unwrap_err();
+    let failure = err.report.files[0].edits[1].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert!(failure.message.starts_with("the lines to find are not after line 6"), "{failure}");
+    assert_eq!(failure.candidates.len(), 2);
+    assert!(failure.next_step.starts_with("put the file's hunks in the order"), "{failure}");
 }

@@ -88,16 +88,16 @@ fn after_the_first_failure_edits_are_located_without_the_similarity_search() {
         ],
     );
     let report = failed(&plan, &ApplyOptions::default());
-    // Before the failure: the fuzzy tier as always.
+    // Before the failure: the fuzzy tier as always; located, not written.
     let first = edit_report(&report, 0, 0);
-    assert_eq!((first.status, first.tier), (Status::Applied, Some(Tier::Fuzzy)));
+    assert_eq!((first.status, first.tier), (Status::Located, Some(Tier::Fuzzy)));
     // The first failure, in full: not found, with the closest place.
     let miss = edit_report(&report, 0, 1).failure.as_ref().unwrap();
     assert_eq!(miss.kind, FailureKind::NotFound);
     assert!(miss.closest.is_some(), "{miss:?}");
     // After it: an exact edit is still located and reported.
     let exact = edit_report(&report, 0, 2);
-    assert_eq!((exact.status, exact.tier, exact.failure.as_ref()), (Status::Applied, Some(Tier::Exact), None));
+    assert_eq!((exact.status, exact.tier, exact.failure.as_ref()), (Status::Located, Some(Tier::Exact), None));
     // One that needs the fuzzy tier fails, saying why and what to do; in the next file too.
     for (file, edit, first_line) in [(0, 3, typo(&line(29))), (1, 0, typo(&line(39)))] {
         let skipped = edit_report(&report, file, edit);

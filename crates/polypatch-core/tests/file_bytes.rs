@@ -225,7 +225,7 @@ fn later_edits_of_one_file_in_one_plan_see_the_earlier_ones() {
     let report =
         compute(&plan(vec![edit.clone(), FileEdit::new("a.txt", same(shorter))]), &files, &ApplyOptions::default())
             .unwrap();
-    assert_eq!(report.report.files[1].status, Status::Applied);
+    assert_eq!(report.report.files[1].status, Status::Located);
     let ChangeKind::Write { bytes, .. } = &report.changes[0].kind else { panic!("a write") };
     assert_eq!(*bytes, shorter.as_bytes());
     let err = compute(&plan(vec![edit, FileEdit::new("a.txt", create(shorter))]), &files, &ApplyOptions::default())

@@ -36,13 +36,15 @@ pub(crate) fn parse_and_lower(text: &str, options: &ParseOptions) -> Result<Edit
     let copy = SharedText::new(text.to_owned());
     let mut files = Vec::new();
     let mut lowered = Ok(());
-    crate::syntax::for_each_section(text, options, |section| {
+    let skipped = crate::syntax::for_each_section(text, options, |section| {
         if lowered.is_ok() {
             lowered = lower_section(&section, Some((text, &copy)), options, &mut files);
         }
     })?;
     lowered?;
-    Ok(EditPlan::new(DIALECT, files))
+    let mut plan = EditPlan::new(DIALECT, files);
+    plan.warnings = skipped;
+    Ok(plan)
 }
 
 /// The text a tree was parsed from, and a shared copy of it, when known.

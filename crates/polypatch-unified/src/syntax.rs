@@ -236,24 +236,29 @@ pub fn parse_with_limit(text: &str, max_binary_size: u64) -> Result<Patch<'_>, P
 /// [`parse_with_limit`] with the binary limits of `options`, handing each file section to
 /// `each` as soon as it is read instead of keeping them all: a large diff's sections can
 /// be used (and dropped) one at a time. The error is the one [`parse_with_limit`] gives,
-/// found after `each` has seen the sections before it.
+/// found after `each` has seen the sections before it. Returns the warnings: one per
+/// section skipped for [`ParseOptions::skip_binary_without_data`].
 pub(crate) fn for_each_section<'a>(
     text: &'a str,
     options: &ParseOptions,
     mut each: impl FnMut(FilePatch<'a>),
-) -> Result<(), PatchError> {
+) -> Result<Vec<String>, PatchError> {
     let mut parser = LineParser {
         lines: Lines::new(text),
         pos: 0,
         max_binary_size: options.max_binary_size,
         max_total_binary_size: options.max_total_binary_size,
         binary_expanded: options.binary_expanded_before,
+        skip_binary_without_data: options.skip_binary_without_data,
+        skipped: Vec::new(),
     };
     let mut any = false;
     while let Some(line) = parser.line() {
         let t = line.text;
         if t.starts_with(DIFF_GIT) {
-            each(parser.git_section()?);
+            if let Some(section) = parser.git_section()? {
+                each(section);
+            }
             any = true;
         } else if parser.file_header_pair_at(parser.pos) {
             each(parser.plain_section()?);
@@ -268,7 +273,8 @@ pub(crate) fn for_each_section<'a>(
                 Some(line.span()),
             ));
         } else if let Some(names) = binary_files_differ(t) {
-            return Err(binary_without_data(names, line.span()));
+            parser.skip_binary(names, line)?;
+            any = true;
         } else {
             // The text stops mid-line in what begins a hunk or a file after a diff: the
             // rest of the diff was cut off.
@@ -289,7 +295,7 @@ pub(crate) fn for_each_section<'a>(
             None,
         ));
     }
-    Ok(())
+    Ok(parser.skipped)
 }
 
 /// How strongly `text` looks like a unified diff (0–100): 90 for a `diff --git` line, 80
@@ -339,7 +345,9 @@ fn binary_without_data(names: &str, span: Span) -> PatchError {
     error(
         ErrorKind::BinaryWithoutData,
         format!(
-            "binary files {} differ, but the diff has no data for them; regenerate the diff with `git diff --binary`",
+            "binary files {} differ, but the diff has no data for them; regenerate the diff with `git diff \
+             --binary`, or apply the rest and leave that file as it is (`--skip-binary-without-data`, \
+             `ParseOptions::skip_binary_without_data`)",
             match names.split_once(" and ") {
                 Some((old, new)) => format!("{} and {}", quote(old), quote(new)),
                 None => quote(names),
@@ -470,9 +478,31 @@ struct LineParser<'a> {
     max_total_binary_size: u64,
     /// The bytes binary blocks expanded to so far (with the patches parsed before).
     binary_expanded: u64,
+    /// [`ParseOptions::skip_binary_without_data`].
+    skip_binary_without_data: bool,
+    /// A warning per section skipped for it.
+    skipped: Vec<String>,
 }
 
 impl<'a> LineParser<'a> {
+    /// At a `Binary files X and Y differ` line (`names`: `X and Y`): refused, or with
+    /// [`ParseOptions::skip_binary_without_data`] passed over with a warning.
+    fn skip_binary(&mut self, names: &str, line: Line<'a>) -> Result<(), PatchError> {
+        if !self.skip_binary_without_data {
+            return Err(binary_without_data(names, line.span()));
+        }
+        let (old, new) = names.split_once(" and ").unwrap_or((names, names));
+        let file = if new == "/dev/null" { old } else { new };
+        let file = file.strip_prefix("b/").or_else(|| file.strip_prefix("a/")).unwrap_or(file);
+        self.skipped.push(format!(
+            "skipped {}: the diff says only that the binary files differ, with no data (made without `git diff \
+             --binary`); that file is left as it is",
+            quote(file)
+        ));
+        self.pos += 1;
+        Ok(())
+    }
+
     fn line(&self) -> Option<Line<'a>> {
         self.lines.get(self.pos)
     }
@@ -487,7 +517,9 @@ impl<'a> LineParser<'a> {
             && self.text_at(i + 1).is_some_and(|t| t.starts_with("+++ "))
     }
 
-    fn git_section(&mut self) -> Result<FilePatch<'a>, PatchError> {
+    /// The section at a `diff --git` line; `None` when it was skipped
+    /// ([`LineParser::skip_binary`]).
+    fn git_section(&mut self) -> Result<Option<FilePatch<'a>>, PatchError> {
         let first = self.lines.at(self.pos);
         let names = path::parse_git_names(&first.text[DIFF_GIT.len()..]).map_err(|e| {
             error(ErrorKind::InvalidPath, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
@@ -524,7 +556,8 @@ impl<'a> LineParser<'a> {
                 section.binary = Some(self.binary(name.as_deref())?);
                 section.span.end = section.binary.as_ref().map_or(section.span.end, |b| b.span.end);
             } else if let Some(names) = binary_files_differ(line.text) {
-                return Err(binary_without_data(names, line.span()));
+                self.skip_binary(names, line)?;
+                return Ok(None);
             }
         }
         self.hunks(&mut section)?;
@@ -535,7 +568,7 @@ impl<'a> LineParser<'a> {
                 Some(first.span()),
             ));
         }
-        Ok(section)
+        Ok(Some(section))
     }
 
     fn plain_section(&mut self) -> Result<FilePatch<'a>, PatchError> {

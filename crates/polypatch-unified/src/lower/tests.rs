@@ -503,3 +503,28 @@ fn counts_of_a_hand_built_tree_only_size_buffers() {
     (ranges.old.count, ranges.new.count) = (usize::MAX, 0);
     assert_eq!(lower(&lying, &ParseOptions::default()), Ok(expected));
 }
+
+/// Issue 26, point 7: `Binary files … differ` sections carry no data. Refused by default;
+/// with `skip_binary_without_data`, each is skipped with a warning naming the file, in a
+/// `diff --git` section or alone (`diff -r`), and the rest lowers as without them.
+#[test]
+fn binary_files_without_data_are_skipped_when_asked() {
+    let text = "diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\n\
+                Binary files a/logo.png and b/logo.png differ\n\
+                diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n\
+                Binary files old/db.sqlite and new/db.sqlite differ\n";
+    let err = parse_and_lower(text, &ParseOptions::default()).unwrap_err();
+    assert_eq!(err.kind, "binary_without_data");
+    assert!(err.message.contains("`--skip-binary-without-data`"), "{}", err.message);
+    let plan = parse_and_lower(text, &ParseOptions::default().skip_binary_without_data(true)).unwrap();
+    assert_eq!(plan.files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["a.txt"]);
+    assert_eq!(
+        plan.warnings,
+        [
+            "skipped `logo.png`: the diff says only that the binary files differ, with no data (made without `git \
+             diff --binary`); that file is left as it is",
+            "skipped `new/db.sqlite`: the diff says only that the binary files differ, with no data (made without \
+             `git diff --binary`); that file is left as it is",
+        ]
+    );
+}
