@@ -18,7 +18,7 @@ use crate::report::{
 };
 use crate::shape::{self, Shaper};
 use crate::text::{Eol, Line, LineText, TextFile};
-use crate::tier::{Tier, TierSet};
+use crate::tier::{Leniency, Tier, TierSet};
 
 /// How long the line diff shown with a closest region may take; past it, `similar` gives
 /// a coarser (still correct) diff.
@@ -261,10 +261,12 @@ impl Done {
     }
 }
 
-fn tiers_of(edit: &Edit, ov: Overrides<'_>) -> (TierSet, Tier) {
+/// How leniently `edit` may match, after the caller's overrides.
+fn leniency(edit: &Edit, ov: Overrides<'_>) -> Leniency {
     let tiers = edit.policy.tiers;
     let base = tiers.iter().next().unwrap_or(Tier::Exact);
-    if ov.strict { (TierSet::only(base), base) } else { (tiers, base) }
+    let threshold = ov.fuzzy_threshold.unwrap_or(edit.policy.fuzzy_threshold);
+    Leniency { tiers: if ov.strict { TierSet::only(base) } else { tiers }, base, threshold }
 }
 
 fn apply_edit(
@@ -275,9 +277,9 @@ fn apply_edit(
     ov: Overrides<'_>,
     placed: &Placed<'_>,
 ) -> Result<Done, Failure> {
-    let (tiers, base) = tiers_of(edit, ov);
+    let leniency = leniency(edit, ov);
+    let Leniency { tiers, base, threshold } = leniency;
     let policy = &edit.policy;
-    let threshold = ov.fuzzy_threshold.unwrap_or(policy.fuzzy_threshold);
     let len = file.lines.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     let mut lo = if edit.scope.after_previous { (*cursor).min(len) } else { 0 };
@@ -307,8 +309,7 @@ fn apply_edit(
         lo = found[0].end;
         anchored = Some((found[0].tier, found[0].confidence));
     }
-    let mut done =
-        locate_and_apply(file, hashes, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some(), placed)?;
+    let mut done = locate_and_apply(file, hashes, edit, cursor, ov, leniency, lo, anchored.is_some(), placed)?;
     if let (Some((tier, confidence)), Some(t)) = (anchored, done.tier)
         && tier > t
     {
@@ -327,16 +328,17 @@ fn locate_and_apply(
     edit: &Edit,
     cursor: &mut usize,
     ov: Overrides<'_>,
-    (tiers, base, threshold): (TierSet, Tier, f64),
+    leniency: Leniency,
     lo: usize,
     anchored: bool,
     placed: &Placed<'_>,
 ) -> Result<Done, Failure> {
+    let Leniency { tiers, base, threshold } = leniency;
     let policy = &edit.policy;
     let len = file.lines.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     match &edit.target {
-        Target::Text(_) => return crate::substring::apply_text(file, hashes, edit, ov, (tiers, base, threshold)),
+        Target::Text(_) => return crate::substring::apply_text(file, hashes, edit, ov, leniency),
         Target::StartOfFile => return insert_at(file, hashes, 0, &edit.action, cursor, ov),
         Target::EndOfFile => return insert_at(file, hashes, file.lines.len(), &edit.action, cursor, ov),
         Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
