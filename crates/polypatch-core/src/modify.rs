@@ -5,10 +5,13 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use crate::decide::{Decision, NewSide, Unlike, decide, far_from_hint, unlike_removals};
+use crate::decide::{
+    Decision, NewSide, Unlike, decide, far_from_hint, inserted_at_already_there, insertion_already_there, new_side,
+    range_already_there, replacement_already_there, replacement_unchanged, target_still_like, unlike_removals,
+};
 use crate::effort::{Effort, Skip};
 use crate::engine::{self, Found, Miss, Query, View};
-use crate::fold::{PatKey, is_blank, key_eq};
+use crate::fold::is_blank;
 use crate::fuzzy;
 use crate::index::LineHashes;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
@@ -535,15 +538,10 @@ fn locate_and_apply(
                 Missing::Error => Err(miss_failure(&file.lines, &q, Miss::NotFound, "lines")),
                 Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes }),
                 Missing::AlreadyApplied => {
-                    // "Already applied" is never a shortcut past a lenient match: lines
-                    // like these still in the file were not removed; they are named,
-                    // never removed by likeness.
-                    // The probe only refuses: every line within a typo of the file's
-                    // (the cap on changed lines) is enough, whatever the score.
-                    let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
-                    let probe = Query { threshold: 0.8, ..q.clone() };
-                    if let Ok(like) = engine::locate(&file.lines, &probe, lenient) {
-                        return Err(similar_failure(&file.lines, &q, &like[0]));
+                    // Lines like these still in the file were not removed: they are
+                    // named, never removed by likeness.
+                    if let Some(like) = target_still_like(&file.lines, &q, tiers) {
+                        return Err(similar_failure(&file.lines, &q, &like));
                     }
                     let mut notes = notes;
                     notes.push(
@@ -827,11 +825,8 @@ pub(crate) fn apply_at(
             };
             let at = Found { start, end, ..f.clone() };
             // With terminators from the patch, a changed terminator is a change too.
-            let same_end = |a: &Line, b: &Line| {
-                rep.line_ends.is_none() || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline)
-            };
-            let unchanged = new.len() == end - start
-                && new.iter().zip(&file.lines[start..end]).all(|(a, b)| a.text == b.text && same_end(a, b));
+            let unchanged =
+                replacement_unchanged(&file.lines, (start, end), &new, rep.line_ends.is_some(), adds_final_newline);
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
@@ -868,12 +863,7 @@ pub(crate) fn apply_at(
             let eol = ov.eol_near(&file.lines, f.map.get(near).copied().flatten());
             let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text).into(), eol }).collect();
             let at = if after { f.end } else { f.start };
-            let present = if after {
-                block_eq(&file.lines[at.min(file.lines.len())..], &new)
-            } else {
-                at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new)
-            };
-            if present {
+            if insertion_already_there(&file.lines, at, &new, after) {
                 *cursor = if after { f.end + new.len() } else { f.end };
                 return Ok(Done::at(Status::AlreadyApplied, f));
             }
@@ -1000,77 +990,6 @@ fn opens_block(line: &str) -> bool {
     line.trim_end().ends_with(['{', '[', '(', ':'])
 }
 
-/// Whether the first lines of `have` equal `want` (trimmed).
-fn block_eq(have: &[Line], want: &[Line]) -> bool {
-    have.len() >= want.len() && want.iter().zip(have).all(|(w, h)| w.text.trim() == h.text.trim())
-}
-
-/// For a replacement whose new side contains the old side (a pure insertion around
-/// kept lines), whether the full new side is already in the file around the match.
-///
-/// In repetitive text both can hold: the old side where it was found, and the new side
-/// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
-/// `a` on each side). A line hint (0-based) decides then: the old side found exactly
-/// where the hint says means not yet applied.
-///
-/// With `skip_blank` (the old side matched with blank lines ignored, [`Tier::BlankLines`],
-/// or a dialect that ignores them, `ap` §3.2) blank lines count on neither side: a patch
-/// that dropped a blank context line from both of its sides, run again, finds the lines
-/// it adds beside its old side with the file's blank line between them, and adds nothing.
-/// The lines it adds must then say something (not only blank lines).
-fn replacement_already_there(
-    lines: &[Line],
-    old: &[LineText],
-    new: &[LineText],
-    f: &Found,
-    hint: Option<usize>,
-    skip_blank: bool,
-) -> bool {
-    let counts = |l: &&LineText| !skip_blank || !is_blank(l);
-    let (old, new): (Vec<&LineText>, Vec<&LineText>) =
-        (old.iter().filter(counts).collect(), new.iter().filter(counts).collect());
-    if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
-        return false;
-    }
-    // The old side inside the new one, compared at the tier it matched (an `ap` content
-    // that nests the snippet one level deeper holds it re-indented).
-    let tier = f.tier.min(Tier::Unicode);
-    let holds_old = |k: usize| new[k..k + old.len()].iter().zip(&old).all(|(n, o)| key_eq(tier, n, &PatKey::new(o)));
-    let Some(k) = (0..=new.len() - old.len()).find(|&k| holds_old(k)) else {
-        return false;
-    };
-    if k > 0 && hint == Some(f.start) {
-        return false;
-    }
-    // The file's lines of the match, before and after it (blank ones skipped when they
-    // do not count), against the new side's old part (a fuzzy match only resembles it),
-    // and the new lines before and after it.
-    let file_eq = |at: Vec<usize>, want: &[&LineText]| {
-        at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, &lines[i].text, &PatKey::new(w)))
-    };
-    let (above, below) = (&new[..k], &new[k + old.len()..]);
-    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| counts(&&lines[i].text)).take(above.len()).collect();
-    before.reverse();
-    let within = (f.start..f.end).filter(|&i| counts(&&lines[i].text)).collect();
-    let after = (f.end..lines.len()).filter(|&i| counts(&&lines[i].text)).take(below.len()).collect();
-    file_eq(within, &new[k..k + old.len()]) && file_eq(before, above) && file_eq(after, below)
-}
-
-/// For a range replacement (`ap` `start_snippet`/`end_snippet`), whether the new lines
-/// already stand in the file from the range's start on: a content that runs past the end
-/// line (keeps it and adds lines after it) leaves the end line in place, so a re-run finds
-/// the same range again and, compared with the range alone, would add those lines once
-/// more. `ap` §3.1: re-applying changes nothing.
-fn range_already_there(lines: &[Line], edit: &Edit, f: &Found, start: usize, new: &[Line]) -> bool {
-    if !matches!(edit.target, Target::Range { .. }) || new.len() <= f.end - f.start {
-        return false;
-    }
-    let tier = f.tier.min(Tier::Unicode);
-    lines
-        .get(start..start + new.len())
-        .is_some_and(|have| new.iter().zip(have).all(|(n, h)| key_eq(tier, &h.text, &PatKey::new(&n.text))))
-}
-
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
 fn insert_at(
     file: &mut TextFile,
@@ -1101,11 +1020,8 @@ fn insert_at(
     let new: Vec<Line> =
         lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
-    // Already there, right after or (at the end of the file) right before the position.
-    let after_ok = block_eq(&file.lines[at..], &new);
-    let before_ok = at == file.lines.len() && at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new);
-    let status = if !new.is_empty() && (after_ok || before_ok) {
-        *cursor = if after_ok { at + new.len() } else { at };
+    let status = if let Some(there) = inserted_at_already_there(&file.lines, at, &new) {
+        *cursor = there + new.len();
         Status::AlreadyApplied
     } else {
         let n = new.len();
@@ -1114,18 +1030,6 @@ fn insert_at(
         Status::Applied
     };
     Ok(Done { status, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(lines_range), notes: Vec::new() })
-}
-
-/// The edit's new side, to look for (only for line and range replacements that change
-/// something).
-fn new_side<'a>(edit: &'a Edit, q: &Query<'a>, kept: &'a [Option<usize>], added: &'a [bool]) -> Option<NewSide<'a>> {
-    let Action::Replace(rep) = &edit.action else { return None };
-    if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_) | Target::Range { .. }) {
-        return None;
-    }
-    let weak = NewSide::is_weak(kept, q.pat.len());
-    let q = Query { pat: &rep.lines, occurrence: Occurrence::First, positional: false, changed: added, ..q.clone() };
-    Some(NewSide { q, kept, weak })
 }
 
 /// The target is not in the file as written, but lines like it are (at `like`).
