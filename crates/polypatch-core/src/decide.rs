@@ -1140,4 +1140,32 @@ mod tests {
         );
         assert!(matches!(none, Decision::Miss(Miss::NotFound)), "{none:?}");
     }
+
+    #[test]
+    fn rule_6_probes_for_insertions_and_unchanged_replacements() {
+        let file = TextFile::parse("a\nb\nc\n");
+        let lines = &file.lines;
+        let bc = TextFile::parse("  b\nc\n").lines;
+        // At a fixed position: right after it, or at the end of the file right before it.
+        assert_eq!(inserted_at_already_there(lines, 1, &bc), Some(1), "compared trimmed");
+        assert_eq!(inserted_at_already_there(lines, 3, &bc), Some(1));
+        assert_eq!(inserted_at_already_there(lines, 2, &bc), None, "before a position not at the end");
+        assert_eq!(inserted_at_already_there(lines, 0, &bc), None);
+        assert_eq!(inserted_at_already_there(lines, 1, &[]), None, "nothing to insert is never there");
+        // Next to a located block: after it from its end on, before it up to its start.
+        assert!(insertion_already_there(lines, 1, &bc, true));
+        assert!(insertion_already_there(lines, 3, &bc, false));
+        assert!(!insertion_already_there(lines, 1, &bc, false), "not enough lines before the block");
+        assert!(!insertion_already_there(lines, 2, &bc, true));
+        // A replacement that writes the same lines changes nothing; terminators count only
+        // when the patch gives them, and a last line without one only if the plan adds it.
+        let short = TextFile::parse("a\nb").lines;
+        let ended = TextFile::parse("a\nb\n").lines;
+        assert!(replacement_unchanged(lines, (1, 3), &TextFile::parse("b\nc\n").lines, true, false));
+        assert!(!replacement_unchanged(lines, (1, 3), &bc, false, false), "a re-indented line is a change");
+        assert!(!replacement_unchanged(lines, (0, 2), &ended[..1], false, false), "fewer lines");
+        assert!(replacement_unchanged(&short, (0, 2), &ended, true, false));
+        assert!(!replacement_unchanged(&short, (0, 2), &ended, true, true), "the plan adds the final newline");
+        assert!(replacement_unchanged(&short, (0, 2), &ended, false, true), "no terminators from the patch");
+    }
 }
