@@ -48,6 +48,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--dump-wrong", type=Path, help="write every polypatch WRONG case here as a spec-fixture folder")
     p.add_argument("--dump-clean-failures", type=Path,
                    help="write every clean case polypatch refused here as a spec-fixture folder")
+    p.add_argument("--dump-failures", type=Path,
+                   help="write every case polypatch refused, of any row, here as a spec-fixture folder")
     p.add_argument("--json", type=Path, help="write every result (case, tool, verdict, reason) as JSON here")
     p.add_argument("--codex-version", default=CODEX_VERSION, help="the @openai/codex npm version to install")
     args = p.parse_args(argv)
@@ -171,6 +173,10 @@ def main(argv=None) -> int:
     if args.dump_clean_failures:
         report.dump_fixtures(refused, args.dump_clean_failures, measured)
         print(f"refused clean cases written to {args.dump_clean_failures}", file=sys.stderr)
+    if args.dump_failures:
+        failed = [r for r in results if r.tool == "polypatch" and r.verdict.verdict == "failed"]
+        report.dump_fixtures(failed, args.dump_failures, measured)
+        print(f"refused cases written to {args.dump_failures}", file=sys.stderr)
     if args.json:
         meta = {"polypatch": str(args.polypatch), "versions": versions, "seconds": round(elapsed, 1),
                 "jobs": args.jobs, "base_edits": len(edits), "cases": len(all_cases)}

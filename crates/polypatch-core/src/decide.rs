@@ -78,6 +78,12 @@
 //!      side stands while its old side also stood here). An edit that takes the first
 //!      occurrence is refused with both places when the new side stands before the old
 //!      one: a re-run would otherwise apply it again at the next occurrence.
+//! 3a. Whatever rule finds it, a new side found only by likeness (the fuzzy tier) is
+//!    evidence only when every line it adds stands in the file as written (whitespace
+//!    and look-alikes aside): its likeness must lie in the lines it keeps. Otherwise the
+//!    decision is made as if no new side were found (`-  Hemp` / `+  Help,` against a
+//!    file's `  Help`: the file never got the comma, and the removed line only resembles
+//!    the file's, so rule 4 refuses).
 //! 4. Applying at a fuzzy match: a line the edit removes or replaces must equal its file
 //!    line but for whitespace, indentation, line endings or look-alike characters; only
 //!    context lines may differ more. Otherwise refused, naming the file's line and the
@@ -168,6 +174,24 @@ pub(crate) fn decide(
     let Some(new) = new else {
         return old.map_or_else(Decision::Miss, |f| Decision::Apply(f, None));
     };
+    let without_evidence = old.clone().map_or_else(Decision::Miss, |f| Decision::Apply(f, None));
+    match decide_with_new_side(lines, q, old, new, tiers) {
+        // A new side found only by likeness, whose added lines are not the file's as
+        // written, is not what the edit writes: no evidence that it was made (`-  Hemp` /
+        // `+  Help,` against a file's `  Help`: the file never got the comma).
+        Decision::AlreadyApplied(n) if n.tier == Tier::Fuzzy && !adds_as_written(lines, &n, new) => without_evidence,
+        decision => decision,
+    }
+}
+
+/// [`decide`] for an edit with a new side to look for.
+fn decide_with_new_side(
+    lines: &[Line],
+    q: &Query<'_>,
+    old: Result<Vec<Found>, Miss>,
+    new: &NewSide<'_>,
+    tiers: TierSet,
+) -> Decision {
     match old {
         Err(Miss::NotFound) => match find(lines, new, tiers, q.lo, q.hi) {
             Some((_, places)) => Decision::AlreadyApplied(nearest(&places, q.hint)),
@@ -470,6 +494,15 @@ fn adds_present(lines: &[Line], old_at: &HashSet<usize>, n: &Found, new: &NewSid
         pure |= !old_at.contains(f);
     }
     pure
+}
+
+/// Whether every line the new side at `n` adds stands in the file as written (whitespace
+/// and look-alikes aside).
+fn adds_as_written(lines: &[Line], n: &Found, new: &NewSide<'_>) -> bool {
+    new.kept.iter().enumerate().filter(|(_, k)| k.is_none()).all(|(j, _)| match n.map.get(j) {
+        Some(Some(f)) => key_eq(Tier::Unicode, &lines[*f].text, &PatKey::new(&new.q.pat[j])),
+        _ => true,
+    })
 }
 
 /// Whether every line the edit removes (matched at the file lines `removed_at`) is gone
