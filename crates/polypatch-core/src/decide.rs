@@ -78,7 +78,8 @@
 //!      side stands while its old side also stood here). An edit that takes the first
 //!      occurrence is refused with both places when the new side stands before the old
 //!      one: a re-run would otherwise apply it again at the next occurrence.
-//! 3a. Whatever rule finds it, a new side found only by likeness (the fuzzy tier) is
+//!
+//!    In rules 2 and 3 alike (rule 3a), a new side found only by likeness (the fuzzy tier) is
 //!    evidence only when every line it adds stands in the file as written (whitespace
 //!    and look-alikes aside): its likeness must lie in the lines it keeps. Otherwise the
 //!    decision is made as if no new side were found (`-  Hemp` / `+  Help,` against a
