@@ -7,10 +7,24 @@
 //! says otherwise (`ap` §3.1: a `DELETE` whose snippet is not found is done). The rules,
 //! once:
 //!
-//! 1. The old side is located first, at every tier the policy allows.
+//! 1. The old side is located first, at every tier the policy allows; the first tier
+//!    with places decides which it takes ([`choose`]). At the fuzzy tier the best place
+//!    must beat every other by the ambiguity margin and reach the threshold; of places
+//!    within the margin, the one strictly nearest the line hint (or, for a place fixed by
+//!    an earlier match, the first) may stand if it reaches the threshold. At the other
+//!    tiers one place is taken; of several: all of them for an edit that takes every
+//!    occurrence (at the policy's strictest tier, or up to trailing whitespace), else the
+//!    one strictly nearest the line hint, else the first for a place fixed by an earlier
+//!    match (a range's end, an anchored snippet), else, for an edit that takes the first
+//!    occurrence at a tier that forgives at most whitespace at line ends (or the policy's
+//!    strictest), and whose lines are not all short (braces, `end`): the first, or with a
+//!    hint the one after it of the two as near. Otherwise the places are ambiguous.
 //! 2. Not found: the new side found anywhere in the search region means already applied;
 //!    otherwise the edit is not found. Ambiguous: the new side found at a stricter tier
-//!    than the ambiguity means already applied; otherwise the ambiguity stands.
+//!    than the ambiguity means already applied; otherwise the ambiguity stands. A dialect
+//!    whose spec counts a target not found as done (`ap` §3.1) reports it already applied,
+//!    unless lines like it still stand at a lenient tier the search did not try
+//!    ([`target_still_like`]): then refused, naming them.
 //! 3. Found at one place: the new side is looked for only where it could change the
 //!    answer, at the old side's tier or stricter.
 //!    - The new side standing on the old side's place with the lines it adds there as
@@ -64,7 +78,8 @@
 //!      side stands while its old side also stood here). An edit that takes the first
 //!      occurrence is refused with both places when the new side stands before the old
 //!      one: a re-run would otherwise apply it again at the next occurrence.
-//! 3a. Whatever rule finds it, a new side found only by likeness (the fuzzy tier) is
+//!
+//!    In rules 2 and 3 alike (rule 3a), a new side found only by likeness (the fuzzy tier) is
 //!    evidence only when every line it adds stands in the file as written (whitespace
 //!    and look-alikes aside): its likeness must lie in the lines it keeps. Otherwise the
 //!    decision is made as if no new side were found (`-  Hemp` / `+  Help,` against a
@@ -79,13 +94,21 @@
 //! 5. Applying at a fuzzy match far from the patch's line number (more than
 //!    [`FUZZY_HINT_WINDOW`] lines, also after the offset the file's earlier edits landed
 //!    at): refused, naming both places ([`far_from_hint`]).
+//! 6. Applying at the place found: already applied, and nothing written, when the
+//!    replacement changes nothing there ([`replacement_unchanged`]); when a new side that
+//!    holds the old side stands around it ([`replacement_already_there`]); when a range's
+//!    new lines already stand from its start on ([`range_already_there`]); when the lines
+//!    an insertion adds already stand next to its block or position, compared trimmed
+//!    ([`insertion_already_there`], [`inserted_at_already_there`]). For a file known to be
+//!    the one the edits were made for (nothing is already applied there), only the first
+//!    and the insertions' probes count.
 
 use std::collections::HashSet;
 
-use crate::engine::{Classified, Found, Miss, Query};
-use crate::fold::{PatKey, key_eq};
-use crate::ir::Occurrence;
-use crate::text::{Line, LineText};
+use crate::engine::{Classified, Found, Miss, Query, View};
+use crate::fold::{PatKey, is_blank, key_eq};
+use crate::ir::{Action, Edit, Occurrence, Target};
+use crate::text::{Eol, Line, LineText};
 use crate::tier::{Tier, TierSet};
 
 /// The outcome of locating an edit.
@@ -510,6 +533,234 @@ fn nearest(places: &[Found], hint: Option<usize>) -> Found {
     chosen.unwrap_or(&places[0]).clone()
 }
 
+/// Rule 1: picks among the candidates (view position, confidence) of one tier, in file
+/// order: the places the engine's search takes, or why it takes none ([`Miss`]).
+pub(crate) fn choose(
+    view: &View<'_>,
+    cands: &[(usize, f64)],
+    tier: Tier,
+    q: &Query<'_>,
+) -> Result<Vec<(usize, f64)>, Miss> {
+    let m = view.pat.len();
+    let range = |s: usize| (view.idx.at(s), view.idx.at(s + m - 1) + 1);
+    let ambiguous = |list: &[(usize, f64)]| {
+        let scores = if tier == Tier::Fuzzy { list.iter().map(|&(_, c)| c).collect() } else { Vec::new() };
+        Miss::Ambiguous(tier, list.iter().map(|&(s, _)| range(s)).collect(), scores)
+    };
+
+    if tier == Tier::Fuzzy {
+        // The ambiguity guard: the best must beat every other place by the margin.
+        let best = cands.iter().map(|c| c.1).fold(f64::MIN, f64::max);
+        let close: Vec<(usize, f64)> =
+            cands.iter().copied().filter(|c| c.1 >= best - crate::ir::AMBIGUITY_MARGIN).collect();
+        if close.len() == 1 {
+            return if close[0].1 >= q.threshold { Ok(close) } else { Err(Miss::NotFound) };
+        }
+        let chosen = nearest_to_hint(view, &close, q.hint)
+            // A place fixed by an earlier match: the first of the close ones.
+            .or_else(|| q.positional.then(|| close.iter().copied().find(|c| c.1 >= q.threshold)).flatten());
+        if let Some(one) = chosen
+            && one.1 >= q.threshold
+        {
+            return Ok(vec![one]);
+        }
+        if close.iter().all(|c| c.1 < q.threshold) {
+            return Err(Miss::NotFound);
+        }
+        return Err(ambiguous(&close));
+    }
+    if cands.len() == 1 {
+        return Ok(cands.to_vec());
+    }
+    if q.occurrence == Occurrence::All && tier <= q.base.max(Tier::TrailingWhitespace) {
+        return Ok(cands.to_vec());
+    }
+    if let Some(one) = nearest_to_hint(view, cands, q.hint) {
+        return Ok(vec![one]);
+    }
+    // The place is fixed by an earlier match: the first, at whatever tier found it.
+    if q.positional {
+        return Ok(vec![cands[0]]);
+    }
+    let lenient = tier.is_lenient() && tier > q.base;
+    // A block of only braces and blank lines says nothing about where it belongs: taking
+    // the first of several places would be a guess.
+    if !lenient && q.occurrence == Occurrence::First && !says_little(&view.pat) {
+        // The search runs from the hint (`@@ :N`): of the two places as near to it, the one
+        // at or after it; without a hint, the first. Never the first overall past a hint.
+        let Some(hint) = q.hint else { return Ok(vec![cands[0]]) };
+        return match tied_after_hint(view, cands, hint) {
+            Some(one) => Ok(vec![one]),
+            None => Err(ambiguous(cands)),
+        };
+    }
+    Err(ambiguous(cands))
+}
+
+/// Whether every line of the pattern is blank or at most 3 characters long (`}`, `end`,
+/// `fi`, `);`): such a block matches too many places to be located by "first".
+fn says_little(pat: &[(usize, &str)]) -> bool {
+    pat.iter().all(|(_, p)| p.trim().chars().count() <= 3)
+}
+
+/// Of the candidates nearest to `hint` (two, at the same distance before and after it),
+/// the one after it.
+fn tied_after_hint(view: &View<'_>, cands: &[(usize, f64)], hint: usize) -> Option<(usize, f64)> {
+    let dist = |s: usize| view.idx.at(s).abs_diff(hint);
+    let best = cands.iter().map(|c| dist(c.0)).min()?;
+    cands.iter().copied().find(|c| dist(c.0) == best && view.idx.at(c.0) >= hint)
+}
+
+/// The candidate strictly nearest to the hint, if there is a hint and one is nearest.
+fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>) -> Option<(usize, f64)> {
+    let hint = hint?;
+    let dist = |s: usize| view.idx.at(s).abs_diff(hint);
+    let best = cands.iter().map(|c| dist(c.0)).min()?;
+    let mut nearest = cands.iter().filter(|c| dist(c.0) == best);
+    let first = *nearest.next()?;
+    if nearest.next().is_some() { None } else { Some(first) }
+}
+
+/// The edit's new side, to look for (only for line and range replacements that change
+/// something).
+pub(crate) fn new_side<'a>(
+    edit: &'a Edit,
+    q: &Query<'a>,
+    kept: &'a [Option<usize>],
+    added: &'a [bool],
+) -> Option<NewSide<'a>> {
+    let Action::Replace(rep) = &edit.action else { return None };
+    if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_) | Target::Range { .. }) {
+        return None;
+    }
+    let weak = NewSide::is_weak(kept, q.pat.len());
+    let q = Query { pat: &rep.lines, occurrence: Occurrence::First, positional: false, changed: added, ..q.clone() };
+    Some(NewSide { q, kept, weak })
+}
+
+/// Rule 6: whether replacing file lines `start..end` by `new` changes nothing: the same
+/// texts and, where the patch gives the terminators (`patch_ends`), the same terminators
+/// (a last line without one counts as the same, unless the plan adds a final newline).
+pub(crate) fn replacement_unchanged(
+    lines: &[Line],
+    (start, end): (usize, usize),
+    new: &[Line],
+    patch_ends: bool,
+    adds_final_newline: bool,
+) -> bool {
+    let same_end = |a: &Line, b: &Line| !patch_ends || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline);
+    new.len() == end - start && new.iter().zip(&lines[start..end]).all(|(a, b)| a.text == b.text && same_end(a, b))
+}
+
+/// Rule 6: for an insertion next to a located block, whether its lines `new` (shaped as
+/// they would be written) already stand there: from `at` on for an insertion after the
+/// block (`at` is the block's end), up to `at` for one before it (`at` is its start).
+/// Compared trimmed, so re-indented lines count as there.
+pub(crate) fn insertion_already_there(lines: &[Line], at: usize, new: &[Line], after: bool) -> bool {
+    if after {
+        block_eq(&lines[at.min(lines.len())..], new)
+    } else {
+        at >= new.len() && block_eq(&lines[at - new.len()..at], new)
+    }
+}
+
+/// Rule 6: for an insertion at a fixed position `at` (start or end of the file, after an
+/// anchor, at a line number), where its lines `new` already stand: right after the
+/// position or, at the end of the file, right before it (compared trimmed). Returns the
+/// first of those lines; `None` when they are not there, or when there are none.
+pub(crate) fn inserted_at_already_there(lines: &[Line], at: usize, new: &[Line]) -> Option<usize> {
+    if new.is_empty() {
+        return None;
+    }
+    if block_eq(&lines[at..], new) {
+        return Some(at);
+    }
+    (at == lines.len() && at >= new.len() && block_eq(&lines[at - new.len()..at], new)).then(|| at - new.len())
+}
+
+/// Rule 2: for an edit whose dialect counts a target not found as done
+/// ([`Missing::AlreadyApplied`](crate::ir::Missing::AlreadyApplied), `ap` §3.1 `DELETE`): the place of lines like the target
+/// still in the file, at the lenient tiers the search (at `tiers`) did not try: look-alike
+/// characters, or every line within a typo of the file's (the fuzzy tier's cap on changed
+/// lines, whatever the score). Such lines were not removed: "already applied" is never a
+/// shortcut past a lenient match, and the edit is refused naming them.
+pub(crate) fn target_still_like(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Option<Found> {
+    let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
+    let probe = Query { threshold: 0.8, ..q.clone() };
+    crate::engine::locate(lines, &probe, lenient).ok().and_then(|like| like.into_iter().next())
+}
+
+/// Whether the first lines of `have` equal `want` (trimmed).
+fn block_eq(have: &[Line], want: &[Line]) -> bool {
+    have.len() >= want.len() && want.iter().zip(have).all(|(w, h)| w.text.trim() == h.text.trim())
+}
+
+/// Rule 6: for a replacement whose new side contains the old side (a pure insertion around
+/// kept lines), whether the full new side is already in the file around the match.
+///
+/// In repetitive text both can hold: the old side where it was found, and the new side
+/// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
+/// `a` on each side). A line hint (0-based) decides then: the old side found exactly
+/// where the hint says means not yet applied.
+///
+/// With `skip_blank` (the old side matched with blank lines ignored, [`Tier::BlankLines`],
+/// or a dialect that ignores them, `ap` §3.2) blank lines count on neither side: a patch
+/// that dropped a blank context line from both of its sides, run again, finds the lines
+/// it adds beside its old side with the file's blank line between them, and adds nothing.
+/// The lines it adds must then say something (not only blank lines).
+pub(crate) fn replacement_already_there(
+    lines: &[Line],
+    old: &[LineText],
+    new: &[LineText],
+    f: &Found,
+    hint: Option<usize>,
+    skip_blank: bool,
+) -> bool {
+    let counts = |l: &&LineText| !skip_blank || !is_blank(l);
+    let (old, new): (Vec<&LineText>, Vec<&LineText>) =
+        (old.iter().filter(counts).collect(), new.iter().filter(counts).collect());
+    if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
+        return false;
+    }
+    // The old side inside the new one, compared at the tier it matched (an `ap` content
+    // that nests the snippet one level deeper holds it re-indented).
+    let tier = f.tier.min(Tier::Unicode);
+    let holds_old = |k: usize| new[k..k + old.len()].iter().zip(&old).all(|(n, o)| key_eq(tier, n, &PatKey::new(o)));
+    let Some(k) = (0..=new.len() - old.len()).find(|&k| holds_old(k)) else {
+        return false;
+    };
+    if k > 0 && hint == Some(f.start) {
+        return false;
+    }
+    // The file's lines of the match, before and after it (blank ones skipped when they
+    // do not count), against the new side's old part (a fuzzy match only resembles it),
+    // and the new lines before and after it.
+    let file_eq = |at: Vec<usize>, want: &[&LineText]| {
+        at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, &lines[i].text, &PatKey::new(w)))
+    };
+    let (above, below) = (&new[..k], &new[k + old.len()..]);
+    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| counts(&&lines[i].text)).take(above.len()).collect();
+    before.reverse();
+    let within = (f.start..f.end).filter(|&i| counts(&&lines[i].text)).collect();
+    let after = (f.end..lines.len()).filter(|&i| counts(&&lines[i].text)).take(below.len()).collect();
+    file_eq(within, &new[k..k + old.len()]) && file_eq(before, above) && file_eq(after, below)
+}
+
+/// Rule 6: for a range replacement (`ap` `start_snippet`/`end_snippet`), whether the new lines
+/// already stand in the file from the range's start on: a content that runs past the end
+/// line (keeps it and adds lines after it) leaves the end line in place, so a re-run finds
+/// the same range again and, compared with the range alone, would add those lines once
+/// more. `ap` §3.1: re-applying changes nothing.
+pub(crate) fn range_already_there(lines: &[Line], edit: &Edit, f: &Found, start: usize, new: &[Line]) -> bool {
+    if !matches!(edit.target, Target::Range { .. }) || new.len() <= f.end - f.start {
+        return false;
+    }
+    let tier = f.tier.min(Tier::Unicode);
+    lines
+        .get(start..start + new.len())
+        .is_some_and(|have| new.iter().zip(have).all(|(n, h)| key_eq(tier, &h.text, &PatKey::new(&n.text))))
+}
+
 /// A line the edit removes or replaces that matched its file line only by likeness.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Unlike {
@@ -922,5 +1173,33 @@ mod tests {
             Occurrence::Unique,
         );
         assert!(matches!(none, Decision::Miss(Miss::NotFound)), "{none:?}");
+    }
+
+    #[test]
+    fn rule_6_probes_for_insertions_and_unchanged_replacements() {
+        let file = TextFile::parse("a\nb\nc\n");
+        let lines = &file.lines;
+        let bc = TextFile::parse("  b\nc\n").lines;
+        // At a fixed position: right after it, or at the end of the file right before it.
+        assert_eq!(inserted_at_already_there(lines, 1, &bc), Some(1), "compared trimmed");
+        assert_eq!(inserted_at_already_there(lines, 3, &bc), Some(1));
+        assert_eq!(inserted_at_already_there(lines, 2, &bc), None, "before a position not at the end");
+        assert_eq!(inserted_at_already_there(lines, 0, &bc), None);
+        assert_eq!(inserted_at_already_there(lines, 1, &[]), None, "nothing to insert is never there");
+        // Next to a located block: after it from its end on, before it up to its start.
+        assert!(insertion_already_there(lines, 1, &bc, true));
+        assert!(insertion_already_there(lines, 3, &bc, false));
+        assert!(!insertion_already_there(lines, 1, &bc, false), "not enough lines before the block");
+        assert!(!insertion_already_there(lines, 2, &bc, true));
+        // A replacement that writes the same lines changes nothing; terminators count only
+        // when the patch gives them, and a last line without one only if the plan adds it.
+        let short = TextFile::parse("a\nb").lines;
+        let ended = TextFile::parse("a\nb\n").lines;
+        assert!(replacement_unchanged(lines, (1, 3), &TextFile::parse("b\nc\n").lines, true, false));
+        assert!(!replacement_unchanged(lines, (1, 3), &bc, false, false), "a re-indented line is a change");
+        assert!(!replacement_unchanged(lines, (0, 2), &ended[..1], false, false), "fewer lines");
+        assert!(replacement_unchanged(&short, (0, 2), &ended, true, false));
+        assert!(!replacement_unchanged(&short, (0, 2), &ended, true, true), "the plan adds the final newline");
+        assert!(replacement_unchanged(&short, (0, 2), &ended, false, true), "no terminators from the patch");
     }
 }

@@ -1,5 +1,6 @@
 //! The matching engine: finds a block of lines in a file, trying the tiers from
-//! strictest to loosest, and refuses to guess when more than one place fits.
+//! strictest to loosest, and refuses to guess when more than one place fits (which of
+//! several places counts is decided in `decide`: [`crate::decide::choose`]).
 
 use crate::effort::Effort;
 use crate::fold::{PatKey, indent_width, is_blank, key_eq};
@@ -345,7 +346,7 @@ impl<'a> Classified<'a> {
     pub(crate) fn pick(&mut self, q: &Query<'a>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
         let Some((tier, candidates)) = self.first_tier(q, tiers) else { return Err(Miss::NotFound) };
         let view = self.view_of(tier);
-        let chosen = choose(view, &candidates, tier, q)?;
+        let chosen = crate::decide::choose(view, &candidates, tier, q)?;
         Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect())
     }
 
@@ -425,88 +426,6 @@ pub(crate) fn exact_near_hint(lines: &[Line], q: &Query<'_>) -> Option<Found> {
 fn window_eq(view: &View<'_>, s: usize, tier: Tier) -> bool {
     view.keys.iter().enumerate().all(|(k, key)| key_eq(tier, view.file(s + k), key))
         && (tier != Tier::Indentation || constant_shift(view, s))
-}
-
-/// Picks among the candidates of one tier.
-fn choose(view: &View<'_>, cands: &[(usize, f64)], tier: Tier, q: &Query<'_>) -> Result<Vec<(usize, f64)>, Miss> {
-    let m = view.pat.len();
-    let range = |s: usize| (view.idx.at(s), view.idx.at(s + m - 1) + 1);
-    let ambiguous = |list: &[(usize, f64)]| {
-        let scores = if tier == Tier::Fuzzy { list.iter().map(|&(_, c)| c).collect() } else { Vec::new() };
-        Miss::Ambiguous(tier, list.iter().map(|&(s, _)| range(s)).collect(), scores)
-    };
-
-    if tier == Tier::Fuzzy {
-        // The ambiguity guard: the best must beat every other place by the margin.
-        let best = cands.iter().map(|c| c.1).fold(f64::MIN, f64::max);
-        let close: Vec<(usize, f64)> =
-            cands.iter().copied().filter(|c| c.1 >= best - crate::ir::AMBIGUITY_MARGIN).collect();
-        if close.len() == 1 {
-            return if close[0].1 >= q.threshold { Ok(close) } else { Err(Miss::NotFound) };
-        }
-        let chosen = nearest_to_hint(view, &close, q.hint)
-            // A place fixed by an earlier match: the first of the close ones.
-            .or_else(|| q.positional.then(|| close.iter().copied().find(|c| c.1 >= q.threshold)).flatten());
-        if let Some(one) = chosen
-            && one.1 >= q.threshold
-        {
-            return Ok(vec![one]);
-        }
-        if close.iter().all(|c| c.1 < q.threshold) {
-            return Err(Miss::NotFound);
-        }
-        return Err(ambiguous(&close));
-    }
-    if cands.len() == 1 {
-        return Ok(cands.to_vec());
-    }
-    if q.occurrence == Occurrence::All && tier <= q.base.max(Tier::TrailingWhitespace) {
-        return Ok(cands.to_vec());
-    }
-    if let Some(one) = nearest_to_hint(view, cands, q.hint) {
-        return Ok(vec![one]);
-    }
-    // The place is fixed by an earlier match: the first, at whatever tier found it.
-    if q.positional {
-        return Ok(vec![cands[0]]);
-    }
-    let lenient = tier.is_lenient() && tier > q.base;
-    // A block of only braces and blank lines says nothing about where it belongs: taking
-    // the first of several places would be a guess.
-    if !lenient && q.occurrence == Occurrence::First && !is_weak(&view.pat) {
-        // The search runs from the hint (`@@ :N`): of the two places as near to it, the one
-        // at or after it; without a hint, the first. Never the first overall past a hint.
-        let Some(hint) = q.hint else { return Ok(vec![cands[0]]) };
-        return match tied_after_hint(view, cands, hint) {
-            Some(one) => Ok(vec![one]),
-            None => Err(ambiguous(cands)),
-        };
-    }
-    Err(ambiguous(cands))
-}
-
-/// Whether every line of the pattern is blank or at most 3 characters long (`}`, `end`,
-/// `fi`, `);`): such a block matches too many places to be located by "first".
-fn is_weak(pat: &[(usize, &str)]) -> bool {
-    pat.iter().all(|(_, p)| p.trim().chars().count() <= 3)
-}
-
-/// Of the candidates nearest to `hint` (two, at the same distance before and after it),
-/// the one after it.
-fn tied_after_hint(view: &View<'_>, cands: &[(usize, f64)], hint: usize) -> Option<(usize, f64)> {
-    let dist = |s: usize| view.idx.at(s).abs_diff(hint);
-    let best = cands.iter().map(|c| dist(c.0)).min()?;
-    cands.iter().copied().find(|c| dist(c.0) == best && view.idx.at(c.0) >= hint)
-}
-
-/// The candidate strictly nearest to the hint, if there is a hint and one is nearest.
-fn nearest_to_hint(view: &View<'_>, cands: &[(usize, f64)], hint: Option<usize>) -> Option<(usize, f64)> {
-    let hint = hint?;
-    let dist = |s: usize| view.idx.at(s).abs_diff(hint);
-    let best = cands.iter().map(|c| dist(c.0)).min()?;
-    let mut nearest = cands.iter().filter(|c| dist(c.0) == best);
-    let first = *nearest.next()?;
-    if nearest.next().is_some() { None } else { Some(first) }
 }
 
 /// Every view position where the pattern matches at a line-key tier (a key tier, the

@@ -2,13 +2,17 @@
 //! ones before: locate the target (`engine`), decide what that means (`decide`), write
 //! the new lines (`shape`).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use crate::decide::{Decision, NewSide, Unlike, decide, far_from_hint, unlike_removals};
+use crate::decide::{
+    Decision, NewSide, Unlike, decide, far_from_hint, inserted_at_already_there, insertion_already_there, new_side,
+    range_already_there, replacement_already_there, replacement_unchanged, target_still_like, unlike_removals,
+};
 use crate::effort::{Effort, Skip};
 use crate::engine::{self, Found, Miss, Query, View};
-use crate::fold::{PatKey, is_blank, key_eq};
+use crate::fold::is_blank;
 use crate::fuzzy;
 use crate::index::LineHashes;
 use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
@@ -18,7 +22,7 @@ use crate::report::{
 };
 use crate::shape::{self, Shaper};
 use crate::text::{Eol, Line, LineText, TextFile};
-use crate::tier::{Tier, TierSet};
+use crate::tier::{Leniency, Tier, TierSet};
 
 /// How long the line diff shown with a closest region may take; past it, `similar` gives
 /// a coarser (still correct) diff.
@@ -261,10 +265,12 @@ impl Done {
     }
 }
 
-fn tiers_of(edit: &Edit, ov: Overrides<'_>) -> (TierSet, Tier) {
+/// How leniently `edit` may match, after the caller's overrides.
+fn leniency(edit: &Edit, ov: Overrides<'_>) -> Leniency {
     let tiers = edit.policy.tiers;
     let base = tiers.iter().next().unwrap_or(Tier::Exact);
-    if ov.strict { (TierSet::only(base), base) } else { (tiers, base) }
+    let threshold = ov.fuzzy_threshold.unwrap_or(edit.policy.fuzzy_threshold);
+    Leniency { tiers: if ov.strict { TierSet::only(base) } else { tiers }, base, threshold }
 }
 
 fn apply_edit(
@@ -275,9 +281,9 @@ fn apply_edit(
     ov: Overrides<'_>,
     placed: &Placed<'_>,
 ) -> Result<Done, Failure> {
-    let (tiers, base) = tiers_of(edit, ov);
+    let leniency = leniency(edit, ov);
+    let Leniency { tiers, base, threshold } = leniency;
     let policy = &edit.policy;
-    let threshold = ov.fuzzy_threshold.unwrap_or(policy.fuzzy_threshold);
     let len = file.lines.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     let mut lo = if edit.scope.after_previous { (*cursor).min(len) } else { 0 };
@@ -307,8 +313,8 @@ fn apply_edit(
         lo = found[0].end;
         anchored = Some((found[0].tier, found[0].confidence));
     }
-    let mut done =
-        locate_and_apply(file, hashes, edit, cursor, ov, (tiers, base, threshold), lo, anchored.is_some(), placed)?;
+    let job = Job { edit, ov, leniency, hint, lo, anchored: anchored.is_some(), placed };
+    let mut done = locate_and_apply(file, hashes, &job, cursor)?;
     if let (Some((tier, confidence)), Some(t)) = (anchored, done.tier)
         && tier > t
     {
@@ -318,54 +324,104 @@ fn apply_edit(
     Ok(done)
 }
 
-/// Locates the edit's target in `lo..` (after the anchor, if any), decides what it means
-/// and applies it.
-#[allow(clippy::too_many_arguments, reason = "one edit's settings, passed down once")]
+/// One edit's settings, the same for every step of applying it.
+struct Job<'a> {
+    edit: &'a Edit,
+    ov: Overrides<'a>,
+    leniency: Leniency,
+    /// The patch's line number, 0-based.
+    hint: Option<usize>,
+    /// The search starts at this line: after the previous hunk's place, or after the
+    /// anchor.
+    lo: usize,
+    /// The edit has an anchor, found (it ends at `lo`).
+    anchored: bool,
+    /// The places the file's earlier edits took.
+    placed: &'a Placed<'a>,
+}
+
+/// Locates the edit's target in `job.lo..` (after the anchor, if any), decides what it
+/// means and applies it: prepare → locate → decide → apply.
 fn locate_and_apply(
     file: &mut TextFile,
     hashes: &LineHashes,
-    edit: &Edit,
+    job: &Job<'_>,
     cursor: &mut usize,
-    ov: Overrides<'_>,
-    (tiers, base, threshold): (TierSet, Tier, f64),
-    lo: usize,
-    anchored: bool,
-    placed: &Placed<'_>,
 ) -> Result<Done, Failure> {
-    let policy = &edit.policy;
-    let len = file.lines.len();
-    let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
-    match &edit.target {
-        Target::Text(_) => return crate::substring::apply_text(file, hashes, edit, ov, (tiers, base, threshold)),
-        Target::StartOfFile => return insert_at(file, hashes, 0, &edit.action, cursor, ov),
-        Target::EndOfFile => return insert_at(file, hashes, file.lines.len(), &edit.action, cursor, ov),
-        Target::Lines(pat) if pat.iter().all(|l| policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
-            let at = if anchored {
-                lo
-            } else if let Some(h) = hint {
-                h.min(len)
+    if let Some(done) = apply_unlocated(file, hashes, job, cursor) {
+        return done;
+    }
+    let prep = prepare(job)?;
+    let q = prep.query(hashes, file.lines.len());
+    let located = locate_target(&file.lines, &q, &prep);
+    let verdict = decide_edit(&file.lines, &q, &prep, located)?;
+    apply_verdict(file, hashes, &prep, verdict, cursor)
+}
+
+/// The targets not located as lines: a text (substring) target, and the fixed positions
+/// (the start or the end of the file; without lines to find, after the anchor or at the
+/// line number). `None`: lines to locate, for the steps after it.
+fn apply_unlocated(
+    file: &mut TextFile,
+    hashes: &LineHashes,
+    job: &Job<'_>,
+    cursor: &mut usize,
+) -> Option<Result<Done, Failure>> {
+    let (edit, ov) = (job.edit, job.ov);
+    let at = match &edit.target {
+        Target::Text(_) => return Some(crate::substring::apply_text(file, hashes, edit, ov, job.leniency)),
+        Target::StartOfFile => 0,
+        Target::EndOfFile => file.lines.len(),
+        Target::Lines(pat) if pat.iter().all(|l| edit.policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
+            if job.anchored {
+                job.lo
+            } else if let Some(h) = job.hint {
+                h.min(file.lines.len())
             } else {
-                return Err(Failure::new(
+                return Some(Err(Failure::new(
                     FailureKind::InvalidPlan,
                     "an edit without lines to find needs an anchor or a line number",
                     "give context lines around the change",
-                ));
-            };
-            return insert_at(file, hashes, at, &edit.action, cursor, ov);
+                )));
+            }
         }
-        _ => {}
-    }
+        _ => return None,
+    };
+    Some(insert_at(file, hashes, at, &edit.action, cursor, ov))
+}
 
-    let (pat, range_end): (&[LineText], Option<&[LineText]>) = match &edit.target {
+/// An edit of lines made ready to locate: its old side, how its new lines align with it,
+/// an elision in its new side expanded.
+struct Prepared<'a> {
+    job: &'a Job<'a>,
+    /// The edit, with an elision in its new side expanded.
+    edit: Cow<'a, Edit>,
+    /// The lines to find (a range's start block).
+    pat: &'a [LineText],
+    /// A range's end block.
+    range_end: Option<&'a [LineText]>,
+    /// For each new line, the old line it keeps (`None`: an added line).
+    kept: Vec<Option<usize>>,
+    /// Per old line, whether the edit removes it: at the fuzzy tier such a line may differ
+    /// by a typo only.
+    removed: Vec<bool>,
+    /// Per new line, whether the edit adds it.
+    added: Vec<bool>,
+    /// The notes so far (on an expanded elision).
+    notes: Vec<String>,
+}
+
+/// Step 1: the edit's old side and the alignment of its new lines to it. An elision in
+/// new text that replaces lines stands for them (expanded when the extent is clear, else
+/// refused). Not for a diff made by a tool from this very file (its preimage id matched):
+/// a `...` line there is content.
+fn prepare<'a>(job: &'a Job<'a>) -> Result<Prepared<'a>, Failure> {
+    let (pat, range_end): (&[LineText], Option<&[LineText]>) = match &job.edit.target {
         Target::Lines(p) => (p, None),
         Target::Range { start, end } => (start, Some(end)),
-        _ => unreachable!("handled above"),
+        _ => unreachable!("handled by apply_unlocated"),
     };
-    // How new lines align with old ones; an elision in new text that replaces lines
-    // stands for them (expanded when the extent is clear, else refused). Not for a diff
-    // made by a tool from this very file (its preimage id matched): a `...` line there is
-    // content.
-    let kept: Option<Vec<Option<usize>>> = match (&edit.action, range_end) {
+    let kept: Option<Vec<Option<usize>>> = match (&job.edit.action, range_end) {
         (Action::Replace(rep), None) => Some(match &rep.kept {
             Some(k) if k.len() == rep.lines.len() => k.clone(),
             _ => align(pat, &rep.lines),
@@ -373,23 +429,20 @@ fn locate_and_apply(
         _ => None,
     };
     let mut notes = Vec::new();
-    let expanded_edit;
-    let (edit, kept) = match (ov.fresh, crate::elision::prepare(edit, kept.as_deref())) {
+    let (edit, kept) = match (job.ov.fresh, crate::elision::prepare(job.edit, kept.as_deref())) {
         (false, Err(failure)) => return Err(failure),
         (false, Ok(Some(exp))) => {
             notes.push(exp.note);
             let kept = exp.replacement.kept.clone();
-            expanded_edit = Edit { action: Action::Replace(exp.replacement), ..edit.clone() };
-            (&expanded_edit, kept)
+            (Cow::Owned(Edit { action: Action::Replace(exp.replacement), ..job.edit.clone() }), kept)
         }
-        _ => (edit, kept),
+        _ => (Cow::Borrowed(job.edit), kept),
     };
     // A range's middle is not known: every new line counts as added.
     let kept = kept.unwrap_or_else(|| match &edit.action {
         Action::Replace(rep) => vec![None; rep.lines.len()],
         _ => Vec::new(),
     });
-
     // The lines the edit removes: at the fuzzy tier they may differ by a typo only.
     let removed: Vec<bool> = match (&edit.action, range_end) {
         (Action::InsertBefore { .. } | Action::InsertAfter { .. }, _) => Vec::new(),
@@ -400,81 +453,117 @@ fn locate_and_apply(
         }
         _ => vec![true; pat.len()],
     };
-    let q = Query {
-        pat,
-        lo,
-        hi: len,
-        hint,
-        at_eof: edit.scope.at_end_of_file && range_end.is_none(),
-        occurrence: policy.occurrence,
-        ignore_blank: policy.ignore_blank_lines,
-        threshold,
-        base,
-        positional: anchored && policy.occurrence == Occurrence::FirstAfterAnchor,
-        prefix: false,
-        changed: &removed,
-        index: Some(hashes),
-        effort: ov.effort,
-    };
+    let added = kept.iter().map(Option::is_none).collect();
+    Ok(Prepared { job, edit, pat, range_end, kept, removed, added, notes })
+}
+
+impl Prepared<'_> {
+    /// The query for the old side, in `job.lo..len`.
+    fn query<'q>(&'q self, hashes: &'q LineHashes, len: usize) -> Query<'q> {
+        let (job, policy) = (self.job, &self.edit.policy);
+        Query {
+            pat: self.pat,
+            lo: job.lo,
+            hi: len,
+            hint: job.hint,
+            at_eof: self.edit.scope.at_end_of_file && self.range_end.is_none(),
+            occurrence: policy.occurrence,
+            ignore_blank: policy.ignore_blank_lines,
+            threshold: job.leniency.threshold,
+            base: job.leniency.base,
+            positional: job.anchored && policy.occurrence == Occurrence::FirstAfterAnchor,
+            prefix: false,
+            changed: &self.removed,
+            index: Some(hashes),
+            effort: job.ov.effort,
+        }
+    }
+}
+
+/// Where the old side stands, and what a range's search found on the way.
+struct Located {
+    /// The places (a range's, widened to its end block).
+    found: Result<Vec<Found>, Miss>,
+    /// A range whose end block is not found after its start: the failure.
+    range_miss: Option<Failure>,
+    /// A range's start block is all removed: the lines of a fuzzy start that differ, found
+    /// before the range's match forgets its lines (refused if the edit is applied).
+    range_unlike: Option<(Found, Vec<Unlike>)>,
+}
+
+/// Step 2: locates the old side of `q` (a range ends at the first occurrence of its end
+/// block after the start block).
+fn locate_target(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>) -> Located {
+    let Leniency { tiers, base, .. } = prep.job.leniency;
     // A numbered hunk that stands exactly at (or near) its line number is found by
     // looking outward from it, without scanning the file.
-    let near = (base == Tier::Exact && range_end.is_none()).then(|| engine::exact_near_hint(&file.lines, &q)).flatten();
-    let mut located = match near {
+    let near = (base == Tier::Exact && prep.range_end.is_none()).then(|| engine::exact_near_hint(lines, q)).flatten();
+    let mut found = match near {
         Some(found) => Ok(vec![found]),
-        None => engine::locate(&file.lines, &q, tiers),
+        None => engine::locate(lines, q, tiers),
     };
-    // A range ends at the first occurrence of its end block after the start block.
-    let mut range_miss = None;
-    // A range's start block is all removed: the lines of a fuzzy start that differ, found
-    // before the range's match forgets its lines (refused below if the edit is applied).
-    let mut range_unlike = None;
-    if let (Some(end_pat), Ok(found)) = (range_end, &mut located) {
-        for f in found.iter_mut() {
+    let (mut range_miss, mut range_unlike) = (None, None);
+    if let (Some(end_pat), Ok(places)) = (prep.range_end, &mut found) {
+        for f in places.iter_mut() {
             if range_unlike.is_none() {
                 // Every new line is added: a content that writes the file's line back
                 // anywhere loses nothing there.
-                let (written, all_added) = match &edit.action {
+                let (written, all_added) = match &prep.edit.action {
                     Action::Replace(rep) => (Some(rep.lines.as_slice()), vec![None; rep.lines.len()]),
                     _ => (None, Vec::new()),
                 };
-                let unlike = unlike_removals(&file.lines, pat, f, &all_added, written);
+                let unlike = unlike_removals(lines, prep.pat, f, &all_added, written);
                 range_unlike = (!unlike.is_empty()).then(|| (f.clone(), unlike));
             }
             let qe = Query {
                 pat: end_pat,
                 lo: f.end,
-                hi: len,
                 hint: None,
-                at_eof: edit.scope.at_end_of_file,
+                at_eof: prep.edit.scope.at_end_of_file,
                 occurrence: Occurrence::First,
-                ignore_blank: policy.ignore_blank_lines,
-                threshold,
-                base,
                 positional: true,
                 prefix: false,
                 changed: &[],
-                index: Some(hashes),
-                effort: ov.effort,
+                ..q.clone()
             };
-            match engine::locate(&file.lines, &qe, tiers.without(Tier::Fuzzy)) {
+            match engine::locate(lines, &qe, tiers.without(Tier::Fuzzy)) {
                 Ok(end) => {
                     f.end = end[0].end;
                     f.map = Vec::new();
                     f.tier = f.tier.max(end[0].tier);
                     f.confidence = f.confidence.min(end[0].confidence);
                 }
-                Err(miss) => range_miss = Some(miss_failure(&file.lines, &qe, miss, "range end")),
+                Err(miss) => range_miss = Some(miss_failure(lines, &qe, miss, "range end")),
             }
         }
         if range_miss.is_some() {
-            located = Err(Miss::NotFound);
+            found = Err(Miss::NotFound);
         }
     }
+    Located { found, range_miss, range_unlike }
+}
 
-    let added: Vec<bool> = kept.iter().map(Option::is_none).collect();
-    let new_side = (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, &q, &kept, &added)).flatten();
-    let mut decision = decide(&file.lines, &q, located, new_side.as_ref(), tiers);
-    let in_sequence = edit.scope.after_previous && lo > 0 && !anchored && range_end.is_none();
+/// What the decide step concluded for an edit of lines.
+enum Verdict {
+    /// Nothing to write: the report, and where the cursor moves (`None`: it stays).
+    Finished(Done, Option<usize>),
+    /// Apply at these places (with the new side found on the same one place, which the
+    /// report names if applying changes nothing), with the notes so far.
+    Apply(Vec<Found>, Option<Found>, Vec<String>),
+    /// Apply at this one place, before the previous hunk's: a hunk out of order.
+    OutOfOrder(Found, Option<Found>, Vec<String>),
+}
+
+/// Step 3: what the located old side means ([`decide`]), and the checks on the order of
+/// hunks, the line number and a range's removed lines.
+fn decide_edit(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>, located: Located) -> Result<Verdict, Failure> {
+    let (job, edit) = (prep.job, &*prep.edit);
+    let (policy, ov) = (&edit.policy, job.ov);
+    let Located { found: located, range_miss, range_unlike } = located;
+    let new_side =
+        (policy.detect_already_applied && !ov.fresh).then(|| new_side(edit, q, &prep.kept, &prep.added)).flatten();
+    let mut decision = decide(lines, q, located, new_side.as_ref(), job.leniency.tiers);
+    let in_sequence = edit.scope.after_previous && job.lo > 0 && !job.anchored && prep.range_end.is_none();
     // Found after the previous hunk's place only leniently, while its lines stand exactly
     // before it: a hunk out of order, or one that does not match; either reading is
     // plausible. (Past the file's budget for such searches it is applied, as it was.)
@@ -482,31 +571,95 @@ fn locate_and_apply(
         && let Decision::Apply(found, _) = &decision
         && let [after] = found.as_slice()
         && after.tier > Tier::Exact
-        && placed.spend(lo)
-        && let Some(before) = exactly_before(&file.lines, &q)
+        && job.placed.spend(job.lo)
+        && let Some(before) = exactly_before(lines, q)
     {
-        return Err(out_of_order_or_not(&before, after, lo));
+        return Err(out_of_order_or_not(&before, after, job.lo));
     }
     // Not after the previous hunk's place: a hunk written out of order is looked for
     // before it, exactly.
     let out_of_order =
         matches!(decision, Decision::Miss(Miss::NotFound)) && in_sequence && policy.if_missing == Missing::Error;
-    if out_of_order {
-        match before_previous(&file.lines, &q, new_side.as_ref(), placed) {
-            Ok(Some(d)) => decision = d,
-            Ok(None) => {}
-            Err(failure) => return Err(failure),
-        }
+    if out_of_order && let Some(d) = before_previous(lines, q, new_side.as_ref(), job.placed)? {
+        decision = d;
     }
+    let mut notes = prep.notes.clone();
     let (found, same_place) = match decision {
-        // Out of order: the cursor stays after the previous hunk's place, moved by what
-        // this one changes before it.
+        // Out of order: the cursor stays after the previous hunk's place (moved by what
+        // this one changes before it, when applied).
         Decision::AlreadyApplied(n) if out_of_order => {
-            return Ok(Done { notes, ..Done::at(Status::AlreadyApplied, &n) });
+            return Ok(Verdict::Finished(Done { notes, ..Done::at(Status::AlreadyApplied, &n) }, None));
         }
         Decision::Apply(found, same_place) if out_of_order => {
+            let found = found.into_iter().next().expect("located once");
+            return Ok(Verdict::OutOfOrder(found, same_place, notes));
+        }
+        Decision::Apply(found, same_place) => (found, same_place),
+        Decision::AlreadyApplied(n) => {
+            let done = Done { notes, ..Done::at(Status::AlreadyApplied, &n) };
+            return Ok(Verdict::Finished(done, Some(n.end)));
+        }
+        // A range whose start stands and whose end does not is an error (`ap` §3.2), even
+        // where a missing target would not be.
+        Decision::Miss(_) if range_miss.is_some() => return Err(range_miss.expect("checked")),
+        Decision::Miss(Miss::NotFound) => return if_missing(lines, q, prep, notes).map(|d| Verdict::Finished(d, None)),
+        Decision::Miss(miss) => return Err(miss_failure(lines, q, miss, "lines")),
+        Decision::Unclear { old, new } => return Err(unclear_failure(&old, &new)),
+        Decision::DoubtfulDeletion(old) => return Err(doubtful_deletion(&old)),
+    };
+    // Likeness far from the patch's line number is not evidence of the place.
+    if let Some(f) = found.iter().find(|f| far_from_hint(f, job.hint, ov.drift).is_some()) {
+        return Err(far_failure(lines, prep.pat, f, job.hint.unwrap_or(0)));
+    }
+    if let Some((f, unlike)) = &range_unlike {
+        notes.extend(unlike_removed(lines, prep.pat, f, unlike, removals_allowed(edit, ov))?);
+    }
+    Ok(Verdict::Apply(found, same_place, notes))
+}
+
+/// An edit of lines not found, as its policy says ([`Missing`]).
+fn if_missing(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>, mut notes: Vec<String>) -> Result<Done, Failure> {
+    match prep.edit.policy.if_missing {
+        Missing::Error => Err(miss_failure(lines, q, Miss::NotFound, "lines")),
+        Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes }),
+        Missing::AlreadyApplied => {
+            // Lines like these still in the file were not removed: they are named, never
+            // removed by likeness.
+            if let Some(like) = target_still_like(lines, q, prep.job.leniency.tiers) {
+                return Err(similar_failure(lines, q, &like));
+            }
+            notes.push(
+                "the lines to delete are not in the file: if an earlier run did not remove them, the patch names the wrong file"
+                    .to_string(),
+            );
+            Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None, notes })
+        }
+    }
+}
+
+/// Step 4: carries out the verdict: moves the cursor past a block already applied, or
+/// applies the edit at each place found, from the last to the first so that earlier
+/// positions stay valid.
+fn apply_verdict(
+    file: &mut TextFile,
+    hashes: &LineHashes,
+    prep: &Prepared<'_>,
+    verdict: Verdict,
+    cursor: &mut usize,
+) -> Result<Done, Failure> {
+    let (edit, ov) = (&*prep.edit, prep.job.ov);
+    let (found, same_place, mut notes) = match verdict {
+        Verdict::Finished(done, moved) => {
+            if let Some(at) = moved {
+                *cursor = at;
+            }
+            return Ok(done);
+        }
+        // Out of order: the cursor stays after the previous hunk's place, moved by what
+        // this one changes before it.
+        Verdict::OutOfOrder(found, same_place, notes) => {
             let (was, len) = (*cursor, file.lines.len());
-            let done = apply_at(file, hashes, edit, pat, &kept, &found[0], cursor, ov)?;
+            let done = apply_at(file, hashes, edit, prep.pat, &prep.kept, &found, cursor, ov)?;
             *cursor = (was + file.lines.len()).saturating_sub(len);
             let mut done = Done { notes, ..done };
             if let (Status::AlreadyApplied, Some(n)) = (done.status, same_place) {
@@ -520,55 +673,13 @@ fn locate_and_apply(
             ));
             return Ok(done);
         }
-        Decision::Apply(found, same_place) => (found, same_place),
-        Decision::AlreadyApplied(n) => {
-            *cursor = n.end;
-            return Ok(Done { notes, ..Done::at(Status::AlreadyApplied, &n) });
-        }
-        // A range whose start stands and whose end does not is an error (`ap` §3.2), even
-        // where a missing target would not be.
-        Decision::Miss(_) if range_miss.is_some() => return Err(range_miss.expect("checked")),
-        Decision::Miss(Miss::NotFound) => {
-            return match policy.if_missing {
-                Missing::Error => Err(miss_failure(&file.lines, &q, Miss::NotFound, "lines")),
-                Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes }),
-                Missing::AlreadyApplied => {
-                    // "Already applied" is never a shortcut past a lenient match: lines
-                    // like these still in the file were not removed; they are named,
-                    // never removed by likeness.
-                    // The probe only refuses: every line within a typo of the file's
-                    // (the cap on changed lines) is enough, whatever the score.
-                    let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
-                    let probe = Query { threshold: 0.8, ..q.clone() };
-                    if let Ok(like) = engine::locate(&file.lines, &probe, lenient) {
-                        return Err(similar_failure(&file.lines, &q, &like[0]));
-                    }
-                    let mut notes = notes;
-                    notes.push(
-                        "the lines to delete are not in the file: if an earlier run did not remove them, the patch names the wrong file"
-                            .to_string(),
-                    );
-                    Ok(Done { status: Status::AlreadyApplied, tier: None, confidence: 0.0, lines: None, notes })
-                }
-            };
-        }
-        Decision::Miss(miss) => return Err(miss_failure(&file.lines, &q, miss, "lines")),
-        Decision::Unclear { old, new } => return Err(unclear_failure(&old, &new)),
-        Decision::DoubtfulDeletion(old) => return Err(doubtful_deletion(&old)),
+        Verdict::Apply(found, same_place, notes) => (found, same_place, notes),
     };
-    // Likeness far from the patch's line number is not evidence of the place.
-    if let Some(f) = found.iter().find(|f| far_from_hint(f, hint, ov.drift).is_some()) {
-        return Err(far_failure(&file.lines, pat, f, hint.unwrap_or(0)));
-    }
-    if let Some((f, unlike)) = &range_unlike {
-        notes.extend(unlike_removed(&file.lines, pat, f, unlike, removals_allowed(edit, ov))?);
-    }
-
-    // Apply from the last match to the first so earlier positions stay valid.
+    let policy = &edit.policy;
     let mut first: Option<Done> = None;
     for f in found.into_iter().rev() {
         let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
-        first = Some(apply_at(file, hashes, edit, pat, &kept, &f, cursor, ov)?);
+        first = Some(apply_at(file, hashes, edit, prep.pat, &prep.kept, &f, cursor, ov)?);
     }
     let mut done = first.expect("located at least once");
     // Nothing changed where the new side stands: it is reported as found.
@@ -825,11 +936,8 @@ pub(crate) fn apply_at(
             };
             let at = Found { start, end, ..f.clone() };
             // With terminators from the patch, a changed terminator is a change too.
-            let same_end = |a: &Line, b: &Line| {
-                rep.line_ends.is_none() || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline)
-            };
-            let unchanged = new.len() == end - start
-                && new.iter().zip(&file.lines[start..end]).all(|(a, b)| a.text == b.text && same_end(a, b));
+            let unchanged =
+                replacement_unchanged(&file.lines, (start, end), &new, rep.line_ends.is_some(), adds_final_newline);
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
@@ -866,12 +974,7 @@ pub(crate) fn apply_at(
             let eol = ov.eol_near(&file.lines, f.map.get(near).copied().flatten());
             let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text).into(), eol }).collect();
             let at = if after { f.end } else { f.start };
-            let present = if after {
-                block_eq(&file.lines[at.min(file.lines.len())..], &new)
-            } else {
-                at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new)
-            };
-            if present {
+            if insertion_already_there(&file.lines, at, &new, after) {
                 *cursor = if after { f.end + new.len() } else { f.end };
                 return Ok(Done::at(Status::AlreadyApplied, f));
             }
@@ -998,77 +1101,6 @@ fn opens_block(line: &str) -> bool {
     line.trim_end().ends_with(['{', '[', '(', ':'])
 }
 
-/// Whether the first lines of `have` equal `want` (trimmed).
-fn block_eq(have: &[Line], want: &[Line]) -> bool {
-    have.len() >= want.len() && want.iter().zip(have).all(|(w, h)| w.text.trim() == h.text.trim())
-}
-
-/// For a replacement whose new side contains the old side (a pure insertion around
-/// kept lines), whether the full new side is already in the file around the match.
-///
-/// In repetitive text both can hold: the old side where it was found, and the new side
-/// around it (`a a b a a` holds both `a b a` and the new side `a a b a a` of inserting an
-/// `a` on each side). A line hint (0-based) decides then: the old side found exactly
-/// where the hint says means not yet applied.
-///
-/// With `skip_blank` (the old side matched with blank lines ignored, [`Tier::BlankLines`],
-/// or a dialect that ignores them, `ap` §3.2) blank lines count on neither side: a patch
-/// that dropped a blank context line from both of its sides, run again, finds the lines
-/// it adds beside its old side with the file's blank line between them, and adds nothing.
-/// The lines it adds must then say something (not only blank lines).
-fn replacement_already_there(
-    lines: &[Line],
-    old: &[LineText],
-    new: &[LineText],
-    f: &Found,
-    hint: Option<usize>,
-    skip_blank: bool,
-) -> bool {
-    let counts = |l: &&LineText| !skip_blank || !is_blank(l);
-    let (old, new): (Vec<&LineText>, Vec<&LineText>) =
-        (old.iter().filter(counts).collect(), new.iter().filter(counts).collect());
-    if old.is_empty() || new.len() <= old.len() || f.map.is_empty() {
-        return false;
-    }
-    // The old side inside the new one, compared at the tier it matched (an `ap` content
-    // that nests the snippet one level deeper holds it re-indented).
-    let tier = f.tier.min(Tier::Unicode);
-    let holds_old = |k: usize| new[k..k + old.len()].iter().zip(&old).all(|(n, o)| key_eq(tier, n, &PatKey::new(o)));
-    let Some(k) = (0..=new.len() - old.len()).find(|&k| holds_old(k)) else {
-        return false;
-    };
-    if k > 0 && hint == Some(f.start) {
-        return false;
-    }
-    // The file's lines of the match, before and after it (blank ones skipped when they
-    // do not count), against the new side's old part (a fuzzy match only resembles it),
-    // and the new lines before and after it.
-    let file_eq = |at: Vec<usize>, want: &[&LineText]| {
-        at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, &lines[i].text, &PatKey::new(w)))
-    };
-    let (above, below) = (&new[..k], &new[k + old.len()..]);
-    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| counts(&&lines[i].text)).take(above.len()).collect();
-    before.reverse();
-    let within = (f.start..f.end).filter(|&i| counts(&&lines[i].text)).collect();
-    let after = (f.end..lines.len()).filter(|&i| counts(&&lines[i].text)).take(below.len()).collect();
-    file_eq(within, &new[k..k + old.len()]) && file_eq(before, above) && file_eq(after, below)
-}
-
-/// For a range replacement (`ap` `start_snippet`/`end_snippet`), whether the new lines
-/// already stand in the file from the range's start on: a content that runs past the end
-/// line (keeps it and adds lines after it) leaves the end line in place, so a re-run finds
-/// the same range again and, compared with the range alone, would add those lines once
-/// more. `ap` §3.1: re-applying changes nothing.
-fn range_already_there(lines: &[Line], edit: &Edit, f: &Found, start: usize, new: &[Line]) -> bool {
-    if !matches!(edit.target, Target::Range { .. }) || new.len() <= f.end - f.start {
-        return false;
-    }
-    let tier = f.tier.min(Tier::Unicode);
-    lines
-        .get(start..start + new.len())
-        .is_some_and(|have| new.iter().zip(have).all(|(n, h)| key_eq(tier, &h.text, &PatKey::new(&n.text))))
-}
-
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
 fn insert_at(
     file: &mut TextFile,
@@ -1099,11 +1131,8 @@ fn insert_at(
     let new: Vec<Line> =
         lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
-    // Already there, right after or (at the end of the file) right before the position.
-    let after_ok = block_eq(&file.lines[at..], &new);
-    let before_ok = at == file.lines.len() && at >= new.len() && block_eq(&file.lines[at - new.len()..at], &new);
-    let status = if !new.is_empty() && (after_ok || before_ok) {
-        *cursor = if after_ok { at + new.len() } else { at };
+    let status = if let Some(there) = inserted_at_already_there(&file.lines, at, &new) {
+        *cursor = there + new.len();
         Status::AlreadyApplied
     } else {
         let n = new.len();
@@ -1112,18 +1141,6 @@ fn insert_at(
         Status::Applied
     };
     Ok(Done { status, tier: Some(Tier::Exact), confidence: 1.0, lines: Some(lines_range), notes: Vec::new() })
-}
-
-/// The edit's new side, to look for (only for line and range replacements that change
-/// something).
-fn new_side<'a>(edit: &'a Edit, q: &Query<'a>, kept: &'a [Option<usize>], added: &'a [bool]) -> Option<NewSide<'a>> {
-    let Action::Replace(rep) = &edit.action else { return None };
-    if rep.lines.is_empty() || rep.lines == *q.pat || !matches!(edit.target, Target::Lines(_) | Target::Range { .. }) {
-        return None;
-    }
-    let weak = NewSide::is_weak(kept, q.pat.len());
-    let q = Query { pat: &rep.lines, occurrence: Occurrence::First, positional: false, changed: added, ..q.clone() };
-    Some(NewSide { q, kept, weak })
 }
 
 /// The target is not in the file as written, but lines like it are (at `like`).

@@ -62,7 +62,7 @@ use crate::report::{
     Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_line, list_places,
 };
 use crate::text::{Eol, Line, LineText, TextFile, pieces_of_lines};
-use crate::tier::{Tier, TierSet};
+use crate::tier::{Leniency, Tier, TierSet};
 
 /// How many non-whitespace characters a replacement needs to show, by standing in the
 /// file, that the edit was already applied.
@@ -186,8 +186,9 @@ pub(crate) fn apply_text(
     hashes: &LineHashes,
     edit: &Edit,
     ov: Overrides<'_>,
-    (tiers, base, threshold): (TierSet, Tier, f64),
+    leniency: Leniency,
 ) -> Result<Done, Failure> {
+    let Leniency { tiers, threshold, .. } = leniency;
     let Target::Text(find) = &edit.target else { unreachable!("only text targets come here") };
     let find = find.replace("\r\n", "\n");
     if find.is_empty() {
@@ -211,8 +212,8 @@ pub(crate) fn apply_text(
     // Not there literally: the lenient tiers, then the evidence that it was applied.
     let evidence = if judge { Evidence::of(&joined, &t, edit.policy.occurrence) } else { Evidence::None };
     if edit.policy.occurrence != Occurrence::All {
-        let lenient = tiers.without(Tier::Exact).without(Tier::Prefix);
-        if let Some(done) = lenient_apply(file, hashes, &joined, edit, &t, ov, (lenient, base, threshold), &evidence)? {
+        let lenient = Leniency { tiers: tiers.without(Tier::Exact).without(Tier::Prefix), ..leniency };
+        if let Some(done) = lenient_apply(file, hashes, &joined, edit, &t, ov, lenient, &evidence)? {
             return Ok(done);
         }
     }
@@ -559,7 +560,7 @@ fn lenient_apply(
     edit: &Edit,
     t: &Texts,
     ov: Overrides<'_>,
-    (tiers, base, threshold): (TierSet, Tier, f64),
+    Leniency { tiers, base, threshold }: Leniency,
     evidence: &Evidence,
 ) -> Result<Option<Done>, Failure> {
     if tiers.iter().next().is_none() {
@@ -922,7 +923,13 @@ mod tests {
             drop(hashes.lines_with_text(lines));
         };
         made(&hashes, &f.lines);
-        let r = apply_text(&mut f, &hashes, e, ov, (p.tiers, Tier::Exact, p.fuzzy_threshold));
+        let r = apply_text(
+            &mut f,
+            &hashes,
+            e,
+            ov,
+            Leniency { tiers: p.tiers, base: Tier::Exact, threshold: p.fuzzy_threshold },
+        );
         made(&hashes, &f.lines);
         (f.render(), r)
     }

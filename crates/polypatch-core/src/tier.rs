@@ -150,6 +150,20 @@ impl TierSet {
     }
 }
 
+/// How leniently one edit may match: its policy's tiers and fuzzy threshold after the
+/// caller's overrides (`--strict` keeps only the strictest tier, `--fuzzy-threshold`
+/// replaces the threshold). Every search for the edit's lines uses these.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Leniency {
+    /// The tiers the edit's lines may match at, strictest first.
+    pub tiers: TierSet,
+    /// The strictest of them: at that tier the edit's occurrence rule applies; at lenient
+    /// tiers beyond it a unique (or strictly nearest-to-hint) place is required.
+    pub base: Tier,
+    /// The least similarity a fuzzy match needs (0..1).
+    pub threshold: f64,
+}
+
 impl Default for TierSet {
     fn default() -> Self {
         TierSet::ALL
