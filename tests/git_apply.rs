@@ -2,9 +2,11 @@
 //! same tree by both must leave byte-identical trees (and the same executable bits).
 //!
 //! The diffs are real git output:
-//! - every file section of every commit of this repository's own history
+//! - every file section of the latest commits of this repository's own history (60;
+//!   `POLYPATCH_GIT_HISTORY=all` or a number for more)
 //!   (`git diff --binary --full-index -M <parent> <commit>`), each applied alone to the
-//!   parent's tree, and every whole commit applied as one multi-file patch;
+//!   parent's files the commit touches, and every whole commit applied as one multi-file
+//!   patch;
 //! - generated cases: a scratch repository per case, a commit, a change (edits, CRLF files,
 //!   missing final newlines, renames, copies, mode changes, binary files, deletions), and
 //!   `git diff` of the change;
@@ -120,9 +122,13 @@ fn git_text(dir: &Path, args: &[&str]) -> Result<String, String> {
     String::from_utf8(git(dir, args)?).map_err(|e| format!("git {}: not UTF-8: {e}", args.join(" ")))
 }
 
-/// The tree of `commit`: every blob with its executable bit (symlinks and submodules left out),
-/// read through one `git cat-file --batch`.
-fn tree_at(repo: &Path, commit: &str) -> Result<Vec<(String, Vec<u8>, bool)>, String> {
+/// The files `paths` of `commit`'s tree: each blob with its executable bit (symlinks and
+/// submodules left out), read through one `git cat-file --batch`.
+fn tree_at(
+    repo: &Path,
+    commit: &str,
+    paths: &std::collections::HashSet<String>,
+) -> Result<Vec<(String, Vec<u8>, bool)>, String> {
     use std::io::{BufRead as _, BufReader, Read as _, Write as _};
     let listing = git(repo, &["ls-tree", "-r", "-z", commit])?;
     let mut entries = Vec::new();
@@ -130,7 +136,7 @@ fn tree_at(repo: &Path, commit: &str) -> Result<Vec<(String, Vec<u8>, bool)>, St
         let entry = String::from_utf8_lossy(entry);
         let (meta, path) = entry.split_once('\t').ok_or("bad ls-tree line")?;
         let meta: Vec<&str> = meta.split(' ').collect();
-        if meta.len() == 3 && meta[1] == "blob" && meta[0] != "120000" {
+        if meta.len() == 3 && meta[1] == "blob" && meta[0] != "120000" && paths.contains(path) {
             entries.push((path.to_string(), meta[2].to_string(), meta[0] == "100755"));
         }
     }
@@ -161,13 +167,51 @@ fn tree_at(repo: &Path, commit: &str) -> Result<Vec<(String, Vec<u8>, bool)>, St
     Ok(out)
 }
 
-/// One case per file section and one per whole commit, from this repository's history.
+/// How many of the latest commits the history cases replay by default: the whole history
+/// grows with every commit (it peaked at 3.8 GB and 64 s with whole trees read per commit).
+/// `POLYPATCH_GIT_HISTORY=all` (or a number) replays more.
+const HISTORY_COMMITS: usize = 60;
+
+/// The number of latest commits to replay: `POLYPATCH_GIT_HISTORY` (`all` or a number), else
+/// [`HISTORY_COMMITS`].
+fn history_depth() -> Result<usize, String> {
+    match std::env::var("POLYPATCH_GIT_HISTORY") {
+        Err(_) => Ok(HISTORY_COMMITS),
+        Ok(v) if v == "all" => Ok(usize::MAX),
+        Ok(v) => v.parse().map_err(|_| format!("POLYPATCH_GIT_HISTORY={v}: give `all` or a number of commits")),
+    }
+}
+
+/// The paths `git diff -M parent commit` touches (both sides of a rename or copy).
+fn touched(repo: &Path, parent: &str, commit: &str) -> Result<std::collections::HashSet<String>, String> {
+    let listing = git(repo, &["diff", "--name-status", "-z", "-M", parent, commit])?;
+    // `-z`: status, then one path (two for a rename or copy), each ended by a NUL.
+    let mut fields = listing.split(|&b| b == 0).filter(|f| !f.is_empty());
+    let mut paths = std::collections::HashSet::new();
+    while let Some(status) = fields.next() {
+        let count = if matches!(status.first(), Some(b'R' | b'C')) { 2 } else { 1 };
+        for _ in 0..count {
+            let path = fields.next().ok_or("git diff --name-status: a status without its path")?;
+            paths.insert(String::from_utf8_lossy(path).into_owned());
+        }
+    }
+    Ok(paths)
+}
+
+/// One case per file section and one per whole commit, from this repository's history (the
+/// latest [`history_depth`] commits), each on the parent's files the diff touches.
 fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
     if git_text(repo, &["rev-parse", "--is-shallow-repository"])?.trim() == "true" {
         return Err("the clone is shallow".into());
     }
+    let depth = history_depth()?;
     let commits = git_text(repo, &["rev-list", "--first-parent", "--reverse", "HEAD"])?;
     let commits: Vec<&str> = commits.lines().collect();
+    let commits = &commits[commits.len().saturating_sub(depth.saturating_add(1))..];
+    eprintln!(
+        "git_apply: replaying the latest {} commits (POLYPATCH_GIT_HISTORY=all for the whole history)",
+        commits.len().saturating_sub(1)
+    );
     let mut cases = Vec::new();
     for pair in commits.windows(2) {
         let (parent, commit) = (pair[0], pair[1]);
@@ -175,7 +219,7 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
         let diff = git(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
         // A diff of a file that is not UTF-8 is read without loss, as the CLI reads it.
         let diff = polypatch::decode_lossless(&diff).into_owned();
-        let base = tree_at(repo, parent)?;
+        let base = tree_at(repo, parent, &touched(repo, parent, commit)?)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
             cases.push((
