@@ -16,7 +16,7 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
 fn lower_op(op: &Op<'_>) -> FileEdit {
     let file_op = match op {
         Op::Add { lines, .. } => FileOp::Create {
-            content: Content::Text(file_content(lines)),
+            content: Content::Text(polypatch_core::join_lines(lines)),
             newline: None,
             // Codex's `*** Add File` overwrites an existing file (its scenario 011).
             if_exists: IfExists::Overwrite,
@@ -35,16 +35,6 @@ fn lower_op(op: &Op<'_>) -> FileEdit {
         }
     };
     FileEdit::new(op.path(), file_op).with_span(op.span())
-}
-
-/// The lines joined with `\n`, plus a final `\n`; no lines is an empty file.
-fn file_content(lines: &[&str]) -> String {
-    let mut content = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        content.push_str(line);
-        content.push('\n');
-    }
-    content
 }
 
 fn lower_hunk(number: usize, hunk: &Hunk<'_>) -> Edit {

@@ -44,17 +44,7 @@ pub(crate) fn error(kind: ErrorKind, message: impl Into<String>, span: Option<Sp
     PatchError::new(DIALECT, kind, message, span).with_line_breaks(LineBreaks::Any)
 }
 
-/// `text` in backticks for a message, on one line and shortened when long.
-pub(crate) fn quote(text: &str) -> String {
-    const MAX: usize = 60;
-    let one_line = text.trim_end_matches(['\n', '\r']).replace('\n', "⏎");
-    if one_line.chars().count() <= MAX {
-        format!("`{one_line}`")
-    } else {
-        let head: String = one_line.chars().take(MAX).collect();
-        format!("`{head}…`")
-    }
-}
+pub(crate) use polypatch_core::quote;
 
 #[cfg(test)]
 mod tests {

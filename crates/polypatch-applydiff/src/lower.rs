@@ -68,7 +68,7 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
                 FileEdit::new(
                     block.path.to_owned(),
                     FileOp::Create {
-                        content: Content::Text(file_content(&block.to)),
+                        content: Content::Text(polypatch_core::join_lines(&block.to)),
                         newline: None,
                         if_exists: IfExists::ErrorUnlessIdentical,
                         mode: None,
@@ -80,7 +80,7 @@ pub fn lower(patch: &Patch<'_>) -> EditPlan {
                 FileEdit::new(
                     block.path.to_owned(),
                     FileOp::Replace {
-                        content: Content::Text(file_content(&block.to)),
+                        content: Content::Text(polypatch_core::join_lines(&block.to)),
                         create_if_missing: true,
                         follow_file: true,
                     },
@@ -114,16 +114,6 @@ fn lower_edit(number: usize, block: &Block<'_>) -> Edit {
         )
         .with_label(format!("block {number}"))
         .with_span(block.span)
-}
-
-/// The lines joined with `\n`, plus a final `\n`; no lines is an empty file.
-fn file_content(lines: &[&str]) -> String {
-    let mut content = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
-    for line in lines {
-        content.push_str(line);
-        content.push('\n');
-    }
-    content
 }
 
 #[cfg(test)]

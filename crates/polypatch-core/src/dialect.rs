@@ -206,6 +206,41 @@ impl PatchError {
     }
 }
 
+/// A piece of a patch quoted for an error message, as every dialect quotes: in backticks,
+/// on one line (a line break shown as `⏎`, the last ones dropped), cut to 60 characters
+/// with `…`.
+///
+/// ```
+/// assert_eq!(polypatch_core::quote("fn main() {"), "`fn main() {`");
+/// assert_eq!(polypatch_core::quote("a\nb\n"), "`a⏎b`");
+/// assert_eq!(polypatch_core::quote(&"x".repeat(70)), format!("`{}…`", "x".repeat(60)));
+/// ```
+pub fn quote(text: &str) -> String {
+    const MAX: usize = 60;
+    let one_line = text.trim_end_matches(['\n', '\r']).replace('\n', "⏎");
+    if one_line.chars().count() <= MAX {
+        format!("`{one_line}`")
+    } else {
+        let head: String = one_line.chars().take(MAX).collect();
+        format!("`{head}…`")
+    }
+}
+
+/// A file's content from its lines (without their line breaks): each ended by `\n`.
+///
+/// ```
+/// assert_eq!(polypatch_core::join_lines(&["a", "b"]), "a\nb\n");
+/// assert_eq!(polypatch_core::join_lines(&[]), "");
+/// ```
+pub fn join_lines(lines: &[&str]) -> String {
+    let mut content = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        content.push_str(line);
+        content.push('\n');
+    }
+    content
+}
+
 /// Where `text` stops in the middle of a line: the 1-based number of its last line and
 /// that line's bytes, when the text does not end with a line break and its last line is
 /// not blank. A model's reply cut off by an output limit ends so; a complete patch may

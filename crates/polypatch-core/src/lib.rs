@@ -83,6 +83,7 @@ mod tier;
 pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
 pub use dialect::{
     DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
+    join_lines, quote,
 };
 pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
 pub use error_kind::{ErrorKind, UnknownErrorKind};

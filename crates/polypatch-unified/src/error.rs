@@ -39,16 +39,7 @@ pub(crate) fn error(kind: ErrorKind, message: impl Into<String>, span: Option<Sp
     PatchError::new(DIALECT, kind, message, span)
 }
 
-/// `text` in backticks for a message, shortened when long.
-pub(crate) fn quote(text: &str) -> String {
-    const MAX: usize = 60;
-    if text.chars().count() <= MAX {
-        format!("`{text}`")
-    } else {
-        let head: String = text.chars().take(MAX).collect();
-        format!("`{head}…`")
-    }
-}
+pub(crate) use polypatch_core::quote;
 
 #[cfg(test)]
 mod tests {
