@@ -184,7 +184,7 @@ fn split_lines(text: &str) -> Vec<Line> {
         let end = if end > start && bytes[end - 1] == b'\r' { end - 1 } else { end };
         Line { start, end, next }
     };
-    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    let mut out = Vec::new();
     let mut start = 0;
     for newline in memchr::memchr_iter(b'\n', bytes) {
         out.push(line(start, newline, newline + 1));

@@ -175,13 +175,22 @@ pub(crate) fn decide(
     let Some(new) = new else {
         return old.map_or_else(Decision::Miss, |f| Decision::Apply(f, None));
     };
-    let without_evidence = old.clone().map_or_else(Decision::Miss, |f| Decision::Apply(f, None));
-    match decide_with_new_side(lines, q, old, new, tiers) {
+    // A new side is looked for at the old side's tier or stricter, so it is found fuzzily
+    // only where the old side was found fuzzily or not at all: only then is the decision
+    // without it kept (the other edits copy nothing).
+    let without_evidence = match &old {
+        Ok(found) if found.iter().any(|f| f.tier == Tier::Fuzzy) => Some(Decision::Apply(found.clone(), None)),
+        Err(Miss::NotFound) => Some(Decision::Miss(Miss::NotFound)),
+        _ => None,
+    };
+    match (decide_with_new_side(lines, q, old, new, tiers), without_evidence) {
         // A new side found only by likeness, whose added lines are not the file's as
         // written, is not what the edit writes: no evidence that it was made (`-  Hemp` /
         // `+  Help,` against a file's `  Help`: the file never got the comma).
-        Decision::AlreadyApplied(n) if n.tier == Tier::Fuzzy && !adds_as_written(lines, &n, new) => without_evidence,
-        decision => decision,
+        (Decision::AlreadyApplied(n), Some(without)) if n.tier == Tier::Fuzzy && !adds_as_written(lines, &n, new) => {
+            without
+        }
+        (decision, _) => decision,
     }
 }
 
