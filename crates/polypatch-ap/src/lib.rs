@@ -156,13 +156,15 @@
 
 mod error;
 mod lower;
+mod render;
 mod syntax;
 mod yaml;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions};
 
 pub use error::KINDS;
 pub use lower::lower;
+pub use render::yaml_scalar;
 pub use syntax::{ActionKind, Change, Locator, Modification, Patch, SUPPORTED_VERSIONS, Text, parse};
 
 /// The 'ap' YAML dialect (`"ap"`).
@@ -190,6 +192,23 @@ impl Dialect for Ap {
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         Ok(lower(&parse(text)?))
+    }
+
+    /// The spec asks for the shortest unique snippet (§4.2): one line of context, which
+    /// also keeps the content's indentation (§3.3), more only where needed, and long
+    /// deletions as ranges. The plain form has single snippets with all the context asked
+    /// for (blank lines added next to blank lines need it: the spec's search skips blank
+    /// lines).
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        if options.plain {
+            render::render(deltas, options.context, false)
+        } else {
+            render::render(deltas, options.context.min(1), true)
+        }
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

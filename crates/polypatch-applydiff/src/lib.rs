@@ -111,10 +111,11 @@
 pub mod error;
 pub mod feedback;
 mod lower;
+mod render;
 pub mod session;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions};
 
 pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
@@ -148,6 +149,15 @@ impl Dialect for ApplyDiff {
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         Ok(lower(&parse(text)?))
+    }
+
+    /// A block per hunk, or the whole file (`mode=replace`); no plainer form.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        render::render(deltas, options.context)
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

@@ -79,9 +79,10 @@
 
 pub mod error;
 mod lower;
+mod render;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
+use polypatch_core::{Dialect, EditPlan, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions};
 
 pub use error::KINDS;
 pub use lower::{lower, lower_with};
@@ -115,6 +116,18 @@ impl Dialect for Aptix {
     /// [`Aptix::parse`] with the binary limits of `options` for `gitPatch` diffs.
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         lower_with(&parse(text)?, options)
+    }
+
+    /// A file bundle: minimal `find`/`replace` pairs, `gitPatch` for binary content and
+    /// modes; in the plain form, whole contents (`replace`). Aptix says every change, so it
+    /// never refuses.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        let style = if options.plain { render::Style::Replace } else { render::Style::Patch };
+        Ok(render::render(deltas, style))
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

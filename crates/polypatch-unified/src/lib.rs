@@ -120,12 +120,13 @@
 mod error;
 mod lower;
 mod path;
+mod render;
 mod syntax;
 
 pub mod binary;
 pub mod generate;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
+use polypatch_core::{Dialect, EditPlan, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -156,6 +157,16 @@ impl Dialect for Unified {
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         lower::parse_and_lower(text, options)
+    }
+
+    /// A git diff ([`generate`]), renames found by content as `git diff -M` finds them; no
+    /// plainer form. A git diff says every byte and mode, so it never refuses.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        Ok(render::render(deltas, options))
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

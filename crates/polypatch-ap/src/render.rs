@@ -7,7 +7,7 @@
 //! snippet starts and ends on a non-blank line. Its first line is a context line, written
 //! again as the content's first line with the file's indentation, so the content is kept
 //! as written (§3.3 re-indents content to the snippet's first line). Every value is a
-//! literal block (§4.3) unless its text needs escapes ([`crate::convert::yaml_scalar`]).
+//! literal block (§4.3) unless its text needs escapes ([`yaml_scalar`]).
 //!
 //! What ap cannot say: deleting or renaming a file, binary content, modes, and, because the
 //! spec strips trailing whitespace from every line of a changed file (§3.5) and keeps a
@@ -15,16 +15,17 @@
 
 use std::fmt::Write as _;
 
-use super::{keeps_ends, refuse, text_only, texts, unmarked};
-use crate::convert::changes::Delta;
-use crate::convert::hunks::{self, Hunk, after_hunks, body, occurrences, split};
-use crate::convert::yaml::yaml_scalar;
-use crate::convert::{ConvertError, Operation};
+use polypatch_core::render::hunks::{self, Hunk, after_hunks, body, occurrences, split};
+use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
-const DIALECT: &str = "ap";
+use crate::error::DIALECT;
+
+mod scalar;
+
+pub use scalar::yaml_scalar;
 
 /// `ranges`: whether blocks of [`MIN_RANGE`] lines or more are written as ranges.
-pub(super) fn render(deltas: &[Delta], context: usize, ranges: bool) -> Result<String, ConvertError> {
+pub(crate) fn render(deltas: &[FileDelta], context: usize, ranges: bool) -> Result<String, RenderError> {
     let mut out = String::from("version: \"2.0\"\nchanges:\n");
     for delta in deltas {
         text_only(DIALECT, delta, false, false)?;
@@ -74,12 +75,12 @@ fn create(out: &mut String, after: &str) {
 /// `ranges`: whether long blocks are written as `start_snippet`/`end_snippet` ranges.
 fn modifications(
     out: &mut String,
-    delta: &Delta,
+    delta: &FileDelta,
     before: &str,
     after: &str,
     context: usize,
     ranges: bool,
-) -> Result<(), ConvertError> {
+) -> Result<(), RenderError> {
     let old = split(before);
     let new = split(after);
     if old.iter().all(|l| body(l).trim().is_empty()) {

@@ -6,9 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::texts;
-use crate::convert::changes::{Delta, Side, text};
-use crate::convert::hunks::{self, Hunk, after_hunks, split};
+use polypatch_core::render::hunks::{self, Hunk, after_hunks, split};
+use polypatch_core::render::{FileDelta, Side, text, texts};
 
 /// How changed text files are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +18,7 @@ pub(crate) enum Style {
     Replace,
 }
 
-pub(super) fn render(deltas: &[Delta], style: Style) -> String {
+pub(crate) fn render(deltas: &[FileDelta], style: Style) -> String {
     let mut entries = Vec::new();
     for delta in deltas {
         let binary = [&delta.before, &delta.after].iter().any(|s| s.as_ref().is_some_and(|s| text(&s.bytes).is_none()));

@@ -10,15 +10,13 @@
 
 use std::fmt::Write as _;
 
-use super::super::hunks::{self, Hunk, Mark, body, occurrences, split};
-use super::{keeps_ends, refuse, text_only, texts, unmarked};
-use crate::convert::changes::Delta;
-use crate::convert::{ConvertError, Operation};
+use polypatch_core::render::hunks::{self, Hunk, Mark, body, occurrences, split};
+use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
-const DIALECT: &str = "ai-patch";
+use crate::error::DIALECT;
 
 /// `scopes`: whether `@@ <line>` scope lines may stand in for more context.
-pub(super) fn render(deltas: &[Delta], context: usize, scopes: bool) -> Result<String, ConvertError> {
+pub(crate) fn render(deltas: &[FileDelta], context: usize, scopes: bool) -> Result<String, RenderError> {
     let mut out = String::from("*** Begin Patch\n");
     for delta in deltas {
         text_only(DIALECT, delta, true, true)?;
@@ -55,12 +53,12 @@ pub(super) fn render(deltas: &[Delta], context: usize, scopes: bool) -> Result<S
 /// The hunks of an update.
 fn update(
     out: &mut String,
-    delta: &Delta,
+    delta: &FileDelta,
     before: &str,
     after: &str,
     context: usize,
     scopes: bool,
-) -> Result<(), ConvertError> {
+) -> Result<(), RenderError> {
     let old = split(before);
     let new = split(after);
     let bodies: Vec<&str> = old.iter().map(|l| body(l)).collect();

@@ -9,14 +9,12 @@
 
 use std::fmt::Write as _;
 
-use super::{keeps_ends, refuse, text_only, texts, unmarked};
-use crate::convert::changes::Delta;
-use crate::convert::hunks::{self, Hunk, after_hunks, body, occurrences, split};
-use crate::convert::{ConvertError, Operation};
+use polypatch_core::render::hunks::{self, Hunk, after_hunks, body, occurrences, split};
+use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
-const DIALECT: &str = "applydiff";
+use crate::error::DIALECT;
 
-pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, ConvertError> {
+pub(crate) fn render(deltas: &[FileDelta], context: usize) -> Result<String, RenderError> {
     let mut out = String::new();
     for delta in deltas {
         text_only(DIALECT, delta, false, false)?;
@@ -70,7 +68,7 @@ fn is_marker(line: &str) -> bool {
 }
 
 /// Refuses a content that holds a marker line.
-fn no_marker(delta: &Delta, content: &str) -> Result<(), ConvertError> {
+fn no_marker(delta: &FileDelta, content: &str) -> Result<(), RenderError> {
     match split(content).iter().position(|l| is_marker(body(l))) {
         None => Ok(()),
         Some(n) => Err(refuse(
