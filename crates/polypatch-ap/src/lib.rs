@@ -157,6 +157,8 @@
 mod error;
 mod lower;
 mod render;
+#[cfg(feature = "schema")]
+mod schema;
 mod syntax;
 mod yaml;
 
@@ -209,6 +211,12 @@ impl Dialect for Ap {
 
     fn prompt(&self) -> Option<&'static str> {
         Some(include_str!("../prompt.txt"))
+    }
+
+    /// The schema of the value an 'ap' patch's YAML reads as (with the `schema` feature).
+    #[cfg(feature = "schema")]
+    fn schema(&self) -> Option<serde_json::Value> {
+        Some(schema::schema())
     }
 }
 

@@ -80,6 +80,8 @@
 pub mod error;
 mod lower;
 mod render;
+#[cfg(feature = "schema")]
+mod schema;
 pub mod syntax;
 
 use polypatch_core::{Dialect, EditPlan, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions};
@@ -128,6 +130,13 @@ impl Dialect for Aptix {
 
     fn prompt(&self) -> Option<&'static str> {
         Some(include_str!("../prompt.txt"))
+    }
+
+    /// The schema of a bundle, file bundle or structured patch bundle (with the `schema`
+    /// feature).
+    #[cfg(feature = "schema")]
+    fn schema(&self) -> Option<serde_json::Value> {
+        Some(schema::schema())
     }
 }
 

@@ -74,6 +74,8 @@ mod modify;
 mod newlines;
 pub mod render;
 mod report;
+#[cfg(feature = "schemars")]
+mod schema;
 mod shape;
 mod shared;
 mod span;
@@ -103,6 +105,8 @@ pub use report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
     MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
 };
+#[cfg(feature = "schemars")]
+pub use schema::closed_schema;
 pub use shared::SharedText;
 pub use span::{Span, locate_line};
 pub use text::{
