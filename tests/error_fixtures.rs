@@ -140,15 +140,8 @@ fn coverage(base: &Path) -> Result<(), Failed> {
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n").into()) }
 }
 
-/// The kinds `dialect` lists.
+/// The kinds `dialect` lists ([`polypatch::Dialect::error_kinds`]).
 fn kinds(dialect: &str) -> Vec<String> {
-    let kinds: &[polypatch::ErrorKind] = match dialect {
-        "ai-patch" => polypatch_aipatch::KINDS,
-        "unified" => polypatch_unified::KINDS,
-        "ap" => polypatch_ap::KINDS,
-        "applydiff" => polypatch_applydiff::KINDS,
-        "aptix" => polypatch_aptix::KINDS,
-        other => panic!("no dialect `{other}`"),
-    };
-    kinds.iter().map(ToString::to_string).collect()
+    let dialect = polypatch::dialect(dialect).unwrap_or_else(|| panic!("the dialect `{dialect}` is not compiled in"));
+    dialect.error_kinds().iter().map(ToString::to_string).collect()
 }

@@ -137,11 +137,11 @@
 //! `invalid_add_line`, `invalid_delete_line`, `empty_update`, `invalid_line_hint`,
 //! `invalid_hunk_header`, `invalid_hunk_line`, `empty_hunk`.
 
-mod error;
+pub mod error;
 mod lower;
 mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, PatchError};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -154,6 +154,10 @@ pub struct AiPatch;
 impl Dialect for AiPatch {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 95 for a `*** Begin Patch` line, 60 for a file header line without one, else 0.
@@ -197,6 +201,7 @@ fn sniff_lines(text: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::MISSING_END;
 
     /// The quick test before the line-by-line sniff never changes a score: every text of
     /// three lines (LF or CRLF) made of markers, near misses and empty lines.
@@ -253,6 +258,6 @@ mod tests {
         assert_eq!(plan.dialect, "ai-patch");
         assert_eq!(plan.files.len(), 1);
         let err = AiPatch.parse("*** Begin Patch\n*** Delete File: a\n").unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("ai-patch", polypatch_core::ErrorKind::MissingEnd));
+        assert_eq!((err.dialect, err.kind), ("ai-patch", MISSING_END));
     }
 }

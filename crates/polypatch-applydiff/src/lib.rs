@@ -114,7 +114,7 @@ mod lower;
 pub mod session;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, PatchError};
 
 pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
@@ -132,6 +132,10 @@ pub struct ApplyDiff;
 impl Dialect for ApplyDiff {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 92 for a `>>> file:` line followed by `--- from`, 40 for a `>>> file:` line alone,
@@ -175,6 +179,7 @@ fn sniff_lines(text: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::MISSING_TO;
 
     /// The quick test before the line-by-line sniff never changes a score: every text of
     /// three lines (LF or CRLF) made of markers, near misses and empty lines.
@@ -227,6 +232,6 @@ mod tests {
         let plan = ApplyDiff.parse(">>> file: a\n--- from\nx\n--- to\ny\n<\n").unwrap();
         assert_eq!(plan.dialect, "applydiff");
         let err = ApplyDiff.parse(">>> file: a\n--- from\nx\n").unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("applydiff", polypatch_core::ErrorKind::MissingTo));
+        assert_eq!((err.dialect, err.kind), ("applydiff", MISSING_TO));
     }
 }

@@ -81,7 +81,7 @@ pub mod error;
 mod lower;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, ParseOptions, PatchError};
 
 pub use error::KINDS;
 pub use lower::{lower, lower_with};
@@ -94,6 +94,10 @@ pub struct Aptix;
 impl Dialect for Aptix {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 85 for a JSON object (the whole text, or in a ```` ```json ```` fence) with a

@@ -117,7 +117,7 @@
 //! whose span points at the offending text; [`PatchError::render`] shows its line and
 //! column with a caret.
 
-mod error;
+pub mod error;
 mod lower;
 mod path;
 mod syntax;
@@ -125,7 +125,7 @@ mod syntax;
 pub mod binary;
 pub mod generate;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, ParseOptions, PatchError};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -142,6 +142,10 @@ pub struct Unified;
 impl Dialect for Unified {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 90 for a `diff --git` line; 80 for `---`, `+++` and `@@` lines; 50 for a
@@ -162,6 +166,7 @@ impl Dialect for Unified {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::BAD_STRIP;
 
     /// The quick test before the line-by-line sniff never changes a score: every text of
     /// three lines (LF or CRLF) made of markers, near misses and empty lines.
@@ -219,6 +224,6 @@ mod tests {
         let plan = Unified.parse_with(diff, &ParseOptions::default().strip(2)).unwrap();
         assert_eq!(plan.files[0].path, "z.txt");
         let err = Unified.parse_with(diff, &ParseOptions::default().strip(3)).unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("unified", polypatch_core::ErrorKind::BadStrip));
+        assert_eq!((err.dialect, err.kind), ("unified", BAD_STRIP));
     }
 }
