@@ -1,13 +1,15 @@
 //! The malformed patches in `tests/errors/<dialect>/`, each its own named test
-//! (`unified::bad_strip`): the input `<kind>[-<variant>].<ext>` is parsed with its dialect
+//! (`unified::bad_strip`): the input `<kind>[-<variant>].<ext>` (any extension but
+//! `.stderr` and `.options`; `.patch`, `.diff`, `.yaml`, `.txt`, `.json` by dialect) is parsed with its dialect
 //! (and the options of an optional `<case>.options` beside it: `strip = N`,
 //! `max_binary_size = N`, `max_total_binary_size = N`, one a line) and must be refused with
 //! exactly what `<case>.stderr` holds: the kind (which must be the one the file name
 //! starts with), the error's `Display`, its JSON and [`PatchError::render`] of the input
 //! (the offending line and a caret under the span), as a writer reads it.
 //!
-//! A `coverage` test checks that every kind each dialect lists has a case, but for the
-//! few in [`UNREACHABLE`], each with the reason no text produces it.
+//! A `coverage` test checks that every dialect compiled in has a folder and every kind it
+//! lists ([`polypatch::Dialect::error_kinds`]) a case, but for the few in [`UNREACHABLE`],
+//! each with the reason it has none.
 //!
 //! After an intended change of a message, rewrite the expected files with
 //! `POLYPATCH_BLESS=1 cargo test --test error_fixtures` and review the diff.
@@ -18,10 +20,6 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use polypatch::{ParseOptions, PatchError};
-
-/// The extension of each dialect's inputs.
-const EXTENSIONS: &[(&str, &str)] =
-    &[("ai-patch", "patch"), ("unified", "diff"), ("ap", "yaml"), ("applydiff", "txt"), ("aptix", "json")];
 
 /// Kinds a dialect lists that have no case here, with the reason.
 const UNREACHABLE: &[(&str, &str, &str)] = &[(
@@ -34,8 +32,8 @@ fn main() {
     let args = Arguments::from_args();
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/errors");
     let mut trials = Vec::new();
-    for &(dialect, ext) in EXTENSIONS {
-        for input in cases(&base.join(dialect), ext) {
+    for dialect in polypatch::dialect_names() {
+        for input in cases(&base.join(dialect)) {
             let case = input.file_stem().unwrap().to_str().unwrap().to_owned();
             trials.push(Trial::test(format!("{dialect}::{case}"), move || run_case(dialect, &input)));
         }
@@ -44,12 +42,12 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// The inputs of one dialect's folder, sorted.
-fn cases(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut inputs: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+/// The inputs of one dialect's folder, sorted (none when there is no folder).
+fn cases(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    let mut inputs: Vec<PathBuf> = entries
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == ext))
+        .filter(|path| path.extension().is_some_and(|e| e != "stderr" && e != "options"))
         .collect();
     inputs.sort();
     inputs
@@ -122,9 +120,9 @@ fn options(path: &Path) -> Result<ParseOptions, Failed> {
 /// is one its dialect lists.
 fn coverage(base: &Path) -> Result<(), Failed> {
     let mut problems = Vec::new();
-    for &(dialect, ext) in EXTENSIONS {
+    for dialect in polypatch::dialect_names() {
         let listed: BTreeSet<String> = kinds(dialect).into_iter().collect();
-        let covered: BTreeSet<String> = cases(&base.join(dialect), ext).iter().map(|p| named_kind(p)).collect();
+        let covered: BTreeSet<String> = cases(&base.join(dialect)).iter().map(|p| named_kind(p)).collect();
         for kind in &listed {
             let unreachable = UNREACHABLE.iter().any(|&(d, k, _)| d == dialect && k == kind);
             if covered.contains(kind) && unreachable {

@@ -261,11 +261,6 @@ mod tests {
     }
 
     #[test]
-    fn name_is_ap() {
-        assert_eq!(Ap.name(), "ap");
-    }
-
-    #[test]
     fn sniff_scores_markers() {
         assert_eq!(Ap.sniff("# plan\nversion: \"2.0\"\nchanges:\n  - file_path: a\n"), 90);
         assert_eq!(Ap.sniff("changes:\n  - file_path: a\n    modifications:\n"), 70);

@@ -179,7 +179,6 @@ fn sniff_lines(text: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::MISSING_TO;
 
     /// The quick test before the line-by-line sniff never changes a score: every text of
     /// three lines (LF or CRLF) made of markers, near misses and empty lines.
@@ -212,11 +211,6 @@ mod tests {
     }
 
     #[test]
-    fn name_is_applydiff() {
-        assert_eq!(ApplyDiff.name(), "applydiff");
-    }
-
-    #[test]
     fn sniff_scores_markers() {
         assert_eq!(ApplyDiff.sniff("prose\n>>> file: a.rs\n--- from\nx\n--- to\ny\n<\n"), 92);
         assert_eq!(ApplyDiff.sniff("  >>> file: a.rs | mode=replace\r\n--- from\r\n"), 92);
@@ -224,14 +218,5 @@ mod tests {
         assert_eq!(ApplyDiff.sniff("--- from\n+++ b\n"), 0);
         assert_eq!(ApplyDiff.sniff("Change:\n--- from\nx\n--- to\ny\n<\n"), 30);
         assert_eq!(ApplyDiff.sniff("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"), 0);
-        assert_eq!(ApplyDiff.sniff(""), 0);
-    }
-
-    #[test]
-    fn parse_lowers_and_reports_errors() {
-        let plan = ApplyDiff.parse(">>> file: a\n--- from\nx\n--- to\ny\n<\n").unwrap();
-        assert_eq!(plan.dialect, "applydiff");
-        let err = ApplyDiff.parse(">>> file: a\n--- from\nx\n").unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("applydiff", MISSING_TO));
     }
 }

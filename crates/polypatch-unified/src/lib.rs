@@ -200,18 +200,12 @@ mod tests {
     }
 
     #[test]
-    fn name_is_unified() {
-        assert_eq!(Unified.name(), "unified");
-    }
-
-    #[test]
     fn sniff_scores_markers() {
         assert_eq!(Unified.sniff("From x\ndiff --git a/x b/x\n"), 90);
         assert_eq!(Unified.sniff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 80);
         assert_eq!(Unified.sniff("@@ -1,2 +1,2 @@\n-a\n+b\n"), 50);
         assert_eq!(Unified.sniff("@@\n-a\n+b\n"), 0);
         assert_eq!(Unified.sniff("hello\n"), 0);
-        assert_eq!(Unified.sniff(""), 0);
         // AI-PATCH text (sniffed 95 by its own dialect) scores lower here.
         let ai = "*** Begin Patch\n*** Update File: a\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n*** End Patch\n";
         assert!(Unified.sniff(ai) <= 90);
