@@ -41,8 +41,9 @@ pub const EMPTY_HUNK: ErrorKind = ErrorKind::new("empty_hunk");
 /// Every [`ErrorKind`] this dialect reports, in the order its parser checks for them
 /// ([`Dialect::error_kinds`](polypatch_core::Dialect::error_kinds)).
 ///
-/// [`ErrorKind::TRUNCATED`]: no `*** End Patch`, and the last line has no line break
-/// (without the half line, [`MISSING_END`]).
+/// A text cut off (a model's reply that hit its output limit) is [`ErrorKind::TRUNCATED`]
+/// when there is no `*** End Patch` and the last line has no line break (without the half
+/// line, [`MISSING_END`]).
 pub const KINDS: &[ErrorKind] = &[
     MISSING_BEGIN,
     MISSING_END,

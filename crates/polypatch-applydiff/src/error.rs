@@ -34,9 +34,10 @@ pub const REPLACE_WITH_FROM: ErrorKind = ErrorKind::new("replace_with_from");
 /// Every [`ErrorKind`] this dialect reports, in the order its parser checks for them
 /// ([`Dialect::error_kinds`](polypatch_core::Dialect::error_kinds)).
 ///
-/// [`ErrorKind::TRUNCATED`]: the last block has no closing `<` (or no `--- to`) and the
-/// text ends without a line break (otherwise [`UNCLOSED_BLOCK`] or [`MISSING_TO`]), or the
-/// text stops in the first characters of the next block's `>>> file:`.
+/// A text cut off (a model's reply that hit its output limit) is [`ErrorKind::TRUNCATED`]
+/// when the last block has no closing `<` (or no `--- to`) and the text ends without a line
+/// break (otherwise [`UNCLOSED_BLOCK`] or [`MISSING_TO`]), or when the text stops in the
+/// first characters of the next block's `>>> file:`.
 pub const KINDS: &[ErrorKind] = &[
     NO_BLOCKS,
     MISSING_PATH,

@@ -63,13 +63,13 @@ pub const UNSUPPORTED_SUBMODULE: ErrorKind = ErrorKind::new("unsupported_submodu
 /// Every [`ErrorKind`] this dialect reports, in the order its parser checks for them
 /// ([`Dialect::error_kinds`](polypatch_core::Dialect::error_kinds)).
 ///
-/// [`ErrorKind::TRUNCATED`]: the last hunk has fewer lines than its header counts, and the
-/// text ends without a line break (and without a `\ No newline at end of file` line); or
-/// the text stops, after a hunk, in the first characters of the next hunk's `@@ ` or
-/// file's `diff --git `. A hunk whose counts differ from its body in a complete diff is
-/// still read by its body. A cut that falls in the last line of a hunk whose counts it
-/// then meets (the hunk's last added line, say) cannot be told from a complete diff
-/// without a final line break.
+/// A text cut off (a model's reply that hit its output limit) is [`ErrorKind::TRUNCATED`]
+/// when the last hunk has fewer lines than its header counts and the text ends without a
+/// line break (and without a `\ No newline at end of file` line), or when the text stops,
+/// after a hunk, in the first characters of the next hunk's `@@ ` or file's `diff --git `.
+/// A hunk whose counts differ from its body in a complete diff is still read by its body.
+/// A cut that falls in the last line of a hunk whose counts it then meets (the hunk's last
+/// added line, say) cannot be told from a complete diff without a final line break.
 pub const KINDS: &[ErrorKind] = &[
     NO_DIFF,
     INVALID_HUNK_HEADER,
