@@ -89,7 +89,7 @@ pub use dialect::{
     join_lines, quote,
 };
 pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
-pub use error_kind::{ErrorKind, UnknownErrorKind};
+pub use error_kind::ErrorKind;
 pub use file_bytes::FileBytes;
 pub use fileset::{
     Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
