@@ -56,54 +56,38 @@
 //! ```
 
 mod apply;
-pub mod binary;
 mod decide;
-mod dialect;
-mod disk;
-mod effort;
-pub mod elision;
-mod engine;
-mod error_kind;
-mod file_bytes;
-mod fileset;
-mod fold;
-mod fuzzy;
-mod index;
 mod ir;
-mod modify;
-mod newlines;
-mod report;
-mod shape;
-mod shared;
-mod span;
-mod substring;
+mod locate;
+mod store;
 mod text;
-mod tier;
 
-pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{
+pub use apply::compute::{ApplyError, ApplyOptions, Computed, apply, compute};
+pub use apply::elision;
+pub use apply::report::{
+    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
+    MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
+};
+pub use ir::dialect::{
     DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
     join_lines, quote,
 };
-pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
-pub use error_kind::{ErrorKind, UnknownErrorKind};
-pub use file_bytes::FileBytes;
-pub use fileset::{
-    Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
-    is_git_dir_name,
-};
-pub use ir::{
+pub use ir::error_kind::{ErrorKind, UnknownErrorKind};
+pub use ir::plan::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
     FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
     Policy, PostProcess, Replacement, Scope, Target,
 };
-pub use report::{
-    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
-    MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
+pub use ir::span::{Span, locate_line};
+pub use ir::tier::{Tier, TierSet};
+pub use store::disk::{CommitError, DiskFileSet, Durability, Recovery};
+pub use store::fileset::{
+    Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
+    is_git_dir_name,
 };
-pub use shared::SharedText;
-pub use span::{Span, locate_line};
-pub use text::{
+pub use text::binary;
+pub use text::file_bytes::FileBytes;
+pub use text::lines::{
     Cutter, Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
 };
-pub use tier::{Tier, TierSet};
+pub use text::shared::SharedText;

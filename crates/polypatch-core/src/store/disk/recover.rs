@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::DiskFileSet;
 use super::journal::{self, Journal, Line};
 use super::ops::{Dir, Kind, Meta};
-use crate::fileset::RelPath;
+use crate::store::fileset::RelPath;
 
 /// What [`DiskFileSet::recover`] found and did.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]

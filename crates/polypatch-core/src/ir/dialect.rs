@@ -4,9 +4,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::error_kind::ErrorKind;
-use crate::ir::{EditPlan, LineBreaks};
-use crate::span::Span;
+use crate::ir::error_kind::ErrorKind;
+use crate::ir::plan::{EditPlan, LineBreaks};
+use crate::ir::span::Span;
 
 /// A patch format that lowers into an [`EditPlan`].
 ///

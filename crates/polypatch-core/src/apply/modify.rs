@@ -6,23 +6,23 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
+use crate::apply::report::{
+    Closest, EditReport, Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_excerpt,
+    clip_line, focus_pair, list_places,
+};
+use crate::apply::shape::{self, Shaper};
 use crate::decide::{
     Decision, NewSide, Unlike, decide, far_from_hint, inserted_at_already_there, insertion_already_there, new_side,
     range_already_there, replacement_already_there, replacement_unchanged, target_still_like, unlike_removals,
 };
-use crate::effort::{Effort, Skip};
-use crate::engine::{self, Found, Miss, Query, View};
-use crate::fold::is_blank;
-use crate::fuzzy;
-use crate::index::LineHashes;
-use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
-use crate::report::{
-    Closest, EditReport, Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_excerpt,
-    clip_line, focus_pair, list_places,
-};
-use crate::shape::{self, Shaper};
-use crate::text::{Eol, Line, LineText, TextFile};
-use crate::tier::{Leniency, Tier, TierSet};
+use crate::ir::plan::{Action, Edit, Missing, Occurrence, Replacement, Target};
+use crate::ir::tier::{Leniency, Tier, TierSet};
+use crate::locate::effort::{Effort, Skip};
+use crate::locate::engine::{self, Found, Miss, Query, View};
+use crate::locate::fold::is_blank;
+use crate::locate::fuzzy;
+use crate::locate::index::LineHashes;
+use crate::text::lines::{Eol, Line, LineText, TextFile};
 
 /// How long the line diff shown with a closest region may take; past it, `similar` gives
 /// a coarser (still correct) diff.
@@ -369,7 +369,7 @@ fn apply_unlocated(
 ) -> Option<Result<Done, Failure>> {
     let (edit, ov) = (job.edit, job.ov);
     let at = match &edit.target {
-        Target::Text(_) => return Some(crate::substring::apply_text(file, hashes, edit, ov, job.leniency)),
+        Target::Text(_) => return Some(crate::apply::substring::apply_text(file, hashes, edit, ov, job.leniency)),
         Target::StartOfFile => 0,
         Target::EndOfFile => file.lines.len(),
         Target::Lines(pat) if pat.iter().all(|l| edit.policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
@@ -429,7 +429,7 @@ fn prepare<'a>(job: &'a Job<'a>) -> Result<Prepared<'a>, Failure> {
         _ => None,
     };
     let mut notes = Vec::new();
-    let (edit, kept) = match (job.ov.fresh, crate::elision::prepare(job.edit, kept.as_deref())) {
+    let (edit, kept) = match (job.ov.fresh, crate::apply::elision::prepare(job.edit, kept.as_deref())) {
         (false, Err(failure)) => return Err(failure),
         (false, Ok(Some(exp))) => {
             notes.push(exp.note);

@@ -1,6 +1,6 @@
 //! Line comparison per tier, without allocating: the hot loop of every search.
 
-use crate::tier::Tier;
+use crate::ir::tier::Tier;
 
 /// Folds a Unicode look-alike to its ASCII counterpart; `None` drops the character
 /// (zero-width characters).

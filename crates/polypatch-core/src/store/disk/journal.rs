@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use sha1::Digest as _;
 
-use crate::file_bytes::FileBytes;
-use crate::fileset::RelPath;
+use crate::store::fileset::RelPath;
+use crate::text::file_bytes::FileBytes;
 
 pub(super) const PREFIX: &str = ".polypatch-";
 pub(super) const JOURNAL: &str = ".journal";
@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn blob_ids_are_gits() {
         assert_eq!(blob_id(&FileBytes::from(&b"hello\n"[..])), "ce013625030ba8dba906f756967f9e9ca394464a");
-        assert_eq!(blob_id(&FileBytes::from(&b""[..])), crate::binary::git_blob_id(b""));
+        assert_eq!(blob_id(&FileBytes::from(&b""[..])), crate::text::binary::git_blob_id(b""));
     }
 
     /// A content is named alike whole or as an edited file's lines, and either name, the
@@ -272,9 +272,9 @@ mod tests {
     fn contents_are_named_by_their_hash() {
         let whole = FileBytes::from(&b"one\ntwo\n"[..]);
         let lines = FileBytes::from_lines(
-            crate::text::TextFile::parse_shared(
-                &crate::shared::SharedText::new("one\ntwo\n".into()),
-                crate::ir::LineBreaks::LfOrCrLf,
+            crate::text::lines::TextFile::parse_shared(
+                &crate::text::shared::SharedText::new("one\ntwo\n".into()),
+                crate::ir::plan::LineBreaks::LfOrCrLf,
             ),
             false,
         );

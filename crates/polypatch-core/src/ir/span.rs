@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::LineBreaks;
+use crate::ir::plan::LineBreaks;
 
 /// A byte range `start..end` in the patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::ops::{Dir, Meta, Ops, Read, RealOps, Xattrs};
 use super::*;
-use crate::file_bytes::FileBytes;
-use crate::fileset::{ChangeKind, FileSource, FileStore};
+use crate::store::fileset::{ChangeKind, FileSource, FileStore};
+use crate::text::file_bytes::FileBytes;
 
 fn rel(p: &str) -> RelPath {
     RelPath::parse(p, None).unwrap()

@@ -8,7 +8,7 @@ use std::io;
 use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
-use crate::file_bytes::FileBytes;
+use crate::text::file_bytes::FileBytes;
 
 /// A validated root-relative path: `/`-separated, no empty, `.` or `..` components.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -53,7 +53,7 @@ impl RelPath {
         if parts.iter().any(|p| p.len() > 255) || normalized.len() > 4096 {
             return Err(PathError::new(original, PathErrorKind::TooLong));
         }
-        if parts.iter().any(|p| crate::text::holds_raw_bytes(p)) {
+        if parts.iter().any(|p| crate::text::lines::holds_raw_bytes(p)) {
             return Err(PathError::new(original, PathErrorKind::NotUtf8));
         }
         Ok(RelPath(parts.join("/")))

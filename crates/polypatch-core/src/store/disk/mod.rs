@@ -134,8 +134,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::file_bytes::FileBytes;
-use crate::fileset::{Change, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
+use crate::store::fileset::{Change, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
+use crate::text::file_bytes::FileBytes;
 use ops::{Dir, Kind, Meta, Ops, RealOps, Xattrs};
 
 pub use commit::CommitError;

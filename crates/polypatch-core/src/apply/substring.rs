@@ -53,16 +53,16 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::{self, Miss, Query};
-use crate::fold::folded;
-use crate::index::LineHashes;
-use crate::ir::{Action, Edit, Missing, Occurrence, Replacement, Target};
-use crate::modify::{Done, Overrides, align, apply_at, miss_failure, splice_lines};
-use crate::report::{
+use crate::apply::modify::{Done, Overrides, align, apply_at, miss_failure, splice_lines};
+use crate::apply::report::{
     Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_line, list_places,
 };
-use crate::text::{Eol, Line, LineText, TextFile, pieces_of_lines};
-use crate::tier::{Leniency, Tier, TierSet};
+use crate::ir::plan::{Action, Edit, Missing, Occurrence, Replacement, Target};
+use crate::ir::tier::{Leniency, Tier, TierSet};
+use crate::locate::engine::{self, Miss, Query};
+use crate::locate::fold::folded;
+use crate::locate::index::LineHashes;
+use crate::text::lines::{Eol, Line, LineText, TextFile, pieces_of_lines};
 
 /// How many non-whitespace characters a replacement needs to show, by standing in the
 /// file, that the edit was already applied.
@@ -166,7 +166,7 @@ fn elision_in_replacement(find: &str, with: &str) -> Result<(), Failure> {
     if !removes {
         return Ok(());
     }
-    match (0..lines.len()).find(|&j| crate::elision::is_elision_at(&lines, j) && !in_find(lines[j])) {
+    match (0..lines.len()).find(|&j| crate::apply::elision::is_elision_at(&lines, j) && !in_find(lines[j])) {
         None => Ok(()),
         Some(j) => Err(Failure::new(
             FailureKind::Elision,
@@ -893,14 +893,14 @@ mod tests {
     }
 
     use super::*;
-    use crate::index::Norm;
-    use crate::ir::{Policy, Replacement};
+    use crate::ir::plan::{Policy, Replacement};
+    use crate::locate::index::Norm;
 
     fn edit(find: &str, with: &str, occurrence: Occurrence) -> Edit {
         Edit {
             target: Target::Text(find.to_string()),
             action: Action::Replace(Replacement::text(with)),
-            scope: crate::ir::Scope::default(),
+            scope: crate::ir::plan::Scope::default(),
             policy: Policy { occurrence, ..Policy::default() },
             label: String::new(),
             span: None,
@@ -915,7 +915,7 @@ mod tests {
         let p = &e.policy;
         let ov = Overrides { eol: f.dominant_eol(), neighbour_ends: true, ..Overrides::default() };
         let hashes = LineHashes::default();
-        let made = |hashes: &LineHashes, lines: &[crate::text::Line]| {
+        let made = |hashes: &LineHashes, lines: &[crate::text::lines::Line]| {
             for norm in [Norm::End, Norm::Trimmed, Norm::Folded] {
                 drop(hashes.get(norm, lines));
             }

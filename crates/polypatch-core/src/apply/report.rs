@@ -4,7 +4,7 @@ use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
 
-use crate::tier::Tier;
+use crate::ir::tier::Tier;
 
 /// The outcome of applying a plan: one entry per file operation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

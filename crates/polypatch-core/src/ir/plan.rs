@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::span::Span;
-use crate::text::LineText;
-use crate::tier::{Tier, TierSet};
+use crate::ir::span::Span;
+use crate::ir::tier::{Tier, TierSet};
+use crate::text::lines::LineText;
 
 /// A whole patch, lowered: every file operation in the order the patch gave them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -58,7 +58,7 @@ impl EditPlan {
                 FileOp::Binary(b) => match &b.data {
                     BinaryData::Literal(bytes) => bytes.len() as u64,
                     BinaryData::Delta(delta) => {
-                        let result = crate::binary::delta_sizes(delta).map_or(0, |(_, result)| result);
+                        let result = crate::text::binary::delta_sizes(delta).map_or(0, |(_, result)| result);
                         (delta.len() as u64).saturating_add(result as u64)
                     }
                 },
@@ -316,7 +316,7 @@ impl Content {
     /// that are not UTF-8 (a diff read with [`crate::decode_lossless`]) are those bytes.
     pub fn as_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            Content::Text(s) => crate::text::encode_lossless(s),
+            Content::Text(s) => crate::text::lines::encode_lossless(s),
             Content::Bytes(b) => std::borrow::Cow::Borrowed(b),
         }
     }

@@ -7,9 +7,9 @@ use std::io::{self, BufWriter, IoSlice, Write};
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
-use crate::ir::LineBreaks;
-use crate::shared::SharedText;
-use crate::text::{TextFile, decode_lossless, encode_lossless};
+use crate::ir::plan::LineBreaks;
+use crate::text::lines::{TextFile, decode_lossless, encode_lossless};
+use crate::text::shared::SharedText;
 
 /// A file's content: what [`crate::ChangeKind::Write`] writes.
 ///

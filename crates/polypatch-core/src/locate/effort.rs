@@ -23,14 +23,14 @@
 
 use std::cell::{Cell, RefCell};
 
-/// The fuzzy work a whole plan may do, in the cells [`crate::fuzzy`] counts, the lines its
+/// The fuzzy work a whole plan may do, in the cells [`crate::locate::fuzzy`] counts, the lines its
 /// seeding passes go over and the bytes its near seeding reads: 256 times what one search
 /// may compare, 16.4 G, about 30 s on the 2-core reference machine. 1,000 hunks with a
 /// one-character typo in a context line, in a 1,000,000-line file (the largest plan
 /// `scripts/bounds.py --big` applies), spend 6.95 G of it (42 %; 14 s); 2,000 such hunks in
 /// a 100,000-line file 0.31 G (2 %; 0.6 s); a one-line hunk with a typo, which no line of
 /// the file equals (so near lines seed it), about 2.7 M per 100,000 lines searched.
-pub(crate) const PLAN_FUZZY_CELLS: u64 = 256 * crate::fuzzy::MATCH_CELLS;
+pub(crate) const PLAN_FUZZY_CELLS: u64 = 256 * crate::locate::fuzzy::MATCH_CELLS;
 
 /// Why an edit is located without the similarity search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,11 +139,11 @@ impl Effort {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Action, Edit, Replacement, Target};
-    use crate::modify::{Overrides, modify};
-    use crate::report::{FailureKind, Status};
-    use crate::text::TextFile;
-    use crate::tier::Tier;
+    use crate::apply::modify::{Overrides, modify};
+    use crate::apply::report::{FailureKind, Status};
+    use crate::ir::plan::{Action, Edit, Replacement, Target};
+    use crate::ir::tier::Tier;
+    use crate::text::lines::TextFile;
 
     fn line(i: usize) -> String {
         format!("    let value_{i} = compute_{i}(input, {});", i * 7)
@@ -160,7 +160,7 @@ mod tests {
 
     /// Applies edits at lines 10, 20, … 190 (the ones in `exact` without a typo) to a
     /// 200-line file with `effort`.
-    fn run(effort: &Effort, exact: &[usize]) -> Vec<crate::report::EditReport> {
+    fn run(effort: &Effort, exact: &[usize]) -> Vec<crate::apply::report::EditReport> {
         let mut file = TextFile::parse(&(0..200).map(|i| line(i) + "\n").collect::<String>());
         let edits: Vec<Edit> = (1..20).map(|k| edit(10 * k, !exact.contains(&(10 * k)))).collect();
         modify(&mut file, &edits, Overrides { effort: Some(effort), ..Overrides::default() }, "a.rs")

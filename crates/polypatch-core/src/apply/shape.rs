@@ -17,11 +17,11 @@
 //!   unless the content's first line already carries exactly that indentation (content
 //!   written with its absolute indentation).
 
-use crate::engine::Found;
-use crate::fold::{TAB_WIDTH, indent_width, is_blank};
-use crate::ir::{Indent, Newline};
-use crate::text::{Eol, Line, LineText};
-use crate::tier::Tier;
+use crate::ir::plan::{Indent, Newline};
+use crate::ir::tier::Tier;
+use crate::locate::engine::Found;
+use crate::locate::fold::{TAB_WIDTH, indent_width, is_blank};
+use crate::text::lines::{Eol, Line, LineText};
 
 /// How added lines are indented at one located block.
 pub(crate) struct Shaper<'a> {

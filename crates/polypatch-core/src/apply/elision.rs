@@ -2,10 +2,10 @@
 //! ...`, `# ... rest of the function ...`, a lone `...`). Written into a file where the
 //! edit removes lines, they delete the code they stand for.
 
-use crate::fold::indent_width;
-use crate::ir::{Action, Edit, Replacement, Target};
-use crate::report::{Failure, FailureKind};
-use crate::text::LineText;
+use crate::apply::report::{Failure, FailureKind};
+use crate::ir::plan::{Action, Edit, Replacement, Target};
+use crate::locate::fold::indent_width;
+use crate::text::lines::LineText;
 
 /// Words that say "the code that stands here is left out" next to an ellipsis.
 const STRONG: &[&str] = &[

@@ -9,8 +9,8 @@ use std::ops::{Deref, Range};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::ir::{LineBreaks, Newline};
-use crate::shared::{SharedText, release_runs};
+use crate::ir::plan::{LineBreaks, Newline};
+use crate::text::shared::{SharedText, release_runs};
 
 /// A line terminator.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -270,7 +270,7 @@ const CUTTER_BATCH: usize = 256;
 /// Cuts [`LineText`]s from one [`SharedText`] ([`LineText::cutter`]).
 pub struct Cutter<'a> {
     buf: &'a SharedText,
-    handles: crate::shared::Handles<'a>,
+    handles: crate::text::shared::Handles<'a>,
     /// The function named in a panic.
     who: &'static str,
 }
@@ -536,7 +536,7 @@ impl TextFile {
             // Every line ends at a `\n` (most files): found a block at a time, not with a
             // search per line.
             let from = start;
-            crate::newlines::for_each_newline(&bytes[from..], |i| {
+            crate::text::newlines::for_each_newline(&bytes[from..], |i| {
                 let i = from + i;
                 lines.push(Line { text: LineText::counted(handles.take(), start, i), eol: Eol::Lf });
                 start = i + 1;

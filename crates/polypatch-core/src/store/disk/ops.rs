@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use crate::file_bytes::FileBytes;
+use crate::text::file_bytes::FileBytes;
 
 /// An open directory (a file descriptor on Unix, a path elsewhere).
 #[cfg(unix)]

@@ -11,8 +11,8 @@ use super::dirs::Dirs;
 use super::journal::{self, Line};
 use super::ops::{Dir, Kind, Meta, Ops, Xattrs, copied_xattr};
 use super::{DiskFileSet, Seen};
-use crate::file_bytes::FileBytes;
-use crate::fileset::{Change, ChangeKind, RelPath};
+use crate::store::fileset::{Change, ChangeKind, RelPath};
+use crate::text::file_bytes::FileBytes;
 
 /// A commit that did not happen.
 #[derive(Debug, thiserror::Error)]

@@ -2,15 +2,15 @@
 //! strictest to loosest, and refuses to guess when more than one place fits (which of
 //! several places counts is decided in `decide`: [`crate::decide::choose`]).
 
-use crate::effort::Effort;
-use crate::fold::{PatKey, indent_width, is_blank, key_eq};
-use crate::fuzzy;
+use crate::locate::effort::Effort;
+use crate::locate::fold::{PatKey, indent_width, is_blank, key_eq};
+use crate::locate::fuzzy;
 use std::rc::Rc;
 
-use crate::index::{LineHashes, Norm, Table};
-use crate::ir::Occurrence;
-use crate::text::{Line, LineText};
-use crate::tier::{Tier, TierSet};
+use crate::ir::plan::Occurrence;
+use crate::ir::tier::{Tier, TierSet};
+use crate::locate::index::{LineHashes, Norm, Table};
+use crate::text::lines::{Line, LineText};
 
 /// A located block.
 #[derive(Debug, Clone, PartialEq)]
@@ -371,13 +371,13 @@ fn absent_line(lines: &[Line], q: &Query<'_>) -> bool {
     let Some(index) = q.index else { return false };
     let hi = q.hi.min(lines.len());
     let lo = q.lo.min(hi);
-    let mut longest: Vec<&str> = q.pat.iter().map(|p| crate::fold::trim(p)).filter(|t| !t.is_empty()).collect();
+    let mut longest: Vec<&str> = q.pat.iter().map(|p| crate::locate::fold::trim(p)).filter(|t| !t.is_empty()).collect();
     longest.sort_by_key(|t| std::cmp::Reverse(t.len()));
     let table = index.get(Norm::Trimmed, lines);
     let mut buf = String::new();
     longest.into_iter().take(LOOKED_UP).any(|t| {
         let h = Norm::Trimmed.hash(t, &mut buf);
-        !table.positions(lo..hi, h).any(|p| crate::fold::trim(&lines[p].text) == t)
+        !table.positions(lo..hi, h).any(|p| crate::locate::fold::trim(&lines[p].text) == t)
     })
 }
 
@@ -462,7 +462,7 @@ fn hashed_candidates(view: &View<'_>, tier: Tier, table: &Table, norm: Norm, j: 
     let n = view.idx.len();
     let mut buf = String::new();
     let want: Vec<u64> = view.pat.iter().map(|(_, p)| norm.hash(p, &mut buf)).collect();
-    let want_low: Vec<u32> = want.iter().map(|&h| crate::index::low(h)).collect();
+    let want_low: Vec<u32> = want.iter().map(|&h| crate::locate::index::low(h)).collect();
     let matches = |s: usize| {
         (0..m).all(|k| file[view.idx.at(s + k)] == want_low[k])
             && (0..m).all(|k| key_eq(tier, view.file(s + k), &view.keys[k]))
@@ -510,7 +510,7 @@ pub(crate) fn test_query(pat: &[LineText], n: usize, occurrence: Occurrence) -> 
         at_eof: false,
         occurrence,
         ignore_blank: false,
-        threshold: crate::ir::DEFAULT_FUZZY_THRESHOLD,
+        threshold: crate::ir::plan::DEFAULT_FUZZY_THRESHOLD,
         base: Tier::Exact,
         positional: false,
         prefix: false,
@@ -529,7 +529,7 @@ pub(crate) fn test_lines(lines: &[&str]) -> Vec<LineText> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::TextFile;
+    use crate::text::lines::TextFile;
 
     fn q(pat: &[LineText], n: usize) -> Query<'_> {
         test_query(pat, n, Occurrence::Unique)
@@ -572,7 +572,7 @@ mod tests {
         };
         let text = numbered(0, n) + "x\n";
         let file = TextFile::parse(&(text.clone() + "tail\n"));
-        let index = crate::index::LineHashes::default();
+        let index = crate::locate::index::LineHashes::default();
         let p = pat(&["x"]);
         let far = Query { hint: Some(0), index: Some(&index), ..q(&p, file.lines.len()) };
         assert_eq!(exact_near_hint(&file.lines, &far), None, "past the look's reach");
@@ -583,7 +583,7 @@ mod tests {
         // Two far places at the same distance from the hint (lines 0 and n): a tie, which
         // the full search reports as such.
         let twice = TextFile::parse(&("x\n".to_string() + &numbered(1, n) + "x\n"));
-        let index2 = crate::index::LineHashes::default();
+        let index2 = crate::locate::index::LineHashes::default();
         let tie = Query { hint: Some(n / 2), index: Some(&index2), ..q(&p, twice.lines.len()) };
         assert_eq!(exact_near_hint(&twice.lines, &tie), None);
         assert_eq!(

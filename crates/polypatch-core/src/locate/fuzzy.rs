@@ -13,11 +13,11 @@ use std::collections::BinaryHeap;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::effort::Effort;
-use crate::engine::{Idx, Query, View};
-use crate::fold::trim;
-use crate::index::Norm;
-use crate::ir::AMBIGUITY_MARGIN;
+use crate::ir::plan::AMBIGUITY_MARGIN;
+use crate::locate::effort::Effort;
+use crate::locate::engine::{Idx, Query, View};
+use crate::locate::fold::trim;
+use crate::locate::index::Norm;
 
 /// A pattern line that occurs more often than this is not used as a seed (`}` and the
 /// like would seed thousands of windows that the other lines rule out anyway).
@@ -602,7 +602,7 @@ fn by_text<'a>(view: &View<'_>, texts: &[&'a str]) -> Occurrences<'a> {
 /// longer wanted ([`HashFilter::drop_text`]) stops counting, so its lines are not read.
 struct HashFilter<'a> {
     live: Vec<u16>,
-    /// The texts by the bits of their hashes a [`crate::index::Table`] keeps.
+    /// The texts by the bits of their hashes a [`crate::locate::index::Table`] keeps.
     sorted: Vec<(u32, &'a str)>,
 }
 
@@ -612,7 +612,7 @@ impl<'a> HashFilter<'a> {
     fn new(texts: impl Iterator<Item = &'a str>) -> HashFilter<'a> {
         let mut buf = String::new();
         let mut sorted: Vec<(u32, &str)> =
-            texts.map(|t| (crate::index::low(Norm::Trimmed.hash(t, &mut buf)), t)).collect();
+            texts.map(|t| (crate::locate::index::low(Norm::Trimmed.hash(t, &mut buf)), t)).collect();
         sorted.sort_unstable();
         let mut live = vec![0u16; Self::BUCKETS as usize];
         for (h, _) in &sorted {
@@ -1061,10 +1061,10 @@ pub(crate) fn osa_distance_bits(a: &[char], b: &[char]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Miss, locate, test_lines as lines, test_query};
-    use crate::ir::Occurrence;
-    use crate::text::{LineText, TextFile};
-    use crate::tier::{Tier, TierSet};
+    use crate::ir::plan::Occurrence;
+    use crate::ir::tier::{Tier, TierSet};
+    use crate::locate::engine::{Miss, locate, test_lines as lines, test_query};
+    use crate::text::lines::{LineText, TextFile};
 
     fn query(pat: &[LineText], n: usize) -> Query<'_> {
         test_query(pat, n, Occurrence::First)
@@ -1153,7 +1153,7 @@ mod tests {
             vec!["x".to_string(), "y".to_string()],
         ] {
             let pat: Vec<LineText> = pat.iter().map(|l| LineText::from(l.as_str())).collect();
-            let hashes = crate::index::LineHashes::default();
+            let hashes = crate::locate::index::LineHashes::default();
             let q = Query { index: Some(&hashes), ..query(&pat, lines.len()) };
             let view = View::new(&lines, &q);
             let patterns: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
@@ -1205,7 +1205,7 @@ mod tests {
             // The shortcuts through the file's kept hashes and lengths, against the full
             // searches without them; over the region's lines, and over its lines that are
             // not blank (a listed view).
-            let hashes = crate::index::LineHashes::default();
+            let hashes = crate::locate::index::LineHashes::default();
             let q = Query { changed: &changed, index: Some(&hashes), ..query(&pat, lines.len()) };
             let plain_q = Query { index: None, ..q.clone() };
             let listed = |q| View::with_blank(&lines, q, true);
@@ -1260,8 +1260,8 @@ mod tests {
             texts.sort();
             texts.dedup();
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let pat = crate::engine::test_lines(&["a"]);
-            let hashes = crate::index::LineHashes::default();
+            let pat = crate::locate::engine::test_lines(&["a"]);
+            let hashes = crate::locate::index::LineHashes::default();
             let q = Query { index: Some(&hashes), lo, hi, ignore_blank: skip_blank, ..query(&pat, lines.len()) };
             let view = View::with_blank(&lines, &q, skip_blank);
             let plain_q = Query { index: None, ..q.clone() };

@@ -5,7 +5,7 @@
 //!
 //! A hash is only a prefilter. Two lines whose keys are equal have equal hashes, so a line
 //! whose hash differs cannot match; a line whose hash is equal is then compared as text
-//! ([`key_eq`](crate::fold::key_eq)). Which place an edit lands on never depends on a hash.
+//! ([`key_eq`](crate::locate::fold::key_eq)). Which place an edit lands on never depends on a hash.
 //!
 //! The hashes of a normalization are computed the first time a search needs them (a file
 //! whose every edit matches exactly never pays for the trimmed or folded ones), and every
@@ -19,10 +19,10 @@ use std::rc::Rc;
 
 use foldhash::fast::FixedState;
 
-use crate::fold::{folded, trim, trim_end};
-use crate::shared::SharedText;
-use crate::text::Line;
-use crate::tier::Tier;
+use crate::ir::tier::Tier;
+use crate::locate::fold::{folded, trim, trim_end};
+use crate::text::lines::Line;
+use crate::text::shared::SharedText;
 
 /// How lines are normalized before hashing: what a key tier compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,7 +141,7 @@ impl Table {
     /// hash is (should another text share it) is read.
     pub(crate) fn not_blank(&self, range: Range<usize>, lines: &[Line]) -> Vec<usize> {
         let empty = low(hash(""));
-        range.filter(|&i| self.hashes[i] != empty || !crate::fold::is_blank(&lines[i].text)).collect()
+        range.filter(|&i| self.hashes[i] != empty || !crate::locate::fold::is_blank(&lines[i].text)).collect()
     }
 
     fn splice(&mut self, range: Range<usize>, hashes: &[u64]) {
@@ -276,7 +276,7 @@ impl LineHashes {
             for i in &mut list[to..] {
                 *i = i.wrapping_add(shift);
             }
-            let added = new.iter().enumerate().filter(|(_, l)| !crate::fold::is_blank(&l.text));
+            let added = new.iter().enumerate().filter(|(_, l)| !crate::locate::fold::is_blank(&l.text));
             list.splice(from..to, added.map(|(k, _)| range.start + k));
         }
         {
@@ -374,8 +374,8 @@ fn hash_all(norm: Norm, lines: &[Line]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fold::{PatKey, key_eq};
-    use crate::text::TextFile;
+    use crate::locate::fold::{PatKey, key_eq};
+    use crate::text::lines::TextFile;
 
     #[test]
     fn equal_keys_have_equal_hashes() {

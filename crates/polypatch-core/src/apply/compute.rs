@@ -3,17 +3,17 @@
 use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
-use crate::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
-use crate::effort::Effort;
-use crate::file_bytes::FileBytes;
-use crate::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
-use crate::ir::{
+use crate::apply::modify::{Overrides, modify};
+use crate::apply::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
+use crate::ir::plan::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
     Modify, NewLineEnds, Newline, Target,
 };
-use crate::modify::{Overrides, modify};
-use crate::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
-use crate::text::{Eol, LineText, TextFile, encode_lossless, holds_raw_bytes, show_raw_bytes};
+use crate::locate::effort::Effort;
+use crate::store::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
+use crate::text::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
+use crate::text::file_bytes::FileBytes;
+use crate::text::lines::{Eol, LineText, TextFile, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -379,7 +379,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                         if !identical {
                             // Lazy text over a file is the finding that says what to do,
                             // whether or not the create may overwrite.
-                            crate::elision::check_whole(old.as_bytes(), &bytes)?;
+                            crate::apply::elision::check_whole(old.as_bytes(), &bytes)?;
                         }
                         match if_exists {
                             IfExists::Overwrite if identical => Status::AlreadyApplied,
@@ -439,7 +439,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                         return Ok(Status::AlreadyApplied);
                     }
                     Held::File { bytes, mode } => {
-                        crate::elision::check_whole(bytes.as_bytes(), &content.as_bytes())?;
+                        crate::apply::elision::check_whole(bytes.as_bytes(), &content.as_bytes())?;
                         *mode
                     }
                     Held::Missing if *create_if_missing => None,
@@ -765,7 +765,7 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
 }
 
 /// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
-/// [`decode_lossless`](crate::text::decode_lossless)).
+/// [`decode_lossless`](crate::text::lines::decode_lossless)).
 fn holds_raw(edit: &Edit) -> bool {
     let lines = |l: &[LineText]| l.iter().any(|l| holds_raw_bytes(l));
     let target = match &edit.target {
@@ -874,7 +874,7 @@ fn check_expect(path: &RelPath, blob: &FileBytes, expect: &Expect) -> Result<(),
             failure.closest = Some(Closest {
                 lines: LineRange::from_zero_based(0, have.len()),
                 similarity: f64::from(diff.ratio()),
-                diff: crate::report::clip_excerpt(&shown),
+                diff: crate::apply::report::clip_excerpt(&shown),
             });
             Err(failure)
         }
@@ -940,8 +940,10 @@ pub fn apply<S: FileStore + ?Sized>(
     report.dry_run = options.dry_run;
     if !options.dry_run {
         if let Err(err) = files.commit(&changes) {
-            let rolled_back =
-                err.get_ref().and_then(|e| e.downcast_ref::<crate::disk::CommitError>()).is_none_or(|c| c.rolled_back);
+            let rolled_back = err
+                .get_ref()
+                .and_then(|e| e.downcast_ref::<crate::store::disk::CommitError>())
+                .is_none_or(|c| c.rolled_back);
             return Err(ApplyError::commit_failed(report, err.to_string(), rolled_back));
         }
         report.mark_committed();

@@ -1,0 +1,6 @@
+pub(crate) mod compute;
+pub mod elision;
+pub(crate) mod modify;
+pub(crate) mod report;
+pub(crate) mod shape;
+pub(crate) mod substring;

@@ -1,0 +1,2 @@
+pub(crate) mod disk;
+pub(crate) mod fileset;
