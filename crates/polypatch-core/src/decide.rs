@@ -107,9 +107,11 @@ use std::collections::HashSet;
 
 use crate::ir::plan::{Action, Edit, Occurrence, Target};
 use crate::ir::tier::{Tier, TierSet};
-use crate::locate::engine::{Classified, Found, Miss, Query, View};
+use crate::locate::engine::Classified;
 use crate::locate::fold::{PatKey, is_blank, key_eq};
-use crate::text::lines::{Eol, Line, LineText};
+use crate::locate::query::{Found, Miss, Query, View};
+use crate::text::eol::Eol;
+use crate::text::lines::{Line, LineText};
 
 /// The outcome of locating an edit.
 #[derive(Debug)]
@@ -543,6 +545,17 @@ fn nearest(places: &[Found], hint: Option<usize>) -> Found {
     chosen.unwrap_or(&places[0]).clone()
 }
 
+/// Locates `q.pat` in `lines`, trying `tiers` in order: the engine's candidates at the
+/// first tier that has any, and rule 1 ([`choose`]) on them. For [`Occurrence::All`] every
+/// match at the first tier that matches anything is returned.
+pub(crate) fn locate(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
+    let mut classified = Classified::new(lines, q, tiers);
+    let Some((tier, candidates)) = classified.first_tier(q, tiers) else { return Err(Miss::NotFound) };
+    let view = classified.view_of(tier);
+    let chosen = choose(view, &candidates, tier, q)?;
+    Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect())
+}
+
 /// Rule 1: picks among the candidates (view position, confidence) of one tier, in file
 /// order: the places the engine's search takes, or why it takes none ([`Miss`]).
 pub(crate) fn choose(
@@ -697,7 +710,7 @@ pub(crate) fn inserted_at_already_there(lines: &[Line], at: usize, new: &[Line])
 pub(crate) fn target_still_like(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Option<Found> {
     let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
     let probe = Query { threshold: 0.8, ..q.clone() };
-    crate::locate::engine::locate(lines, &probe, lenient).ok().and_then(|like| like.into_iter().next())
+    locate(lines, &probe, lenient).ok().and_then(|like| like.into_iter().next())
 }
 
 /// Whether the first lines of `have` equal `want` (trimmed).
@@ -893,7 +906,7 @@ pub(crate) const FUZZY_HINT_WINDOW: usize = 30;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::engine::{locate, test_lines, test_query};
+    use crate::locate::query::{test_lines, test_query};
     use crate::text::lines::TextFile;
 
     fn run(file: &str, old: &[&str], new: &[&str], kept: &[Option<usize>], occurrence: Occurrence) -> Decision {

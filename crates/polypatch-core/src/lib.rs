@@ -75,8 +75,8 @@ pub use ir::dialect::{
 pub use ir::error_kind::{ErrorKind, UnknownErrorKind};
 pub use ir::plan::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
-    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
-    Policy, PostProcess, Replacement, Scope, Target,
+    FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Occurrence, Policy, PostProcess, Replacement,
+    Scope, Target,
 };
 pub use ir::span::{Span, locate_line};
 pub use ir::tier::{Tier, TierSet};
@@ -86,8 +86,9 @@ pub use store::fileset::{
     is_git_dir_name,
 };
 pub use text::binary;
+pub use text::eol::{Eol, LineBreaks, NewLineEnds, Newline};
 pub use text::file_bytes::FileBytes;
 pub use text::lines::{
-    Cutter, Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
+    Cutter, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
 };
 pub use text::shared::SharedText;

@@ -3,17 +3,19 @@
 use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
-use crate::apply::modify::{Overrides, modify};
+use crate::apply::modify::modify;
 use crate::apply::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
+use crate::apply::write::Overrides;
 use crate::ir::plan::{
-    Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, LineBreaks,
-    Modify, NewLineEnds, Newline, Target,
+    Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, Modify,
+    Target,
 };
 use crate::locate::effort::Effort;
 use crate::store::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
 use crate::text::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
+use crate::text::eol::{Eol, LineBreaks, NewLineEnds, Newline};
 use crate::text::file_bytes::FileBytes;
-use crate::text::lines::{Eol, LineText, TextFile, encode_lossless, holds_raw_bytes, show_raw_bytes};
+use crate::text::lines::{LineText, TextFile, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -4,67 +4,27 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt::Write as _;
 
 use crate::apply::report::{
-    Closest, EditReport, Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_excerpt,
-    clip_line, focus_pair, list_places,
+    Closest, EditReport, Failure, FailureKind, LineRange, MAX_EXCERPT_CHARS, Status, clip_excerpt, clip_line,
+    list_places,
 };
-use crate::apply::shape::{self, Shaper};
+use crate::apply::shape::{self};
 use crate::decide::{
-    Decision, NewSide, Unlike, decide, far_from_hint, inserted_at_already_there, insertion_already_there, new_side,
-    range_already_there, replacement_already_there, replacement_unchanged, target_still_like, unlike_removals,
+    self, Decision, NewSide, Unlike, decide, far_from_hint, inserted_at_already_there, new_side, target_still_like,
+    unlike_removals,
 };
 use crate::ir::plan::{Action, Edit, Missing, Occurrence, Replacement, Target};
 use crate::ir::tier::{Leniency, Tier, TierSet};
-use crate::locate::effort::{Effort, Skip};
-use crate::locate::engine::{self, Found, Miss, Query, View};
+use crate::locate::effort::Skip;
+use crate::locate::engine;
 use crate::locate::fold::is_blank;
-use crate::locate::fuzzy;
 use crate::locate::index::LineHashes;
-use crate::text::lines::{Eol, Line, LineText, TextFile};
+use crate::locate::query::{Found, Miss, Query};
+use crate::text::lines::{Line, LineText, TextFile};
 
-/// How long the line diff shown with a closest region may take; past it, `similar` gives
-/// a coarser (still correct) diff.
-const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// Options that override the edits' policies.
-#[derive(Debug, Clone, Copy, Default)]
-#[allow(clippy::struct_excessive_bools, reason = "independent switches, each read in one place")]
-pub(crate) struct Overrides<'a> {
-    pub strict: bool,
-    pub fuzzy_threshold: Option<f64>,
-    /// The file is known to be the one the edits were made for: nothing is already applied.
-    pub fresh: bool,
-    /// The plan adds a final newline (`Modify::final_newline == Some(true)`): a last line
-    /// without one is not yet as the patch wants it.
-    pub adds_final_newline: bool,
-    /// The terminator added lines get: the file's most frequent one, found once before its
-    /// edits.
-    pub eol: Eol,
-    /// Added lines end like the line they replace or stand next to (else always `eol`).
-    pub neighbour_ends: bool,
-    /// A text (substring) target that is not found, and not already applied, is skipped
-    /// instead of failing (`ApplyOptions::skip_missing_text`).
-    pub skip_missing_text: bool,
-    /// Every edit's removed lines may match by likeness (`ApplyOptions::allow_fuzzy_removals`).
-    pub fuzzy_removals: bool,
-    /// How many lines after its line number (before, if negative) the file's last edit
-    /// with one was found: where a later edit's number points, the file has moved by
-    /// about as much.
-    pub drift: isize,
-    /// The plan the edits belong to: its similarity-search budget, and whether it already
-    /// failed ([`Effort`]). `None`: the edits stand alone.
-    pub effort: Option<&'a Effort>,
-}
-
-impl Overrides<'_> {
-    /// The terminator of a new line written in place of, or next to, file line `near`.
-    fn eol_near(self, lines: &[Line], near: Option<usize>) -> Eol {
-        if self.neighbour_ends { shape::neighbour_eol(lines, near, self.eol) } else { self.eol }
-    }
-}
-
+use crate::apply::miss::{block_diff, miss_failure};
+use crate::apply::write::{Done, Overrides, align, apply_at, removals_allowed, splice_lines, unlike_removed};
 /// Applies `edits` to `file` (named `path` in failures of later edits) in order. Returns
 /// one report per edit; the file holds the result of every successful edit.
 ///
@@ -237,34 +197,6 @@ fn search_skipped(edit: &Edit, skip: &Skip) -> Failure {
     }
 }
 
-/// Replaces lines `range` of `file` by `new`, the line hashes kept in step: every edit
-/// changes a file's lines through here.
-pub(crate) fn splice_lines(file: &mut TextFile, hashes: &LineHashes, range: std::ops::Range<usize>, new: Vec<Line>) {
-    hashes.splice(range.clone(), &new);
-    file.lines.splice(range, new);
-}
-
-/// What applying one edit did.
-pub(crate) struct Done {
-    pub status: Status,
-    pub tier: Option<Tier>,
-    pub confidence: f64,
-    pub lines: Option<LineRange>,
-    pub notes: Vec<String>,
-}
-
-impl Done {
-    fn at(status: Status, found: &Found) -> Done {
-        Done {
-            status,
-            tier: Some(found.tier),
-            confidence: found.confidence,
-            lines: Some(LineRange::from_zero_based(found.start, found.end)),
-            notes: Vec::new(),
-        }
-    }
-}
-
 /// How leniently `edit` may match, after the caller's overrides.
 fn leniency(edit: &Edit, ov: Overrides<'_>) -> Leniency {
     let tiers = edit.policy.tiers;
@@ -308,7 +240,7 @@ fn apply_edit(
             index: Some(hashes),
             effort: ov.effort,
         };
-        let found = engine::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
+        let found = decide::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
             .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
         lo = found[0].end;
         anchored = Some((found[0].tier, found[0].confidence));
@@ -500,7 +432,7 @@ fn locate_target(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>) -> Located 
     let near = (base == Tier::Exact && prep.range_end.is_none()).then(|| engine::exact_near_hint(lines, q)).flatten();
     let mut found = match near {
         Some(found) => Ok(vec![found]),
-        None => engine::locate(lines, q, tiers),
+        None => decide::locate(lines, q, tiers),
     };
     let (mut range_miss, mut range_unlike) = (None, None);
     if let (Some(end_pat), Ok(places)) = (prep.range_end, &mut found) {
@@ -526,7 +458,7 @@ fn locate_target(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>) -> Located 
                 changed: &[],
                 ..q.clone()
             };
-            match engine::locate(lines, &qe, tiers.without(Tier::Fuzzy)) {
+            match decide::locate(lines, &qe, tiers.without(Tier::Fuzzy)) {
                 Ok(end) => {
                     f.end = end[0].end;
                     f.map = Vec::new();
@@ -554,7 +486,7 @@ enum Verdict {
     OutOfOrder(Found, Option<Found>, Vec<String>),
 }
 
-/// Step 3: what the located old side means ([`decide`]), and the checks on the order of
+/// Step 3: what the located old side means ([`decide()`]), and the checks on the order of
 /// hunks, the line number and a range's removed lines.
 fn decide_edit(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>, located: Located) -> Result<Verdict, Failure> {
     let (job, edit) = (prep.job, &*prep.edit);
@@ -694,7 +626,7 @@ fn apply_verdict(
 /// Where the target of `q` stands exactly before `q.lo` (the first place, if several).
 fn exactly_before(lines: &[Line], q: &Query<'_>) -> Option<(usize, usize)> {
     let before = Query { lo: 0, hi: q.lo, hint: None, occurrence: Occurrence::First, ..q.clone() };
-    match engine::locate(lines, &before, TierSet::only(Tier::Exact)) {
+    match decide::locate(lines, &before, TierSet::only(Tier::Exact)) {
         Ok(found) => found.first().map(|f| (f.start, f.end)),
         Err(Miss::Ambiguous(_, places, _)) => places.first().copied(),
         Err(Miss::NotFound) => None,
@@ -746,7 +678,7 @@ fn before_previous(
             "put the file's hunks in the order of their places in the file",
         ));
     }
-    let located = engine::locate(lines, &whole, exact);
+    let located = decide::locate(lines, &whole, exact);
     let new =
         new_side.map(|n| NewSide { q: Query { lo: 0, hi: lines.len(), ..n.q.clone() }, kept: n.kept, weak: n.weak });
     let order = |kind: FailureKind, what: String| {
@@ -897,184 +829,6 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
     f
 }
 
-/// Applies the action at a located block.
-#[allow(clippy::too_many_arguments, reason = "one edit's settings, passed down once")]
-pub(crate) fn apply_at(
-    file: &mut TextFile,
-    hashes: &LineHashes,
-    edit: &Edit,
-    pat: &[LineText],
-    kept: &[Option<usize>],
-    f: &Found,
-    cursor: &mut usize,
-    ov: Overrides<'_>,
-) -> Result<Done, Failure> {
-    let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
-    match &edit.action {
-        Action::Replace(rep) => {
-            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines, false);
-            let ends = rep.line_ends.as_ref();
-            let aligned = shape::aligned_old(kept, pat.len());
-            // Without the patch's terminators, a new line ends like the line it replaces
-            // or, for an insertion, the kept line next to it.
-            let near = |j: usize| ov.eol_near(&file.lines, f.map.get(aligned[j]).copied().flatten());
-            let added = |j: usize| Line {
-                text: shaper.line(aligned[j], &rep.lines[j]).into(),
-                eol: shape::line_end(ends, j, near(j)),
-            };
-            let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
-                shape::blank_lines_replacement(&file.lines, pat, f, kept, added).map_err(unclear_blank_lines)?
-            } else {
-                // Kept lines as the file has them, added lines shaped.
-                let new = (0..rep.lines.len())
-                    .map(|j| match kept.get(j).copied().flatten().and_then(|i| f.map.get(i).copied().flatten()) {
-                        Some(fi) => file.lines[fi].clone(),
-                        None => added(j),
-                    })
-                    .collect();
-                (f.start, f.end, new)
-            };
-            let at = Found { start, end, ..f.clone() };
-            // With terminators from the patch, a changed terminator is a change too.
-            let unchanged =
-                replacement_unchanged(&file.lines, (start, end), &new, rep.line_ends.is_some(), adds_final_newline);
-            // Already applied: the patch's new side already stands where the old side was
-            // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
-            let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
-            let skip_blank = f.tier == Tier::BlankLines || edit.policy.ignore_blank_lines;
-            if unchanged
-                || (!fresh && replacement_already_there(&file.lines, pat, &rep.lines, f, hint, skip_blank))
-                || (!fresh && range_already_there(&file.lines, edit, f, start, &new))
-            {
-                *cursor = end;
-                return Ok(Done::at(Status::AlreadyApplied, &at));
-            }
-            // Without explicit context, a removed line the edit writes back as it is loses
-            // nothing.
-            let written = rep.kept.is_none().then_some(rep.lines.as_slice());
-            let unlike = unlike_removals(&file.lines, pat, f, kept, written);
-            let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
-            let n = new.len();
-            splice_lines(file, hashes, start..end, new);
-            *cursor = start + n;
-            Ok(Done { notes, ..Done::at(Status::Applied, &at) })
-        }
-        Action::Delete => {
-            let unlike = unlike_removals(&file.lines, pat, f, &[], None);
-            let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
-            splice_lines(file, hashes, f.start..f.end, Vec::new());
-            *cursor = f.start;
-            Ok(Done { notes, ..Done::at(Status::Applied, f) })
-        }
-        Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
-            let after = matches!(edit.action, Action::InsertAfter { .. });
-            let opener = after && pat.iter().rev().find(|l| !is_blank(l)).is_some_and(|l| opens_block(l));
-            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines, opener);
-            let near = if after { pat.len().saturating_sub(1) } else { 0 };
-            let eol = ov.eol_near(&file.lines, f.map.get(near).copied().flatten());
-            let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text).into(), eol }).collect();
-            let at = if after { f.end } else { f.start };
-            if insertion_already_there(&file.lines, at, &new, after) {
-                *cursor = if after { f.end + new.len() } else { f.end };
-                return Ok(Done::at(Status::AlreadyApplied, f));
-            }
-            let n = new.len();
-            splice_lines(file, hashes, at..at, new);
-            *cursor = f.end + n;
-            Ok(Done::at(Status::Applied, f))
-        }
-    }
-}
-
-/// Whether the edit's removed lines may match by likeness: its policy says so (`ApplyDiff`)
-/// or the caller does.
-fn removals_allowed(edit: &Edit, ov: Overrides<'_>) -> bool {
-    edit.policy.allow_fuzzy_removals || ov.fuzzy_removals
-}
-
-/// The lines the edit removes that matched at `f` only by likeness (`unlike`): with
-/// `allowed`, a note for the report on each (at most [`MAX_CANDIDATES`], the rest counted);
-/// otherwise the failure that refuses the edit, showing the file's line against the
-/// patch's.
-fn unlike_removed(
-    lines: &[Line],
-    pat: &[LineText],
-    f: &Found,
-    unlike: &[Unlike],
-    allowed: bool,
-) -> Result<Vec<String>, Failure> {
-    let Some(first) = unlike.first() else { return Ok(Vec::new()) };
-    let line = |u: &Unlike| {
-        let (have, want) = (lines[u.file].text.trim(), pat[u.pat].trim());
-        (clip_line(have, MAX_EXCERPT_CHARS), clip_line(want, MAX_EXCERPT_CHARS))
-    };
-    if allowed {
-        let mut notes: Vec<String> = unlike
-            .iter()
-            .take(MAX_CANDIDATES)
-            .map(|u| {
-                let (have, want) = line(u);
-                format!(
-                    "line {} was removed though it only resembles the patch's (fuzzy removals allowed): the file had `{have}`, the patch removes `{want}`",
-                    u.file + 1
-                )
-            })
-            .collect();
-        if unlike.len() > MAX_CANDIDATES {
-            notes.push(format!(
-                "and {} more removed lines that only resemble the patch's",
-                unlike.len() - MAX_CANDIDATES
-            ));
-        }
-        return Ok(notes);
-    }
-    let at = LineRange::from_zero_based(f.start, f.end);
-    let (have, want) = line(first);
-    let more = match unlike.len() {
-        1 => String::new(),
-        2 => " (and 1 more such line)".to_string(),
-        n => format!(" (and {} more such lines)", n - 1),
-    };
-    let (file_word, patch_word) = differing_words(lines[first.file].text.trim(), pat[first.pat].trim());
-    let mut failure = Failure::new(
-        FailureKind::NotFound,
-        format!(
-            "the lines to find match {at} only by likeness (fuzzy match, similarity {:.2}), and a line the edit removes is not the file's: line {} is `{have}` where the patch removes `{want}`{more}",
-            (f.confidence * 100.0).round() / 100.0,
-            first.file + 1
-        ),
-        format!(
-            "the file has `{file_word}` where the patch removes `{patch_word}`: re-read the file (it may hold a change made after the patch was written) and copy the lines to remove exactly as they are now"
-        ),
-    );
-    failure.closest = Some(Closest {
-        lines: at,
-        similarity: (f.confidence * 100.0).round() / 100.0,
-        diff: clip_excerpt(&block_diff(lines, pat, f)),
-    });
-    Err(failure)
-}
-
-/// The words where a file line and a patch line differ: the stretch between their common
-/// start and end, widened to whole words (runs without whitespace), clipped for a message.
-fn differing_words(file: &str, patch: &str) -> (String, String) {
-    let (a, b): (Vec<char>, Vec<char>) = (file.chars().collect(), patch.chars().collect());
-    let mut head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let most = a.len().min(b.len()) - head;
-    let mut tail = a.iter().rev().zip(b.iter().rev()).take(most).take_while(|(x, y)| x == y).count();
-    // Widened to whole words on both sides.
-    while head > 0 && !a[head - 1].is_whitespace() {
-        head -= 1;
-    }
-    while tail > 0 && !a[a.len() - tail].is_whitespace() {
-        tail -= 1;
-    }
-    let cut = |c: &[char]| {
-        clip_line(c[head..c.len() - tail].iter().collect::<String>().trim(), MAX_EXCERPT_CHARS).into_owned()
-    };
-    (cut(&a), cut(&b))
-}
-
 /// A match found only by likeness far from where the patch's line number (`hint`,
 /// 0-based) puts it: refused, naming both places.
 fn far_failure(lines: &[Line], pat: &[LineText], f: &Found, hint: usize) -> Failure {
@@ -1094,11 +848,6 @@ fn far_failure(lines: &[Line], pat: &[LineText], f: &Found, hint: usize) -> Fail
     );
     failure.closest = Some(Closest { lines: at, similarity, diff: clip_excerpt(&block_diff(lines, pat, f)) });
     failure
-}
-
-/// Whether a line opens a block its following lines are nested in (`{`, `[`, `(`, `:`).
-fn opens_block(line: &str) -> bool {
-    line.trim_end().ends_with(['{', '[', '(', ':'])
 }
 
 /// Inserts at a fixed position (start or end of file, after an anchor, at a line number).
@@ -1156,20 +905,6 @@ fn similar_failure(lines: &[Line], q: &Query<'_>, like: &Found) -> Failure {
     );
     failure
 }
-/// The patch's blank lines do not say how the edit meets the file's blank lines.
-fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
-    let at = LineRange::from_zero_based(start, end);
-    let mut failure = Failure::new(
-        FailureKind::Ambiguous,
-        format!(
-            "the edit removes blank lines where the file has another number of them ({at}): which ones go is unclear"
-        ),
-        "copy the blank lines around the change exactly as the file has them",
-    );
-    failure.set_candidates(vec![at]);
-    failure
-}
-
 /// A deletion matched only fuzzily, its removed lines only similar to the file's.
 fn doubtful_deletion(old: &Found) -> Failure {
     let at = LineRange::from_zero_based(old.start, old.end);
@@ -1198,128 +933,4 @@ fn unclear_failure(old: &Found, new: &Found) -> Failure {
     );
     failure.set_candidates(vec![o, n]);
     failure
-}
-
-/// Aligns old and new lines: for each new line, the old line it keeps.
-pub(crate) fn align(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
-    let mut kept = vec![None; new.len()];
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
-    for op in ops {
-        if let similar::DiffOp::Equal { old_index, new_index, len } = op {
-            for k in 0..len {
-                kept[new_index + k] = Some(old_index + k);
-            }
-        }
-    }
-    kept
-}
-
-/// A failure for a block that was not located, with candidates or the closest region.
-/// Every part of it is bounded: at most [`crate::MAX_CANDIDATES`] places are listed (and
-/// the rest counted), excerpts are clipped, and the closest region is searched within a
-/// work budget.
-pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
-    match miss {
-        Miss::Ambiguous(tier, places, scores) => {
-            let total = places.len();
-            let ranges: Vec<LineRange> =
-                places.iter().take(MAX_CANDIDATES).map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
-            let scores: Vec<f64> = scores.iter().take(MAX_CANDIDATES).map(|s| (s * 100.0).round() / 100.0).collect();
-            let listed = if scores.len() == ranges.len() {
-                let shown: Vec<String> =
-                    ranges.iter().zip(&scores).map(|(r, s)| format!("{r} (similarity {s:.2})")).collect();
-                let more =
-                    if total > shown.len() { format!(", and {} more", total - shown.len()) } else { String::new() };
-                format!("{}{more}", shown.join(", "))
-            } else {
-                list_places(&ranges, total)
-            };
-            let mut failure = Failure::new(
-                FailureKind::Ambiguous,
-                format!("the {what} match {total} places equally well ({tier} match): {listed}"),
-                "add lines around the change (5 or more), or an anchor before it, so that it matches exactly one place",
-            );
-            failure.set_candidates(ranges);
-            failure.candidate_scores = scores;
-            failure.candidates_total = total;
-            failure
-        }
-        Miss::NotFound => {
-            let first = q.pat.first().map_or("", |l| l.trim());
-            let mut failure = Failure::new(
-                FailureKind::NotFound,
-                format!(
-                    "the {what} to find are not in the file (first line: `{}`)",
-                    clip_line(first, MAX_EXCERPT_CHARS)
-                ),
-                "re-read the file and copy the context and removed lines exactly as they are now; if the change was already made, drop this edit",
-            );
-            if let Some(skip) = q.effort.and_then(Effort::skip) {
-                let why = match skip {
-                    Skip::Failed(at) => format!("{at} failed already"),
-                    Skip::Budget(at) => format!("the patch's budget for searches of similar lines ran out (at {at})"),
-                };
-                let _ = write!(failure.next_step, " (the closest place was not looked for: {why})");
-                return failure;
-            }
-            let whole = Query { lo: 0, hi: lines.len(), ..q.clone() };
-            let view = View::new(lines, &whole);
-            let (closest, stopped) = fuzzy::closest(&view);
-            let stopped_note = match (stopped, closest.is_some()) {
-                (false, _) => "",
-                (true, true) => {
-                    " (polypatch stopped comparing when its search budget for similar lines ran out: a closer place may exist)"
-                }
-                (true, false) => " (polypatch stopped looking for similar lines when its search budget ran out)",
-            };
-            if let Some((s, score)) = closest {
-                let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
-                let expected = q.pat.join("\n") + "\n";
-                let have =
-                    lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n") + "\n";
-                let diff = block_diff(lines, q.pat, &found);
-                let similarity = fuzzy::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
-                let similarity = (similarity * 100.0).round() / 100.0;
-                let range = LineRange::from_zero_based(found.start, found.end);
-                failure.next_step = format!(
-                    "the closest place is {range} (similarity {similarity:.2}){stopped_note}; re-read those lines and copy them exactly into the patch"
-                );
-                failure.closest = Some(Closest { lines: range, similarity, diff: clip_excerpt(&diff) });
-            } else if stopped {
-                failure.next_step.push_str(stopped_note);
-            }
-            failure
-        }
-    }
-}
-
-/// The diff from the pattern's lines to the file's lines at `found` (`patch expects` /
-/// `file has`), as a failure shows it.
-fn block_diff(lines: &[Line], pat: &[LineText], found: &Found) -> String {
-    let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
-    let (shown_expected, shown_have) = focus_lines(pat, &have, found);
-    similar::TextDiff::configure()
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(&shown_expected, &shown_have)
-        .unified_diff()
-        .context_radius(2)
-        .header("patch expects", "file has")
-        .to_string()
-}
-
-/// The pattern's lines and the file's lines at `found` as texts for the diff shown with a
-/// closest region: each pattern line longer than an excerpt shows, and the file line it
-/// was compared with, cut to the stretch around their first difference.
-fn focus_lines(pat: &[LineText], have: &[&str], found: &Found) -> (String, String) {
-    let mut expected: Vec<String> = pat.iter().map(ToString::to_string).collect();
-    let mut file: Vec<String> = have.iter().map(ToString::to_string).collect();
-    for (k, at) in found.map.iter().enumerate() {
-        if let Some(at) = at
-            && let Some(line) = file.get_mut(at - found.start)
-        {
-            let (a, b) = focus_pair(&expected[k], line);
-            (expected[k], *line) = (a, b);
-        }
-    }
-    (expected.join("\n") + "\n", file.join("\n") + "\n")
 }

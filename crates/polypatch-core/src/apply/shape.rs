@@ -17,11 +17,12 @@
 //!   unless the content's first line already carries exactly that indentation (content
 //!   written with its absolute indentation).
 
-use crate::ir::plan::{Indent, Newline};
+use crate::ir::plan::Indent;
 use crate::ir::tier::Tier;
-use crate::locate::engine::Found;
 use crate::locate::fold::{TAB_WIDTH, indent_width, is_blank};
-use crate::text::lines::{Eol, Line, LineText};
+use crate::locate::query::Found;
+use crate::text::eol::{Eol, Newline};
+use crate::text::lines::{Line, LineText};
 
 /// How added lines are indented at one located block.
 pub(crate) struct Shaper<'a> {

@@ -53,16 +53,19 @@
 
 use std::fmt::Write as _;
 
-use crate::apply::modify::{Done, Overrides, align, apply_at, miss_failure, splice_lines};
+use crate::apply::miss::miss_failure;
 use crate::apply::report::{
     Failure, FailureKind, LineRange, MAX_CANDIDATES, MAX_EXCERPT_CHARS, Status, clip_line, list_places,
 };
+use crate::apply::write::{Done, Overrides, align, apply_at, splice_lines};
+use crate::decide;
 use crate::ir::plan::{Action, Edit, Missing, Occurrence, Replacement, Target};
 use crate::ir::tier::{Leniency, Tier, TierSet};
-use crate::locate::engine::{self, Miss, Query};
 use crate::locate::fold::folded;
 use crate::locate::index::LineHashes;
-use crate::text::lines::{Eol, Line, LineText, TextFile, pieces_of_lines};
+use crate::locate::query::{Miss, Query};
+use crate::text::eol::Eol;
+use crate::text::lines::{Line, LineText, TextFile, pieces_of_lines};
 
 /// How many non-whitespace characters a replacement needs to show, by standing in the
 /// file, that the edit was already applied.
@@ -503,7 +506,7 @@ fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
         return None;
     }
     let q = whole_file(&pat, lines.len(), false, 1.0);
-    let found = engine::locate(lines, &q, loose).ok()?.into_iter().next()?;
+    let found = decide::locate(lines, &q, loose).ok()?.into_iter().next()?;
     let at = LineRange::from_zero_based(found.start, found.end);
     Some(Done {
         status: Status::AlreadyApplied,
@@ -632,7 +635,7 @@ fn lenient_apply(
         effort: ov.effort,
         ..whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
     };
-    let found = match engine::locate(&file.lines, &q, tiers) {
+    let found = match decide::locate(&file.lines, &q, tiers) {
         Ok(found) => found.into_iter().next().expect("located once"),
         Err(Miss::NotFound) => return Ok(None),
         Err(miss) => {

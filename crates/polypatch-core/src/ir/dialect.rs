@@ -5,8 +5,9 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::ir::error_kind::ErrorKind;
-use crate::ir::plan::{EditPlan, LineBreaks};
+use crate::ir::plan::EditPlan;
 use crate::ir::span::Span;
+use crate::text::eol::LineBreaks;
 
 /// A patch format that lowers into an [`EditPlan`].
 ///

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ir::span::Span;
 use crate::ir::tier::{Tier, TierSet};
+use crate::text::eol::{LineBreaks, NewLineEnds, Newline};
 use crate::text::lines::LineText;
 
 /// A whole patch, lowered: every file operation in the order the patch gave them.
@@ -277,30 +278,6 @@ impl Modify {
     }
 }
 
-/// What ends a line of a file being edited.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LineBreaks {
-    /// `\n`, `\r\n` and a lone `\r` (Codex treats a lone `\r` as a line end).
-    #[default]
-    Any,
-    /// `\n` and `\r\n` only; a lone `\r` is part of the line's text (git and GNU patch).
-    LfOrCrLf,
-}
-
-/// Which terminator a new line gets when the patch does not give one, in a file that
-/// mixes `\n` and `\r\n`. (In a file with one kind throughout, both give that kind.)
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NewLineEnds {
-    /// The terminator of the line it replaces or, for an insertion, of the line next to it:
-    /// each region of the file keeps its ending.
-    #[default]
-    Neighbour,
-    /// The file's most frequent terminator (what Codex's `apply_patch` does).
-    Usual,
-}
-
 /// File content carried by a patch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "encoding", content = "data", rename_all = "snake_case")]
@@ -318,31 +295,6 @@ impl Content {
         match self {
             Content::Text(s) => crate::text::lines::encode_lossless(s),
             Content::Bytes(b) => std::borrow::Cow::Borrowed(b),
-        }
-    }
-}
-
-/// A line ending style.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Newline {
-    /// `\n`
-    #[serde(rename = "LF")]
-    Lf,
-    /// `\r\n`
-    #[serde(rename = "CRLF")]
-    CrLf,
-    /// `\r`
-    #[serde(rename = "CR")]
-    Cr,
-}
-
-impl Newline {
-    /// The bytes of this line ending.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Newline::Lf => "\n",
-            Newline::CrLf => "\r\n",
-            Newline::Cr => "\r",
         }
     }
 }

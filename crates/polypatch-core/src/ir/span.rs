@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::plan::LineBreaks;
+use crate::text::eol::LineBreaks;
 
 /// A byte range `start..end` in the patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -23,6 +23,14 @@
 
 use std::cell::{Cell, RefCell};
 
+/// How much character-comparison work (cells of the edit-distance band, and characters of
+/// the lines read) one fuzzy search may do: a 300-line hunk with a typo, in a file of
+/// ordinary code, reads a few hundred thousand characters; a file built so that every
+/// pattern line seeds 64 windows and none is close reads more than this in about a
+/// quarter of a second. When it runs out, the fuzzy tier finds nothing: a partial search
+/// could miss the rival that makes a match ambiguous, so it never decides on one.
+pub(crate) const MATCH_CELLS: u64 = 64_000_000;
+
 /// The fuzzy work a whole plan may do, in the cells [`crate::locate::fuzzy`] counts, the lines its
 /// seeding passes go over and the bytes its near seeding reads: 256 times what one search
 /// may compare, 16.4 G, about 30 s on the 2-core reference machine. 1,000 hunks with a
@@ -30,7 +38,7 @@ use std::cell::{Cell, RefCell};
 /// `scripts/bounds.py --big` applies), spend 6.95 G of it (42 %; 14 s); 2,000 such hunks in
 /// a 100,000-line file 0.31 G (2 %; 0.6 s); a one-line hunk with a typo, which no line of
 /// the file equals (so near lines seed it), about 2.7 M per 100,000 lines searched.
-pub(crate) const PLAN_FUZZY_CELLS: u64 = 256 * crate::locate::fuzzy::MATCH_CELLS;
+pub(crate) const PLAN_FUZZY_CELLS: u64 = 256 * MATCH_CELLS;
 
 /// Why an edit is located without the similarity search.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,8 +147,9 @@ impl Effort {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apply::modify::{Overrides, modify};
+    use crate::apply::modify::modify;
     use crate::apply::report::{FailureKind, Status};
+    use crate::apply::write::Overrides;
     use crate::ir::plan::{Action, Edit, Replacement, Target};
     use crate::ir::tier::Tier;
     use crate::text::lines::TextFile;

@@ -14,10 +14,10 @@ use std::collections::BinaryHeap;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::ir::plan::AMBIGUITY_MARGIN;
-use crate::locate::effort::Effort;
-use crate::locate::engine::{Idx, Query, View};
+use crate::locate::effort::{Effort, MATCH_CELLS};
 use crate::locate::fold::trim;
 use crate::locate::index::Norm;
+use crate::locate::query::{Idx, Query, View};
 
 /// A pattern line that occurs more often than this is not used as a seed (`}` and the
 /// like would seed thousands of windows that the other lines rule out anyway).
@@ -35,14 +35,6 @@ const FEW_TAGGED: usize = 16;
 
 /// How many of the longest pattern lines are also seeded by near (not equal) lines.
 const NEAR_SEED_LINES: usize = 2;
-
-/// How much character-comparison work (cells of the edit-distance band, and characters of
-/// the lines read) one fuzzy search may do: a 300-line hunk with a typo, in a file of
-/// ordinary code, reads a few hundred thousand characters; a file built so that every
-/// pattern line seeds 64 windows and none is close reads more than this in about a
-/// quarter of a second. When it runs out, the fuzzy tier finds nothing: a partial search
-/// could miss the rival that makes a match ambiguous, so it never decides on one.
-pub(crate) const MATCH_CELLS: u64 = 64_000_000;
 
 /// The work the closest-region search (failure feedback only) may do.
 const FEEDBACK_CELLS: u64 = 20_000_000;
@@ -1061,9 +1053,10 @@ pub(crate) fn osa_distance_bits(a: &[char], b: &[char]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decide::locate;
     use crate::ir::plan::Occurrence;
     use crate::ir::tier::{Tier, TierSet};
-    use crate::locate::engine::{Miss, locate, test_lines as lines, test_query};
+    use crate::locate::query::{Miss, test_lines as lines, test_query};
     use crate::text::lines::{LineText, TextFile};
 
     fn query(pat: &[LineText], n: usize) -> Query<'_> {
@@ -1260,7 +1253,7 @@ mod tests {
             texts.sort();
             texts.dedup();
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let pat = crate::locate::engine::test_lines(&["a"]);
+            let pat = crate::locate::query::test_lines(&["a"]);
             let hashes = crate::locate::index::LineHashes::default();
             let q = Query { index: Some(&hashes), lo, hi, ignore_blank: skip_blank, ..query(&pat, lines.len()) };
             let view = View::with_blank(&lines, &q, skip_blank);

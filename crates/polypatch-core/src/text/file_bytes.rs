@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, IoSlice, Write};
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
-use crate::ir::plan::LineBreaks;
+use crate::text::eol::LineBreaks;
 use crate::text::lines::{TextFile, decode_lossless, encode_lossless};
 use crate::text::shared::SharedText;
 

@@ -9,44 +9,8 @@ use std::ops::{Deref, Range};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::ir::plan::{LineBreaks, Newline};
+use crate::text::eol::{Eol, LineBreaks};
 use crate::text::shared::{SharedText, release_runs};
-
-/// A line terminator.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Eol {
-    /// `\n`
-    #[default]
-    Lf,
-    /// `\r\n`
-    CrLf,
-    /// `\r` alone
-    Cr,
-    /// The last line of a file that does not end with a newline.
-    None,
-}
-
-impl Eol {
-    /// The terminator's bytes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Eol::Lf => "\n",
-            Eol::CrLf => "\r\n",
-            Eol::Cr => "\r",
-            Eol::None => "",
-        }
-    }
-}
-
-impl From<Newline> for Eol {
-    fn from(n: Newline) -> Eol {
-        match n {
-            Newline::Lf => Eol::Lf,
-            Newline::CrLf => Eol::CrLf,
-            Newline::Cr => Eol::Cr,
-        }
-    }
-}
 
 /// One line: its text without terminator, and the terminator.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

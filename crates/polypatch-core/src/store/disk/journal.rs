@@ -274,7 +274,7 @@ mod tests {
         let lines = FileBytes::from_lines(
             crate::text::lines::TextFile::parse_shared(
                 &crate::text::shared::SharedText::new("one\ntwo\n".into()),
-                crate::ir::plan::LineBreaks::LfOrCrLf,
+                crate::text::eol::LineBreaks::LfOrCrLf,
             ),
             false,
         );
