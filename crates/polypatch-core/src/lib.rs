@@ -80,10 +80,10 @@ pub use ir::plan::{
 };
 pub use ir::span::{Span, locate_line};
 pub use ir::tier::{Tier, TierSet};
-pub use store::disk::{CommitError, DiskFileSet, Durability, Recovery};
+pub use store::disk::{DiskFileSet, Durability, Recovery};
 pub use store::fileset::{
-    Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
-    is_git_dir_name,
+    Change, ChangeKind, CommitError, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind,
+    RelPath, is_git_dir_name,
 };
 pub use text::binary;
 pub use text::eol::{Eol, LineBreaks, NewLineEnds, Newline};

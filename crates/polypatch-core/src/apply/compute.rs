@@ -942,11 +942,7 @@ pub fn apply<S: FileStore + ?Sized>(
     report.dry_run = options.dry_run;
     if !options.dry_run {
         if let Err(err) = files.commit(&changes) {
-            let rolled_back = err
-                .get_ref()
-                .and_then(|e| e.downcast_ref::<crate::store::disk::CommitError>())
-                .is_none_or(|c| c.rolled_back);
-            return Err(ApplyError::commit_failed(report, err.to_string(), rolled_back));
+            return Err(ApplyError::commit_failed(report, err.to_string(), err.rolled_back));
         }
         report.mark_committed();
     }

@@ -253,8 +253,48 @@ pub trait FileSource {
 
 /// A file set that can take a computed set of changes.
 pub trait FileStore: FileSource {
-    /// Writes every change or none of them.
-    fn commit(&mut self, changes: &[Change]) -> io::Result<()>;
+    /// Writes every change or none of them. On failure the error says whether every step
+    /// taken was undone ([`CommitError::rolled_back`]); an `io::Error` passed up with `?`
+    /// becomes one that was rolled back, so a store whose failures can leave a change
+    /// behind builds its [`CommitError`] itself.
+    fn commit(&mut self, changes: &[Change]) -> Result<(), CommitError>;
+}
+
+/// A commit that did not happen: what failed ([`CommitError::cause`], also its
+/// [`source`](std::error::Error::source)), and whether the files are as they were.
+#[derive(Debug, thiserror::Error)]
+pub struct CommitError {
+    /// What failed.
+    #[source]
+    pub cause: io::Error,
+    /// Whether every step taken was undone: the tree is as it was before.
+    pub rolled_back: bool,
+    /// When undoing failed: root-relative paths of the backups that still hold the
+    /// originals, and of the journal that lets `polypatch recover` restore them.
+    pub kept: Vec<String>,
+}
+
+impl fmt::Display for CommitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.cause)?;
+        if self.rolled_back {
+            write!(f, "; every step was undone, no file was changed")
+        } else {
+            write!(
+                f,
+                "; UNDOING IT FAILED, some files may hold their new content: the originals are kept at {}; \
+                 restore them with `DiskFileSet::recover` (`polypatch recover` on the command line)",
+                self.kept.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            )
+        }
+    }
+}
+
+/// A failure before anything was written, or after every step was undone.
+impl From<io::Error> for CommitError {
+    fn from(cause: io::Error) -> CommitError {
+        CommitError { cause, rolled_back: true, kept: Vec::new() }
+    }
 }
 
 /// One change to the file set, computed by [`crate::apply()`] and written by
@@ -376,7 +416,7 @@ impl FileSource for MemoryFileSet {
 }
 
 impl FileStore for MemoryFileSet {
-    fn commit(&mut self, changes: &[Change]) -> io::Result<()> {
+    fn commit(&mut self, changes: &[Change]) -> Result<(), CommitError> {
         for change in changes {
             match &change.kind {
                 ChangeKind::Write { bytes, mode } => {

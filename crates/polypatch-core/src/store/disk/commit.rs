@@ -2,7 +2,6 @@
 //! never removes a backup it did not restore.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::fs::File;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,36 +10,8 @@ use super::dirs::Dirs;
 use super::journal::{self, Line};
 use super::ops::{Dir, Kind, Meta, Ops, Xattrs, copied_xattr};
 use super::{DiskFileSet, Seen};
-use crate::store::fileset::{Change, ChangeKind, RelPath};
+use crate::store::fileset::{Change, ChangeKind, CommitError, RelPath};
 use crate::text::file_bytes::FileBytes;
-
-/// A commit that did not happen.
-#[derive(Debug, thiserror::Error)]
-pub struct CommitError {
-    /// What failed.
-    pub cause: io::Error,
-    /// Whether every step taken was undone: the tree is as it was before.
-    pub rolled_back: bool,
-    /// When undoing failed: root-relative paths of the backups that still hold the
-    /// originals, and of the journal that lets `polypatch recover` restore them.
-    pub kept: Vec<String>,
-}
-
-impl fmt::Display for CommitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.cause)?;
-        if self.rolled_back {
-            write!(f, "; every step was undone, no file was changed")
-        } else {
-            write!(
-                f,
-                "; UNDOING IT FAILED, some files may hold their new content: the originals are kept at {}; \
-                 restore them with `DiskFileSet::recover` (`polypatch recover` on the command line)",
-                self.kept.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-            )
-        }
-    }
-}
 
 /// One target while the commit runs.
 struct Target<'c> {

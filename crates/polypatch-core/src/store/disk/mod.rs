@@ -134,11 +134,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::store::fileset::{Change, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
+use crate::store::fileset::{Change, CommitError, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
 use crate::text::file_bytes::FileBytes;
 use ops::{Dir, Kind, Meta, Ops, RealOps, Xattrs};
 
-pub use commit::CommitError;
 pub use recover::Recovery;
 
 /// How far a commit of a [`DiskFileSet`] flushes what it writes to stable storage.
@@ -573,11 +572,11 @@ fn mode_of(_md: &Meta) -> Option<u32> {
 }
 
 impl FileStore for DiskFileSet {
-    fn commit(&mut self, changes: &[Change]) -> io::Result<()> {
+    fn commit(&mut self, changes: &[Change]) -> Result<(), CommitError> {
         let result = self.transaction(changes);
         // What was read belongs to this apply; the next one reads again.
         self.seen().clear();
         *self.handles() = Handles::default();
-        result.map_err(io::Error::other)
+        result
     }
 }

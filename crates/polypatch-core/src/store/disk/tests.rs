@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::ops::{Dir, Meta, Ops, Read, RealOps, Xattrs};
 use super::*;
-use crate::store::fileset::{ChangeKind, FileSource, FileStore};
+use crate::store::fileset::{ChangeKind, CommitError, FileSource, FileStore};
 use crate::text::file_bytes::FileBytes;
 
 fn rel(p: &str) -> RelPath {
@@ -80,7 +80,10 @@ fn failed_commit_rolls_everything_back() {
         // A directory cannot be created under a regular file.
         Change { path: rel("blocker/y.txt"), kind: ChangeKind::Write { bytes: b"y".to_vec().into(), mode: None } },
     ]);
-    assert!(err.is_err());
+    let err = err.unwrap_err();
+    assert!(err.rolled_back && err.kept.is_empty(), "{err}");
+    let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<io::Error>());
+    assert!(source.is_some_and(|e| std::ptr::eq(e, &err.cause)), "the io::Error is the source");
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "old");
     assert!(!dir.path().join("new").exists());
     let mut names: Vec<String> =
@@ -377,7 +380,7 @@ fn one_file(root: &Path) -> Vec<Change> {
 }
 
 /// Reads every target (as `apply` does before it commits), arms the faults, commits.
-fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durability) -> io::Result<()> {
+fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durability) -> Result<(), CommitError> {
     let mut set = DiskFileSet::with_ops(root, ops.clone()).unwrap().durability(policy);
     match ops.open_dirs.load(Ordering::SeqCst) {
         0 => {}
@@ -442,8 +445,7 @@ fn fault_run_with(
         }
         if let Err(err) = &result {
             failures += 1;
-            let commit = err.get_ref().and_then(|e| e.downcast_ref::<CommitError>()).expect("a CommitError");
-            if !crash && commit.rolled_back {
+            if !crash && err.rolled_back {
                 assert_eq!(now, before, "step {k}: rolled back but the tree differs: {err}");
             }
         }
@@ -663,8 +665,10 @@ fn a_failed_restore_keeps_the_backup_and_says_where() {
             continue;
         }
         found = true;
-        let commit = err.get_ref().and_then(|e| e.downcast_ref::<CommitError>()).unwrap();
+        let commit = &err;
         assert!(!commit.rolled_back);
+        let source = std::error::Error::source(commit).and_then(|e| e.downcast_ref::<io::Error>());
+        assert!(source.is_some_and(|e| std::ptr::eq(e, &commit.cause)), "the io::Error is the source");
         let msg = err.to_string();
         assert!(msg.contains("UNDOING IT FAILED") && msg.contains("polypatch recover"), "{msg}");
         let kept = commit

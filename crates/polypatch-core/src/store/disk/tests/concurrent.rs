@@ -135,7 +135,8 @@ fn a_commit_waits_for_the_lock_then_refuses() {
         "another polypatch is writing in this root (it holds `.polypatch.lock`) and did not finish within 0.2 s; run \
          this again once it is done; every step was undone, no file was changed"
     );
-    assert_eq!(err.kind(), io::ErrorKind::Other);
+    assert_eq!(err.cause.kind(), io::ErrorKind::TimedOut);
+    assert!(err.rolled_back);
     assert_eq!(names(root).len(), 2, "the lock file and a.txt");
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
     let release = std::thread::spawn(move || {
