@@ -445,9 +445,14 @@ fn old_stands(lines: &[Line], q: &Query<'_>, o: &Found) -> bool {
                 return true;
             }
             let (a, b): (Vec<char>, Vec<char>) = (p.trim().chars().collect(), file.trim().chars().collect());
-            let cap = crate::locate::fuzzy::typo_cap(a.len());
-            crate::locate::fuzzy::bounded_distance(&a, &b, cap, &mut crate::locate::fuzzy::Budget::new(u64::MAX))
-                .is_some()
+            let cap = crate::locate::fuzzy::distance::typo_cap(a.len());
+            crate::locate::fuzzy::distance::bounded_distance(
+                &a,
+                &b,
+                cap,
+                &mut crate::locate::fuzzy::distance::Budget::new(u64::MAX),
+            )
+            .is_some()
         })
     })
 }

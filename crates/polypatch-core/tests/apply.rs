@@ -906,6 +906,6 @@ fn a_failed_commit_says_whether_it_was_undone_and_keeps_the_io_error_as_its_sour
     let mut store = failing(Some(Vec::new()));
     let err = polypatch_core::FileStore::commit(&mut store, &[]).unwrap_err();
     let source = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).expect("an io::Error source");
-    assert!(std::ptr::eq(source, &err.cause));
+    assert!(std::ptr::eq(source, &raw const err.cause));
     assert_eq!(source.kind(), std::io::ErrorKind::StorageFull);
 }

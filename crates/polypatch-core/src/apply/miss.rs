@@ -81,7 +81,7 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
                 let have =
                     lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n") + "\n";
                 let diff = block_diff(lines, q.pat, &found);
-                let similarity = fuzzy::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
+                let similarity = fuzzy::distance::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
                 let similarity = (similarity * 100.0).round() / 100.0;
                 let range = LineRange::from_zero_based(found.start, found.end);
                 failure.next_step = format!(

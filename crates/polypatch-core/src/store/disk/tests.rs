@@ -83,7 +83,7 @@ fn failed_commit_rolls_everything_back() {
     let err = err.unwrap_err();
     assert!(err.rolled_back && err.kept.is_empty(), "{err}");
     let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<io::Error>());
-    assert!(source.is_some_and(|e| std::ptr::eq(e, &err.cause)), "the io::Error is the source");
+    assert!(source.is_some_and(|e| std::ptr::eq(e, &raw const err.cause)), "the io::Error is the source");
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "old");
     assert!(!dir.path().join("new").exists());
     let mut names: Vec<String> =
@@ -668,7 +668,7 @@ fn a_failed_restore_keeps_the_backup_and_says_where() {
         let commit = &err;
         assert!(!commit.rolled_back);
         let source = std::error::Error::source(commit).and_then(|e| e.downcast_ref::<io::Error>());
-        assert!(source.is_some_and(|e| std::ptr::eq(e, &commit.cause)), "the io::Error is the source");
+        assert!(source.is_some_and(|e| std::ptr::eq(e, &raw const commit.cause)), "the io::Error is the source");
         let msg = err.to_string();
         assert!(msg.contains("UNDOING IT FAILED") && msg.contains("polypatch recover"), "{msg}");
         let kept = commit
