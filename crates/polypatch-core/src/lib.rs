@@ -36,6 +36,15 @@
 //!   ties with the best one is not seen; the chosen match is still one the content
 //!   supports at the threshold.
 //!
+//! # Layout
+//!
+//! One folder per stage, each depending only on the ones before it (no module cycles,
+//! checked by `scripts/modgraph.py`): `text/` (lines, line endings, bytes), `ir/` (the
+//! [`EditPlan`], tiers, spans, the [`Dialect`] trait), `locate/` (queries, the tiered
+//! engine, the fuzzy search, budgets), `decide.rs` (which place counts, already applied or
+//! refused), `apply/` (computing a plan, writing edits, shaping lines, the report) and
+//! `store/` (file sets and the disk transaction).
+//!
 //! Everything is computed in memory ([`compute`]) before anything is written; a
 //! [`FileStore`] then commits all changes or none ([`DiskFileSet`]: a journal, temporary
 //! files renamed over their targets, hard-link backups, every step undone on failure and

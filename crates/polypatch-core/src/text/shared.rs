@@ -8,7 +8,7 @@
 //! lines take their counts in one atomic addition ([`SharedText::handles`]) and give them
 //! back in one subtraction per run of lines ([`release_runs`]).
 //!
-//! One of the two modules of the workspace with `unsafe` code (with `newlines.rs`): the
+//! One of the two modules of the workspace with `unsafe` code (with `text/newlines.rs`): the
 //! count is kept by hand.
 //! Its tests run under Miri (`cargo +nightly miri test -p polypatch-core --lib shared`).
 
