@@ -199,7 +199,7 @@ impl ReplyError {
     /// malformed block's own kind is its error's [`PatchError::kind`]).
     pub fn kind(&self) -> &'static str {
         match self {
-            ReplyError::NoPatch => "no_patch",
+            ReplyError::NoPatch => crate::ErrorKind::NO_PATCH.as_str(),
             ReplyError::Malformed { .. } => "malformed",
             ReplyError::NotApplied { .. } => "not_applied",
         }
@@ -222,7 +222,7 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
 /// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`] (a block cut
-/// off, [`crate::Block::cut_off`], as [`ErrorKind::Truncated`](crate::ErrorKind::Truncated)), a reply
+/// off, [`crate::Block::cut_off`], as [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED)), a reply
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
@@ -275,7 +275,7 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
                 ..block.clone()
             };
             let cut = d.parse_with(&readable(&stretched).0, &options);
-            if cut.is_err_and(|e| e.kind == crate::ErrorKind::Truncated) { &stretched } else { block }
+            if cut.is_err_and(|e| e.kind == crate::ErrorKind::TRUNCATED) { &stretched } else { block }
         } else {
             block
         };
@@ -295,7 +295,7 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
     Ok(out)
 }
 
-/// The [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) error, as `dialect`'s, of a
+/// The [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED) error, as `dialect`'s, of a
 /// block of `reply` that is cut off ([`crate::Block::cut_off`]); its line is the reply's.
 pub(crate) fn cut_off(reply: &str, block: &crate::Block<'_>, dialect: &'static str) -> Option<PatchError> {
     if !block.cut_off {

@@ -154,12 +154,12 @@
 //! once, untyped, into a tree with spans, and every rule of the format is checked on that
 //! tree, so a misindented key is never reported as a type error somewhere else.
 
-mod error;
+pub mod error;
 mod lower;
 mod syntax;
 mod yaml;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, PatchError};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -172,6 +172,10 @@ pub struct Ap;
 impl Dialect for Ap {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 90 for a `version:` and a `changes:` key at column 1; 70 for `changes:`,
@@ -254,11 +258,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn name_is_ap() {
-        assert_eq!(Ap.name(), "ap");
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub use ir::dialect::{
     DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
     join_lines, quote,
 };
-pub use ir::error_kind::{ErrorKind, UnknownErrorKind};
+pub use ir::error_kind::ErrorKind;
 pub use ir::plan::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
     FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Occurrence, Policy, PostProcess, Replacement,

@@ -29,6 +29,13 @@ pub trait Dialect: Send + Sync {
         let _ = options;
         self.parse(text)
     }
+
+    /// Every [`ErrorKind`] this dialect reports, each a `snake_case` code unique in the
+    /// list; the dialect defines them (core defines only the kinds of no dialect, such as
+    /// [`ErrorKind::TRUNCATED`]). Empty by default.
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        &[]
+    }
 }
 
 /// The most bytes a binary patch may expand to unless [`ParseOptions::max_binary_size`]
@@ -157,7 +164,7 @@ impl PatchError {
         PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf }
     }
 
-    /// A [`ErrorKind::Truncated`] error of `dialect`: `text` ends in the middle of a line
+    /// A [`ErrorKind::TRUNCATED`] error of `dialect`: `text` ends in the middle of a line
     /// (see [`cut_off_line`]), and `detail` (empty, or starting with `, `) says what the
     /// text stops inside. `None` when `text` ends with a line break.
     ///
@@ -165,7 +172,7 @@ impl PatchError {
     /// use polypatch_core::{ErrorKind, PatchError};
     ///
     /// let e = PatchError::truncated("unified", "@@ -1,2 +1,2 @@\n-a\n+b", "").unwrap();
-    /// assert_eq!(e.kind, ErrorKind::Truncated);
+    /// assert_eq!(e.kind, ErrorKind::TRUNCATED);
     /// assert_eq!(
     ///     e.message,
     ///     "the patch ends in the middle of a line at line 3: the reply was probably cut off; ask for it again"
@@ -176,7 +183,7 @@ impl PatchError {
         let (line, span) = cut_off_line(text)?;
         Some(PatchError::new(
             dialect,
-            ErrorKind::Truncated,
+            ErrorKind::TRUNCATED,
             format!(
                 "the patch ends in the middle of a line at line {line}{detail}: the reply was probably cut off; ask \
                  for it again"
