@@ -439,9 +439,11 @@ pub fn apply_blocks<S: FileStore + ?Sized>(
     let ComputedReply { mut report, changes } = compute_blocks(blocks, &*files, options)?;
     if !options.dry_run {
         if let Err(err) = files.commit(&changes) {
-            let rolled_back =
-                err.get_ref().and_then(|e| e.downcast_ref::<crate::CommitError>()).is_none_or(|c| c.rolled_back);
-            return Err(ReplyError::NotApplied { report, commit_error: Some(err.to_string()), rolled_back });
+            return Err(ReplyError::NotApplied {
+                report,
+                commit_error: Some(err.to_string()),
+                rolled_back: err.rolled_back,
+            });
         }
         report.committed = true;
         for block in &mut report.blocks {
@@ -529,6 +531,38 @@ mod tests {
         assert_eq!(report.blocks[0].block.lines.map(|l| (l.start, l.end)), Some((3, 8)));
         let attributed: Vec<_> = report.files().map(|(b, f)| (b.block.index, f.path.as_str())).collect();
         assert_eq!(attributed, [(1, "a.txt"), (2, "a.txt"), (3, "c.txt")]);
+    }
+
+    /// A file set whose commit fails without undoing everything.
+    struct HalfWritten(MemoryFileSet);
+
+    impl crate::FileSource for HalfWritten {
+        fn resolve(&self, path: &str) -> Result<crate::RelPath, crate::PathError> {
+            self.0.resolve(path)
+        }
+
+        fn read(&self, path: &crate::RelPath) -> std::io::Result<crate::Entry> {
+            self.0.read(path)
+        }
+    }
+
+    impl FileStore for HalfWritten {
+        fn commit(&mut self, _changes: &[crate::Change]) -> Result<(), crate::CommitError> {
+            let cause = std::io::Error::other("disk gone");
+            Err(crate::CommitError { cause, rolled_back: false, kept: vec!["a.txt.old".into()] })
+        }
+    }
+
+    #[test]
+    fn a_commit_that_was_not_undone_is_reported_so() {
+        let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n```\n";
+        let err = apply_text(reply, &mut HalfWritten(files()), &ApplyOptions::default()).unwrap_err();
+        let ReplyError::NotApplied { commit_error: Some(commit_error), rolled_back, .. } = err else {
+            panic!("not a commit failure: {err:?}")
+        };
+        assert!(!rolled_back);
+        assert!(commit_error.starts_with("disk gone; UNDOING IT FAILED"), "{commit_error}");
+        assert!(commit_error.contains("`a.txt.old`"), "{commit_error}");
     }
 
     #[test]
