@@ -164,6 +164,26 @@ fn diff_lines_are_colored_only_when_asked() {
     assert!(piped.stdout.contains("\n-two\n+2\n three\n") && !piped.stdout.contains(ESC), "{:?}", piped.stdout);
 }
 
+/// The diff of several blocks (a model's reply, several patch files) is colored as one
+/// patch's is: only when asked.
+#[test]
+fn diff_of_several_blocks_is_colored_only_when_asked() {
+    let dir = sandbox();
+    fs::write(dir.path().join("b.txt"), FILE).unwrap();
+    fs::write(dir.path().join("b.patch"), GOOD.replace("a.txt", "b.txt")).unwrap();
+    let colored = polypatch(dir.path(), &["diff", "--color", "always", "good.patch", "b.patch"], &[], None);
+    assert_eq!(colored.code, 0, "{}", colored.stderr);
+    assert_eq!(
+        colored.stdout.matches("\x1b[1;31m-two\x1b[0m\n\x1b[1;32m+2\x1b[0m\n three\n").count(),
+        2,
+        "{:?}",
+        colored.stdout
+    );
+    let piped = polypatch(dir.path(), &["diff", "good.patch", "b.patch"], &[], None);
+    assert_eq!(piped.stdout.matches("\n-two\n+2\n three\n").count(), 2, "{:?}", piped.stdout);
+    assert!(!piped.stdout.contains(ESC), "{:?}", piped.stdout);
+}
+
 #[test]
 fn quiet_prints_nothing_on_success_and_the_error_on_failure() {
     let dir = sandbox();
