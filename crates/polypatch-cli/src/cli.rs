@@ -72,7 +72,7 @@ pub enum Command {
     /// Exit codes: 0 converted, 1 the patch does not apply to the files (nothing converted),
     /// 2 malformed patch, usage error, or an operation the target dialect cannot express
     /// (deleting a file in ap or applydiff, binary content outside unified and aptix, …)
-    Convert(crate::convert::ConvertArgs),
+    Convert(ConvertArgs),
     /// Print the dialect a patch is written in (with `--json`: every dialect's score)
     Detect(DetectArgs),
     /// List the patch blocks in a model's reply (fenced, bare, raw diffs), or print them
@@ -208,6 +208,39 @@ pub struct ApplyArgs {
     pub more: Vec<PathBuf>,
 }
 
+/// Options of `convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The dialect to write (the list is filled in at run time)
+    #[arg(long, value_name = "FORMAT")]
+    pub to: String,
+    /// The dialect of the patch read, or `auto` to detect it
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub format: String,
+    /// The directory the patch's paths are relative to. Default: the current directory (for
+    /// an `ap` patch file, the patch file's folder)
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
+    #[arg(short = 'p', long = "strip", value_name = "N")]
+    pub strip: Option<usize>,
+    /// Locate the patch's edits by exact matches only
+    #[arg(long)]
+    pub strict: bool,
+    /// Skip a text replacement whose `find` is not in the file (the Aptix specs' no-op)
+    #[arg(long)]
+    pub skip_missing_find: bool,
+    /// Lines of context around each change, where the target has context
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub context: usize,
+    /// Print one JSON document on standard output instead of the patch
+    #[arg(long)]
+    pub json: bool,
+    /// The patch file, or `-` for standard input
+    #[arg(value_name = "PATCH", default_value = "-")]
+    pub patch: PathBuf,
+}
+
 /// Options of `formats`.
 #[derive(Debug, Args)]
 pub struct FormatsArgs {
@@ -272,6 +305,22 @@ pub fn format_names() -> Vec<&'static str> {
     std::iter::once("auto").chain(polypatch::dialect_names()).collect()
 }
 
+/// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
+pub fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
+    if name == "auto" {
+        return Ok(None);
+    }
+    match polypatch::dialect(name) {
+        Some(dialect) => Ok(Some(dialect.name())),
+        None => anyhow::bail!("unknown format `{name}`; known formats: {}", format_names().join(", ")),
+    }
+}
+
+/// The library's [`polypatch::Format`] of a name [`resolve_format`] returned.
+pub fn library_format(name: Option<&str>) -> polypatch::Format {
+    name.map_or(polypatch::Format::Auto, |name| name.parse().expect("resolve_format checked the name"))
+}
+
 /// Parses the command line. Dialects are cargo features, so the `--format` help lists the
 /// compiled-in names at run time. Exits (code 2, or 0 for `--help`/`--version`) when clap
 /// rejects the arguments.
@@ -280,120 +329,20 @@ pub fn format_names() -> Vec<&'static str> {
 /// line that parses (and `--version`) is parsed without them; anything else is parsed
 /// again with the full [`command`], which prints the help or the error and exits.
 ///
-/// The most common lines (`apply`, `check` or `diff` with patch files and the common
-/// options) are read without clap at all ([`plain`]), to the same [`Cli`]. Other lines of
 /// `apply`, `check` and `diff` are parsed with a command that holds that verb alone,
 /// `--version` with the top command alone ([`verb_command`]): building every verb's
 /// arguments is a good part of a small edit's run. The arguments are the same, so a command
 /// line parses to the same [`Cli`]; one it rejects goes to the full command as above.
 pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    if let Some(cli) = plain(&args) {
-        return cli;
-    }
     let quick = args.get(1).and_then(|verb| verb.to_str()).and_then(verb_command);
-    let matches = match quick.unwrap_or_else(Cli::command).try_get_matches_from(&args) {
+    let mut matches = match quick.unwrap_or_else(Cli::command).try_get_matches_from(&args) {
         Ok(matches) => matches,
         Err(err) if err.kind() == clap::error::ErrorKind::DisplayVersion => err.exit(),
         Err(_) => command().get_matches_from(&args),
     };
-    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.format(&mut command()).exit())
-}
-
-/// The command lines agents run most (`apply`, `check` or `diff`, patch files, and the
-/// common options: `--root`, `--format`, `--fsync`, `-p`/`--strip`, `--dry-run`, `--json`,
-/// `--strict`, `--skip-missing-find`, `--allow-git-dir`, `--allow-fuzzy-removals`, `--color`, `-q`), read without building a clap
-/// command: building and running one was about 40 % of a small edit's instructions
-/// (BENCHMARKS.md, "Start-up"). `None` for anything else, and for anything here that is
-/// not plain (an option given twice, a value clap would refuse, `--`, an argument that
-/// starts with `-` and is not one of these): clap reads those, as before. A line read here
-/// gives the very `Cli` clap gives (tested against it, every option and order).
-fn plain(args: &[OsString]) -> Option<Cli> {
-    let verb = args.get(1)?.to_str().filter(|v| ["apply", "check", "diff"].contains(v))?;
-    let mut a = ApplyArgs {
-        root: None,
-        format: "auto".to_string(),
-        dry_run: false,
-        json: false,
-        strict: false,
-        skip_missing_find: false,
-        allow_git_dir: false,
-        allow_fuzzy_removals: false,
-        strip: None,
-        max_binary_size: None,
-        max_total_binary_size: None,
-        skip_binary_without_data: false,
-        fsync: None,
-        session: None,
-        guidance: None,
-        max_exchanges: None,
-        stdin_json: false,
-        patch: PathBuf::from("-"),
-        more: Vec::new(),
-    };
-    let mut globals = Globals { color: term::ColorChoice::Auto, quiet: false };
-    let mut seen: Vec<&str> = Vec::new();
-    let mut patches: Vec<PathBuf> = Vec::new();
-    let mut rest = args[2..].iter();
-    while let Some(arg) = rest.next() {
-        let Some(text) = arg.to_str().filter(|t| t.starts_with('-') && *t != "-") else {
-            if arg.is_empty() {
-                return None; // clap refuses an empty path
-            }
-            patches.push(PathBuf::from(arg));
-            continue;
-        };
-        // `--name=value`, `--name value`, `-pN` and `-p N`.
-        let (name, attached) = match text.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-            _ if text.starts_with("-p") && text.len() > 2 => ("-p", Some(&text[2..])),
-            _ => (text, None),
-        };
-        let name = match name {
-            "-p" | "--strip" => "--strip",
-            "-q" | "--quiet" => "--quiet",
-            other => other,
-        };
-        if seen.contains(&name) {
-            return None;
-        }
-        seen.push(name);
-        let switch = |flag: &mut bool| {
-            *flag = true;
-            attached.is_none().then_some(())
-        };
-        let mut value = || match attached {
-            Some(v) => Some(v),
-            None => rest.next()?.to_str().filter(|v| !v.starts_with('-')),
-        };
-        match name {
-            "--dry-run" => switch(&mut a.dry_run)?,
-            "--json" => switch(&mut a.json)?,
-            "--strict" => switch(&mut a.strict)?,
-            "--skip-missing-find" => switch(&mut a.skip_missing_find)?,
-            "--allow-git-dir" => switch(&mut a.allow_git_dir)?,
-            "--allow-fuzzy-removals" => switch(&mut a.allow_fuzzy_removals)?,
-            "--quiet" => switch(&mut globals.quiet)?,
-            "--root" => a.root = Some(PathBuf::from(value().filter(|v| !v.is_empty())?)),
-            "--format" => a.format = value()?.to_string(),
-            "--fsync" => a.fsync = Some(value().filter(|v| ["none", "full"].contains(v))?.to_string()),
-            "--strip" => a.strip = Some(value().filter(|v| v.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()?),
-            "--color" => globals.color = clap::ValueEnum::from_str(value()?, false).ok()?,
-            _ => return None,
-        }
-    }
-    let mut patches = patches.into_iter();
-    if let Some(first) = patches.next() {
-        a.patch = first;
-        a.more = patches.collect();
-    }
-    let command = match verb {
-        "apply" => Command::Apply(a),
-        "check" => Command::Check(a),
-        "diff" => Command::Diff(a),
-        _ => return None,
-    };
-    Some(Cli { command, globals })
+    // `_mut` takes the values out of the matches; `from_arg_matches` would copy them first.
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|err| err.format(&mut command()).exit())
 }
 
 /// The top command with the one verb `verb` (`apply`, `check` or `diff`), its arguments
@@ -562,120 +511,24 @@ mod tests {
         }
     }
 
-    /// What clap (the full command) makes of a command line, as `Debug` text, or its error.
-    fn by_clap(args: &[OsString]) -> Result<String, clap::error::ErrorKind> {
-        Cli::command()
-            .try_get_matches_from(args)
-            .and_then(|m| Cli::from_arg_matches(&m))
-            .map(|cli| format!("{cli:?}"))
-            .map_err(|e| e.kind())
-    }
-
-    fn os(words: &[&str]) -> Vec<OsString> {
-        words.iter().map(OsString::from).collect()
-    }
-
-    /// `polypatch` and the words of `line`.
-    fn command_line(line: &str) -> Vec<OsString> {
-        std::iter::once("polypatch").chain(line.split_whitespace()).map(OsString::from).collect()
-    }
-
-    /// The command lines `plain` reads: the `Cli` clap gives; the ones it leaves to clap
-    /// include every kind it does not read.
     #[test]
-    fn plain_reads_the_common_lines_as_clap_does() {
-        let read = [
-            "apply x.diff",
-            "check",
-            "diff -",
-            "apply --root d --format unified --fsync full x.diff",
-            "apply -p1 --json --strict a.diff b.diff -",
-            "check --color never -q x",
-            "apply x --color=always --quiet",
-            "apply --dry-run --skip-missing-find --strip=2 --root=d --fsync=none --format=ai-patch y",
-            "apply -p 0 x",
-            "apply --strip 007 x",
-            "check --allow-git-dir x.diff",
-        ];
-        for line in read {
-            let args = command_line(line);
-            let cli = plain(&args).unwrap_or_else(|| panic!("plain reads {line:?}"));
-            assert_eq!(Ok(format!("{cli:?}")), by_clap(&args), "{line:?}");
-        }
-        let left = [
-            "convert --to unified x",
-            "apply --stdin-json",
-            "apply --session s x",
-            "apply --max-binary-size 10 x",
-            "apply --max-total-binary-size 10 x",
-            "apply --json --json x",
-            "apply -q --quiet x",
-            "apply --fsync half x",
-            "apply --color sometimes x",
-            "apply --root",
-            "apply --root -x",
-            "apply -- -x",
-            "apply --json=true x",
-            "apply --allow-git-dir=true x",
-            "apply --allow-git-dir --allow-git-dir x",
-            "apply -qp1 x",
-            "apply -p x",
-            "apply --strip=+1 x",
-            "diff --format -x.diff",
-            "apply --help",
-            "apply -V",
-            "--quiet apply x",
-            "",
-        ];
-        for line in left {
-            let args = command_line(line);
-            assert!(plain(&args).is_none(), "{line:?}");
+    fn auto_means_detect() {
+        assert_eq!(resolve_format("auto").unwrap(), None);
+    }
+
+    #[test]
+    fn known_formats_resolve() {
+        for name in polypatch::dialect_names() {
+            assert_eq!(resolve_format(name).unwrap(), Some(name));
         }
     }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
-
-        /// Every option `plain` reads, each at most once with a valid value, in any order
-        /// among the patch files: read, and read as clap reads it.
-        #[test]
-        fn plain_reads_every_order_as_clap_does(
-            verb in proptest::sample::select(vec!["apply", "check", "diff"]),
-            options in proptest::sample::subsequence(vec![
-                vec!["--dry-run"], vec!["--json"], vec!["--strict"], vec!["--skip-missing-find"], vec!["-q"],
-                vec!["--allow-git-dir"], vec!["--allow-fuzzy-removals"], vec!["--root", "some dir"], vec!["--format=applydiff"], vec!["--fsync", "full"], vec!["-p2"],
-                vec!["--color", "never"],
-            ], 0..=12),
-            patches in proptest::collection::vec(proptest::sample::select(vec!["a.diff", "-", "b c.patch"]), 0..3),
-            seed in 0usize..1000,
-        ) {
-            let mut words: Vec<Vec<&str>> = options;
-            for (k, patch) in patches.into_iter().enumerate() {
-                let at = (seed + k * 7) % (words.len() + 1);
-                words.insert(at, vec![patch]);
-            }
-            let args = os(&["polypatch", verb].into_iter().chain(words.into_iter().flatten()).collect::<Vec<_>>());
-            let cli = plain(&args);
-            proptest::prop_assert!(cli.is_some(), "{:?}", args);
-            proptest::prop_assert_eq!(Ok(format!("{:?}", cli.unwrap())), by_clap(&args), "{:?}", args);
-        }
-
-        /// Any line of these words (valid or not, in any order): where `plain` reads it,
-        /// clap reads it the same.
-        #[test]
-        fn plain_agrees_with_clap(
-            verb in proptest::sample::select(vec!["apply", "check", "diff", "detect"]),
-            words in proptest::collection::vec(proptest::sample::select(vec![
-                "x.diff", "a b", "-", "", "--dry-run", "--json", "--strict", "--skip-missing-find", "--allow-git-dir", "--allow-fuzzy-removals", "-q",
-                "--quiet", "--root", "d", "--root=d", "--root=", "--format", "unified", "--format=", "--fsync",
-                "none", "full", "half", "--fsync=full", "-p", "1", "-p0", "-p12", "--strip", "--strip=3",
-                "--color", "never", "--color=always", "auto", "--", "-x", "--nope", "007", "-1", "--json=1",
-            ]), 0..9),
-        ) {
-            let args = os(&["polypatch", verb].into_iter().chain(words).collect::<Vec<_>>());
-            if let Some(cli) = plain(&args) {
-                proptest::prop_assert_eq!(Ok(format!("{cli:?}")), by_clap(&args), "{:?}", args);
-            }
+    #[test]
+    fn unknown_format_lists_the_known_ones() {
+        let message = format!("{:#}", resolve_format("yaml-ish").unwrap_err());
+        assert!(message.starts_with("unknown format `yaml-ish`; known formats: auto"), "{message}");
+        for name in polypatch::dialect_names() {
+            assert!(message.contains(name), "{message}");
         }
     }
 

@@ -9,58 +9,23 @@
 //! met, and retrying will not help, as with a usage error. 1 stays "the patch does not fit
 //! these files", so a script can tell "fix the patch" from "pick another target".
 
-use std::path::PathBuf;
-
-use clap::Args;
 use polypatch::convert::{ConvertError, ConvertOptions, Input, convert};
 use polypatch::{ApplyOptions, ParseOptions};
 use serde::Serialize;
 
-use crate::output;
-use crate::run::{self, Exit, stderr, stdout};
-
-/// Options of `convert`.
-#[derive(Debug, Args)]
-pub struct ConvertArgs {
-    /// The dialect to write (the list is filled in at run time)
-    #[arg(long, value_name = "FORMAT")]
-    pub to: String,
-    /// The dialect of the patch read, or `auto` to detect it
-    #[arg(long, value_name = "FORMAT", default_value = "auto")]
-    pub format: String,
-    /// The directory the patch's paths are relative to. Default: the current directory (for
-    /// an `ap` patch file, the patch file's folder)
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
-    #[arg(short = 'p', long = "strip", value_name = "N")]
-    pub strip: Option<usize>,
-    /// Locate the patch's edits by exact matches only
-    #[arg(long)]
-    pub strict: bool,
-    /// Skip a text replacement whose `find` is not in the file (the Aptix specs' no-op)
-    #[arg(long)]
-    pub skip_missing_find: bool,
-    /// Lines of context around each change, where the target has context
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub context: usize,
-    /// Print one JSON document on standard output instead of the patch
-    #[arg(long)]
-    pub json: bool,
-    /// The patch file, or `-` for standard input
-    #[arg(value_name = "PATCH", default_value = "-")]
-    pub patch: PathBuf,
-}
+use crate::cli::{self, ConvertArgs};
+use crate::inout::{self, Exit, stderr, stdout, usage_error};
+use crate::{escape, output};
 
 /// Runs `convert`.
-pub fn convert_verb(args: &ConvertArgs) -> Exit {
-    let usage = |err: anyhow::Error| run::usage_error(args.json, &err);
-    let to = match run::resolve_format(&args.to) {
+pub fn run(args: &ConvertArgs) -> Exit {
+    let usage = |err: anyhow::Error| usage_error(args.json, &err);
+    let to = match cli::resolve_format(&args.to) {
         Ok(Some(to)) => to,
         Ok(None) => return usage(anyhow::anyhow!("`--to` needs a dialect, not `auto`")),
         Err(err) => return usage(err),
     };
-    let format = match run::resolve_format(&args.format) {
+    let format = match cli::resolve_format(&args.format) {
         Ok(format) => format,
         Err(err) => return usage(err),
     };
@@ -72,15 +37,15 @@ pub fn convert_verb(args: &ConvertArgs) -> Exit {
         }
         Exit::Invalid
     };
-    let text = match run::read_patch(&args.patch, format) {
+    let text = match inout::read_patch(&args.patch, format) {
         Ok(text) => text,
-        Err(run::Input::Unreadable(err)) => return usage(err),
-        Err(run::Input::NotText(err, lossy)) => return malformed(&err, &lossy),
+        Err(inout::Input::Unreadable(err)) => return usage(err),
+        Err(inout::Input::NotText(err, lossy)) => return malformed(&err, &lossy),
     };
     // As for `apply`: an `ap` patch file's paths are relative to its folder.
     let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name)).unwrap_or_default();
-    let root = args.root.clone().unwrap_or_else(|| run::default_root(dialect, &args.patch));
-    let files = match run::open_root(&root) {
+    let root = args.root.clone().unwrap_or_else(|| inout::default_root(dialect, &args.patch));
+    let files = match inout::open_root(&root) {
         Ok(files) => files,
         Err(err) => return usage(err),
     };
@@ -93,9 +58,9 @@ pub fn convert_verb(args: &ConvertArgs) -> Exit {
         .parse(parse)
         .context(args.context);
     match convert(
-        Input::Text { text: &text, format: run::library_format(format) },
+        Input::Text { text: &text, format: cli::library_format(format) },
         &files,
-        run::library_format(Some(to)),
+        cli::library_format(Some(to)),
         &options,
     ) {
         Ok(converted) => {
@@ -112,7 +77,7 @@ pub fn convert_verb(args: &ConvertArgs) -> Exit {
                 }
                 if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                     // Shown, not piped: the files' bytes may hold escape sequences.
-                    stdout(&crate::escape::terminal(&converted.text));
+                    stdout(&escape::terminal(&converted.text));
                 } else {
                     stdout(&converted.text);
                 }
@@ -139,7 +104,7 @@ pub fn convert_verb(args: &ConvertArgs) -> Exit {
                 }));
             } else {
                 let err = ConvertError::Inexpressible { dialect, operation, path, detail };
-                stderr(&format!("error: {}\n", crate::escape::terminal(&err.to_string())));
+                stderr(&format!("error: {}\n", escape::terminal(&err.to_string())));
             }
             Exit::Invalid
         }

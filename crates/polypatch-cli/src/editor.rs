@@ -7,7 +7,7 @@ use polypatch::Outcome;
 use polypatch::editor::{self, Response};
 
 use crate::escape;
-use crate::run::{Exit, stdout};
+use crate::inout::{Exit, stdout};
 
 /// Reads one request on standard input, handles it with [`polypatch::editor`] (nothing
 /// written), prints the response on one line; the exit code follows its status.

@@ -1,7 +1,10 @@
 //! Rendering outcomes for people (text) and for tools (one JSON document).
 
 use polypatch::applydiff::{self, Session};
-use polypatch::{ApplyError, ApplyReport, PatchError, Recovery, ReportDocument, SessionBlock, Status};
+use polypatch::{
+    ApplyError, ApplyReport, PatchError, Recovery, ReplyError, ReplyReport, ReportDocument, SessionBlock, Status,
+};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -298,6 +301,57 @@ pub fn formats_json(names: &[&str]) -> String {
         formats: &'a [&'a str],
     }
     document(&Document { version: polypatch::JSON_VERSION, formats: names })
+}
+
+/// Every block's report under a `block N (dialect, lines a-b): status` line (several blocks
+/// applied together: a model's reply, several patch files).
+pub fn blocks_text(report: &ReplyReport) -> String {
+    let mut out = String::new();
+    for block in &report.blocks {
+        out.push_str(&escape::one_line(&format!("{}: {}", block.block, block.status.word())));
+        out.push('\n');
+        for line in escape::report(&block.report).to_string().lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The last line of several blocks applied together: `applied 3 edits in 2 files (3
+/// blocks)`; a file several blocks change counts once.
+pub fn blocks_summary(report: &ReplyReport) -> String {
+    let mut files = BTreeSet::new();
+    let mut edits = 0;
+    for (_, file) in report.files().filter(|(_, f)| changes(f.status)) {
+        files.insert(file.moved_to.as_deref().unwrap_or(&file.path));
+        edits += file.edits.iter().filter(|e| changes(e.status)).count().max(1);
+    }
+    let blocks = plural(report.blocks.len(), "block");
+    match (report.dry_run, files.len()) {
+        (false, 0) => format!("already applied: nothing to do ({blocks})"),
+        (true, 0) => format!("dry run: already applied, nothing to do ({blocks})"),
+        (false, n) => format!("applied {} in {} ({blocks})", plural(edits, "edit"), plural(n, "file")),
+        (true, n) => {
+            format!(
+                "dry run: would apply {} in {} ({blocks}), nothing written",
+                plural(edits, "edit"),
+                plural(n, "file")
+            )
+        }
+    }
+}
+
+/// The JSON document of several blocks applied together: the library's document, whose
+/// `blocks` carry each block's `index`, `dialect`, `lines`, `fence`, `source`, `status` and
+/// `report`; with `diff`, the git diff of what applying would change.
+pub fn blocks_json(result: &Result<ReplyReport, ReplyError>, warnings: &[String], diff: Option<&str>) -> String {
+    let mut doc = ReportDocument::of_reply(result, "").with_warnings(warnings);
+    if let Some(diff) = diff {
+        doc = doc.with_diff(diff);
+    }
+    document(&doc)
 }
 
 /// One JSON document on one line. Field order follows the structs (`version`, then

@@ -3,8 +3,8 @@
 use anyhow::anyhow;
 
 use crate::cli::SchemaArgs;
+use crate::inout::{Exit, stderr, stdout};
 use crate::output;
-use crate::run::{Exit, stderr, stdout};
 
 /// `--report`: the schema of the JSON report; `--format aptix|ap`: of that dialect's
 /// patches. An unknown format is a usage error listing the known ones.

@@ -894,6 +894,25 @@ fn recover_rolls_an_interrupted_commit_back() {
     assert_eq!(again.json()["status"], "clean");
 }
 
+/// `diff --json` names a pending interrupted commit in its `warnings`, as its text output
+/// does on standard error, and as `check --json` does (it was missing there).
+#[test]
+fn diff_json_warns_of_a_pending_interrupted_commit() {
+    let sb = Sandbox::new(&[]);
+    interrupted_commit(&sb, true);
+    let patch = "*** Begin Patch\n*** Update File: b.txt\n@@\n-b old\n+b fixed\n*** End Patch\n";
+    let pending = "an interrupted commit is pending (`.polypatch-1f.journal`)";
+    let text = sb.run("diff", &[], patch);
+    assert_eq!(text.code, 0, "{text:?}");
+    assert!(text.stderr.contains(pending), "{}", text.stderr);
+    for verb in ["diff", "check"] {
+        let doc = sb.run(verb, &["--json"], patch).json();
+        let warnings = doc["warnings"].as_array().unwrap_or_else(|| panic!("{verb}: no warnings in {doc}"));
+        assert!(warnings.iter().any(|w| w.as_str().unwrap().starts_with(pending)), "{verb}: {doc}");
+    }
+    assert!(sb.exists(".polypatch-1f.journal"), "diff and check write nothing");
+}
+
 #[test]
 fn apply_recovers_an_interrupted_commit_first() {
     let sb = Sandbox::new(&[]);

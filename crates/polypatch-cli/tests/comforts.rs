@@ -164,6 +164,26 @@ fn diff_lines_are_colored_only_when_asked() {
     assert!(piped.stdout.contains("\n-two\n+2\n three\n") && !piped.stdout.contains(ESC), "{:?}", piped.stdout);
 }
 
+/// The diff of several blocks (a model's reply, several patch files) is colored as one
+/// patch's is: only when asked.
+#[test]
+fn diff_of_several_blocks_is_colored_only_when_asked() {
+    let dir = sandbox();
+    fs::write(dir.path().join("b.txt"), FILE).unwrap();
+    fs::write(dir.path().join("b.patch"), GOOD.replace("a.txt", "b.txt")).unwrap();
+    let colored = polypatch(dir.path(), &["diff", "--color", "always", "good.patch", "b.patch"], &[], None);
+    assert_eq!(colored.code, 0, "{}", colored.stderr);
+    assert_eq!(
+        colored.stdout.matches("\x1b[1;31m-two\x1b[0m\n\x1b[1;32m+2\x1b[0m\n three\n").count(),
+        2,
+        "{:?}",
+        colored.stdout
+    );
+    let piped = polypatch(dir.path(), &["diff", "good.patch", "b.patch"], &[], None);
+    assert_eq!(piped.stdout.matches("\n-two\n+2\n three\n").count(), 2, "{:?}", piped.stdout);
+    assert!(!piped.stdout.contains(ESC), "{:?}", piped.stdout);
+}
+
 #[test]
 fn quiet_prints_nothing_on_success_and_the_error_on_failure() {
     let dir = sandbox();
@@ -182,6 +202,39 @@ fn quiet_prints_nothing_on_success_and_the_error_on_failure() {
     let json = polypatch(dir.path(), &["check", "-q", "--json", "good.patch"], &[], None);
     assert_eq!(json.code, 0);
     assert!(json.stdout.starts_with('{'), "--json still prints its document: {:?}", json.stdout);
+}
+
+/// `--quiet` holds for several blocks as for one patch: a model's reply of two blocks and
+/// two patch files, applied, print nothing (neither the blocks' report nor a block's
+/// warning); a failure still prints its error.
+#[test]
+fn quiet_prints_nothing_for_several_blocks_either() {
+    let ap = "version: 2.0\nchanges:\n  - file_path: \"b.txt\"\n    modifications:\n      - action: REPLACE\n        \
+              snippet: |\n          bee\n        content: |\n          B\n";
+    let reply = format!("First:\n\n```\n{GOOD}```\n\nthen:\n\n```yaml\n{ap}```\n");
+    let dir = sandbox();
+    fs::write(dir.path().join("b.txt"), "bee\n").unwrap();
+    fs::write(dir.path().join("reply.md"), &reply).unwrap();
+    let loud = polypatch(dir.path(), &["check", "reply.md"], &[], None);
+    assert_eq!(loud.code, 0, "{}", loud.stderr);
+    assert!(loud.stderr.starts_with("warning: block 2 (ap"), "the block's warning, without -q: {}", loud.stderr);
+    assert!(loud.stdout.ends_with("(2 blocks), nothing written\n"), "{}", loud.stdout);
+    let run = polypatch(dir.path(), &["apply", "-q", "reply.md"], &[], None);
+    assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (0, "", ""));
+    assert_eq!(
+        (read(&dir), fs::read_to_string(dir.path().join("b.txt")).unwrap()),
+        ("one\n2\nthree\n".into(), "B\n".into())
+    );
+
+    let dir = sandbox();
+    let files = polypatch(dir.path(), &["check", "--quiet", "bad.patch", "good.patch"], &[], None);
+    assert_eq!((files.code, files.stdout.as_str()), (1, ""));
+    assert!(files.stderr.starts_with("error: could not apply the patch blocks"), "{}", files.stderr);
+    fs::write(dir.path().join("b.patch"), GOOD.replace("a.txt", "b.txt")).unwrap();
+    fs::write(dir.path().join("b.txt"), FILE).unwrap();
+    let both = polypatch(dir.path(), &["apply", "--quiet", "good.patch", "b.patch"], &[], None);
+    assert_eq!((both.code, both.stdout.as_str(), both.stderr.as_str()), (0, "", ""));
+    assert_eq!(fs::read_to_string(dir.path().join("b.txt")).unwrap(), "one\n2\nthree\n");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! The program's own process start on Linux with glibc (`src/start.rs`): what it keeps of
-//! Rust's standard start, checked on the real binary.
+//! What the program relies on of Rust's standard process start, checked on the real binary
+//! (it once had a start of its own, which had to keep these): closed standard streams are
+//! opened on `/dev/null`, `SIGPIPE` is ignored, the arguments arrive as given.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
 use std::fmt::Write as _;
@@ -13,7 +14,7 @@ mod common;
 /// A closed standard output is opened on `/dev/null` before the program opens anything,
 /// so no file it opens takes descriptor 1. The program is started with descriptor 1
 /// closed and waits on its standard input for a patch: descriptor 1 must then be
-/// `/dev/null` (without the start's work it stays closed, and this test times out).
+/// `/dev/null` (were the start to skip that, it would stay closed, and this test times out).
 #[test]
 fn a_closed_standard_output_is_opened_on_dev_null() {
     let polypatch = common::binary();
@@ -73,8 +74,7 @@ fn a_closed_pipe_does_not_kill_the_program() {
     assert!(!dir.path().join("big.txt").exists(), "diff writes nothing");
 }
 
-/// Arguments reach the program as they were given, non-UTF-8 ones too (glibc hands them
-/// to the standard library at load time, without Rust's standard start).
+/// Arguments reach the program as they were given, non-UTF-8 ones too.
 #[test]
 fn arguments_reach_the_program() {
     use std::os::unix::ffi::OsStrExt;

@@ -1,0 +1,582 @@
+//! `apply`, `check` and `diff`: one flow for a patch file, a model's reply and several patch
+//! files.
+//!
+//! The text is **read**, then **planned** into blocks: a text that one dialect parses whole,
+//! and that holds no block of another dialect (the usual patch file), is one block; a
+//! model's reply (several blocks, prose around a block) and several PATCH arguments are the
+//! blocks found in each, numbered across all of them. The blocks are **located** on the
+//! files under the root, one after the other on the files as the blocks before left them,
+//! then **committed** together (`apply`), or nothing is written (`check`, and `diff`, which
+//! shows the changes as a git diff). The **report** of a whole patch is that patch's (its
+//! files and edits, `ApplyDiff`'s feedback, the `--session` block); several blocks are
+//! reported each under its `block N (…)` line. A reply without any patch is exit 2, like a
+//! malformed patch.
+
+use std::io::{self, IsTerminal as _};
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use polypatch::unified::generate::DiffOptions;
+use polypatch::{
+    ApplyError, ApplyOptions, ApplyReport, BlockInfo, Change, DiskFileSet, EditPlan, ParseOptions, PatchError,
+    PlannedBlock, ReplyError, ReplyReport, ReportDocument,
+};
+
+use crate::cli::{self, ApplyArgs};
+use crate::escape;
+use crate::inout::{self, Exit, Input, stderr, stdout, usage_error};
+use crate::output;
+use crate::session::{self, Kept};
+use crate::term::{self, Stream};
+
+/// What the run does once every edit is located.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Write the changes.
+    Apply,
+    /// Write nothing, report.
+    Check,
+    /// Write nothing, print the changes as a git diff.
+    Diff,
+}
+
+/// Runs `apply`, `check` or `diff` (`mode`) of the PATCH arguments in `args`.
+pub fn run(args: &ApplyArgs, mode: Mode) -> Exit {
+    let usage = |err: anyhow::Error| usage_error(args.json, &err);
+    let format = match cli::resolve_format(&args.format) {
+        Ok(format) => format,
+        Err(err) => return usage(err),
+    };
+    // The session comes first: a state file that cannot be used stops the run before
+    // anything is applied, and is left as it is.
+    let kept = match &args.session {
+        None => None,
+        Some(_) if mode == Mode::Diff => return usage(anyhow!("`--session` is for `apply` and `check`, not `diff`")),
+        Some(path) => match Kept::load(path, args.max_exchanges.map(|n| usize::try_from(n).unwrap_or(usize::MAX))) {
+            Ok(kept) => Some(kept),
+            Err(err) => return usage(err),
+        },
+    };
+    Run { args, mode, format, kept }.go()
+}
+
+/// The blocks a run applies together, as one transaction.
+struct Planned {
+    /// In order; a whole patch is one block.
+    blocks: Vec<PlannedBlock>,
+    /// One patch text its dialect parsed whole: reported as that patch. Otherwise the blocks
+    /// of a reply or of several patch files, each reported under its own line.
+    whole: bool,
+}
+
+impl Planned {
+    /// A patch parsed whole, as the one block.
+    fn whole(plan: EditPlan) -> Planned {
+        Planned { blocks: vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)], whole: true }
+    }
+
+    /// The plan of a whole patch.
+    fn plan(&self) -> Option<&EditPlan> {
+        self.whole.then(|| &self.blocks[0].plan)
+    }
+
+    /// Locates every block, writing nothing: the report, and the changes that would write it.
+    fn locate(&self, files: &DiskFileSet, options: &ApplyOptions) -> Result<(Report, Vec<Change>), Failed> {
+        match self.plan() {
+            Some(plan) => polypatch::compute(plan, files, options)
+                .map(|computed| (Report::Whole(computed.report), computed.changes))
+                .map_err(Failed::Whole),
+            None => polypatch::compute_blocks(&self.blocks, files, options)
+                .map(|computed| (Report::Blocks(computed.report), computed.changes))
+                .map_err(Failed::Blocks),
+        }
+    }
+
+    /// Locates every block, then writes all the changes at once (nothing on a dry run).
+    fn commit(&self, files: &mut DiskFileSet, options: &ApplyOptions) -> Result<Report, Failed> {
+        match self.plan() {
+            Some(plan) => polypatch::apply(plan, files, options).map(Report::Whole).map_err(Failed::Whole),
+            None => polypatch::apply_blocks(&self.blocks, files, options).map(Report::Blocks).map_err(Failed::Blocks),
+        }
+    }
+}
+
+/// What the blocks did: a whole patch's report, or every block's.
+enum Report {
+    Whole(ApplyReport),
+    Blocks(ReplyReport),
+}
+
+/// Why they were not applied; nothing was written.
+enum Failed {
+    Whole(ApplyError),
+    Blocks(ReplyError),
+}
+
+/// One run of `apply`, `check` or `diff`.
+struct Run<'a> {
+    args: &'a ApplyArgs,
+    mode: Mode,
+    /// The dialect `--format` names; `None` for `auto`.
+    format: Option<&'static str>,
+    /// The `--session` state, loaded before anything is read.
+    kept: Option<Kept>,
+}
+
+impl Run<'_> {
+    /// Read, plan, locate, commit, report.
+    fn go(mut self) -> Exit {
+        let args = self.args;
+        let text = match inout::read_patch(&args.patch, self.format) {
+            Ok(text) => text,
+            Err(Input::Unreadable(err)) => return usage_error(args.json, &err),
+            Err(Input::NotText(err, lossy)) => return self.malformed(&err, &lossy),
+        };
+        let planned = match self.plan(&text, &parse_options(args)) {
+            Ok(planned) => planned,
+            Err(exit) => return exit,
+        };
+        // An `ap` patch's paths are relative to its file's folder.
+        let root = args.root.clone().unwrap_or_else(|| {
+            let dialect = if planned.blocks.iter().all(|b| b.info.dialect == "ap") { "ap" } else { "" };
+            if args.more.is_empty() { inout::default_root(dialect, &args.patch) } else { PathBuf::from(".") }
+        });
+        let mut files = match inout::open_root_for(&root, args) {
+            Ok(files) => files,
+            Err(err) => return usage_error(args.json, &err),
+        };
+        // The parse's warnings, then the root's (a recovered or a pending commit).
+        let mut warnings = if let Some(plan) = planned.plan() {
+            plan.warnings.clone()
+        } else {
+            let each =
+                |b: &PlannedBlock| b.plan.warnings.iter().map(|w| format!("{}: {w}", b.info)).collect::<Vec<_>>();
+            planned.blocks.iter().flat_map(each).collect()
+        };
+        if let Err(exit) = prepare_root(&files, &root, self.mode, &mut warnings) {
+            return exit;
+        }
+        if !args.json && !term::quiet() {
+            stderr(&output::warnings_text(&warnings));
+        }
+        let options = ApplyOptions::default()
+            .strict(args.strict)
+            .dry_run(self.mode != Mode::Apply)
+            .skip_missing_text(args.skip_missing_find)
+            .allow_git_dir(args.allow_git_dir)
+            .allow_fuzzy_removals(args.allow_fuzzy_removals);
+        if self.mode == Mode::Diff {
+            return self.diff(&planned, &files, &options, &warnings);
+        }
+        self.commit(&planned, &mut files, &options, &warnings)
+    }
+
+    /// The blocks to apply: the text parsed whole by its dialect when it is one patch (see
+    /// [`is_reply`]; always with `--format`), otherwise the blocks of every PATCH argument.
+    /// `Err`: the exit code, the error printed.
+    fn plan(&mut self, text: &str, parse: &ParseOptions) -> Result<Planned, Exit> {
+        let args = self.args;
+        let whole = if !args.more.is_empty() {
+            None
+        } else if self.format.is_some() {
+            Some(polypatch::parse_with(text, cli::library_format(self.format), parse))
+        } else {
+            match is_reply(text, parse) {
+                Ok((_, Some(plan))) => Some(Ok(plan)),
+                Ok((dialect, None)) => Some(dialect.parse_with(text, parse)),
+                Err(()) => None,
+            }
+        };
+        match whole {
+            Some(Ok(plan)) => Ok(Planned::whole(plan)),
+            Some(Err(err)) => Err(self.malformed(&err, text)),
+            None if args.session.is_some() => Err(usage_error(
+                args.json,
+                &anyhow!(
+                    "`--session` takes one patch; this is several patch blocks or files: apply them one at a time"
+                ),
+            )),
+            None => plan_sources(args, self.format, text, parse).map(|blocks| Planned { blocks, whole: false }),
+        }
+    }
+
+    /// `diff`: locate everything, write nothing, print the effect as a git diff (or, with
+    /// `--json`, the report with the diff in it).
+    fn diff(&self, planned: &Planned, files: &DiskFileSet, options: &ApplyOptions, warnings: &[String]) -> Exit {
+        let json = self.args.json;
+        let (report, changes) = match planned.locate(files, options) {
+            Ok(located) => located,
+            Err(Failed::Whole(err)) => {
+                if json {
+                    stdout(&output::failure_json_with(&err, warnings, &output::Extra::default()));
+                } else {
+                    stderr(&term::report(&output::failure_text(&err), Stream::Err));
+                }
+                return Exit::NotApplied;
+            }
+            Err(Failed::Blocks(err)) => return blocks_failed(json, &err, warnings),
+        };
+        let diff = match polypatch::unified::generate::diff_changes(files, &changes, &DiffOptions::default()) {
+            Ok(diff) => diff,
+            Err(err) => {
+                return usage_error(json, &anyhow::Error::new(err).context("cannot read the files to show the diff"));
+            }
+        };
+        if json {
+            stdout(&match report {
+                Report::Whole(report) => output::diff_json(&report, &diff, warnings),
+                Report::Blocks(report) => output::blocks_json(&Ok(report), warnings, Some(&diff)),
+            });
+        } else if io::stdout().is_terminal() {
+            // Shown, not piped: the file's bytes may hold escape sequences.
+            stdout(&term::diff(&escape::terminal(&diff)));
+        } else {
+            // Piped or redirected, the diff is data and keeps its bytes (colored only when
+            // `--color always` asks for it).
+            stdout(&term::diff(&diff));
+        }
+        Exit::Success
+    }
+
+    /// `apply` and `check`: locate everything, write it (`apply`), report.
+    fn commit(
+        &mut self,
+        planned: &Planned,
+        files: &mut DiskFileSet,
+        options: &ApplyOptions,
+        warnings: &[String],
+    ) -> Exit {
+        let json = self.args.json;
+        // A dry run records nothing in the session; it still shows the block.
+        let recording = self.mode == Mode::Apply;
+        let before = match planned.plan() {
+            Some(plan) if recording && self.kept.is_some() => session::read_before(plan, files),
+            _ => session::Before::new(),
+        };
+        let result = match planned.commit(files, options) {
+            Ok(Report::Whole(report)) => Ok(report),
+            Err(Failed::Whole(err)) => Err(err),
+            Ok(Report::Blocks(report)) => {
+                if json {
+                    stdout(&output::blocks_json(&Ok(report), warnings, None));
+                } else if !term::quiet() {
+                    stdout(&format!("{}{}\n", output::blocks_text(&report), output::blocks_summary(&report)));
+                }
+                return Exit::Success;
+            }
+            Err(Failed::Blocks(err)) => return blocks_failed(json, &err, warnings),
+        };
+        let report = match &result {
+            Ok(report) => report,
+            Err(err) => &err.report,
+        };
+        // A whole patch: the session, `ApplyDiff`'s feedback, the report.
+        let mut save_error = None;
+        if let Some(kept) = self.kept.as_mut()
+            && recording
+        {
+            session::record(&mut kept.session, report, &before, files);
+            save_error = kept.save().err();
+        }
+        let extra = output::Extra {
+            feedback: (report.dialect == "applydiff").then(|| {
+                // The spec's "Health updated in [SESSION CONTEXT]" only when a session was.
+                let shown = polypatch::located(report);
+                if self.kept.is_some() && report.committed {
+                    polypatch::applydiff::session_feedback(&shown)
+                } else {
+                    polypatch::applydiff::feedback(&shown)
+                }
+            }),
+            session: self.session_view(),
+        };
+        let exit = match &result {
+            Ok(report) => {
+                if json {
+                    stdout(&output::success_json_with(report, warnings, &extra));
+                } else if !term::quiet() {
+                    stdout(&term::report(&output::success_text_with(report, &extra), Stream::Out));
+                }
+                Exit::Success
+            }
+            Err(err) => {
+                if json {
+                    stdout(&output::failure_json_with(err, warnings, &extra));
+                } else {
+                    stderr(&term::report(&output::failure_text_with(err, &extra), Stream::Err));
+                }
+                Exit::NotApplied
+            }
+        };
+        match save_error {
+            Some(err) => {
+                let what = if report.committed { "the patch was applied" } else { "nothing was written" };
+                stderr(&output::usage_text(&err.context(what)));
+                Exit::Invalid
+            }
+            None => exit,
+        }
+    }
+
+    /// A whole patch that is malformed (or not text): exit 2, with `ApplyDiff`'s feedback and
+    /// the session block; an `apply` records the malformed exchange in the session.
+    fn malformed(&mut self, err: &PatchError, source: &str) -> Exit {
+        let json = self.args.json;
+        let applydiff = self.format == Some("applydiff") || err.dialect == "applydiff";
+        let mut save_error = None;
+        if let Some(kept) = self.kept.as_mut()
+            && self.mode == Mode::Apply
+        {
+            kept.session.record_format_invalid();
+            save_error = kept.save().err();
+        }
+        let extra = output::Extra {
+            feedback: applydiff.then(|| polypatch::applydiff::format_invalid(err, source)),
+            session: self.session_view(),
+        };
+        if json {
+            stdout(&output::malformed_json(err, source, &extra));
+        } else {
+            stderr(&term::report(&output::malformed_text_with(err, source, &extra), Stream::Err));
+        }
+        if let Some(err) = save_error {
+            stderr(&output::usage_text(&err.context("the patch was malformed; nothing was written")));
+        }
+        Exit::Invalid
+    }
+
+    /// The session and guidance to show, when `--session` is given.
+    fn session_view(&self) -> Option<(&polypatch::applydiff::Session, &str)> {
+        let guidance = self.args.guidance.as_deref().unwrap_or(session::DEFAULT_GUIDANCE);
+        self.kept.as_ref().map(|kept| (&kept.session, guidance))
+    }
+}
+
+/// The parse options of `args`: the strip level, the binary budgets.
+fn parse_options(args: &ApplyArgs) -> ParseOptions {
+    let mut parse = ParseOptions::default();
+    if let Some(n) = args.strip {
+        parse = parse.strip(n);
+    }
+    if let Some(bytes) = args.max_binary_size {
+        parse = parse.max_binary_size(bytes);
+    }
+    if let Some(bytes) = args.max_total_binary_size {
+        parse = parse.max_total_binary_size(bytes);
+    }
+    parse.skip_binary_without_data(args.skip_binary_without_data)
+}
+
+/// Rolls back an interrupted commit before anything else is read or written (`apply`), or
+/// warns that one is pending (`check`, `diff`). `apply` takes the root's commit lock
+/// first and holds it until it is done (the set is dropped): another `polypatch apply` in
+/// the same root waits for it (a few seconds at most), then reads the files this one
+/// wrote, instead of replacing them with what it computed from their content before.
+fn prepare_root(
+    files: &DiskFileSet,
+    root: &std::path::Path,
+    mode: Mode,
+    warnings: &mut Vec<String>,
+) -> Result<(), Exit> {
+    if mode == Mode::Apply {
+        match files.hold_lock() {
+            Ok(()) => {}
+            // A root this user cannot write: nothing is locked, and a commit that has
+            // anything to write says why it cannot.
+            Err(err) if matches!(err.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem) => {}
+            Err(err) => {
+                stderr(&format!("error: cannot apply in `{}`: {err}\n", root.display()));
+                return Err(Exit::NotApplied);
+            }
+        }
+        match files.recover() {
+            Ok(recovery) if !recovery.is_empty() => warnings.push(output::recovery_line(&recovery)),
+            Ok(_) => {}
+            Err(err) => {
+                stderr(&format!("error: cannot recover the interrupted commit in `{}`: {err}\n", root.display()));
+                return Err(Exit::NotApplied);
+            }
+        }
+    } else if let Ok(pending) = files.interrupted()
+        && let Some(first) = pending.first()
+    {
+        warnings.push(format!(
+            "an interrupted commit is pending (`{first}`): the files may be half patched; `polypatch apply` or \
+             `polypatch recover` rolls it back first"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `text` is read as a reply (`Err`) rather than parsed whole by the detected
+/// dialect (`Ok`: that dialect, and the plan when it was parsed here, so that it is neither
+/// detected nor parsed a second time): a reply when no dialect recognises it at all (it
+/// says "no patch"); when its blocks are of another dialect than the whole text's, or are
+/// several blocks the whole parse does not take all of; when a block is cut off
+/// ([`polypatch::Block::cut_off`]); or when the whole parse fails and the one block found is
+/// not the whole text (prose around it).
+fn is_reply(text: &str, parse: &ParseOptions) -> Result<(&'static dyn polypatch::Dialect, Option<EditPlan>), ()> {
+    let Some(detected) = polypatch::detect(text) else { return Err(()) };
+    let blocks = polypatch::extract(text);
+    if blocks.is_empty() {
+        return Ok((detected, None));
+    }
+    // A fence the reply was cut off inside: the reply path refuses it (`truncated`), even
+    // where the whole text would parse.
+    if blocks.iter().any(|b| b.cut_off) {
+        return Err(());
+    }
+    // The usual bare patch: one block that is the whole text (no second parse needed).
+    if let [only] = blocks.as_slice()
+        && only.indent == 0
+        && only.text.trim() == text.trim()
+    {
+        return Ok((detected, None));
+    }
+    match detected.parse_with(text, parse) {
+        Ok(plan) => {
+            if blocks.iter().any(|b| b.dialect != detected.name()) {
+                return Err(());
+            }
+            if blocks.len() == 1 {
+                return Ok((detected, Some(plan)));
+            }
+            // Several blocks of the one dialect: the whole parse must take every edit of every
+            // block (an Aptix parse takes the first bundle only; ApplyDiff merges a file's blocks).
+            let each: usize =
+                blocks.iter().filter_map(|b| detected.parse_with(&b.content(), parse).ok()).map(|p| edits(&p)).sum();
+            if edits(&plan) == each { Ok((detected, Some(plan))) } else { Err(()) }
+        }
+        Err(_) => Err(()),
+    }
+}
+
+/// How many edits a plan makes: each edit of a modified file, and each other file operation.
+fn edits(plan: &EditPlan) -> usize {
+    plan.files
+        .iter()
+        .map(|f| match &f.op {
+            polypatch::FileOp::Modify(m) => m.edits.len().max(1),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// The blocks of every PATCH argument (`first` is the first one's text), numbered from 1
+/// across all of them. `Err`: the exit code, the error printed.
+fn plan_sources(
+    args: &ApplyArgs,
+    format: Option<&str>,
+    first: &str,
+    parse: &ParseOptions,
+) -> Result<Vec<PlannedBlock>, Exit> {
+    let several = !args.more.is_empty();
+    let mut paths = vec![args.patch.as_path()];
+    paths.extend(args.more.iter().map(PathBuf::as_path));
+    if paths.iter().filter(|p| cli::is_stdin(p)).count() > 1 {
+        return Err(usage_error(args.json, &anyhow!("standard input (`-`) can be given as one PATCH only")));
+    }
+    let mut blocks: Vec<PlannedBlock> = Vec::new();
+    // Every file's blocks are one transaction: their binary data shares one budget.
+    let mut parse = parse.clone();
+    for (i, path) in paths.iter().enumerate() {
+        let text = if i == 0 {
+            first.to_string()
+        } else {
+            match inout::read_patch(path, format) {
+                Ok(text) => text,
+                Err(Input::Unreadable(err)) => return Err(usage_error(args.json, &err)),
+                Err(Input::NotText(err, lossy)) => {
+                    let block = BlockInfo::new(blocks.len() + 1, err.dialect).with_source(path.display().to_string());
+                    return Err(block_malformed(args.json, &block, &err, &lossy));
+                }
+            }
+        };
+        let source = several.then(|| if cli::is_stdin(path) { "-".to_string() } else { path.display().to_string() });
+        let planned = if format.is_some() || (several && is_reply(&text, &parse).is_ok()) {
+            polypatch::parse_with(&text, cli::library_format(format), &parse)
+                .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
+                .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect), error })
+        } else {
+            polypatch::plan_reply(&text, &parse)
+        };
+        let offset = blocks.len();
+        let tag = |mut info: BlockInfo| {
+            info.index += offset;
+            info.source.clone_from(&source);
+            info
+        };
+        match planned {
+            Ok(planned) => {
+                let expanded = planned.iter().map(|b| b.plan.binary_size()).fold(0, u64::saturating_add);
+                parse.binary_expanded_before = parse.binary_expanded_before.saturating_add(expanded);
+                blocks.extend(planned.into_iter().map(|b| PlannedBlock::new(tag(b.info), b.plan)));
+            }
+            Err(ReplyError::Malformed { block, error }) => {
+                return Err(block_malformed(args.json, &tag(block), &error, &text));
+            }
+            Err(err) => {
+                let err = match &source {
+                    Some(source) => anyhow!("`{source}`: {err}"),
+                    None => anyhow!("{err}"),
+                };
+                return Err(no_patch(args.json, &err));
+            }
+        }
+    }
+    Ok(blocks)
+}
+
+/// Several blocks: one could not be located, or a write failed (exit 1).
+fn blocks_failed(json: bool, err: &ReplyError, warnings: &[String]) -> Exit {
+    let ReplyError::NotApplied { report, commit_error, rolled_back } = err else {
+        return usage_error(json, &anyhow!("{err}"));
+    };
+    if json {
+        stdout(&output::blocks_json(&Err(err.clone()), warnings, None));
+        return Exit::NotApplied;
+    }
+    let mut out = match commit_error {
+        None => "error: could not apply the patch blocks, nothing was written\n".to_string(),
+        Some(cause) if *rolled_back => format!(
+            "error: every edit was located, but writing the files failed: {}\nnothing was written: every file is as \
+             it was\n",
+            escape::one_line(cause)
+        ),
+        Some(cause) => format!(
+            "error: every edit was located, but writing the files failed: {}\nrun `polypatch recover` in the root to \
+             give every file its content from before\n",
+            escape::one_line(cause)
+        ),
+    };
+    out.push_str(&output::blocks_text(report));
+    stderr(&out);
+    Exit::NotApplied
+}
+
+/// A malformed block: exit 2, the error pointing into the text the block is in.
+fn block_malformed(json: bool, block: &BlockInfo, err: &PatchError, source: &str) -> Exit {
+    if json {
+        let err = ReplyError::Malformed { block: block.clone(), error: err.clone() };
+        stdout(&output::document(&ReportDocument::of_reply(&Err(err), source)));
+    } else {
+        let head = escape::one_line(&block.to_string()).into_owned();
+        stderr(&format!("error: {head}: {}\n", escape::terminal(&err.render(source))));
+    }
+    Exit::Invalid
+}
+
+/// A reply without any patch: exit 2, kind `no_patch`.
+fn no_patch(json: bool, err: &anyhow::Error) -> Exit {
+    if json {
+        let mut doc = ReportDocument::of_reply(&Err(ReplyError::NoPatch), "");
+        if let Some(error) = doc.error.as_mut() {
+            // The message names the file the text came from.
+            error.message = format!("{err:#}");
+        }
+        stdout(&output::document(&doc));
+    } else {
+        stderr(&output::usage_text(err));
+    }
+    Exit::Invalid
+}
