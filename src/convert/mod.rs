@@ -293,15 +293,29 @@ pub fn convert<'a, S: FileSource + ?Sized>(
     to: Format,
     options: &ConvertOptions,
 ) -> Result<Converted, ConvertError> {
-    let target = to.dialect().ok_or_else(|| unknown(to.name()))?.name();
+    convert_in(crate::Dialects::global(), input.into(), files, to.name(), options)
+}
+
+/// [`convert`] with the dialects of `dialects` ([`crate::Dialects::convert`]): the source
+/// is parsed, and the result checked, with them. The target is written by the built-in
+/// renderers: a dialect of the registry that is not built in can be converted from, not
+/// into ([`ConvertError::Inexpressible`]).
+pub(crate) fn convert_in<S: FileSource + ?Sized>(
+    dialects: &crate::Dialects,
+    input: Input<'_>,
+    files: &S,
+    to: &str,
+    options: &ConvertOptions,
+) -> Result<Converted, ConvertError> {
+    let target = dialects.get(to).ok_or_else(|| unknown(dialects, to))?.name();
     let parsed;
-    let plan = match input.into() {
+    let plan = match input {
         Input::Plan(plan) => plan,
         Input::Text { text, format } => {
-            if format != Format::Auto && format.dialect().is_none() {
-                return Err(unknown(format.name()));
+            if format != Format::Auto && dialects.get(format.name()).is_none() {
+                return Err(unknown(dialects, format.name()));
             }
-            parsed = crate::parse_with(text, format, &options.parse).map_err(ConvertError::Malformed)?;
+            parsed = dialects.parse_with(text, format.name(), &options.parse).map_err(ConvertError::Malformed)?;
             &parsed
         }
     };
@@ -311,14 +325,22 @@ pub fn convert<'a, S: FileSource + ?Sized>(
     let text = if deltas.is_empty() {
         String::new()
     } else {
+        if !render::renders(target) {
+            return Err(ConvertError::Inexpressible {
+                dialect: target,
+                operation: Operation::Edit,
+                path: deltas[0].path.clone(),
+                detail: "the dialect has no writer: convert from it into a built-in dialect, not into it".to_owned(),
+            });
+        }
         let text = render::render(target, files, &computed.changes, &deltas, options.context, false)?;
-        match verify(target, &text, files, &computed.changes, &deltas) {
+        match verify(dialects, target, &text, files, &computed.changes, &deltas) {
             Ok(()) => text,
             // Aptix can fall back on whole contents (`replace`), AI-PATCH on context only,
             // ap on single snippets.
             Err(first) if matches!(target, "aptix" | "ai-patch" | "ap") => {
                 let whole = render::render(target, files, &computed.changes, &deltas, options.context, true)?;
-                verify(target, &whole, files, &computed.changes, &deltas).map_err(|_| first)?;
+                verify(dialects, target, &whole, files, &computed.changes, &deltas).map_err(|_| first)?;
                 whole
             }
             Err(err) => return Err(err),
@@ -327,13 +349,14 @@ pub fn convert<'a, S: FileSource + ?Sized>(
     Ok(Converted { text, dialect: target, source: plan.dialect.clone(), files: deltas.len() })
 }
 
-fn unknown(name: &str) -> ConvertError {
-    ConvertError::UnknownFormat { name: name.to_owned(), known: crate::dialect_names().join(", ") }
+fn unknown(dialects: &crate::Dialects, name: &str) -> ConvertError {
+    ConvertError::UnknownFormat { name: name.to_owned(), known: dialects.names().join(", ") }
 }
 
 /// Applies the output in memory, exact tier only, and checks that it gives the same files
 /// as the source patch.
 fn verify<S: FileSource + ?Sized>(
+    dialects: &crate::Dialects,
     target: &'static str,
     text: &str,
     files: &S,
@@ -347,7 +370,8 @@ fn verify<S: FileSource + ?Sized>(
         detail,
     };
     let first = deltas.first().map_or("", |d| d.path.as_str());
-    let plan = crate::parse(text, target.parse().unwrap_or_default())
+    let plan = dialects
+        .parse(text, target)
         .map_err(|e| unfaithful(first, format!("its rendering does not parse back: {}", e.message)))?;
     let strict = ApplyOptions::default().strict(true).dry_run(true);
     let got = match polypatch_core::compute(&plan, files, &strict) {

@@ -191,6 +191,10 @@ impl Dialect for Ap {
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         Ok(lower(&parse(text)?))
     }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["yaml", "yml"]
+    }
 }
 
 /// [`Ap::sniff`] line by line.

@@ -108,13 +108,14 @@
 //! let _ = FileContents { path: "a.rs", before: Some("x\n"), after: Some("y\n") };
 //! ```
 
+mod bare;
 pub mod error;
 pub mod feedback;
 mod lower;
 pub mod session;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, PatchError, ReplyLines};
 
 pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
@@ -148,6 +149,16 @@ impl Dialect for ApplyDiff {
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         Ok(lower(&parse(text)?))
+    }
+
+    /// A run of `>>> file:` blocks, each closed by its `<` (or `<<<`) line after `--- to`;
+    /// blocks separated only by blank lines belong to one run.
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, _failed: usize) -> Option<usize> {
+        bare::bare_block(lines, at, to)
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["text", "applydiff"]
     }
 }
 

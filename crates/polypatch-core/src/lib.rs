@@ -72,6 +72,7 @@ mod index;
 mod ir;
 mod modify;
 mod newlines;
+mod reply_lines;
 mod report;
 mod shape;
 mod shared;
@@ -97,6 +98,7 @@ pub use ir::{
     FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
     Policy, PostProcess, Replacement, Scope, Target,
 };
+pub use reply_lines::ReplyLines;
 pub use report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
     MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,

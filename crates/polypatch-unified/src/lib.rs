@@ -117,6 +117,7 @@
 //! whose span points at the offending text; [`PatchError::render`] shows its line and
 //! column with a caret.
 
+mod bare;
 mod error;
 mod lower;
 mod path;
@@ -125,7 +126,7 @@ mod syntax;
 pub mod binary;
 pub mod generate;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError};
+use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError, ReplyLines};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -156,6 +157,16 @@ impl Dialect for Unified {
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         lower::parse_and_lower(text, options)
+    }
+
+    /// A raw diff: from a `diff --git` line, or a `--- ` line followed by a `+++ ` line, to
+    /// the last line that belongs to it (prose after it is left out).
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, failed: usize) -> Option<usize> {
+        bare::bare_block(lines, at, to, failed)
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["diff", "patch"]
     }
 }
 

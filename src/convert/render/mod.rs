@@ -14,6 +14,11 @@ use polypatch_core::{Change, FileSource};
 use super::changes::{Delta, text};
 use super::{ConvertError, Operation};
 
+/// Whether [`render`] writes the dialect `target`: a built-in dialect compiled in.
+pub(crate) fn renders(target: &str) -> bool {
+    crate::dialect(target).is_some()
+}
+
 /// The deltas written in the dialect `target` (a name [`crate::dialect`] knows). `whole`
 /// asks for the plainest form, tried when the first rendering did not verify: Aptix writes
 /// whole contents, AI-PATCH context only (no scope lines), ap single snippets (no ranges)
