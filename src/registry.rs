@@ -253,3 +253,154 @@ impl Entry {
         }
     }
 }
+
+#[cfg(all(test, feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
+mod tests {
+    use super::*;
+    use crate::core::ReplyLines;
+    use crate::{FileEdit, MemoryFileSet};
+
+    /// `DEL path` lines, each deleting a file; bare blocks are runs of such lines. With
+    /// `ignore_failed`, it reads its candidates again inside failed ones.
+    struct Del {
+        name: &'static str,
+        score: u8,
+    }
+
+    impl Dialect for Del {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn sniff(&self, text: &str) -> u8 {
+            let mut lines = text.lines().filter(|l| !l.is_empty()).peekable();
+            if lines.peek().is_some() && lines.all(|l| l.starts_with("DEL ")) { self.score } else { 0 }
+        }
+        fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
+            let files = text.lines().filter_map(|l| l.strip_prefix("DEL ")).map(FileEdit::delete).collect();
+            Ok(EditPlan::new(self.name, files))
+        }
+        fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, _failed: usize) -> Option<usize> {
+            lines
+                .line(at)
+                .starts_with("DEL ")
+                .then(|| (at..to).find(|&j| !lines.line(j).starts_with("DEL ")).unwrap_or(to))
+        }
+    }
+
+    const DEL: Del = Del { name: "del", score: 70 };
+    const REPLY: &str = "Remove them:\n\nDEL a.txt\nDEL b.txt\n\nThen:\n```\nDEL c.txt\n```\n";
+
+    #[test]
+    fn a_users_dialect_takes_part_in_detect_extract_parse_and_apply() {
+        let dialects = Dialects::builtin().with(DEL);
+        assert_eq!(dialects.names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "del"]);
+        assert_eq!(dialects.detect("DEL a.txt\n").map(Dialect::name), Some("del"));
+        assert_eq!(dialects.detect_all("DEL a.txt\n")[0].0.name(), "del");
+        let blocks = dialects.extract(REPLY);
+        let found: Vec<_> = blocks.iter().map(|b| (b.dialect, b.text, b.fence)).collect();
+        assert_eq!(found, [("del", "DEL a.txt\nDEL b.txt\n", None), ("del", "DEL c.txt\n", Some(""))]);
+        // The built-in registry knows none of it.
+        assert!(crate::extract(REPLY).is_empty());
+        assert!(crate::detect("DEL a.txt\n").is_none());
+        assert_eq!(dialects.parse("DEL a.txt\n", "auto").unwrap().dialect, "del");
+        assert_eq!(dialects.parse("DEL a.txt\n", "del").unwrap().files[0].path, "a.txt");
+        let mut files = MemoryFileSet::new().with("a.txt", "a").with("b.txt", "b").with("c.txt", "c").with("d", "d");
+        let report = dialects.apply_text(REPLY, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(report.blocks.len(), 2);
+        assert_eq!(files.paths().collect::<Vec<_>>(), ["d"]);
+    }
+
+    #[test]
+    fn the_default_registry_is_the_free_functions() {
+        let dialects = Dialects::default();
+        assert_eq!(dialects.names(), crate::dialect_names());
+        let reply =
+            "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n*** Begin Patch\n*** Delete File: y\n*** End Patch\n";
+        assert_eq!(dialects.extract(reply), crate::extract(reply));
+        for text in ["hello\n", reply] {
+            let ours = dialects.parse(text, "auto").map_err(|e| e.to_string());
+            assert_eq!(ours, crate::parse(text, Format::Auto).map_err(|e| e.to_string()));
+        }
+        assert!(Dialects::new().is_empty());
+        assert!(Dialects::new().extract(reply).is_empty());
+    }
+
+    #[test]
+    fn a_dialect_of_the_same_name_takes_the_place_of_the_first() {
+        let dialects = Dialects::builtin().with(Del { name: "unified", score: 100 });
+        assert_eq!(dialects.len(), 5);
+        assert_eq!(dialects.names()[1], "unified");
+        assert_eq!(dialects.get("unified").unwrap().sniff("DEL x\n"), 100);
+        assert_eq!(dialects.get("unified").unwrap().sniff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 0);
+    }
+
+    #[test]
+    fn unknown_names_say_what_the_registry_holds() {
+        let dialects = Dialects::new().with(DEL);
+        let err = dialects.parse("DEL a\n", "sed").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnknownFormat);
+        assert_eq!(err.message, "no dialect is called `sed`; known: del");
+        let err = dialects.parse("hello\n", "auto").unwrap_err();
+        assert_eq!(err.message, "the text does not look like any known patch format (del); name the format");
+        // A built-in dialect that is compiled in but not in this registry is unknown to it.
+        let err = dialects.parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n", "ai-patch").unwrap_err();
+        assert_eq!(err.message, "no dialect is called `ai-patch`; known: del");
+    }
+
+    /// A dialect whose `bare_block` answers nonsense (an empty block, one past the lines
+    /// given) makes the scan neither panic nor overlap.
+    struct Wild;
+
+    impl Dialect for Wild {
+        fn name(&self) -> &'static str {
+            "wild"
+        }
+        fn sniff(&self, text: &str) -> u8 {
+            if text.contains("WILD") { 50 } else { 0 }
+        }
+        fn parse(&self, _: &str) -> Result<EditPlan, PatchError> {
+            Ok(EditPlan::new("wild", Vec::new()))
+        }
+        fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, _to: usize, _failed: usize) -> Option<usize> {
+            match lines.line(at) {
+                "WILD empty" => Some(at),
+                "WILD far" => Some(usize::MAX),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn a_bare_block_out_of_bounds_is_clamped_or_skipped() {
+        let dialects = Dialects::new().with(Wild);
+        let reply = "```\nWILD far\nmore\n```\nWILD empty\nWILD far\ntail\n";
+        let blocks = dialects.extract(reply);
+        let found: Vec<_> = blocks.iter().map(|b| (b.text, b.fence)).collect();
+        // Inside the fence, the block stops at the fence's end; outside, at the reply's.
+        assert_eq!(found, [("WILD far\nmore\n", Some("")), ("WILD far\ntail\n", None)]);
+    }
+
+    /// The free functions' registry holds the dialects' fence tags, and a block fenced
+    /// with its dialect's first tag is that dialect: the tags a writer uses are ones the
+    /// extractor reads back.
+    #[test]
+    fn each_dialect_fenced_with_its_first_tag_is_extracted_as_itself() {
+        let patches = [
+            ("ai-patch", "*** Begin Patch\n*** Delete File: a\n*** End Patch\n"),
+            ("unified", "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"),
+            (
+                "ap",
+                "version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications:\n      - action: replace\n        target:\n          search: \"a\"\n        content: \"b\"\n",
+            ),
+            ("applydiff", ">>> file: a\n--- from\na\n--- to\nb\n<\n"),
+            ("aptix", "{\"root\": \".\", \"files\": [{\"path\": \"a\", \"content\": \"b\"}]}\n"),
+        ];
+        for (name, patch) in patches {
+            let dialect = crate::dialect(name).unwrap();
+            let tag = dialect.fence_tags()[0];
+            let reply = format!("Here:\n```{tag}\n{patch}```\n");
+            let blocks = crate::extract(&reply);
+            assert_eq!(blocks.iter().map(|b| (b.dialect, b.fence)).collect::<Vec<_>>(), [(name, Some(tag))]);
+        }
+    }
+}
