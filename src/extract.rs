@@ -3,7 +3,9 @@
 //!
 //! [`extract`] scans the reply once, top to bottom, and reports each block it finds with
 //! its dialect, where it stands in the reply and how sure the dialect's own
-//! [`Dialect::sniff`] is about it. Blocks never overlap and are reported in reply order:
+//! [`Dialect::sniff`] is about it. The dialects are the built-in ones
+//! ([`crate::Dialects::builtin`]); [`crate::Dialects::extract`] uses those of a registry
+//! (a user's own among them). Blocks never overlap and are reported in reply order:
 //!
 //! - a fenced block (```` ``` ```` or `~~~`, any fence length of three or more, any info
 //!   string or none) whose content some dialect sniffs above 0; the best score wins (on a
@@ -17,16 +19,19 @@
 //!   its indentation, is read without it ([`Block::content`]). A fence line more than 3
 //!   spaces deeper than the opening one (in a YAML block scalar), or a diff's context line
 //!   ` ``` ` followed only by diff lines up to the real close, is content, not the close;
-//! - outside fences: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run of
-//!   `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff (from a
-//!   `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line that
-//!   belongs to it); a JSON object starting at the beginning of a line that sniffs as an
-//!   Aptix bundle;
+//! - outside fences: a block each dialect says starts at a line and ends further on
+//!   ([`Dialect::bare_block`], asked in the registry's order), that a dialect recognises.
+//!   The built-in ones: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run
+//!   of `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff
+//!   (from a `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line
+//!   that belongs to it); a JSON object starting at the beginning of a line that sniffs as
+//!   an Aptix bundle;
 //! - when none of these is found, the whole reply as one block, if a dialect recognises it
 //!   (a bare ap YAML plan, say), so a reply that is exactly one patch is one block.
 //!
-//! The work is linear in the reply's size: the lines are split once, the
-//! JSON brackets counted in one pass for every line that starts with `{`, a block's line
+//! The work is linear in the reply's size: the lines are split once
+//! ([`crate::core::ReplyLines`]), the JSON brackets counted in one pass for every line
+//! that starts with `{` ([`crate::core::ReplyLines::json_end`]), a block's line
 //! numbers found by a binary search, and a candidate no dialect recognises does not make
 //! the scan read the candidates inside it again (see the notes on `Reader::scan`).
 //!

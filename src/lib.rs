@@ -19,6 +19,9 @@
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
+//! A [`Dialects`] registry holds them and a user's own dialects (any type implementing
+//! [`Dialect`]): its methods detect, extract, parse, apply a reply and convert with all of
+//! them; the free functions use the built-in ones.
 //!
 //! [`prompt()`] gives the instructions to hand a model so that it writes a dialect well.
 //!

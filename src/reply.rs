@@ -226,6 +226,8 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
+/// [`Dialects::plan_reply`](crate::Dialects::plan_reply) does it with the dialects of a
+/// registry (a user's own among them).
 ///
 /// ```
 /// use polypatch::{plan_reply, ParseOptions};
@@ -467,6 +469,8 @@ pub fn apply_blocks<S: FileStore + ?Sized>(
 /// ([`crate::extract()`]), parsed, and located in order on the files as the blocks before
 /// left them; nothing is written unless all of them are located. See the
 /// [module documentation](self) for the report.
+/// [`Dialects::apply_text`](crate::Dialects::apply_text) does it with the dialects of a
+/// registry.
 ///
 /// ```
 /// use polypatch::{apply_text, ApplyOptions, MemoryFileSet, ReplyError};

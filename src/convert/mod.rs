@@ -274,6 +274,8 @@ impl ConvertError {
 /// The source is computed against `files` (nothing is written), each changed file's
 /// content before and after is written in the target dialect, and the result is checked
 /// by applying it in memory with exact matching only: it must give the same bytes.
+/// [`Dialects::convert`](crate::Dialects::convert) converts with the dialects of a
+/// registry (from a user's own dialect, say).
 ///
 /// ```
 /// use polypatch::{Format, MemoryFileSet};

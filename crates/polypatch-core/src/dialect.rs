@@ -12,7 +12,8 @@ use crate::span::Span;
 /// A patch format that lowers into an [`EditPlan`].
 ///
 /// Dialect crates implement this; core knows none of them. The facade crate registers
-/// each behind a cargo feature of the same name.
+/// each behind a cargo feature of the same name, in its `Dialects` registry; a user's own
+/// dialect joins them there.
 pub trait Dialect: Send + Sync {
     /// The dialect's stable name (`"ai-patch"`, `"unified"`, `"ap"`, …).
     fn name(&self) -> &'static str;
