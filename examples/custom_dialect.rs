@@ -2,8 +2,8 @@
 //! (`src/app.py: s/old/new/`). It implements [`Dialect`] (name, sniff, parse into an
 //! [`EditPlan`], where its blocks written bare in a reply end), joins the built-in dialects
 //! in a [`Dialects`] registry, and from there takes part in everything: it is found in a
-//! model's chat reply, applied as one transaction with the other blocks, and converted
-//! into another dialect.
+//! model's chat reply, applied as one transaction with the other blocks, converted into
+//! another dialect, and (it writes itself, [`Dialect::render`]) converted into from one.
 //!
 //! Run it with `cargo run --example custom_dialect`; `cargo test` runs it too and checks
 //! every outcome.
@@ -11,7 +11,7 @@
 use std::error::Error;
 
 use polypatch::convert::{ConvertError, ConvertOptions, Input};
-use polypatch::core::ReplyLines;
+use polypatch::core::{FileDelta, Operation, RenderError, RenderOptions, ReplyLines, render};
 use polypatch::{
     ApplyOptions, Dialect, Dialects, Edit, EditPlan, ErrorKind, FileEdit, Format, MemoryFileSet, PatchError,
     ReplyError, Span,
@@ -104,6 +104,44 @@ impl Dialect for Sed {
     fn fence_tags(&self) -> &'static [&'static str] {
         &["sed"]
     }
+
+    /// A substitution per changed line: a file keeps its number of lines, and the old
+    /// line is found once in it. What it cannot say (a line added or removed, a new file,
+    /// a deletion, binary content) is refused, naming the operation.
+    fn render(&self, deltas: &[FileDelta], _options: &RenderOptions) -> Result<String, RenderError> {
+        let mut out = String::new();
+        for delta in deltas {
+            render::text_only("sed", delta, false, false)?;
+            if delta.before.is_none() {
+                return Err(render::refuse(
+                    "sed",
+                    Operation::Edit,
+                    delta,
+                    "it edits files that exist; it creates none",
+                ));
+            }
+            let (before, after) = render::texts(delta);
+            render::keeps_ends("sed", delta, before, after)?;
+            if before.lines().count() != after.lines().count() {
+                let detail = "a substitution changes a line; it adds or removes none";
+                return Err(render::refuse("sed", Operation::Edit, delta, detail));
+            }
+            for (old, new) in before.lines().zip(after.lines()).filter(|(old, new)| old != new) {
+                let separator =
+                    ['/', '|', '#', '!', ',', '@'].into_iter().find(|&c| !old.contains(c) && !new.contains(c));
+                match separator {
+                    Some(c) if !old.is_empty() && before.matches(old).count() == 1 => {
+                        out.push_str(&format!("{}: s{c}{old}{c}{new}{c}\n", delta.path));
+                    }
+                    _ => {
+                        let detail = "the line it changes is not found once in the file";
+                        return Err(render::refuse("sed", Operation::Edit, delta, detail));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 const APP: &str = "def greet(name):\n    print('Hello, ' + name)\n\nVERSION = '1.0'\n";
@@ -184,13 +222,24 @@ fn main() -> Result<(), Box<dyn Error>> {
     let ai = dialects.convert(Input::Plan(&plan), &files, "ai-patch", &ConvertOptions::default())?;
     assert!(ai.text.contains("-VERSION = '1.0'\n+VERSION = '2.0'\n"), "{}", ai.text);
 
-    // Into the new dialect: it has no writer (`Dialect::render`, not yet part of the
-    // trait), so the conversion says so instead of writing something else.
-    let err = dialects.convert(diff.text.as_str(), &files, "sed", &ConvertOptions::default()).unwrap_err();
-    assert!(matches!(err, ConvertError::Inexpressible { dialect: "sed", .. }), "{err}");
+    // Into the new dialect, from any other: its `render` writes a substitution per changed
+    // line, and the conversion checks that it gives back the same bytes.
+    let diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def greet(name):\n-    print('Hello, ' + name)\n+    print('Hello, ' + name.title())\n";
+    let sed = dialects.convert(diff, &files, "sed", &ConvertOptions::default())?;
+    println!("the diff as sed:\n{}", sed.text);
+    assert_eq!((sed.source.as_str(), sed.dialect), ("unified", "sed"));
+    assert_eq!(sed.text, "app.py: s/    print('Hello, ' + name)/    print('Hello, ' + name.title())/\n");
+    let ai = "*** Begin Patch\n*** Update File: app.py\n@@\n-VERSION = '1.0'\n+VERSION = '1.0.1'\n*** End Patch\n";
+    let sed = dialects.convert(ai, &files, "sed", &ConvertOptions::default())?;
+    assert_eq!(sed.text, "app.py: s/VERSION = '1.0'/VERSION = '1.0.1'/\n");
+    // What it cannot say is refused, not written approximately.
+    let adds = "*** Begin Patch\n*** Update File: app.py\n@@\n VERSION = '1.0'\n+AUTHOR = 'me'\n*** End Patch\n";
+    let err = dialects.convert(adds, &files, "sed", &ConvertOptions::default()).unwrap_err();
+    assert_eq!(err.operation(), Some(Operation::Edit), "{err}");
+    assert!(err.to_string().contains("it adds or removes none"), "{err}");
     // A format the registry does not have is named as such.
     let err =
-        dialects.convert(Input::Text { text: sed, format: Format::Auto }, &files, "awk", &ConvertOptions::default());
+        dialects.convert(Input::Text { text: ai, format: Format::Auto }, &files, "awk", &ConvertOptions::default());
     assert!(matches!(err, Err(ConvertError::UnknownFormat { .. })));
     Ok(())
 }

@@ -305,7 +305,7 @@ impl ReportDocument {
     /// The JSON Schema (draft 2020-12) of this document. Every object in it refuses
     /// properties it does not list, so a document with a field the schema lacks is invalid.
     pub fn schema() -> serde_json::Value {
-        closed_schema(&schemars::schema_for!(ReportDocument))
+        polypatch_core::closed_schema(&schemars::schema_for!(ReportDocument))
     }
 }
 
@@ -349,28 +349,6 @@ pub fn located(report: &ApplyReport) -> ApplyReport {
         report.mark_not_written();
     }
     report
-}
-
-/// `schema` with `"additionalProperties": false` on every object type that lists its
-/// properties and does not say otherwise (conditions such as `if` / `then`, which name
-/// properties without being a type, are left open).
-pub(crate) fn closed_schema(schema: &schemars::Schema) -> serde_json::Value {
-    fn close(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(map) => {
-                let is_type = map.get("type").is_some_and(|t| t == "object");
-                if is_type && map.contains_key("properties") && !map.contains_key("additionalProperties") {
-                    map.insert("additionalProperties".into(), serde_json::Value::Bool(false));
-                }
-                map.values_mut().for_each(close);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(close),
-            _ => {}
-        }
-    }
-    let mut value = schema.as_value().clone();
-    close(&mut value);
-    value
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! applies (exact copies of the file's lines, enough context to be unique, no elisions,
 //! one block per change, paths relative to the project root), what to do after a failure
 //! report, and ends with one worked example: a small file and the patch that changes it.
-//! A test applies every example, so a prompt never teaches a broken patch.
+//! A test applies every example, so a prompt never teaches a broken patch. Each dialect
+//! holds its own text ([`Dialect::prompt`](crate::Dialect::prompt), the `prompt.txt` of its
+//! crate); this module only looks it up.
 
 /// The instructions for writing the dialect called `format` (a name from
 /// [`dialect_names`](crate::dialect_names)), as plain text; `None` for a name that is not a
@@ -16,19 +18,7 @@
 /// assert_eq!(polypatch::prompt("yaml-ish"), None);
 /// ```
 pub fn prompt(format: &str) -> Option<&'static str> {
-    match format {
-        #[cfg(feature = "ai-patch")]
-        "ai-patch" => Some(include_str!("prompts/ai-patch.txt")),
-        #[cfg(feature = "unified")]
-        "unified" => Some(include_str!("prompts/unified.txt")),
-        #[cfg(feature = "ap")]
-        "ap" => Some(include_str!("prompts/ap.txt")),
-        #[cfg(feature = "applydiff")]
-        "applydiff" => Some(include_str!("prompts/applydiff.txt")),
-        #[cfg(feature = "aptix")]
-        "aptix" => Some(include_str!("prompts/aptix.txt")),
-        _ => None,
-    }
+    crate::dialect(format)?.prompt()
 }
 
 #[cfg(test)]

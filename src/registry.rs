@@ -211,9 +211,10 @@ impl Dialects {
         crate::reply::apply_blocks(&blocks, files, options)
     }
 
-    /// Converts `input` into the dialect called `to`, resolved against `files`, as
-    /// [`crate::convert()`]: a text input is parsed with these dialects (its
-    /// [`Format`] names one of them, or [`Format::Auto`] detects it among them).
+    /// Converts `input` into the dialect called `to` (written by its
+    /// [`Dialect::render`]), resolved against `files`, as [`crate::convert()`]: a text
+    /// input is parsed with these dialects (its [`Format`] names one of them, or
+    /// [`Format::Auto`] detects it among them), and the result is checked with them.
     pub fn convert<'a, S: FileSource + ?Sized>(
         &self,
         input: impl Into<Input<'a>>,

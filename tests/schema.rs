@@ -225,3 +225,14 @@ fn every_clean_ap_fixture_validates_and_malformed_shapes_are_refused() {
         );
     }
 }
+
+/// The dialects' schemas byte for byte as `polypatch schema <name>` prints them (pretty
+/// JSON): they are derived from types in the dialects' crates, and a change of those types
+/// shows here as a changed snapshot, never silently.
+#[test]
+fn dialect_schemas_are_pinned() {
+    for name in polypatch::schema::FORMATS {
+        let schema = polypatch::schema::format(name).unwrap();
+        insta::assert_snapshot!(format!("{name}_schema"), serde_json::to_string_pretty(&schema).unwrap());
+    }
+}

@@ -3,45 +3,10 @@
 
 use std::collections::HashMap;
 
-use polypatch_core::{ApplyReport, Change, ChangeKind, Entry, FileSource};
+use polypatch_core::render::{Side, text};
+use polypatch_core::{ApplyReport, Change, ChangeKind, Entry, FileDelta, FileSource};
 
 use super::{ConvertError, Operation};
-
-/// One file's change.
-#[derive(Debug, Clone)]
-pub(crate) struct Delta {
-    /// The path before (for a creation: the new path).
-    pub path: String,
-    /// The content before, `None` for a creation.
-    pub before: Option<Side>,
-    /// The content after, `None` for a deletion.
-    pub after: Option<Side>,
-    /// The path after, for a rename.
-    pub renamed_to: Option<String>,
-}
-
-/// One side of a change.
-#[derive(Debug, Clone)]
-pub(crate) struct Side {
-    pub bytes: Vec<u8>,
-    pub mode: Option<u32>,
-}
-
-impl Delta {
-    /// Whether the executable bit differs between the sides (a new file: whether it is set).
-    pub fn mode_changes(&self) -> bool {
-        let exec = |side: &Option<Side>| side.as_ref().and_then(|s| s.mode).is_some_and(|m| m & 0o111 != 0);
-        match (&self.before, &self.after) {
-            (Some(_) | None, Some(_)) => exec(&self.before) != exec(&self.after),
-            _ => false,
-        }
-    }
-
-    /// The path the file has afterwards.
-    pub fn new_path(&self) -> &str {
-        self.renamed_to.as_deref().unwrap_or(&self.path)
-    }
-}
 
 /// The changes of a computed plan as deltas, in order, a deletion and a creation that the
 /// plan moved paired as one rename.
@@ -49,22 +14,22 @@ pub(crate) fn deltas<S: FileSource + ?Sized>(
     files: &S,
     changes: &[Change],
     report: &ApplyReport,
-) -> Result<Vec<Delta>, ConvertError> {
-    let mut out: Vec<Delta> = Vec::new();
+) -> Result<Vec<FileDelta>, ConvertError> {
+    let mut out: Vec<FileDelta> = Vec::new();
     for change in changes {
         let path = change.path.as_str().to_owned();
         let before = match files.read(&change.path) {
-            Ok(Entry::File { bytes, mode }) => Some(Side { bytes: bytes.into_vec(), mode }),
+            Ok(Entry::File { bytes, mode }) => Some(Side::new(bytes.into_vec(), mode)),
             Ok(_) => None,
             Err(source) => return Err(ConvertError::Read { path, source }),
         };
         let after = match &change.kind {
             ChangeKind::Write { bytes, mode } => {
-                Some(Side { bytes: bytes.to_vec(), mode: mode.or(before.as_ref().and_then(|b| b.mode)) })
+                Some(Side::new(bytes.to_vec(), mode.or(before.as_ref().and_then(|b| b.mode))))
             }
             ChangeKind::Delete => None,
         };
-        out.push(Delta { path, before, after, renamed_to: None });
+        out.push(FileDelta::new(path, before, after));
     }
     // Pair the moves the plan made: the source deleted, the destination created. Each
     // path's delta is found through a map, and a paired destination (neither side left)
@@ -89,14 +54,6 @@ pub(crate) fn deltas<S: FileSource + ?Sized>(
     let mut paired = paired.into_iter();
     out.retain(|_| !paired.next().unwrap_or(false));
     Ok(out)
-}
-
-/// Text, when the bytes are UTF-8 without NUL.
-pub(crate) fn text(bytes: &[u8]) -> Option<&str> {
-    if bytes.contains(&0) {
-        return None;
-    }
-    std::str::from_utf8(bytes).ok()
 }
 
 /// The kind of difference between what a rendering should give and what it gives.

@@ -31,29 +31,21 @@
 //! );
 //! ```
 
-// The helpers serve the dialects' writers; a build without some dialects leaves some unused.
-#![cfg_attr(
-    not(all(feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix")),
-    allow(dead_code, reason = "each helper is used by the writer of at least one dialect")
-)]
-
 mod changes;
-mod hunks;
-mod render;
-mod yaml;
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::Format;
 
 use polypatch_core::{
-    ApplyError, ApplyOptions, Change, ChangeKind, EditPlan, Entry, FileSource, ParseOptions, PatchError,
+    ApplyError, ApplyOptions, Change, ChangeKind, EditPlan, Entry, FileDelta, FileSource, ParseOptions, PatchError,
+    RenderError, RenderOptions,
 };
 
-pub use yaml::yaml_scalar;
-
-use changes::Delta;
+#[cfg(feature = "ap")]
+pub use polypatch_ap::yaml_scalar;
+/// Something a dialect has no way to say (core's [`polypatch_core::Operation`]).
+pub use polypatch_core::Operation;
 
 /// The patch to convert: a text in some dialect, or an already lowered plan.
 #[derive(Debug, Clone, Copy)]
@@ -150,75 +142,6 @@ pub struct Converted {
     pub files: usize,
 }
 
-/// Something a dialect has no way to say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Operation {
-    /// Deleting a file.
-    Delete,
-    /// Renaming (moving) a file.
-    Rename,
-    /// Setting a file's executable bit, or changing its mode.
-    Mode,
-    /// Content that is not UTF-8 text, or holds a NUL byte.
-    Binary,
-    /// A line terminator the dialect cannot write: a CRLF line in a new file, a line's
-    /// terminator changed, or a mixture the dialect's rules do not keep.
-    LineEnding,
-    /// Adding or removing the final newline of a file.
-    FinalNewline,
-    /// A byte order mark added or removed.
-    ByteOrderMark,
-    /// Trailing spaces or tabs on a line of a changed file (`ap` removes them, §3.5).
-    TrailingWhitespace,
-    /// A line the dialect reserves as a marker (`ApplyDiff`: `<`, `--- to`, `>>> file:` …).
-    MarkerLine,
-    /// Text the dialect's locating rules cannot pin to one place (an empty file to edit
-    /// in `ap`, a change whose indentation `ap` would rewrite, a file that repeats itself
-    /// throughout), or that a re-run would apply again (lines added next to the same lines).
-    Edit,
-}
-
-impl Operation {
-    /// The stable snake-case name (as in JSON).
-    pub fn name(self) -> &'static str {
-        match self {
-            Operation::Delete => "delete",
-            Operation::Rename => "rename",
-            Operation::Mode => "mode",
-            Operation::Binary => "binary",
-            Operation::LineEnding => "line_ending",
-            Operation::FinalNewline => "final_newline",
-            Operation::ByteOrderMark => "byte_order_mark",
-            Operation::TrailingWhitespace => "trailing_whitespace",
-            Operation::MarkerLine => "marker_line",
-            Operation::Edit => "edit",
-        }
-    }
-
-    /// What the operation is, in words.
-    fn describe(self) -> &'static str {
-        match self {
-            Operation::Delete => "deleting a file",
-            Operation::Rename => "renaming a file",
-            Operation::Mode => "a file mode (executable bit)",
-            Operation::Binary => "binary content",
-            Operation::LineEnding => "this line-ending change",
-            Operation::FinalNewline => "adding or removing a final newline",
-            Operation::ByteOrderMark => "adding or removing a byte order mark",
-            Operation::TrailingWhitespace => "trailing whitespace",
-            Operation::MarkerLine => "a line that is one of its markers",
-            Operation::Edit => "this edit exactly",
-        }
-    }
-}
-
-impl fmt::Display for Operation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// Why a conversion gave no patch.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -257,6 +180,24 @@ pub enum ConvertError {
         /// Why, and what to do instead.
         detail: String,
     },
+    /// The target dialect can be read but not written: it has no renderer
+    /// ([`Dialect::render`](polypatch_core::Dialect::render)'s default).
+    #[error("{dialect} cannot be written, only read; convert to `unified`, which says every change")]
+    NotWritable {
+        /// The target dialect.
+        dialect: &'static str,
+    },
+}
+
+impl From<RenderError> for ConvertError {
+    fn from(err: RenderError) -> Self {
+        match err {
+            RenderError::Inexpressible { dialect, operation, path, detail } => {
+                ConvertError::Inexpressible { dialect, operation, path, detail }
+            }
+            RenderError::NotWritable { dialect } => ConvertError::NotWritable { dialect },
+        }
+    }
 }
 
 impl ConvertError {
@@ -299,9 +240,8 @@ pub fn convert<'a, S: FileSource + ?Sized>(
 }
 
 /// [`convert`] with the dialects of `dialects` ([`crate::Dialects::convert`]): the source
-/// is parsed, and the result checked, with them. The target is written by the built-in
-/// renderers: a dialect of the registry that is not built in can be converted from, not
-/// into ([`ConvertError::Inexpressible`]).
+/// is parsed, written ([`Dialect::render`](crate::Dialect::render)) and the result checked
+/// with them, so a user's own dialect converts both ways when it renders.
 pub(crate) fn convert_in<S: FileSource + ?Sized>(
     dialects: &crate::Dialects,
     input: Input<'_>,
@@ -309,7 +249,8 @@ pub(crate) fn convert_in<S: FileSource + ?Sized>(
     to: &str,
     options: &ConvertOptions,
 ) -> Result<Converted, ConvertError> {
-    let target = dialects.get(to).ok_or_else(|| unknown(dialects, to))?.name();
+    let dialect = dialects.get(to).ok_or_else(|| unknown(dialects, to))?;
+    let target = dialect.name();
     let parsed;
     let plan = match input {
         Input::Plan(plan) => plan,
@@ -327,25 +268,20 @@ pub(crate) fn convert_in<S: FileSource + ?Sized>(
     let text = if deltas.is_empty() {
         String::new()
     } else {
-        if !render::renders(target) {
-            return Err(ConvertError::Inexpressible {
-                dialect: target,
-                operation: Operation::Edit,
-                path: deltas[0].path.clone(),
-                detail: "the dialect has no writer: convert from it into a built-in dialect, not into it".to_owned(),
-            });
-        }
-        let text = render::render(target, files, &computed.changes, &deltas, options.context, false)?;
+        let render = RenderOptions::default().context(options.context);
+        let text = dialect.render(&deltas, &render)?;
         match verify(dialects, target, &text, files, &computed.changes, &deltas) {
             Ok(()) => text,
-            // Aptix can fall back on whole contents (`replace`), AI-PATCH on context only,
-            // ap on single snippets.
-            Err(first) if matches!(target, "aptix" | "ai-patch" | "ap") => {
-                let whole = render::render(target, files, &computed.changes, &deltas, options.context, true)?;
-                verify(dialects, target, &whole, files, &computed.changes, &deltas).map_err(|_| first)?;
-                whole
+            // The dialect's plainest form (Aptix: whole contents, AI-PATCH: context only,
+            // ap: single snippets), tried when it differs from the first text.
+            Err(first) => {
+                let plain = dialect.render(&deltas, &render.plain(true))?;
+                if plain == text {
+                    return Err(first);
+                }
+                verify(dialects, target, &plain, files, &computed.changes, &deltas).map_err(|_| first)?;
+                plain
             }
-            Err(err) => return Err(err),
         }
     };
     Ok(Converted { text, dialect: target, source: plan.dialect.clone(), files: deltas.len() })
@@ -363,7 +299,7 @@ fn verify<S: FileSource + ?Sized>(
     text: &str,
     files: &S,
     expected: &[Change],
-    deltas: &[Delta],
+    deltas: &[FileDelta],
 ) -> Result<(), ConvertError> {
     let unfaithful = |path: &str, detail: String| ConvertError::Inexpressible {
         dialect: target,

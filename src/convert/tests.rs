@@ -3,7 +3,7 @@ use std::fmt::Write as _;
 use proptest::prelude::*;
 
 use super::*;
-use crate::{Content, FileOp, MemoryFileSet};
+use crate::MemoryFileSet;
 
 fn to(patch: &str, files: &MemoryFileSet, target: &str) -> Result<String, ConvertError> {
     convert(patch, files, target.parse().unwrap(), &ConvertOptions::default()).map(|c| c.text)
@@ -83,18 +83,6 @@ fn inexpressible_operations_name_the_operation_and_the_file() {
 }
 
 #[test]
-fn applydiff_writes_a_file_whole_when_a_hunk_would_hold_a_marker_line() {
-    let files = MemoryFileSet::new().with("m.txt", "<\nb\n");
-    let plan = replace_plan("m.txt", "x\nb\n");
-    let text = convert(&plan, &files, crate::Format::ApplyDiff, &ConvertOptions::default()).unwrap().text;
-    assert!(text.starts_with(">>> file: m.txt | mode=replace\n"), "{text}");
-    // The new content itself holds the marker: nothing can carry it.
-    let plan = replace_plan("n.txt", "--- to\n");
-    let err = convert(&plan, &MemoryFileSet::new(), crate::Format::ApplyDiff, &ConvertOptions::default()).unwrap_err();
-    assert_eq!(err.operation(), Some(Operation::MarkerLine));
-}
-
-#[test]
 fn nothing_to_convert_is_an_empty_patch() {
     let files = MemoryFileSet::new().with("a.txt", "b\n");
     let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n";
@@ -170,20 +158,6 @@ fn tricky_content_round_trips_through_every_dialect_that_can_carry_it() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// Any string, as the YAML scalar of an ap `CREATE_FILE`, reads back as itself.
-    #[test]
-    fn yaml_scalars_read_back_exactly(value in "[ a-z#:'\"\t\r\n\\\\|>\u{e9}\u{feff}\u{7}-]{0,40}") {
-        let doc = format!(
-            "version: \"2.0\"\nchanges:\n  - file_path: \"f\"\n    modifications:\n      - action: CREATE_FILE\n        content: {}",
-            yaml_scalar(&value, 10)
-        );
-        let plan = crate::parse(&doc, crate::Format::Ap).map_err(|e| TestCaseError::fail(format!("{}\n{doc}", e.render(&doc))))?;
-        let FileOp::Create { content: Content::Text(got), .. } = &plan.files[0].op else {
-            return Err(TestCaseError::fail("not a create"));
-        };
-        prop_assert_eq!(got, &value, "{}", doc);
-    }
-
     /// Any text, even with control characters and quotes, as a new file's content in an
     /// Aptix bundle (JSON strings) and in ap (YAML), comes out byte for byte.
     #[test]
@@ -227,26 +201,6 @@ proptest! {
 }
 
 #[test]
-fn ai_patch_scopes_a_repeated_hunk_by_a_unique_line_above_it() {
-    let block = "    if x {\n        return;\n    }\n";
-    let before = format!("fn a() {{\n{block}}}\nfn b() {{\n{block}}}\n");
-    let after = format!("fn a() {{\n{block}}}\nfn b() {{\n{}}}\n", block.replace("return;", "return 1;"));
-    let files = MemoryFileSet::new().with("s.rs", before.as_str());
-    let plan = replace_plan("s.rs", &after);
-    let options = ConvertOptions::default().context(1);
-    let text = convert(&plan, &files, crate::Format::AiPatch, &options).unwrap().text;
-    assert_eq!(
-        text,
-        "*** Begin Patch\n*** Update File: s.rs\n@@ fn b() {\n     if x {\n-        return;\n+        return 1;\n     }\n\
-         *** End Patch\n"
-    );
-    let parsed = crate::parse(&text, crate::Format::AiPatch).unwrap();
-    let mut copy = files.clone();
-    crate::apply(&parsed, &mut copy, &ApplyOptions::default()).unwrap();
-    assert_eq!(copy.get_str("s.rs"), Some(after.as_str()));
-}
-
-#[test]
 fn a_file_that_repeats_itself_throughout_is_refused_or_written_whole() {
     let before = "x\n".repeat(2000);
     let after = format!("{}y\n{}", "x\n".repeat(1000), "x\n".repeat(999));
@@ -261,28 +215,6 @@ fn a_file_that_repeats_itself_throughout_is_refused_or_written_whole() {
     }
     let aptix = convert(&plan, &files, crate::Format::Aptix, &ConvertOptions::default()).unwrap().text;
     assert!(aptix.contains("\"operation\": \"replace\""), "written whole");
-}
-
-#[test]
-fn an_empty_file_moves_in_ai_patch_as_a_delete_and_an_add() {
-    let files = MemoryFileSet::new().with("e.txt", "");
-    let git = "diff --git a/e.txt b/f.txt\nsimilarity index 100%\nrename from e.txt\nrename to f.txt\n";
-    let text = to(git, &files, "ai-patch").unwrap();
-    assert_eq!(text, "*** Begin Patch\n*** Delete File: e.txt\n*** Add File: f.txt\n*** End Patch\n");
-}
-
-#[test]
-fn ap_writes_a_long_deletion_as_a_range() {
-    let before = "import os\ndef old():\n    a = 1\n    b = 2\n\n    c = 3\n    return a\ndef keep():\n    return 0\n";
-    let after = "import os\ndef keep():\n    return 0\n";
-    let files = MemoryFileSet::new().with("m.py", before);
-    let plan = replace_plan("m.py", after);
-    let text = convert(&plan, &files, crate::Format::Ap, &ConvertOptions::default().context(0)).unwrap().text;
-    assert!(
-        text.ends_with("      - action: DELETE\n        start_snippet: |\n          def old():\n        end_snippet: |2\n              return a\n"),
-        "{text}"
-    );
-    assert_eq!(round_trip(&files, &plan, "ap", "m.py").unwrap(), after.as_bytes());
 }
 
 /// A diff over hundreds of files, renames among edits, creations and deletions: one

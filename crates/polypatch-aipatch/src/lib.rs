@@ -139,9 +139,10 @@
 
 mod error;
 mod lower;
+mod render;
 mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError, ReplyLines};
+use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -182,6 +183,16 @@ impl Dialect for AiPatch {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["text", "patch"]
+    }
+
+    /// Hunks with `@@ <line>` scope lines where a line above places a hunk; in the plain
+    /// form, context only.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        render::render(deltas, options.context, !options.plain)
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

@@ -156,13 +156,17 @@
 
 mod error;
 mod lower;
+mod render;
+#[cfg(feature = "schema")]
+mod schema;
 mod syntax;
 mod yaml;
 
-use polypatch_core::{Dialect, EditPlan, PatchError};
+use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions};
 
 pub use error::KINDS;
 pub use lower::lower;
+pub use render::yaml_scalar;
 pub use syntax::{ActionKind, Change, Locator, Modification, Patch, SUPPORTED_VERSIONS, Text, parse};
 
 /// The 'ap' YAML dialect (`"ap"`).
@@ -194,6 +198,29 @@ impl Dialect for Ap {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["yaml", "yml"]
+    }
+
+    /// The spec asks for the shortest unique snippet (§4.2): one line of context, which
+    /// also keeps the content's indentation (§3.3), more only where needed, and long
+    /// deletions as ranges. The plain form has single snippets with all the context asked
+    /// for (blank lines added next to blank lines need it: the spec's search skips blank
+    /// lines).
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        if options.plain {
+            render::render(deltas, options.context, false)
+        } else {
+            render::render(deltas, options.context.min(1), true)
+        }
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
+    }
+
+    /// The schema of the value an 'ap' patch's YAML reads as (with the `schema` feature).
+    #[cfg(feature = "schema")]
+    fn schema(&self) -> Option<serde_json::Value> {
+        Some(schema::schema())
     }
 }
 

@@ -112,10 +112,11 @@ mod bare;
 pub mod error;
 pub mod feedback;
 mod lower;
+mod render;
 pub mod session;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, PatchError, ReplyLines};
+use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
@@ -159,6 +160,15 @@ impl Dialect for ApplyDiff {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["text", "applydiff"]
+    }
+
+    /// A block per hunk, or the whole file (`mode=replace`); no plainer form.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        render::render(deltas, options.context)
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

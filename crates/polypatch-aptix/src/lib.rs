@@ -79,9 +79,12 @@
 
 pub mod error;
 mod lower;
+mod render;
+#[cfg(feature = "schema")]
+mod schema;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError, ReplyLines};
+use polypatch_core::{Dialect, EditPlan, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use lower::{lower, lower_with};
@@ -125,6 +128,25 @@ impl Dialect for Aptix {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["json"]
+    }
+
+    /// A file bundle: minimal `find`/`replace` pairs, `gitPatch` for binary content and
+    /// modes; in the plain form, whole contents (`replace`). Aptix says every change, so it
+    /// never refuses.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        let style = if options.plain { render::Style::Replace } else { render::Style::Patch };
+        Ok(render::render(deltas, style))
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
+    }
+
+    /// The schema of a bundle, file bundle or structured patch bundle (with the `schema`
+    /// feature).
+    #[cfg(feature = "schema")]
+    fn schema(&self) -> Option<serde_json::Value> {
+        Some(schema::schema())
     }
 }
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::error_kind::ErrorKind;
 use crate::ir::{EditPlan, LineBreaks};
+use crate::render::{FileDelta, RenderError, RenderOptions};
 use crate::reply_lines::ReplyLines;
 use crate::span::Span;
 
@@ -13,7 +14,13 @@ use crate::span::Span;
 ///
 /// Dialect crates implement this; core knows none of them. The facade crate registers
 /// each behind a cargo feature of the same name, in its `Dialects` registry; a user's own
-/// dialect joins them there.
+/// dialect joins them there. A dialect implements [`name`](Self::name),
+/// [`sniff`](Self::sniff) and [`parse`](Self::parse); the rest have defaults that say
+/// "this dialect has none", so a dialect implements only what it has: where its blocks
+/// written bare in a chat reply end ([`bare_block`](Self::bare_block)), its fences' tags
+/// ([`fence_tags`](Self::fence_tags)), writing ([`render`](Self::render)), instructions
+/// for a model ([`prompt`](Self::prompt)) and a JSON Schema of its input
+/// ([`schema`](Self::schema)).
 pub trait Dialect: Send + Sync {
     /// The dialect's stable name (`"ai-patch"`, `"unified"`, `"ap"`, …).
     fn name(&self) -> &'static str;
@@ -84,6 +91,47 @@ pub trait Dialect: Send + Sync {
     /// (models tag a diff `patch`, an AI-PATCH `diff`, anything `text`).
     fn fence_tags(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// Writes `deltas` (one per changed file, in order) as a patch of this dialect.
+    ///
+    /// Called by the facade's `convert` with the changes a patch makes to the files,
+    /// computed at whatever tier the source needed: the text must give back exactly the
+    /// `after` bytes when applied at the exact tier, and change nothing on a re-run (the
+    /// facade checks both by applying it in memory, and refuses the conversion otherwise).
+    /// What the dialect cannot say exactly is refused up front with a
+    /// [`RenderError::Inexpressible`] naming the operation and the file
+    /// ([`render::text_only`](crate::render::text_only) and
+    /// [`render::keeps_ends`](crate::render::keeps_ends) refuse what a text-only dialect
+    /// cannot say). `options` carries the context asked for and the plain-form retry
+    /// ([`RenderOptions::plain`]).
+    ///
+    /// The default refuses with [`RenderError::NotWritable`]: the dialect can be read but
+    /// not written.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        let _ = (deltas, options);
+        Err(RenderError::NotWritable { dialect: self.name() })
+    }
+
+    /// Instructions for a model on writing this dialect, as plain text: its shape, how to
+    /// write an edit that applies (exact copies of the file's lines, enough context to be
+    /// unique, no elisions, paths relative to the project root), what a failure report
+    /// means, and a worked example (a file in a fenced block, then the patch that changes
+    /// it). Returned by the facade's `prompt(name)` and the CLI's `prompt` command.
+    ///
+    /// The default is `None`: the dialect has no instructions to give.
+    fn prompt(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The JSON Schema (draft 2020-12) of this dialect's input, for a dialect written as
+    /// JSON or YAML (the schema of the value the YAML reads as), for models' structured
+    /// outputs and tool calling. Returned by the facade's `schema::format(name)` and the
+    /// CLI's `schema` command; every object in it refuses fields it does not list.
+    ///
+    /// The default is `None`: the dialect is text, not a JSON value.
+    fn schema(&self) -> Option<serde_json::Value> {
+        None
     }
 }
 
@@ -332,3 +380,40 @@ impl fmt::Display for PatchError {
 }
 
 impl std::error::Error for PatchError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::Side;
+
+    /// A dialect that implements only what it must.
+    struct ReadOnly;
+
+    impl Dialect for ReadOnly {
+        fn name(&self) -> &'static str {
+            "read-only"
+        }
+
+        fn sniff(&self, _: &str) -> u8 {
+            0
+        }
+
+        fn parse(&self, _: &str) -> Result<EditPlan, PatchError> {
+            Ok(EditPlan::new("read-only", Vec::new()))
+        }
+    }
+
+    #[test]
+    fn a_dialect_without_a_renderer_prompt_or_schema_says_so() {
+        let delta = FileDelta::new("a.txt", None, Some(Side::new(b"a\n".to_vec(), None)));
+        let err = ReadOnly.render(&[delta], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err, RenderError::NotWritable { dialect: "read-only" });
+        assert_eq!(err.operation(), None);
+        assert_eq!(
+            err.to_string(),
+            "read-only cannot be written, only read; convert to `unified`, which says every change"
+        );
+        assert_eq!(ReadOnly.prompt(), None);
+        assert_eq!(ReadOnly.schema(), None);
+    }
+}

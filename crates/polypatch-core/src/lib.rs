@@ -72,8 +72,11 @@ mod index;
 mod ir;
 mod modify;
 mod newlines;
+pub mod render;
 mod reply_lines;
 mod report;
+#[cfg(feature = "schemars")]
+mod schema;
 mod shape;
 mod shared;
 mod span;
@@ -98,11 +101,14 @@ pub use ir::{
     FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
     Policy, PostProcess, Replacement, Scope, Target,
 };
+pub use render::{FileDelta, Operation, RenderError, RenderOptions};
 pub use reply_lines::ReplyLines;
 pub use report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
     MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
 };
+#[cfg(feature = "schemars")]
+pub use schema::closed_schema;
 pub use shared::SharedText;
 pub use span::{Span, locate_line};
 pub use text::{

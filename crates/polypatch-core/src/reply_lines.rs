@@ -69,21 +69,25 @@ impl<'a> ReplyLines<'a> {
     }
 
     /// The whole text.
+    #[inline]
     pub fn text(&self) -> &'a str {
         self.text
     }
 
     /// How many lines there are.
+    #[inline]
     pub fn len(&self) -> usize {
         self.lines.len()
     }
 
     /// Whether there are no lines (an empty text).
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 
     /// Line `i` without its line break. Panics when `i >= self.len()`.
+    #[inline]
     pub fn line(&self, i: usize) -> &'a str {
         let line = self.lines[i];
         self.charge(line.next - line.start + 1);
@@ -92,6 +96,7 @@ impl<'a> ReplyLines<'a> {
 
     /// The bytes of lines `a..b`, line breaks included; empty at the start of line `a`
     /// (or at the end of the text) when `a >= b`.
+    #[inline]
     pub fn span(&self, a: usize, b: usize) -> Span {
         let start = self.lines.get(a).map_or(self.text.len(), |l| l.start);
         let end = if b > a { self.lines[b - 1].next } else { start };
@@ -126,6 +131,7 @@ impl<'a> ReplyLines<'a> {
         self.read.get()
     }
 
+    #[inline]
     fn charge(&self, bytes: usize) {
         self.read.set(self.read.get() + bytes);
     }

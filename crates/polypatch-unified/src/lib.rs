@@ -121,12 +121,13 @@ mod bare;
 mod error;
 mod lower;
 mod path;
+mod render;
 mod syntax;
 
 pub mod binary;
 pub mod generate;
 
-use polypatch_core::{Dialect, EditPlan, ParseOptions, PatchError, ReplyLines};
+use polypatch_core::{Dialect, EditPlan, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -167,6 +168,16 @@ impl Dialect for Unified {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["diff", "patch"]
+    }
+
+    /// A git diff ([`generate`]), renames found by content as `git diff -M` finds them; no
+    /// plainer form. A git diff says every byte and mode, so it never refuses.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        Ok(render::render(deltas, options))
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
     }
 }
 

@@ -6,9 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::texts;
-use crate::convert::changes::{Delta, Side, text};
-use crate::convert::hunks::{self, Hunk, after_hunks, split};
+use polypatch_core::render::hunks::{self, Hunk, after_hunks, split};
+use polypatch_core::render::{FileDelta, Side, text, texts};
 
 /// How changed text files are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +18,7 @@ pub(crate) enum Style {
     Replace,
 }
 
-pub(super) fn render(deltas: &[Delta], style: Style) -> String {
+pub(crate) fn render(deltas: &[FileDelta], style: Style) -> String {
     let mut entries = Vec::new();
     for delta in deltas {
         let binary = [&delta.before, &delta.after].iter().any(|s| s.as_ref().is_some_and(|s| text(&s.bytes).is_none()));
@@ -108,4 +107,41 @@ fn git_diff(path: &str, before: Option<&Side>, after: &Side) -> String {
         GitSide { path, bytes: &s.bytes, mode: s.mode }
     }
     diff_file(before.map(|b| side(path, b)), Some(side(path, after)), &DiffOptions::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch_core::{ApplyOptions, Dialect, MemoryFileSet, RenderOptions, apply};
+
+    use super::*;
+    use crate::Aptix;
+
+    fn side(bytes: &[u8], mode: Option<u32>) -> Option<Side> {
+        Some(Side::new(bytes.to_vec(), mode))
+    }
+
+    #[test]
+    fn a_rename_is_a_delete_and_a_create_and_binary_content_a_git_patch() {
+        let moved = FileDelta::new("t.txt", side(b"a\n", None), side(b"b\n", None)).renamed_to("u.txt");
+        let binary = FileDelta::new("b.bin", None, side(b"\x00\x01", None));
+        let text = Aptix.render(&[moved, binary], &RenderOptions::default()).unwrap();
+        let ops: Vec<&str> = text.lines().filter(|l| l.contains("\"operation\"")).map(str::trim).collect();
+        assert_eq!(ops, ["\"operation\": \"delete\"", "\"operation\": \"create\",", "\"operation\": \"gitPatch\","]);
+        let mut files = MemoryFileSet::new().with("t.txt", "a\n");
+        apply(&Aptix.parse(&text).unwrap(), &mut files, &ApplyOptions::default().strict(true)).unwrap();
+        assert_eq!((files.get_str("t.txt"), files.get_str("u.txt")), (None, Some("b\n")));
+        assert_eq!(files.get("b.bin"), Some(&b"\x00\x01"[..]));
+    }
+
+    #[test]
+    fn a_change_is_minimal_pairs_and_in_the_plain_form_the_whole_file() {
+        // `b` occurs twice: its `find` grows a line each side to be unique.
+        let before = "a\nb\nc\nb\n";
+        let after = "a\nB\nc\nb\n";
+        let delta = FileDelta::new("f.txt", side(before.as_bytes(), None), side(after.as_bytes(), None));
+        let text = Aptix.render(std::slice::from_ref(&delta), &RenderOptions::default()).unwrap();
+        assert!(text.contains("\"find\": \"a\\nb\\nc\\n\",\n          \"replace\": \"a\\nB\\nc\\n\""), "{text}");
+        let plain = Aptix.render(&[delta], &RenderOptions::default().plain(true)).unwrap();
+        assert!(plain.contains("\"operation\": \"replace\",\n      \"content\": \"a\\nB\\nc\\nb\\n\""), "{plain}");
+    }
 }

@@ -7,7 +7,7 @@
 //! snippet starts and ends on a non-blank line. Its first line is a context line, written
 //! again as the content's first line with the file's indentation, so the content is kept
 //! as written (§3.3 re-indents content to the snippet's first line). Every value is a
-//! literal block (§4.3) unless its text needs escapes ([`crate::convert::yaml_scalar`]).
+//! literal block (§4.3) unless its text needs escapes ([`yaml_scalar`]).
 //!
 //! What ap cannot say: deleting or renaming a file, binary content, modes, and, because the
 //! spec strips trailing whitespace from every line of a changed file (§3.5) and keeps a
@@ -15,16 +15,17 @@
 
 use std::fmt::Write as _;
 
-use super::{keeps_ends, refuse, text_only, texts, unmarked};
-use crate::convert::changes::Delta;
-use crate::convert::hunks::{self, Hunk, after_hunks, body, occurrences, split};
-use crate::convert::yaml::yaml_scalar;
-use crate::convert::{ConvertError, Operation};
+use polypatch_core::render::hunks::{self, Hunk, after_hunks, body, occurrences, split};
+use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
-const DIALECT: &str = "ap";
+use crate::error::DIALECT;
+
+mod scalar;
+
+pub use scalar::yaml_scalar;
 
 /// `ranges`: whether blocks of [`MIN_RANGE`] lines or more are written as ranges.
-pub(super) fn render(deltas: &[Delta], context: usize, ranges: bool) -> Result<String, ConvertError> {
+pub(crate) fn render(deltas: &[FileDelta], context: usize, ranges: bool) -> Result<String, RenderError> {
     let mut out = String::from("version: \"2.0\"\nchanges:\n");
     for delta in deltas {
         text_only(DIALECT, delta, false, false)?;
@@ -74,12 +75,12 @@ fn create(out: &mut String, after: &str) {
 /// `ranges`: whether long blocks are written as `start_snippet`/`end_snippet` ranges.
 fn modifications(
     out: &mut String,
-    delta: &Delta,
+    delta: &FileDelta,
     before: &str,
     after: &str,
     context: usize,
     ranges: bool,
-) -> Result<(), ConvertError> {
+) -> Result<(), RenderError> {
     let old = split(before);
     let new = split(after);
     if old.iter().all(|l| body(l).trim().is_empty()) {
@@ -217,4 +218,63 @@ fn without_blank_context(hunk: &Hunk, old: &[&str]) -> Hunk {
 /// Lines without their terminators, each ended by `\n`.
 fn joined(lines: &[&str]) -> String {
     lines.iter().flat_map(|l| [body(l), "\n"]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch_core::render::Side;
+    use polypatch_core::{ApplyOptions, Content, Dialect, FileOp, MemoryFileSet, RenderOptions, apply};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::Ap;
+
+    fn side(text: &str) -> Option<Side> {
+        Some(Side::new(text.as_bytes().to_vec(), None))
+    }
+
+    #[test]
+    fn a_long_deletion_is_written_as_a_range() {
+        let before =
+            "import os\ndef old():\n    a = 1\n    b = 2\n\n    c = 3\n    return a\ndef keep():\n    return 0\n";
+        let after = "import os\ndef keep():\n    return 0\n";
+        let delta = FileDelta::new("m.py", side(before), side(after));
+        let text = Ap.render(std::slice::from_ref(&delta), &RenderOptions::default().context(0)).unwrap();
+        assert!(
+            text.ends_with("      - action: DELETE\n        start_snippet: |\n          def old():\n        end_snippet: |2\n              return a\n"),
+            "{text}"
+        );
+        let mut files = MemoryFileSet::new().with("m.py", before);
+        apply(&Ap.parse(&text).unwrap(), &mut files, &ApplyOptions::default().strict(true)).unwrap();
+        assert_eq!(files.get_str("m.py"), Some(after));
+        // The plain form: single snippets, no range.
+        let plain = Ap.render(&[delta], &RenderOptions::default().context(0).plain(true)).unwrap();
+        assert!(plain.contains("        snippet: ") && !plain.contains("start_snippet"), "{plain}");
+    }
+
+    #[test]
+    fn trailing_whitespace_and_deletion_are_refused() {
+        let err = Ap.render(&[FileDelta::new("t.txt", side("a \nb\n"), side("a \nc\n"))], &RenderOptions::default());
+        assert_eq!(err.unwrap_err().operation(), Some(Operation::TrailingWhitespace));
+        let err = Ap.render(&[FileDelta::new("gone.txt", side("x\n"), None)], &RenderOptions::default());
+        assert_eq!(err.unwrap_err().operation(), Some(Operation::Delete));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Any string, as the YAML scalar of an ap `CREATE_FILE`, reads back as itself.
+        #[test]
+        fn yaml_scalars_read_back_exactly(value in "[ a-z#:'\"\t\r\n\\\\|>\u{e9}\u{feff}\u{7}-]{0,40}") {
+            let doc = format!(
+                "version: \"2.0\"\nchanges:\n  - file_path: \"f\"\n    modifications:\n      - action: CREATE_FILE\n        content: {}",
+                yaml_scalar(&value, 10)
+            );
+            let plan = Ap.parse(&doc).map_err(|e| TestCaseError::fail(format!("{}\n{doc}", e.render(&doc))))?;
+            let FileOp::Create { content: Content::Text(got), .. } = &plan.files[0].op else {
+                return Err(TestCaseError::fail("not a create"));
+            };
+            prop_assert_eq!(got, &value, "{}", doc);
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Hunks from two versions of a file, with context grown until each is unique by the
-//! target dialect's rules.
+//! target dialect's rules: what the built-in renderers plan their hunks, snippets and
+//! `find`s with ([`plan`]), and the line helpers they share.
 
 use std::ops::Range;
 
@@ -7,23 +8,23 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 /// The lines of a text, each with its terminator (`\n` ends a line; a `\r` before it is
 /// part of the terminator).
-pub(crate) fn split(text: &str) -> Vec<&str> {
+pub fn split(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
 /// A line without its terminator.
-pub(crate) fn body(line: &str) -> &str {
+pub fn body(line: &str) -> &str {
     let line = line.strip_suffix('\n').unwrap_or(line);
     line.strip_suffix('\r').unwrap_or(line)
 }
 
 /// How many lines of context a hunk may gain, beyond those asked for, to be unique.
-pub(crate) const MAX_EXTRA_CONTEXT: usize = 64;
+pub const MAX_EXTRA_CONTEXT: usize = 64;
 
 /// A changed region of a file with its context: the same lines before `lead` and after
 /// `trail` on both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hunk {
+pub struct Hunk {
     /// The lines of the old version it covers.
     pub old: Range<usize>,
     /// The lines of the new version it covers.
@@ -56,7 +57,7 @@ fn grow(hunks: &mut [Hunk], i: usize, n: usize, old_len: usize, new_len: usize) 
 /// the whole file, or has [`MAX_EXTRA_CONTEXT`] lines of context beyond `context`, and is
 /// still refused (a file that repeats itself throughout; the bound keeps the search from
 /// growing with the square of the file's size).
-pub(crate) fn plan(
+pub fn plan(
     old: &[&str],
     new: &[&str],
     context: usize,
@@ -131,7 +132,7 @@ fn merge(hunks: &mut Vec<Hunk>) {
 
 /// One line of a hunk: kept (context), removed or added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mark {
+pub enum Mark {
     /// In both versions.
     Keep,
     /// Only in the old version.
@@ -141,7 +142,7 @@ pub(crate) enum Mark {
 }
 
 /// The lines of a hunk in diff order, each with its mark.
-pub(crate) fn lines<'a>(old: &[&'a str], new: &[&'a str], hunk: &Hunk) -> Vec<(Mark, &'a str)> {
+pub fn lines<'a>(old: &[&'a str], new: &[&'a str], hunk: &Hunk) -> Vec<(Mark, &'a str)> {
     let (o, n) = (&old[hunk.old.clone()], &new[hunk.new.clone()]);
     let mut out = Vec::with_capacity(o.len().max(n.len()));
     for (tag, old_range, new_range) in ops(o, n) {
@@ -156,7 +157,7 @@ pub(crate) fn lines<'a>(old: &[&'a str], new: &[&'a str], hunk: &Hunk) -> Vec<(M
 }
 
 /// The start of every occurrence of `needle` in `hay`, compared with `eq`.
-pub(crate) fn occurrences<T>(hay: &[T], needle: &[T], eq: impl Fn(&T, &T) -> bool) -> Vec<usize> {
+pub fn occurrences<T>(hay: &[T], needle: &[T], eq: impl Fn(&T, &T) -> bool) -> Vec<usize> {
     if needle.is_empty() || needle.len() > hay.len() {
         return Vec::new();
     }
@@ -167,7 +168,7 @@ pub(crate) fn occurrences<T>(hay: &[T], needle: &[T], eq: impl Fn(&T, &T) -> boo
 
 /// The file after the first `n` hunks are applied: the new lines up to the end of hunk
 /// `n - 1`, then the old lines after it.
-pub(crate) fn after_hunks<'a>(old: &[&'a str], new: &[&'a str], hunks: &[Hunk], n: usize) -> Vec<&'a str> {
+pub fn after_hunks<'a>(old: &[&'a str], new: &[&'a str], hunks: &[Hunk], n: usize) -> Vec<&'a str> {
     match n.checked_sub(1).map(|last| &hunks[last]) {
         None => old.to_vec(),
         Some(last) => new[..last.new.end].iter().chain(&old[last.old.end..]).copied().collect(),

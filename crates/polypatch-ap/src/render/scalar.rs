@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 /// mark), a one-line double-quoted string with escapes.
 ///
 /// ```
-/// use polypatch::convert::yaml_scalar;
+/// use polypatch_ap::yaml_scalar;
 ///
 /// assert_eq!(yaml_scalar("a: b # c\n", 4), "|\n    a: b # c\n");
 /// assert_eq!(yaml_scalar("  indented\nno newline", 4), "|2-\n      indented\n    no newline\n");

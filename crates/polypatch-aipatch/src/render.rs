@@ -10,15 +10,13 @@
 
 use std::fmt::Write as _;
 
-use super::super::hunks::{self, Hunk, Mark, body, occurrences, split};
-use super::{keeps_ends, refuse, text_only, texts, unmarked};
-use crate::convert::changes::Delta;
-use crate::convert::{ConvertError, Operation};
+use polypatch_core::render::hunks::{self, Hunk, Mark, body, occurrences, split};
+use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
-const DIALECT: &str = "ai-patch";
+use crate::error::DIALECT;
 
 /// `scopes`: whether `@@ <line>` scope lines may stand in for more context.
-pub(super) fn render(deltas: &[Delta], context: usize, scopes: bool) -> Result<String, ConvertError> {
+pub(crate) fn render(deltas: &[FileDelta], context: usize, scopes: bool) -> Result<String, RenderError> {
     let mut out = String::from("*** Begin Patch\n");
     for delta in deltas {
         text_only(DIALECT, delta, true, true)?;
@@ -55,12 +53,12 @@ pub(super) fn render(deltas: &[Delta], context: usize, scopes: bool) -> Result<S
 /// The hunks of an update.
 fn update(
     out: &mut String,
-    delta: &Delta,
+    delta: &FileDelta,
     before: &str,
     after: &str,
     context: usize,
     scopes: bool,
-) -> Result<(), ConvertError> {
+) -> Result<(), RenderError> {
     let old = split(before);
     let new = split(after);
     let bodies: Vec<&str> = old.iter().map(|l| body(l)).collect();
@@ -152,4 +150,57 @@ fn scope(bodies: &[&str], hunks: &[Hunk], i: usize) -> Option<usize> {
             && bodies.iter().filter(|l| **l == line).count() == 1
             && occurrences(&bodies[k + 1..], block, |a, b| a == b).first().map(|p| p + k + 1) == Some(h.old.start)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch_core::render::Side;
+    use polypatch_core::{ApplyOptions, Dialect, MemoryFileSet, RenderOptions, apply};
+
+    use super::*;
+    use crate::AiPatch;
+
+    fn changed(path: &str, before: &str, after: &str) -> FileDelta {
+        let side = |text: &str| Some(Side::new(text.as_bytes().to_vec(), None));
+        FileDelta::new(path, side(before), side(after))
+    }
+
+    #[test]
+    fn a_repeated_hunk_is_scoped_by_a_unique_line_above_it() {
+        let block = "    if x {\n        return;\n    }\n";
+        let before = format!("fn a() {{\n{block}}}\nfn b() {{\n{block}}}\n");
+        let after = format!("fn a() {{\n{block}}}\nfn b() {{\n{}}}\n", block.replace("return;", "return 1;"));
+        let text = AiPatch.render(&[changed("s.rs", &before, &after)], &RenderOptions::default().context(1)).unwrap();
+        assert_eq!(
+            text,
+            "*** Begin Patch\n*** Update File: s.rs\n@@ fn b() {\n     if x {\n-        return;\n+        return 1;\n     }\n\
+             *** End Patch\n"
+        );
+        let plan = AiPatch.parse(&text).unwrap();
+        let mut files = MemoryFileSet::new().with("s.rs", before.as_str());
+        apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(files.get_str("s.rs"), Some(after.as_str()));
+        // The plain form has no scope line: more context instead.
+        let plain = AiPatch
+            .render(&[changed("s.rs", &before, &after)], &RenderOptions::default().context(1).plain(true))
+            .unwrap();
+        assert!(plain.contains("\n@@\n") && !plain.contains("@@ fn b"), "{plain}");
+    }
+
+    #[test]
+    fn an_empty_file_moves_as_a_delete_and_an_add() {
+        let delta = changed("e.txt", "", "").renamed_to("f.txt");
+        let text = AiPatch.render(&[delta], &RenderOptions::default()).unwrap();
+        assert_eq!(text, "*** Begin Patch\n*** Delete File: e.txt\n*** Add File: f.txt\n*** End Patch\n");
+    }
+
+    #[test]
+    fn binary_content_and_modes_are_refused_with_the_file() {
+        let binary = FileDelta::new("b.bin", None, Some(Side::new(b"\x00\x01".to_vec(), None)));
+        let err = AiPatch.render(&[binary], &RenderOptions::default()).unwrap_err();
+        assert_eq!((err.operation(), err.to_string().contains("`b.bin`")), (Some(Operation::Binary), true));
+        let script = FileDelta::new("run.sh", None, Some(Side::new(b"#!/bin/sh\n".to_vec(), Some(0o755))));
+        let err = AiPatch.render(&[script], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Mode));
+    }
 }

@@ -9,14 +9,12 @@
 
 use std::fmt::Write as _;
 
-use super::{keeps_ends, refuse, text_only, texts, unmarked};
-use crate::convert::changes::Delta;
-use crate::convert::hunks::{self, Hunk, after_hunks, body, occurrences, split};
-use crate::convert::{ConvertError, Operation};
+use polypatch_core::render::hunks::{self, Hunk, after_hunks, body, occurrences, split};
+use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
-const DIALECT: &str = "applydiff";
+use crate::error::DIALECT;
 
-pub(super) fn render(deltas: &[Delta], context: usize) -> Result<String, ConvertError> {
+pub(crate) fn render(deltas: &[FileDelta], context: usize) -> Result<String, RenderError> {
     let mut out = String::new();
     for delta in deltas {
         text_only(DIALECT, delta, false, false)?;
@@ -70,7 +68,7 @@ fn is_marker(line: &str) -> bool {
 }
 
 /// Refuses a content that holds a marker line.
-fn no_marker(delta: &Delta, content: &str) -> Result<(), ConvertError> {
+fn no_marker(delta: &FileDelta, content: &str) -> Result<(), RenderError> {
     match split(content).iter().position(|l| is_marker(body(l))) {
         None => Ok(()),
         Some(n) => Err(refuse(
@@ -79,5 +77,44 @@ fn no_marker(delta: &Delta, content: &str) -> Result<(), ConvertError> {
             delta,
             &format!("its line {} reads as a marker of the format, which has no way to escape it", n + 1),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use polypatch_core::render::Side;
+    use polypatch_core::{Dialect, RenderOptions};
+
+    use super::*;
+    use crate::ApplyDiff;
+
+    fn side(text: &str) -> Option<Side> {
+        Some(Side::new(text.as_bytes().to_vec(), None))
+    }
+
+    #[test]
+    fn a_file_is_written_whole_when_a_hunk_would_hold_a_marker_line() {
+        let delta = FileDelta::new("m.txt", side("<\nb\n"), side("x\nb\n"));
+        let text = ApplyDiff.render(&[delta], &RenderOptions::default()).unwrap();
+        assert_eq!(text, ">>> file: m.txt | mode=replace\n--- from\n--- to\nx\nb\n<\n");
+        // The new content itself holds the marker: nothing can carry it.
+        let created = FileDelta::new("n.txt", None, side("--- to\n"));
+        let err = ApplyDiff.render(&[created], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::MarkerLine));
+        assert_eq!(
+            err.to_string(),
+            "applydiff cannot express a line that is one of its markers (`n.txt`): its line 1 reads as a marker of \
+             the format, which has no way to escape it"
+        );
+    }
+
+    #[test]
+    fn deleting_and_renaming_are_refused() {
+        let deleted = FileDelta::new("gone.txt", side("x\n"), None);
+        let err = ApplyDiff.render(&[deleted], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Delete));
+        let moved = FileDelta::new("t.txt", side("a\n"), side("b\n")).renamed_to("u.txt");
+        let err = ApplyDiff.render(&[moved], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Rename));
     }
 }
