@@ -9,12 +9,13 @@
 //! every outcome.
 
 use std::error::Error;
+use std::fmt::Write as _;
 
 use polypatch::convert::{ConvertError, ConvertOptions, Input};
 use polypatch::core::{FileDelta, Operation, RenderError, RenderOptions, ReplyLines, render};
 use polypatch::{
-    ApplyOptions, Dialect, Dialects, Edit, EditPlan, ErrorKind, FileEdit, Format, MemoryFileSet, PatchError,
-    ReplyError, Span,
+    ApplyOptions, Dialect, Dialects, Edit, EditPlan, ErrorKind, FileEdit, Format, MemoryFileSet, ParseOptions,
+    PatchError, ReplyError, Span,
 };
 
 /// `path: s/old/new/`: in file `path`, the one place that holds `old` now holds `new`.
@@ -131,7 +132,7 @@ impl Dialect for Sed {
                     ['/', '|', '#', '!', ',', '@'].into_iter().find(|&c| !old.contains(c) && !new.contains(c));
                 match separator {
                     Some(c) if !old.is_empty() && before.matches(old).count() == 1 => {
-                        out.push_str(&format!("{}: s{c}{old}{c}{new}{c}\n", delta.path));
+                        writeln!(out, "{}: s{c}{old}{c}{new}{c}", delta.path).expect("a String takes any text");
                     }
                     _ => {
                         let detail = "the line it changes is not found once in the file";
@@ -200,7 +201,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // A line that is not a substitution, in a fence that sniffs as sed otherwise, is
     // refused with its line in the reply.
     let bad = "Fix:\n```sed\napp.py: s/Hello/Hi/\napp.py: s/Hello\n```\n";
-    let Err(ReplyError::Malformed { error, .. }) = dialects.plan_reply(bad, &Default::default()) else {
+    let Err(ReplyError::Malformed { error, .. }) = dialects.plan_reply(bad, &ParseOptions::default()) else {
         panic!("a malformed sed block is refused");
     };
     assert!(bad[error.span.map_or(0, |s| s.start)..].starts_with("app.py: s/Hello\n"), "{error:?}");
