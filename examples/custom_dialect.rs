@@ -36,6 +36,11 @@ fn command(line: &str) -> Option<(&str, char, &str)> {
     Some((path, separator, &rest[separator.len_utf8()..]))
 }
 
+/// A line of a block that is not a substitution (the dialect's own error kind).
+const NOT_A_SUBSTITUTION: ErrorKind = ErrorKind::new("not_a_substitution");
+/// A block without any substitution.
+const NO_SUBSTITUTION: ErrorKind = ErrorKind::new("no_substitution");
+
 /// One substitution: the file, the text to find, the text to write.
 fn substitution(line: &str) -> Option<(&str, &str, &str)> {
     let (path, separator, rest) = command(line)?;
@@ -69,7 +74,7 @@ impl Dialect for Sed {
             let Some((path, old, new)) = substitution(line) else {
                 return Err(PatchError::new(
                     "sed",
-                    ErrorKind::InvalidOperation,
+                    NOT_A_SUBSTITUTION,
                     format!(
                         "line {} is not a substitution: {}; write `path: s/old/new/`",
                         n + 1,
@@ -86,12 +91,7 @@ impl Dialect for Sed {
             }
         }
         if files.is_empty() {
-            return Err(PatchError::new(
-                "sed",
-                ErrorKind::EmptyPatch,
-                "no substitution; write `path: s/old/new/`",
-                None,
-            ));
+            return Err(PatchError::new("sed", NO_SUBSTITUTION, "no substitution; write `path: s/old/new/`", None));
         }
         Ok(EditPlan::new("sed", files))
     }
@@ -104,6 +104,10 @@ impl Dialect for Sed {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["sed"]
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        &[NOT_A_SUBSTITUTION, NO_SUBSTITUTION]
     }
 
     /// A substitution per changed line: a file keeps its number of lines, and the old
@@ -204,6 +208,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let Err(ReplyError::Malformed { error, .. }) = dialects.plan_reply(bad, &ParseOptions::default()) else {
         panic!("a malformed sed block is refused");
     };
+    assert_eq!(error.kind, NOT_A_SUBSTITUTION);
     assert!(bad[error.span.map_or(0, |s| s.start)..].starts_with("app.py: s/Hello\n"), "{error:?}");
 
     // Converted from the new dialect into a built-in one: the substitutions, located in

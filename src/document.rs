@@ -239,7 +239,7 @@ impl ReportDocument {
             Err(ReplyError::NoPatch) => {
                 let error = DocumentError {
                     dialect: None,
-                    kind: Some(ErrorKind::NoPatch.to_string()),
+                    kind: Some(ErrorKind::NO_PATCH.to_string()),
                     message: ReplyError::NoPatch.to_string(),
                     line: None,
                     column: None,

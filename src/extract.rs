@@ -75,7 +75,7 @@ pub struct Block<'a> {
     /// The block is in a fence that never closes and the reply stops in the middle of a
     /// line, inside the block: the reply was cut off (an output limit), and the block's
     /// last line is half a line. [`crate::plan_reply`] refuses such a block as
-    /// [`ErrorKind::Truncated`](crate::ErrorKind::Truncated), whatever its dialect.
+    /// [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED), whatever its dialect.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cut_off: bool,
 }

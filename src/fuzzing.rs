@@ -147,7 +147,7 @@ pub fn aptix(data: &[u8]) {
         (Ok(bundle), None) => {
             // Lowering fails only for a gitPatch entry.
             let err = crate::aptix::lower(&bundle).expect_err("lower failed in parse but not alone");
-            assert_eq!(err.kind, crate::ErrorKind::GitPatch, "lowering failed with {:?}", err.kind);
+            assert_eq!(err.kind, crate::aptix::error::GIT_PATCH, "lowering failed with {:?}", err.kind);
             return;
         }
         (Ok(bundle), Some(plan)) => (bundle, plan),

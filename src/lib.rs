@@ -49,7 +49,7 @@ pub use polypatch_core::{
     Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileReport, FileSource, FileStore, IfExists, IfMissing,
     Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence,
     Overlay, ParseOptions, PatchError, PathError, PathErrorKind, Policy, PostProcess, Recovery, RelPath, Replacement,
-    Scope, Span, Status, Target, Tier, TierSet, UnknownErrorKind, apply, compute, decode_lossless, is_git_dir_name,
+    Scope, Span, Status, Target, Tier, TierSet, apply, compute, decode_lossless, is_git_dir_name,
 };
 
 #[cfg(feature = "ai-patch")]
@@ -139,7 +139,7 @@ pub fn detect(text: &str) -> Option<&'static dyn Dialect> {
 /// Which dialect to read a patch as: one by name, or [`Format::Auto`] to detect it.
 ///
 /// Every dialect has a variant whether or not its cargo feature is on; parsing with one
-/// that is not compiled in is an [`ErrorKind::UnknownFormat`] error.
+/// that is not compiled in is an [`ErrorKind::UNKNOWN_FORMAT`] error.
 ///
 /// ```
 /// use polypatch::Format;
@@ -216,12 +216,13 @@ impl FromStr for Format {
 /// Parses `text` as `format` (or as the detected dialect for [`Format::Auto`]).
 ///
 /// ```
-/// use polypatch::{parse, ErrorKind, Format};
+/// use polypatch::{parse, Format};
 ///
 /// let plan = parse(">>> file: a.txt\n--- from\nold\n--- to\nnew\n<<<\n", Format::Auto).unwrap();
 /// assert_eq!(plan.dialect, "applydiff");
 /// let err = parse("*** Begin Patch\n", Format::AiPatch).unwrap_err();
-/// assert_eq!(err.kind, ErrorKind::MissingEnd);
+/// assert_eq!(err.kind, polypatch::aipatch::error::MISSING_END);
+/// assert_eq!(err.kind, "missing_end");
 /// ```
 pub fn parse(text: &str, format: Format) -> Result<EditPlan, PatchError> {
     parse_with(text, format, &ParseOptions::default())
@@ -230,7 +231,7 @@ pub fn parse(text: &str, format: Format) -> Result<EditPlan, PatchError> {
 /// [`parse`] with options (e.g. a diff's strip level).
 ///
 /// A text that stops in the middle of a line inside a fence that never closes (a model's
-/// reply cut off by its output limit) is refused as [`ErrorKind::Truncated`], whatever the
+/// reply cut off by its output limit) is refused as [`ErrorKind::TRUNCATED`], whatever the
 /// format: its last line is half a line.
 ///
 /// ```
@@ -343,7 +344,7 @@ mod tests {
     #[test]
     fn apply_str_reports_malformed_and_not_applied_patches() {
         let err = apply_str("*** Begin Patch\n", "a.txt", "a\n").unwrap_err();
-        assert!(matches!(&err, Error::Malformed(e) if e.kind == ErrorKind::MissingEnd), "{err:?}");
+        assert!(matches!(&err, Error::Malformed(e) if e.kind == crate::aipatch::error::MISSING_END), "{err:?}");
         let missing = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n";
         let err = apply_str(missing, "a.txt", "a\n").unwrap_err();
         let Error::NotApplied(err) = err else { panic!("expected NotApplied, got {err:?}") };
@@ -355,7 +356,7 @@ mod tests {
     #[test]
     fn parsing_an_undetectable_text_names_the_formats() {
         let err = parse("hello\n", Format::Auto).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::UnknownFormat);
+        assert_eq!(err.kind, ErrorKind::UNKNOWN_FORMAT);
         assert!(err.message.contains("ai-patch, unified"), "{}", err.message);
         assert!(!err.message.contains("--format"), "library messages do not name CLI flags: {}", err.message);
     }

@@ -151,9 +151,9 @@ impl Dialects {
     }
 
     /// [`Dialects::parse`] with options, as [`crate::parse_with`] (a text cut off inside a
-    /// fence that never closes is refused as [`ErrorKind::Truncated`]).
+    /// fence that never closes is refused as [`ErrorKind::TRUNCATED`]).
     pub fn parse_with(&self, text: &str, dialect: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-        let unknown = |message: String| PatchError::new("polypatch", ErrorKind::UnknownFormat, message, None);
+        let unknown = |message: String| PatchError::new("polypatch", ErrorKind::UNKNOWN_FORMAT, message, None);
         let found = if dialect == Format::Auto.name() {
             self.detect(text).ok_or_else(|| {
                 unknown(format!(
@@ -339,7 +339,7 @@ mod tests {
     fn unknown_names_say_what_the_registry_holds() {
         let dialects = Dialects::new().with(DEL);
         let err = dialects.parse("DEL a\n", "sed").unwrap_err();
-        assert_eq!(err.kind, ErrorKind::UnknownFormat);
+        assert_eq!(err.kind, ErrorKind::UNKNOWN_FORMAT);
         assert_eq!(err.message, "no dialect is called `sed`; known: del");
         let err = dialects.parse("hello\n", "auto").unwrap_err();
         assert_eq!(err.message, "the text does not look like any known patch format (del); name the format");

@@ -199,7 +199,7 @@ impl ReplyError {
     /// malformed block's own kind is its error's [`PatchError::kind`]).
     pub fn kind(&self) -> &'static str {
         match self {
-            ReplyError::NoPatch => "no_patch",
+            ReplyError::NoPatch => crate::ErrorKind::NO_PATCH.as_str(),
             ReplyError::Malformed { .. } => "malformed",
             ReplyError::NotApplied { .. } => "not_applied",
         }
@@ -222,7 +222,7 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
 /// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`] (a block cut
-/// off, [`crate::Block::cut_off`], as [`ErrorKind::Truncated`](crate::ErrorKind::Truncated)), a reply
+/// off, [`crate::Block::cut_off`], as [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED)), a reply
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
@@ -286,7 +286,7 @@ pub(crate) fn plan_reply_in(
                 ..block.clone()
             };
             let cut = d.parse_with(&readable(&stretched).0, &options);
-            if cut.is_err_and(|e| e.kind == crate::ErrorKind::Truncated) { &stretched } else { block }
+            if cut.is_err_and(|e| e.kind == crate::ErrorKind::TRUNCATED) { &stretched } else { block }
         } else {
             block
         };
@@ -306,7 +306,7 @@ pub(crate) fn plan_reply_in(
     Ok(out)
 }
 
-/// The [`ErrorKind::Truncated`](crate::ErrorKind::Truncated) error, as `dialect`'s, of a
+/// The [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED) error, as `dialect`'s, of a
 /// block of `reply` that is cut off ([`crate::Block::cut_off`]); its line is the reply's.
 pub(crate) fn cut_off(reply: &str, block: &crate::Block<'_>, dialect: &'static str) -> Option<PatchError> {
     if !block.cut_off {
@@ -450,9 +450,11 @@ pub fn apply_blocks<S: FileStore + ?Sized>(
     let ComputedReply { mut report, changes } = compute_blocks(blocks, &*files, options)?;
     if !options.dry_run {
         if let Err(err) = files.commit(&changes) {
-            let rolled_back =
-                err.get_ref().and_then(|e| e.downcast_ref::<crate::CommitError>()).is_none_or(|c| c.rolled_back);
-            return Err(ReplyError::NotApplied { report, commit_error: Some(err.to_string()), rolled_back });
+            return Err(ReplyError::NotApplied {
+                report,
+                commit_error: Some(err.to_string()),
+                rolled_back: err.rolled_back,
+            });
         }
         report.committed = true;
         for block in &mut report.blocks {
@@ -542,6 +544,38 @@ mod tests {
         assert_eq!(report.blocks[0].block.lines.map(|l| (l.start, l.end)), Some((3, 8)));
         let attributed: Vec<_> = report.files().map(|(b, f)| (b.block.index, f.path.as_str())).collect();
         assert_eq!(attributed, [(1, "a.txt"), (2, "a.txt"), (3, "c.txt")]);
+    }
+
+    /// A file set whose commit fails without undoing everything.
+    struct HalfWritten(MemoryFileSet);
+
+    impl crate::FileSource for HalfWritten {
+        fn resolve(&self, path: &str) -> Result<crate::RelPath, crate::PathError> {
+            self.0.resolve(path)
+        }
+
+        fn read(&self, path: &crate::RelPath) -> std::io::Result<crate::Entry> {
+            self.0.read(path)
+        }
+    }
+
+    impl FileStore for HalfWritten {
+        fn commit(&mut self, _changes: &[crate::Change]) -> Result<(), crate::CommitError> {
+            let cause = std::io::Error::other("disk gone");
+            Err(crate::CommitError { cause, rolled_back: false, kept: vec!["a.txt.old".into()] })
+        }
+    }
+
+    #[test]
+    fn a_commit_that_was_not_undone_is_reported_so() {
+        let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n```\n";
+        let err = apply_text(reply, &mut HalfWritten(files()), &ApplyOptions::default()).unwrap_err();
+        let ReplyError::NotApplied { commit_error: Some(commit_error), rolled_back, .. } = err else {
+            panic!("not a commit failure: {err:?}")
+        };
+        assert!(!rolled_back);
+        assert!(commit_error.starts_with("disk gone; UNDOING IT FAILED"), "{commit_error}");
+        assert!(commit_error.contains("`a.txt.old`"), "{commit_error}");
     }
 
     #[test]

@@ -260,7 +260,7 @@ fn aptix_a_bundle_over_the_limit_is_refused_before_parsing() {
     patch.push_str(foot);
     assert_eq!(patch.len(), size);
     let err = parse(&patch, polypatch::Format::Aptix).expect_err("too large");
-    assert_eq!((err.dialect, err.kind), ("aptix", polypatch::ErrorKind::TooLarge));
+    assert_eq!((err.dialect, err.kind), ("aptix", polypatch::aptix::error::TOO_LARGE));
     assert!(err.message.contains(&format!("{size} bytes")) && err.message.contains("split it"), "{}", err.message);
     assert!(err.message.len() < 200, "{}", err.message);
     // No span: a rendered error does not print the (one-line) bundle.
@@ -564,7 +564,7 @@ fn the_blocks_of_a_reply_and_the_entries_of_a_bundle_share_the_patch_limit() {
     let Err(polypatch::ReplyError::Malformed { block, error }) = polypatch::plan_reply(&reply, &options) else {
         panic!("the third block is over the limit")
     };
-    assert_eq!((block.index, error.kind), (3, polypatch::ErrorKind::BinaryTotalTooLarge));
+    assert_eq!((block.index, error.kind), (3, polypatch::unified::error::BINARY_TOTAL_TOO_LARGE));
     assert_eq!(error.message, total_over(3_000, "f3.bin", "announces", 1_000, 2_500));
     assert_eq!(polypatch::plan_reply(&reply, &options.clone().max_total_binary_size(3_000)).unwrap().len(), 3);
 

@@ -256,7 +256,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     fs::write(&patch, polypatch::core::encode_lossless(&case.diff)).map_err(|e| e.to_string())?;
     let plan = match polypatch::parse(&case.diff, polypatch::Format::Unified) {
         Ok(plan) => plan,
-        Err(e) if case.zero_context && e.kind == polypatch::ErrorKind::NoContext => {
+        Err(e) if case.zero_context && e.kind == polypatch::unified::error::NO_CONTEXT => {
             // The declared divergence: git must apply it, polypatch refuses it.
             write_tree(&theirs, &case.base).map_err(|e| e.to_string())?;
             oracle_apply(&theirs, &patch, case)?;

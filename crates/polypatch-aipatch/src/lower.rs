@@ -106,8 +106,8 @@ mod tests {
     use polypatch_core::Span;
 
     use super::*;
+    use crate::error::{EMPTY_PATCH, EMPTY_UPDATE, INVALID_HEADER};
     use crate::syntax::parse;
-    use polypatch_core::ErrorKind;
 
     fn plan(text: &str) -> EditPlan {
         lower(&parse(text).unwrap_or_else(|e| panic!("{}", e.render(text))))
@@ -490,9 +490,9 @@ mod tests {
         assert_eq!(CODEX_SCENARIOS.len(), 25);
         for (name, text) in CODEX_SCENARIOS {
             let expected = match &name[..3] {
-                "005" => Some(ErrorKind::EmptyPatch),
-                "008" => Some(ErrorKind::EmptyUpdate),
-                "013" => Some(ErrorKind::InvalidHeader),
+                "005" => Some(EMPTY_PATCH),
+                "008" => Some(EMPTY_UPDATE),
+                "013" => Some(INVALID_HEADER),
                 _ => None,
             };
             match (parse(text), expected) {

@@ -7,8 +7,11 @@
 
 use polypatch_core::{PatchError, Span};
 
-use crate::error::{DIALECT, error, quote};
-use polypatch_core::ErrorKind;
+use crate::error::{
+    CONTENT_AFTER_END, DIALECT, EMPTY_HUNK, EMPTY_PATCH, EMPTY_UPDATE, INVALID_ADD_LINE, INVALID_DELETE_LINE,
+    INVALID_HEADER, INVALID_HUNK_HEADER, INVALID_HUNK_LINE, INVALID_LINE_HINT, MISSING_BEGIN, MISSING_END,
+    MISSING_PATH, error, quote,
+};
 
 const BEGIN_PATCH: &str = "*** Begin Patch";
 const END_PATCH: &str = "*** End Patch";
@@ -138,12 +141,12 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     let lines = split_lines(text);
     let (lo, hi) = unwrap(&lines);
     if lo >= hi {
-        return Err(error(ErrorKind::MissingBegin, "the patch is empty; it must start with `*** Begin Patch`", None));
+        return Err(error(MISSING_BEGIN, "the patch is empty; it must start with `*** Begin Patch`", None));
     }
     let begin = lines[lo];
     if begin.trimmed() != BEGIN_PATCH {
         return Err(error(
-            ErrorKind::MissingBegin,
+            MISSING_BEGIN,
             format!("the patch must start with `{BEGIN_PATCH}`, found {}", quote(begin.trimmed())),
             Some(begin.trimmed_span()),
         ));
@@ -160,14 +163,14 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
             return Err(e);
         }
         return Err(error(
-            ErrorKind::MissingEnd,
+            MISSING_END,
             format!("the patch must end with `{END_PATCH}`; it may have been cut off"),
             Some(lines[last].trimmed_span()),
         ));
     }
     let span = Span::new(begin.trimmed_span().start, lines[last].trimmed_span().end);
     if lines[lo + 1..last].iter().all(Line::is_blank) {
-        return Err(error(ErrorKind::EmptyPatch, "the patch has no file operation", Some(span)));
+        return Err(error(EMPTY_PATCH, "the patch has no file operation", Some(span)));
     }
     let mut parser = Parser { lines: &lines, end: last, pos: lo + 1 };
     let ops = parser.ops()?;
@@ -283,7 +286,7 @@ fn heredoc_delimiter(line: &str) -> Option<&str> {
 fn after_end(rest: &[Line<'_>]) -> PatchError {
     let line = rest.iter().find(|l| !l.is_blank()).expect("text after the end marker");
     error(
-        ErrorKind::ContentAfterEnd,
+        CONTENT_AFTER_END,
         format!("text after `{END_PATCH}`: {}; a patch ends at its end marker", quote(line.trimmed())),
         Some(line.trimmed_span()),
     )
@@ -364,7 +367,7 @@ impl<'a> OpenHunk<'a> {
         // Only an `@@` hunk can be empty: an implicit one starts at a body line.
         if self.lines.is_empty() {
             return Err(error(
-                ErrorKind::EmptyHunk,
+                EMPTY_HUNK,
                 "the hunk has no lines; write its context (` `), removed (`-`) and added (`+`) lines",
                 Some(self.header_span),
             ));
@@ -436,7 +439,7 @@ impl<'a> Parser<'_, 'a> {
                 let hunks = self.hunks()?;
                 if hunks.is_empty() {
                     return Err(error(
-                        ErrorKind::EmptyUpdate,
+                        EMPTY_UPDATE,
                         format!("`{UPDATE_FILE} {path}` has no hunk; give at least one `@@` hunk of changes"),
                         Some(span),
                     ));
@@ -445,28 +448,22 @@ impl<'a> Parser<'_, 'a> {
             }
             Some(Header::EndPatch) => Err(after_end(&self.lines[self.pos + 1..=self.end])),
             Some(Header::MoveTo(_)) => Err(error(
-                ErrorKind::InvalidHeader,
+                INVALID_HEADER,
                 format!("`{MOVE_TO}` must directly follow its `{UPDATE_FILE}` line"),
                 Some(span),
             )),
-            Some(Header::EndOfFile) => Err(error(
-                ErrorKind::InvalidHeader,
-                format!("`{END_OF_FILE}` must end a hunk of `{UPDATE_FILE}`"),
-                Some(span),
-            )),
-            Some(Header::BeginPatch) => Err(error(
-                ErrorKind::InvalidHeader,
-                format!("a second `{BEGIN_PATCH}` inside the patch; {expected}"),
-                Some(span),
-            )),
+            Some(Header::EndOfFile) => {
+                Err(error(INVALID_HEADER, format!("`{END_OF_FILE}` must end a hunk of `{UPDATE_FILE}`"), Some(span)))
+            }
+            Some(Header::BeginPatch) => {
+                Err(error(INVALID_HEADER, format!("a second `{BEGIN_PATCH}` inside the patch; {expected}"), Some(span)))
+            }
             Some(Header::Unknown) => Err(error(
-                ErrorKind::InvalidHeader,
+                INVALID_HEADER,
                 format!("{} is not a valid header; {expected}", quote(line.trimmed())),
                 Some(span),
             )),
-            None => {
-                Err(error(ErrorKind::InvalidHeader, format!("{expected}, found {}", quote(line.trimmed())), Some(span)))
-            }
+            None => Err(error(INVALID_HEADER, format!("{expected}, found {}", quote(line.trimmed())), Some(span))),
         }
     }
 
@@ -480,7 +477,7 @@ impl<'a> Parser<'_, 'a> {
                 break;
             } else {
                 return Err(error(
-                    ErrorKind::InvalidAddLine,
+                    INVALID_ADD_LINE,
                     format!(
                         "every line of an added file starts with `+` (`+` alone for an empty line), found {}",
                         quote(line.text)
@@ -501,7 +498,7 @@ impl<'a> Parser<'_, 'a> {
             }
             if !line.is_blank() {
                 return Err(error(
-                    ErrorKind::InvalidDeleteLine,
+                    INVALID_DELETE_LINE,
                     format!("`{DELETE_FILE}` takes no lines, found {}", quote(line.text)),
                     Some(line.span()),
                 ));
@@ -534,7 +531,7 @@ impl<'a> Parser<'_, 'a> {
                     if trimmed == END_OF_FILE {
                         let Some(hunk) = open.take() else {
                             return Err(error(
-                                ErrorKind::EmptyHunk,
+                                EMPTY_HUNK,
                                 format!("`{END_OF_FILE}` with no hunk before it"),
                                 Some(line.trimmed_span()),
                             ));
@@ -547,7 +544,7 @@ impl<'a> Parser<'_, 'a> {
                         break;
                     }
                     return Err(error(
-                        ErrorKind::InvalidHunkLine,
+                        INVALID_HUNK_LINE,
                         format!(
                             "{} is not a hunk line; start each line with ` ` (context), `-` (remove) or `+` (add)",
                             quote(line.text)
@@ -567,7 +564,7 @@ impl<'a> Parser<'_, 'a> {
                 None if hunks.is_empty() => open.insert(OpenHunk::new(HunkHeader::None, line.span())),
                 None => {
                     return Err(error(
-                        ErrorKind::InvalidHunkLine,
+                        INVALID_HUNK_LINE,
                         format!("a new hunk after `{END_OF_FILE}` must start with `@@`"),
                         Some(line.span()),
                     ));
@@ -588,7 +585,7 @@ impl<'a> Parser<'_, 'a> {
 
 fn require_path<'a>(path: &'a str, header: &str, span: Span) -> Result<&'a str, PatchError> {
     if path.is_empty() {
-        return Err(error(ErrorKind::MissingPath, format!("`{header}` needs a path: `{header} <path>`"), Some(span)));
+        return Err(error(MISSING_PATH, format!("`{header}` needs a path: `{header} <path>`"), Some(span)));
     }
     Ok(path)
 }
@@ -607,7 +604,7 @@ fn hunk_header(line: Line<'_>) -> Result<HunkHeader<'_>, PatchError> {
         return match number.trim().parse::<usize>() {
             Ok(n) if n > 0 => Ok(HunkHeader::Hint(n)),
             _ => Err(error(
-                ErrorKind::InvalidLineHint,
+                INVALID_LINE_HINT,
                 format!("a line hint is `@@ :N` with N a line number from 1, found `@@ {inner}`"),
                 Some(inner_span),
             )),
@@ -619,7 +616,7 @@ fn hunk_header(line: Line<'_>) -> Result<HunkHeader<'_>, PatchError> {
     match rest.strip_prefix([' ', '\t']) {
         Some(context) => Ok(HunkHeader::Context(context)),
         None => Err(error(
-            ErrorKind::InvalidHunkHeader,
+            INVALID_HUNK_HEADER,
             format!("{} is not a hunk header; write `@@`, `@@ :N` or `@@ <a line above the change>`", quote(text)),
             Some(line.trimmed_span()),
         )),
@@ -659,6 +656,12 @@ fn number(text: &str) -> Option<(usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{
+        CONTENT_AFTER_END, EMPTY_HUNK, EMPTY_PATCH, EMPTY_UPDATE, INVALID_ADD_LINE, INVALID_DELETE_LINE,
+        INVALID_HEADER, INVALID_HUNK_HEADER, INVALID_HUNK_LINE, INVALID_LINE_HINT, MISSING_BEGIN, MISSING_END,
+        MISSING_PATH,
+    };
+    use polypatch_core::ErrorKind;
 
     #[test]
     fn lines_match_a_split_on_newlines() {
@@ -739,16 +742,16 @@ mod tests {
     #[test]
     fn add_file_rejects_a_line_without_plus() {
         let text = "*** Begin Patch\n*** Add File: a\n+one\ntwo\n+three\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidAddLine, Some("two")));
+        assert_eq!(fail(text), (INVALID_ADD_LINE, Some("two")));
         // An empty line could be content that lost its `+`: rejected, pointing at it.
         let text = "*** Begin Patch\n*** Add File: a\n+one\n\n+three\n*** End Patch\n";
         let err = parse(text).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidAddLine);
+        assert_eq!(err.kind, INVALID_ADD_LINE);
         let blank = text.find("\n\n").unwrap() + 1;
         assert_eq!(err.span, Some(Span::new(blank, blank)));
         // A context line where a `+` line belongs.
         let text = "*** Begin Patch\n*** Add File: a\n+one\n two\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidAddLine, Some(" two")));
+        assert_eq!(fail(text), (INVALID_ADD_LINE, Some(" two")));
     }
 
     #[test]
@@ -759,7 +762,7 @@ mod tests {
             [Op::Delete { path: "old.txt", span: at(text, "*** Delete File: old.txt") }]
         );
         let text = "*** Begin Patch\n*** Delete File: old.txt\n-gone\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidDeleteLine, Some("-gone")));
+        assert_eq!(fail(text), (INVALID_DELETE_LINE, Some("-gone")));
     }
 
     #[test]
@@ -775,20 +778,20 @@ mod tests {
     #[test]
     fn move_to_must_follow_its_update_header() {
         let text = "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Move to: b\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHeader, Some("*** Move to: b")));
+        assert_eq!(fail(text), (INVALID_HEADER, Some("*** Move to: b")));
         let text = "*** Begin Patch\n*** Move to: b\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHeader, Some("*** Move to: b")));
+        assert_eq!(fail(text), (INVALID_HEADER, Some("*** Move to: b")));
     }
 
     #[test]
     fn update_without_hunk_is_empty_update() {
         // Codex scenario 008.
         let text = "*** Begin Patch\n*** Update File: foo.txt\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::EmptyUpdate, Some("*** Update File: foo.txt")));
+        assert_eq!(fail(text), (EMPTY_UPDATE, Some("*** Update File: foo.txt")));
         // Blank lines are no hunk, and a move alone is still an empty update.
         let text =
             "*** Begin Patch\n*** Update File: foo.txt\n*** Move to: bar.txt\n\n\n*** Delete File: x\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::EmptyUpdate, Some("*** Update File: foo.txt\n*** Move to: bar.txt")));
+        assert_eq!(fail(text), (EMPTY_UPDATE, Some("*** Update File: foo.txt\n*** Move to: bar.txt")));
     }
 
     #[test]
@@ -796,31 +799,31 @@ mod tests {
         // Codex scenario 013.
         let text = "*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch\n";
         let err = parse(text).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidHeader);
+        assert_eq!(err.kind, INVALID_HEADER);
         assert_eq!(&text[err.span.unwrap().start..err.span.unwrap().end], "*** Frobnicate File: foo");
         assert!(err.message.contains("`*** Frobnicate File: foo`"), "{}", err.message);
         // Case matters, as in Codex.
         let text = "*** Begin Patch\n*** add file: a\n+x\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHeader, Some("*** add file: a")));
+        assert_eq!(fail(text), (INVALID_HEADER, Some("*** add file: a")));
         // A body line where a header belongs.
         let text = "*** Begin Patch\n@@\n-x\n+y\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHeader, Some("@@")));
+        assert_eq!(fail(text), (INVALID_HEADER, Some("@@")));
         // A second begin marker.
         let text = "*** Begin Patch\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHeader, Some("*** Begin Patch")));
+        assert_eq!(fail(text), (INVALID_HEADER, Some("*** Begin Patch")));
         // `*** End of File` outside an update's hunk.
         let text = "*** Begin Patch\n*** Add File: a\n+x\n*** End of File\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHeader, Some("*** End of File")));
+        assert_eq!(fail(text), (INVALID_HEADER, Some("*** End of File")));
     }
 
     #[test]
     fn headers_need_a_path() {
         for header in ["*** Add File:", "*** Delete File:  ", "*** Update File:\t"] {
             let text = format!("*** Begin Patch\n{header}\n*** End Patch\n");
-            assert_eq!(fail(&text), (ErrorKind::MissingPath, Some(header.trim_end())), "{header}");
+            assert_eq!(fail(&text), (MISSING_PATH, Some(header.trim_end())), "{header}");
         }
         let text = "*** Begin Patch\n*** Update File: a\n*** Move to:\n@@\n-x\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::MissingPath, Some("*** Move to:")));
+        assert_eq!(fail(text), (MISSING_PATH, Some("*** Move to:")));
     }
 
     #[test]
@@ -853,59 +856,59 @@ mod tests {
     #[test]
     fn missing_begin() {
         let text = "Here is the patch:\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::MissingBegin, Some("Here is the patch:")));
+        assert_eq!(fail(text), (MISSING_BEGIN, Some("Here is the patch:")));
         let text = "*** Update File: a\n@@\n-x\n+y\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::MissingBegin, Some("*** Update File: a")));
-        assert_eq!(fail(""), (ErrorKind::MissingBegin, None));
-        assert_eq!(fail(" \n\t\n"), (ErrorKind::MissingBegin, None));
+        assert_eq!(fail(text), (MISSING_BEGIN, Some("*** Update File: a")));
+        assert_eq!(fail(""), (MISSING_BEGIN, None));
+        assert_eq!(fail(" \n\t\n"), (MISSING_BEGIN, None));
     }
 
     #[test]
     fn missing_end_rejects_a_truncated_patch() {
         let text = "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n";
-        assert_eq!(fail(text), (ErrorKind::MissingEnd, Some("+y")));
-        assert_eq!(fail("*** Begin Patch\n"), (ErrorKind::MissingEnd, Some("*** Begin Patch")));
+        assert_eq!(fail(text), (MISSING_END, Some("+y")));
+        assert_eq!(fail("*** Begin Patch\n"), (MISSING_END, Some("*** Begin Patch")));
         // Cut off mid-line (issue 26, point 2): the text stops inside a line.
         let text = "*** Begin Patch\n*** Add File: a\n+x\n*** End Pat";
-        assert_eq!(fail(text), (ErrorKind::Truncated, Some("*** End Pat")));
+        assert_eq!(fail(text), (ErrorKind::TRUNCATED, Some("*** End Pat")));
         let text = "*** Begin Patch\n*** Update File: a\n@@\n x\n+    def database_backwards(self, app_l";
-        assert_eq!(fail(text), (ErrorKind::Truncated, Some("+    def database_backwards(self, app_l")));
+        assert_eq!(fail(text), (ErrorKind::TRUNCATED, Some("+    def database_backwards(self, app_l")));
         assert_eq!(
             parse(text).unwrap_err().message,
             "the patch ends in the middle of a line at line 5, before `*** End Patch`: the reply was probably cut \
              off; ask for it again"
         );
         // A blank tail is no half line.
-        assert_eq!(fail("*** Begin Patch\n*** Add File: a\n+x\n  "), (ErrorKind::MissingEnd, Some("+x")));
+        assert_eq!(fail("*** Begin Patch\n*** Add File: a\n+x\n  "), (MISSING_END, Some("+x")));
     }
 
     #[test]
     fn text_after_end_is_rejected() {
         let text = "*** Begin Patch\n*** Delete File: a\n*** End Patch\n\nThat should do it.\n";
-        assert_eq!(fail(text), (ErrorKind::ContentAfterEnd, Some("That should do it.")));
+        assert_eq!(fail(text), (CONTENT_AFTER_END, Some("That should do it.")));
         // Two patches in one text.
         let text =
             "*** Begin Patch\n*** Delete File: a\n*** End Patch\n*** Begin Patch\n*** Delete File: b\n*** End Patch\n";
         let err = parse(text).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::ContentAfterEnd);
+        assert_eq!(err.kind, CONTENT_AFTER_END);
         assert_eq!(err.span.unwrap().start, text.rfind("*** Begin Patch").unwrap());
         // A doubled end marker.
         let text = "*** Begin Patch\n*** Delete File: a\n*** End Patch\n*** End Patch\n";
         let err = parse(text).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::ContentAfterEnd);
+        assert_eq!(err.kind, CONTENT_AFTER_END);
         assert_eq!(err.span.unwrap(), Span::new(text.rfind("***").unwrap(), text.len() - 1));
         // An end marker ending a hunk early.
         let text = "*** Begin Patch\n*** Update File: a\n-x\n*** End Patch\n+y\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::ContentAfterEnd, Some("+y")));
+        assert_eq!(fail(text), (CONTENT_AFTER_END, Some("+y")));
     }
 
     #[test]
     fn empty_patch() {
         // Codex scenario 005.
         let text = "*** Begin Patch\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::EmptyPatch, Some("*** Begin Patch\n*** End Patch")));
+        assert_eq!(fail(text), (EMPTY_PATCH, Some("*** Begin Patch\n*** End Patch")));
         let text = "\n*** Begin Patch\n\n  \n*** End Patch\n\n";
-        assert_eq!(fail(text), (ErrorKind::EmptyPatch, Some("*** Begin Patch\n\n  \n*** End Patch")));
+        assert_eq!(fail(text), (EMPTY_PATCH, Some("*** Begin Patch\n\n  \n*** End Patch")));
     }
 
     const INNER: &str = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch";
@@ -935,12 +938,12 @@ mod tests {
         assert_unwraps(&format!("apply_patch <<'EOF'\n{INNER}\n"));
         // A terminator that does not match the opener is not one.
         let text = format!("apply_patch <<'EOF'\n{INNER}\nEND\n");
-        assert_eq!(fail(&text), (ErrorKind::ContentAfterEnd, Some("END")));
+        assert_eq!(fail(&text), (CONTENT_AFTER_END, Some("END")));
         // Not a heredoc opener.
         let text = format!("cat <<'EOF'\n{INNER}\nEOF\n");
-        assert_eq!(fail(&text), (ErrorKind::MissingBegin, Some("cat <<'EOF'")));
+        assert_eq!(fail(&text), (MISSING_BEGIN, Some("cat <<'EOF'")));
         let text = format!("apply_patch <<'EOF\n{INNER}\nEOF\n");
-        assert_eq!(fail(&text), (ErrorKind::MissingBegin, Some("apply_patch <<'EOF")));
+        assert_eq!(fail(&text), (MISSING_BEGIN, Some("apply_patch <<'EOF")));
     }
 
     #[test]
@@ -952,7 +955,7 @@ mod tests {
         assert_unwraps(&format!("apply_patch <<'EOF'\n```\n{INNER}\n```\nEOF\n"));
         // A closing fence shorter than the opener does not close it.
         let text = format!("````\n{INNER}\n```\n");
-        assert_eq!(fail(&text), (ErrorKind::ContentAfterEnd, Some("```")));
+        assert_eq!(fail(&text), (CONTENT_AFTER_END, Some("```")));
     }
 
     #[test]
@@ -1030,14 +1033,14 @@ mod tests {
             [("@@ :0", ":0"), ("@@ :abc", ":abc"), ("@@ :", ":"), ("@@ :-3", ":-3"), ("@@ :12 @@", ":12 @@")]
         {
             let text = update(&format!("{header}\n-x\n"));
-            assert_eq!(fail(&text), (ErrorKind::InvalidLineHint, Some(bad)), "{header}");
+            assert_eq!(fail(&text), (INVALID_LINE_HINT, Some(bad)), "{header}");
         }
     }
 
     #[test]
     fn invalid_hunk_header() {
         let text = update("@@foo\n-x\n");
-        assert_eq!(fail(&text), (ErrorKind::InvalidHunkHeader, Some("@@foo")));
+        assert_eq!(fail(&text), (INVALID_HUNK_HEADER, Some("@@foo")));
     }
 
     #[test]
@@ -1090,7 +1093,7 @@ mod tests {
     #[test]
     fn after_end_of_file_a_hunk_needs_its_header() {
         let text = update("@@\n-x\n*** End of File\n+y\n");
-        assert_eq!(fail(&text), (ErrorKind::InvalidHunkLine, Some("+y")));
+        assert_eq!(fail(&text), (INVALID_HUNK_LINE, Some("+y")));
         // Blank lines after the marker are fine.
         let text = update("@@\n-x\n*** End of File\n\n@@\n-y\n");
         assert_eq!(bodies(&parse(&text).unwrap()), [vec![(Remove, "x")], vec![(Remove, "y")]]);
@@ -1118,22 +1121,22 @@ mod tests {
 
     #[test]
     fn invalid_hunk_lines() {
-        assert_eq!(fail(&update("@@\n-x\n\tindented\n")), (ErrorKind::InvalidHunkLine, Some("\tindented")));
-        assert_eq!(fail(&update("@@\n-x\nno prefix\n+y\n")), (ErrorKind::InvalidHunkLine, Some("no prefix")));
-        assert_eq!(fail(&update("no prefix\n")), (ErrorKind::InvalidHunkLine, Some("no prefix")));
+        assert_eq!(fail(&update("@@\n-x\n\tindented\n")), (INVALID_HUNK_LINE, Some("\tindented")));
+        assert_eq!(fail(&update("@@\n-x\nno prefix\n+y\n")), (INVALID_HUNK_LINE, Some("no prefix")));
+        assert_eq!(fail(&update("no prefix\n")), (INVALID_HUNK_LINE, Some("no prefix")));
         let err = parse(&update("@@\n-x\n# comment\n")).unwrap_err();
         assert!(err.message.contains("`# comment` is not a hunk line"), "{}", err.message);
     }
 
     #[test]
     fn empty_hunks() {
-        assert_eq!(fail(&update("@@\n@@\n-x\n")), (ErrorKind::EmptyHunk, Some("@@")));
-        assert_eq!(fail(&update("-x\n@@ :3\n")), (ErrorKind::EmptyHunk, Some("@@ :3")));
-        assert_eq!(fail(&update("-x\n@@ :3\n\n\n")), (ErrorKind::EmptyHunk, Some("@@ :3")));
-        assert_eq!(fail(&update("@@ ctx\n*** End of File\n")), (ErrorKind::EmptyHunk, Some("@@ ctx")));
-        assert_eq!(fail(&update("*** End of File\n")), (ErrorKind::EmptyHunk, Some("*** End of File")));
+        assert_eq!(fail(&update("@@\n@@\n-x\n")), (EMPTY_HUNK, Some("@@")));
+        assert_eq!(fail(&update("-x\n@@ :3\n")), (EMPTY_HUNK, Some("@@ :3")));
+        assert_eq!(fail(&update("-x\n@@ :3\n\n\n")), (EMPTY_HUNK, Some("@@ :3")));
+        assert_eq!(fail(&update("@@ ctx\n*** End of File\n")), (EMPTY_HUNK, Some("@@ ctx")));
+        assert_eq!(fail(&update("*** End of File\n")), (EMPTY_HUNK, Some("*** End of File")));
         let text = "*** Begin Patch\n*** Update File: a\n@@\n*** Delete File: b\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::EmptyHunk, Some("@@")));
+        assert_eq!(fail(text), (EMPTY_HUNK, Some("@@")));
     }
 
     #[test]
@@ -1198,7 +1201,7 @@ mod tests {
             "*** Begin Patch\n*** Update File: foo.txt\n@@\n line1\n-naïve café\n+naïve café ✅\n*** End Patch\n";
         assert_eq!(bodies_of(text), [vec![(Context, "line1"), (Remove, "naïve café"), (Add, "naïve café ✅")]]);
         let text = "*** Begin Patch\n*** Update File: foo.txt\n@@\n-x\n£ y\n*** End Patch\n";
-        assert_eq!(fail(text), (ErrorKind::InvalidHunkLine, Some("£ y")));
+        assert_eq!(fail(text), (INVALID_HUNK_LINE, Some("£ y")));
     }
 
     #[test]

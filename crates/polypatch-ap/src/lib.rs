@@ -154,7 +154,7 @@
 //! once, untyped, into a tree with spans, and every rule of the format is checked on that
 //! tree, so a misindented key is never reported as a type error somewhere else.
 
-mod error;
+pub mod error;
 mod lower;
 mod render;
 #[cfg(feature = "schema")]
@@ -162,7 +162,7 @@ mod schema;
 mod syntax;
 mod yaml;
 
-use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -176,6 +176,10 @@ pub struct Ap;
 impl Dialect for Ap {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 90 for a `version:` and a `changes:` key at column 1; 70 for `changes:`,
@@ -285,11 +289,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn name_is_ap() {
-        assert_eq!(Ap.name(), "ap");
     }
 
     #[test]

@@ -229,8 +229,8 @@ mod tests {
     use super::*;
     use crate::Ap;
 
-    fn side(text: &str) -> Option<Side> {
-        Some(Side::new(text.as_bytes().to_vec(), None))
+    fn side(text: &str) -> Side {
+        Side::new(text.as_bytes().to_vec(), None)
     }
 
     #[test]
@@ -238,7 +238,7 @@ mod tests {
         let before =
             "import os\ndef old():\n    a = 1\n    b = 2\n\n    c = 3\n    return a\ndef keep():\n    return 0\n";
         let after = "import os\ndef keep():\n    return 0\n";
-        let delta = FileDelta::new("m.py", side(before), side(after));
+        let delta = FileDelta::new("m.py", Some(side(before)), Some(side(after)));
         let text = Ap.render(std::slice::from_ref(&delta), &RenderOptions::default().context(0)).unwrap();
         assert!(
             text.ends_with("      - action: DELETE\n        start_snippet: |\n          def old():\n        end_snippet: |2\n              return a\n"),
@@ -254,9 +254,12 @@ mod tests {
 
     #[test]
     fn trailing_whitespace_and_deletion_are_refused() {
-        let err = Ap.render(&[FileDelta::new("t.txt", side("a \nb\n"), side("a \nc\n"))], &RenderOptions::default());
+        let err = Ap.render(
+            &[FileDelta::new("t.txt", Some(side("a \nb\n")), Some(side("a \nc\n")))],
+            &RenderOptions::default(),
+        );
         assert_eq!(err.unwrap_err().operation(), Some(Operation::TrailingWhitespace));
-        let err = Ap.render(&[FileDelta::new("gone.txt", side("x\n"), None)], &RenderOptions::default());
+        let err = Ap.render(&[FileDelta::new("gone.txt", Some(side("x\n")), None)], &RenderOptions::default());
         assert_eq!(err.unwrap_err().operation(), Some(Operation::Delete));
     }
 

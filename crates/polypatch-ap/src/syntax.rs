@@ -5,7 +5,12 @@ use std::ops::Range;
 
 use polypatch_core::{LineText, Newline, PatchError, SharedText, Span};
 
-use crate::error::{error, quote};
+use crate::error::{
+    EMPTY_MODIFICATIONS, EMPTY_SNIPPET, INCOMPLETE_RANGE, INVALID_BLANK_LINES, INVALID_CREATE_FILE, INVALID_NEWLINE,
+    INVALID_PATH, INVALID_ROOT, INVALID_TYPE, MISSING_ACTION, MISSING_CHANGES, MISSING_CONTENT, MISSING_FILE_PATH,
+    MISSING_MODIFICATIONS, MISSING_SNIPPET, MISSING_VERSION, RANGE_WITH_INSERT, SNIPPET_AND_RANGE, UNEXPECTED_CONTENT,
+    UNKNOWN_ACTION, UNKNOWN_KEY, UNSUPPORTED_VERSION, error, quote,
+};
 use crate::yaml::{self, Node, Value};
 use polypatch_core::ErrorKind;
 
@@ -255,7 +260,7 @@ impl Checker<'_> {
         let Value::Map(entries) = &root.value else {
             let what = if matches!(root.value, Value::Null) { "empty" } else { root.value.describe() };
             return Err(error(
-                ErrorKind::InvalidRoot,
+                INVALID_ROOT,
                 format!(
                     "the patch is {}{what}, not a mapping: it must start with `version: \"2.0\"` and `changes:` \
                      at column 1",
@@ -269,7 +274,7 @@ impl Checker<'_> {
         match version {
             None => {
                 return Err(error(
-                    ErrorKind::MissingVersion,
+                    MISSING_VERSION,
                     "the patch has no `version`: add `version: \"2.0\"` as its first line",
                     Some(Span::new(root.span.start, root.span.start)),
                 ));
@@ -280,7 +285,7 @@ impl Checker<'_> {
             Some((_, Node { value: Value::Seq(items), .. })) => items,
             Some((key, value)) => {
                 return Err(self.err(
-                    ErrorKind::MissingChanges,
+                    MISSING_CHANGES,
                     Place::ROOT,
                     key.span,
                     format_args!(
@@ -292,7 +297,7 @@ impl Checker<'_> {
             }
             None => {
                 return Err(error(
-                    ErrorKind::MissingChanges,
+                    MISSING_CHANGES,
                     "the patch has no `changes`: add `changes:` with a list of `- file_path: …` items \
                      (or `changes: []` for none)",
                     Some(Span::new(root.span.start, root.span.start)),
@@ -320,13 +325,13 @@ impl Checker<'_> {
                 Ok(())
             }
             Value::Null => Err(self.err(
-                ErrorKind::MissingVersion,
+                MISSING_VERSION,
                 Place::ROOT,
                 node.span,
                 format_args!("`version` has no value: write `version: \"2.0\"` (supported versions: {supported})"),
             )),
             _ => Err(self.err(
-                ErrorKind::UnsupportedVersion,
+                UNSUPPORTED_VERSION,
                 Place::ROOT,
                 node.span,
                 format_args!(
@@ -359,7 +364,7 @@ impl Checker<'_> {
             }
             let hint = closest(name, known).map_or(String::new(), |k| format!("did you mean `{k}`? "));
             return Err(self.err(
-                ErrorKind::UnknownKey,
+                UNKNOWN_KEY,
                 place,
                 key.span,
                 format_args!(
@@ -381,7 +386,7 @@ impl Checker<'_> {
             Value::Bool(_) | Value::Int(_) | Value::Float(_) => self.source(node).to_string(),
             Value::Seq(_) | Value::Map(_) => {
                 return Err(self.err(
-                    ErrorKind::InvalidType,
+                    INVALID_TYPE,
                     place,
                     node.span,
                     format_args!(
@@ -399,7 +404,7 @@ impl Checker<'_> {
         let place = Place { change: Some(index), modification: None };
         let Value::Map(entries) = &item.value else {
             return Err(self.err(
-                ErrorKind::InvalidType,
+                INVALID_TYPE,
                 place,
                 span,
                 format_args!(
@@ -414,7 +419,7 @@ impl Checker<'_> {
                 Some(text) => {
                     check_path(&text.value).map_err(|why| {
                         self.err(
-                            ErrorKind::InvalidPath,
+                            INVALID_PATH,
                             place,
                             text.span,
                             format_args!(
@@ -428,7 +433,7 @@ impl Checker<'_> {
                 }
                 None => {
                     return Err(self.err(
-                        ErrorKind::MissingFilePath,
+                        MISSING_FILE_PATH,
                         place,
                         key.span,
                         "`file_path` has no value: write the path of the file, relative to the patch file's folder",
@@ -437,7 +442,7 @@ impl Checker<'_> {
             },
             None => {
                 return Err(self.err(
-                    ErrorKind::MissingFilePath,
+                    MISSING_FILE_PATH,
                     place,
                     span,
                     "the change has no `file_path`: start the item with `- file_path: path/to/file`",
@@ -456,7 +461,7 @@ impl Checker<'_> {
                 };
                 if parsed.is_none() {
                     return Err(self.err(
-                        ErrorKind::InvalidNewline,
+                        INVALID_NEWLINE,
                         place,
                         value.span,
                         format_args!(
@@ -472,7 +477,7 @@ impl Checker<'_> {
             Some((_, Node { value: Value::Seq(items), .. })) => items,
             Some((key, value)) => {
                 return Err(self.err(
-                    ErrorKind::MissingModifications,
+                    MISSING_MODIFICATIONS,
                     place,
                     key.span,
                     format_args!(
@@ -484,7 +489,7 @@ impl Checker<'_> {
             }
             None => {
                 return Err(self.err(
-                    ErrorKind::MissingModifications,
+                    MISSING_MODIFICATIONS,
                     place,
                     span,
                     "the change has no `modifications`: add `modifications:` with a list of `- action: …` items \
@@ -494,7 +499,7 @@ impl Checker<'_> {
         };
         if items.is_empty() {
             return Err(self.err(
-                ErrorKind::EmptyModifications,
+                EMPTY_MODIFICATIONS,
                 place,
                 span,
                 "`modifications` is empty: give at least one `- action: …` item, or drop the change",
@@ -519,7 +524,7 @@ impl Checker<'_> {
         let place = Place { change: Some(change), modification: Some(index) };
         let Value::Map(entries) = &item.value else {
             return Err(self.err(
-                ErrorKind::InvalidType,
+                INVALID_TYPE,
                 place,
                 span,
                 format_args!(
@@ -534,7 +539,7 @@ impl Checker<'_> {
         let action = match get(entries, "action") {
             None => {
                 return Err(self.err(
-                    ErrorKind::MissingAction,
+                    MISSING_ACTION,
                     place,
                     span,
                     format_args!("the modification has no `action`: add `action:` with one of {names}"),
@@ -545,7 +550,7 @@ impl Checker<'_> {
                     Some(action) => action,
                     None => {
                         return Err(self.err(
-                            ErrorKind::UnknownAction,
+                            UNKNOWN_ACTION,
                             place,
                             text.span,
                             format_args!("unknown action {}: write one of {names}", quote(&text.value)),
@@ -554,7 +559,7 @@ impl Checker<'_> {
                 },
                 Ok(None) => {
                     return Err(self.err(
-                        ErrorKind::MissingAction,
+                        MISSING_ACTION,
                         place,
                         key.span,
                         format_args!("`action` has no value: write one of {names}"),
@@ -562,7 +567,7 @@ impl Checker<'_> {
                 }
                 Err(_) => {
                     return Err(self.err(
-                        ErrorKind::UnknownAction,
+                        UNKNOWN_ACTION,
                         place,
                         value.span,
                         format_args!("`action` is {}: write one of {names}", value.value.describe()),
@@ -590,7 +595,7 @@ impl Checker<'_> {
             ];
             if let Some((name, Some(key))) = located.into_iter().find(|(_, k)| k.is_some()) {
                 return Err(self.err(
-                    ErrorKind::InvalidCreateFile,
+                    INVALID_CREATE_FILE,
                     place,
                     key.span,
                     format_args!(
@@ -615,7 +620,7 @@ impl Checker<'_> {
         let locator = match (snippet, start, end) {
             (Some((key, _)), Some(_), _) | (Some((key, _)), None, Some(_)) => {
                 return Err(self.err(
-                    ErrorKind::SnippetAndRange,
+                    SNIPPET_AND_RANGE,
                     place,
                     key.span,
                     "`snippet` and `start_snippet`/`end_snippet` are mutually exclusive: keep `snippet` for a \
@@ -630,7 +635,7 @@ impl Checker<'_> {
                     ("end_snippet", "start_snippet")
                 };
                 return Err(self.err(
-                    ErrorKind::IncompleteRange,
+                    INCOMPLETE_RANGE,
                     place,
                     key.span,
                     format_args!(
@@ -642,7 +647,7 @@ impl Checker<'_> {
             (None, Some((skey, stext)), Some((ekey, etext))) => {
                 if action.is_insert() {
                     return Err(self.err(
-                        ErrorKind::RangeWithInsert,
+                        RANGE_WITH_INSERT,
                         place,
                         skey.span,
                         format_args!(
@@ -659,7 +664,7 @@ impl Checker<'_> {
             }
             (None, None, None) => {
                 return Err(self.err(
-                    ErrorKind::MissingSnippet,
+                    MISSING_SNIPPET,
                     place,
                     span,
                     format_args!(
@@ -707,7 +712,7 @@ impl Checker<'_> {
         match text {
             Some(t) if t.value.lines().any(|l| !l.trim().is_empty()) => Ok(t),
             other => Err(self.err(
-                ErrorKind::EmptySnippet,
+                EMPTY_SNIPPET,
                 place,
                 other.map_or(key.span, |t| t.span),
                 format_args!(
@@ -730,7 +735,7 @@ impl Checker<'_> {
     ) -> Result<Option<Text>, PatchError> {
         match (action, content) {
             (ActionKind::Delete, Some((key, _))) => Err(self.err(
-                ErrorKind::UnexpectedContent,
+                UNEXPECTED_CONTENT,
                 place,
                 key.span,
                 "DELETE takes no `content`: drop `content`, or use REPLACE to put new code in place of the snippet",
@@ -738,7 +743,7 @@ impl Checker<'_> {
             (ActionKind::Delete, None) => Ok(None),
             (_, Some((_, Some(text)))) => Ok(Some(text)),
             (_, Some((key, None))) => Err(self.err(
-                ErrorKind::MissingContent,
+                MISSING_CONTENT,
                 place,
                 key.span,
                 format_args!(
@@ -755,7 +760,7 @@ impl Checker<'_> {
                     ""
                 };
                 Err(self.err(
-                    ErrorKind::MissingContent,
+                    MISSING_CONTENT,
                     place,
                     span,
                     format_args!("{action} needs `content`: add `content: |` and the new lines below it{hint}"),
@@ -775,7 +780,7 @@ impl Checker<'_> {
         match value.value {
             Value::Int(n) if n >= 0 => Ok(Some((usize::try_from(n).unwrap_or(usize::MAX), key))),
             _ => Err(self.err(
-                ErrorKind::InvalidBlankLines,
+                INVALID_BLANK_LINES,
                 place,
                 value.span,
                 format_args!(

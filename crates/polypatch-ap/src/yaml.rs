@@ -12,8 +12,7 @@ use polypatch_core::{LineBreaks, PatchError, Span};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::error::error;
-use polypatch_core::ErrorKind;
+use crate::error::{INVALID_YAML, YAML_LIMIT, error};
 
 /// A YAML node and where its text is.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +121,7 @@ fn limit_error(text: &str, e: &serde_saphyr::Error, limit: Limit) -> PatchError 
         Span::new(start, start)
     });
     let at = e.location().map_or(String::new(), |loc| format!(" (at line {})", loc.line()));
-    error(ErrorKind::YamlLimit, format!("{what}{at}; {todo}"), span)
+    error(YAML_LIMIT, format!("{what}{at}; {todo}"), span)
 }
 
 /// The parser's error as ours: its message without the location suffix, at its line.
@@ -148,7 +147,7 @@ fn syntax_error(text: &str, e: &serde_saphyr::Error) -> PatchError {
     };
     let at = line.map_or(String::new(), |l| format!(" at line {l}"));
     error(
-        ErrorKind::InvalidYaml,
+        INVALID_YAML,
         format!(
             "the patch is not valid YAML{at}: {message}; check this line's indentation against the lines before it: \
              sibling keys (`action`, `snippet`, `content` …) start in the same column, every line of a `|` block is \
@@ -352,6 +351,7 @@ impl<'de> Visitor<'de> for RawVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{INVALID_YAML, YAML_LIMIT};
 
     fn slice<'t>(text: &'t str, node: &Node) -> &'t str {
         &text[node.span.start..node.span.end]
@@ -377,7 +377,7 @@ mod tests {
     fn a_misindented_key_is_a_syntax_error_at_its_line() {
         let text = "a:\n  - k: |\n      x\n     c: |\n      y\n";
         let err = read(text).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidYaml);
+        assert_eq!(err.kind, INVALID_YAML);
         assert!(err.message.contains("at line 4"), "{}", err.message);
         assert_eq!(line_of(text, err.span.unwrap().start), 4);
     }
@@ -387,7 +387,7 @@ mod tests {
         // Old Mac line ends: YAML reads each `\r` as a line break, so must the line numbers.
         let text = "a:\r  - k: |\r      x\r     c: |\r      y\r";
         let err = read(text).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::InvalidYaml);
+        assert_eq!(err.kind, INVALID_YAML);
         let at = err.span.unwrap().start;
         assert_eq!(line_of(text, at), 4);
         assert_eq!(err.line_col(text).map(|(l, _)| l), Some(4));
@@ -405,14 +405,14 @@ mod tests {
         }
         bomb.push_str("changes: []\n");
         let err = read(&bomb).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::YamlLimit, "{}", err.message);
+        assert_eq!(err.kind, YAML_LIMIT, "{}", err.message);
         assert!(err.message.starts_with("the patch exceeds the YAML alias limit"), "{}", err.message);
         assert!(err.message.contains("without anchors and aliases"), "{}", err.message);
         assert!(!err.message.contains("indentation"), "{}", err.message);
 
         let deep = format!("version: \"2.0\"\nchanges: {}{}\n", "[".repeat(3000), "]".repeat(3000));
         let err = read(&deep).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::YamlLimit, "{}", err.message);
+        assert_eq!(err.kind, YAML_LIMIT, "{}", err.message);
         assert!(err.message.contains("the patch exceeds the YAML nesting limit"), "{}", err.message);
         assert!(!err.message.contains("indentation"), "{}", err.message);
     }

@@ -292,6 +292,7 @@ mod tests {
     use polypatch_core::{Closest, EditReport, LineRange, Span};
 
     use super::*;
+    use crate::error::{MISSING_FROM, NO_BLOCKS};
 
     fn edit(index: usize, status: Status, failure: Option<Failure>) -> EditReport {
         let applied = status == Status::Applied;
@@ -506,14 +507,9 @@ mod tests {
                 err.message, err.kind
             )
         );
-        let spanless = PatchError::new("applydiff", polypatch_core::ErrorKind::NoBlocks, "no block", None);
+        let spanless = PatchError::new("applydiff", NO_BLOCKS, "no block", None);
         assert!(format_invalid(&spanless, "").ends_with("format.\nError: no block (no_blocks)\n"));
-        let at = PatchError::new(
-            "applydiff",
-            polypatch_core::ErrorKind::MissingFrom,
-            "expected `--- from`",
-            Some(Span::new(6, 7)),
-        );
+        let at = PatchError::new("applydiff", MISSING_FROM, "expected `--- from`", Some(Span::new(6, 7)));
         assert!(
             format_invalid(&at, "a.txt\nb\n").ends_with("At line 2, column 1: expected `--- from` (missing_from)\n")
         );

@@ -116,7 +116,7 @@ mod render;
 pub mod session;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
@@ -134,6 +134,10 @@ pub struct ApplyDiff;
 impl Dialect for ApplyDiff {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 92 for a `>>> file:` line followed by `--- from`, 40 for a `>>> file:` line alone,
@@ -228,11 +232,6 @@ mod tests {
     }
 
     #[test]
-    fn name_is_applydiff() {
-        assert_eq!(ApplyDiff.name(), "applydiff");
-    }
-
-    #[test]
     fn sniff_scores_markers() {
         assert_eq!(ApplyDiff.sniff("prose\n>>> file: a.rs\n--- from\nx\n--- to\ny\n<\n"), 92);
         assert_eq!(ApplyDiff.sniff("  >>> file: a.rs | mode=replace\r\n--- from\r\n"), 92);
@@ -240,14 +239,5 @@ mod tests {
         assert_eq!(ApplyDiff.sniff("--- from\n+++ b\n"), 0);
         assert_eq!(ApplyDiff.sniff("Change:\n--- from\nx\n--- to\ny\n<\n"), 30);
         assert_eq!(ApplyDiff.sniff("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"), 0);
-        assert_eq!(ApplyDiff.sniff(""), 0);
-    }
-
-    #[test]
-    fn parse_lowers_and_reports_errors() {
-        let plan = ApplyDiff.parse(">>> file: a\n--- from\nx\n--- to\ny\n<\n").unwrap();
-        assert_eq!(plan.dialect, "applydiff");
-        let err = ApplyDiff.parse(">>> file: a\n--- from\nx\n").unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("applydiff", polypatch_core::ErrorKind::MissingTo));
     }
 }

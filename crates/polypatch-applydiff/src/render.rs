@@ -88,17 +88,17 @@ mod tests {
     use super::*;
     use crate::ApplyDiff;
 
-    fn side(text: &str) -> Option<Side> {
-        Some(Side::new(text.as_bytes().to_vec(), None))
+    fn side(text: &str) -> Side {
+        Side::new(text.as_bytes().to_vec(), None)
     }
 
     #[test]
     fn a_file_is_written_whole_when_a_hunk_would_hold_a_marker_line() {
-        let delta = FileDelta::new("m.txt", side("<\nb\n"), side("x\nb\n"));
+        let delta = FileDelta::new("m.txt", Some(side("<\nb\n")), Some(side("x\nb\n")));
         let text = ApplyDiff.render(&[delta], &RenderOptions::default()).unwrap();
         assert_eq!(text, ">>> file: m.txt | mode=replace\n--- from\n--- to\nx\nb\n<\n");
         // The new content itself holds the marker: nothing can carry it.
-        let created = FileDelta::new("n.txt", None, side("--- to\n"));
+        let created = FileDelta::new("n.txt", None, Some(side("--- to\n")));
         let err = ApplyDiff.render(&[created], &RenderOptions::default()).unwrap_err();
         assert_eq!(err.operation(), Some(Operation::MarkerLine));
         assert_eq!(
@@ -110,10 +110,10 @@ mod tests {
 
     #[test]
     fn deleting_and_renaming_are_refused() {
-        let deleted = FileDelta::new("gone.txt", side("x\n"), None);
+        let deleted = FileDelta::new("gone.txt", Some(side("x\n")), None);
         let err = ApplyDiff.render(&[deleted], &RenderOptions::default()).unwrap_err();
         assert_eq!(err.operation(), Some(Operation::Delete));
-        let moved = FileDelta::new("t.txt", side("a\n"), side("b\n")).renamed_to("u.txt");
+        let moved = FileDelta::new("t.txt", Some(side("a\n")), Some(side("b\n"))).renamed_to("u.txt");
         let err = ApplyDiff.render(&[moved], &RenderOptions::default()).unwrap_err();
         assert_eq!(err.operation(), Some(Operation::Rename));
     }

@@ -2,8 +2,10 @@
 
 use polypatch_core::{PatchError, Span};
 
-use crate::error::{DIALECT, error};
-use polypatch_core::ErrorKind;
+use crate::error::{
+    DIALECT, INVALID_FUZZ, INVALID_MODE, MISSING_FROM, MISSING_PATH, MISSING_TO, NO_BLOCKS, REPEATED_OPTION,
+    REPLACE_WITH_FROM, STRAY_MARKER, UNCLOSED_BLOCK, UNKNOWN_OPTION, error,
+};
 
 /// What a block does to its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,7 +104,7 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
         }
         if is_from(line.text) || is_to(line.text) {
             return Err(error(
-                ErrorKind::StrayMarker,
+                STRAY_MARKER,
                 format!(
                     "`{}` outside a block: a block starts with `>>> file: <path>` on the line before `--- from`",
                     line.text.trim_end()
@@ -123,7 +125,7 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     if blocks.is_empty() {
         let span = (!text.is_empty()).then(|| Span::new(0, text.len().min(text.find('\n').unwrap_or(text.len()))));
         return Err(error(
-            ErrorKind::NoBlocks,
+            NO_BLOCKS,
             "no `>>> file: <path>` block: write each change as `>>> file: <path>`, `--- from`, the old lines, \
              `--- to`, the new lines and a closing `<`",
             span,
@@ -147,7 +149,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, us
         }
         let span = lines.get(at + 1).map_or(end, |l| l.span);
         return Err(error(
-            ErrorKind::MissingFrom,
+            MISSING_FROM,
             format!("the block for `{path}` needs `--- from` on the line after its header"),
             Some(span),
         ));
@@ -157,7 +159,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, us
     loop {
         let Some(line) = lines.get(i) else {
             return Err(cut_off().unwrap_or_else(|| {
-                error(ErrorKind::MissingTo, format!("the block for `{path}` ends before its `--- to` line"), Some(end))
+                error(MISSING_TO, format!("the block for `{path}` ends before its `--- to` line"), Some(end))
             }));
         };
         if is_to(line.text) {
@@ -165,7 +167,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, us
         }
         if is_header(line.text) || is_close(line.text) {
             return Err(error(
-                ErrorKind::MissingTo,
+                MISSING_TO,
                 format!("the block for `{path}` has no `--- to` line before this one"),
                 Some(line.span),
             ));
@@ -179,7 +181,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, us
         let Some(line) = lines.get(i) else {
             return Err(cut_off().unwrap_or_else(|| {
                 error(
-                    ErrorKind::UnclosedBlock,
+                    UNCLOSED_BLOCK,
                     format!("the block for `{path}` is not closed: end it with a line holding only `<`"),
                     Some(head.span),
                 )
@@ -188,7 +190,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, us
         if is_close(line.text) {
             if mode == Mode::Replace && !old.is_empty() {
                 return Err(error(
-                    ErrorKind::ReplaceWithFrom,
+                    REPLACE_WITH_FROM,
                     format!(
                         "the `mode=replace` block for `{path}` has `--- from` lines: a replace block gives the whole \
                          new file after `--- to` and leaves `--- from` empty; to change only some lines, drop \
@@ -203,7 +205,7 @@ fn block<'a>(lines: &[Line<'a>], at: usize, text: &str) -> Result<(Block<'a>, us
         }
         if is_header(line.text) {
             return Err(error(
-                ErrorKind::UnclosedBlock,
+                UNCLOSED_BLOCK,
                 format!(
                     "the block for `{path}` is not closed before the next block: end it with a line holding only `<`"
                 ),
@@ -228,11 +230,7 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
     let mut parts = rest.split('|');
     let path = parts.next().unwrap_or_default().trim();
     if path.is_empty() {
-        return Err(error(
-            ErrorKind::MissingPath,
-            "`>>> file:` needs a path: `>>> file: src/main.rs`",
-            Some(line.span),
-        ));
+        return Err(error(MISSING_PATH, "`>>> file:` needs a path: `>>> file: src/main.rs`", Some(line.span)));
     }
     let (mut mode, mut fuzz) = (None, None);
     for part in parts {
@@ -240,7 +238,7 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
         let span = at(option);
         let Some((key, value)) = option.split_once('=') else {
             return Err(error(
-                ErrorKind::UnknownOption,
+                UNKNOWN_OPTION,
                 format!("`{option}` is not an option: write `mode=patch`, `mode=replace` or `fuzz=0.85`"),
                 Some(span),
             ));
@@ -248,14 +246,14 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
         match key.trim() {
             "mode" => {
                 if mode.is_some() {
-                    return Err(error(ErrorKind::RepeatedOption, "`mode` is given twice", Some(span)));
+                    return Err(error(REPEATED_OPTION, "`mode` is given twice", Some(span)));
                 }
                 mode = Some(match value.trim() {
                     "patch" => Mode::Patch,
                     "replace" => Mode::Replace,
                     other => {
                         return Err(error(
-                            ErrorKind::InvalidMode,
+                            INVALID_MODE,
                             format!("`mode={other}` is not a mode: write `mode=patch` or `mode=replace`"),
                             Some(span),
                         ));
@@ -264,14 +262,14 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
             }
             "fuzz" => {
                 if fuzz.is_some() {
-                    return Err(error(ErrorKind::RepeatedOption, "`fuzz` is given twice", Some(span)));
+                    return Err(error(REPEATED_OPTION, "`fuzz` is given twice", Some(span)));
                 }
                 let value = value.trim();
                 match value.parse::<f64>() {
                     Ok(f) if (0.0..=1.0).contains(&f) => fuzz = Some(f),
                     _ => {
                         return Err(error(
-                            ErrorKind::InvalidFuzz,
+                            INVALID_FUZZ,
                             format!("`fuzz={value}` must be a number from 0 to 1, such as `fuzz=0.85`"),
                             Some(span),
                         ));
@@ -280,7 +278,7 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
             }
             other => {
                 return Err(error(
-                    ErrorKind::UnknownOption,
+                    UNKNOWN_OPTION,
                     format!("`{other}` is not an option: the options are `mode` and `fuzz`"),
                     Some(span),
                 ));
@@ -293,6 +291,11 @@ fn header(line: Line<'_>) -> Result<(&str, Mode, Option<f64>), PatchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{
+        INVALID_FUZZ, INVALID_MODE, MISSING_FROM, MISSING_PATH, MISSING_TO, NO_BLOCKS, REPEATED_OPTION,
+        REPLACE_WITH_FROM, STRAY_MARKER, UNCLOSED_BLOCK, UNKNOWN_OPTION,
+    };
+    use polypatch_core::ErrorKind;
 
     /// `lines` as it was first written: a search for `\n` from each line's start.
     fn lines_by_find(text: &str) -> Vec<(&str, Span)> {
@@ -359,40 +362,36 @@ mod tests {
     #[test]
     fn format_errors_name_the_line() {
         let cases: &[(&str, ErrorKind, &str)] = &[
-            ("just prose\n", ErrorKind::NoBlocks, "just prose"),
-            ("", ErrorKind::NoBlocks, ""),
-            (">>> file:   \n--- from\n--- to\n<\n", ErrorKind::MissingPath, ">>> file:   "),
-            (">>> file: a | color=red\n--- from\n--- to\n<\n", ErrorKind::UnknownOption, "color=red"),
-            (">>> file: a | strict\n--- from\n--- to\n<\n", ErrorKind::UnknownOption, "strict"),
-            (
-                ">>> file: a | mode=patch | mode=replace\n--- from\n--- to\n<\n",
-                ErrorKind::RepeatedOption,
-                "mode=replace",
-            ),
-            (">>> file: a | mode=merge\n--- from\n--- to\n<\n", ErrorKind::InvalidMode, "mode=merge"),
-            (">>> file: a | fuzz=1.5\n--- from\n--- to\n<\n", ErrorKind::InvalidFuzz, "fuzz=1.5"),
-            (">>> file: a | fuzz=high\n--- from\n--- to\n<\n", ErrorKind::InvalidFuzz, "fuzz=high"),
-            (">>> file: a\nold\n--- to\n<\n", ErrorKind::MissingFrom, "old"),
-            (">>> file: a\n--- from\nold\n<\n", ErrorKind::MissingTo, "<"),
-            (">>> file: a\n--- from\nold\n", ErrorKind::MissingTo, ""),
-            (">>> file: a\n--- from\nold\n--- to\nnew\n", ErrorKind::UnclosedBlock, ">>> file: a"),
+            ("just prose\n", NO_BLOCKS, "just prose"),
+            ("", NO_BLOCKS, ""),
+            (">>> file:   \n--- from\n--- to\n<\n", MISSING_PATH, ">>> file:   "),
+            (">>> file: a | color=red\n--- from\n--- to\n<\n", UNKNOWN_OPTION, "color=red"),
+            (">>> file: a | strict\n--- from\n--- to\n<\n", UNKNOWN_OPTION, "strict"),
+            (">>> file: a | mode=patch | mode=replace\n--- from\n--- to\n<\n", REPEATED_OPTION, "mode=replace"),
+            (">>> file: a | mode=merge\n--- from\n--- to\n<\n", INVALID_MODE, "mode=merge"),
+            (">>> file: a | fuzz=1.5\n--- from\n--- to\n<\n", INVALID_FUZZ, "fuzz=1.5"),
+            (">>> file: a | fuzz=high\n--- from\n--- to\n<\n", INVALID_FUZZ, "fuzz=high"),
+            (">>> file: a\nold\n--- to\n<\n", MISSING_FROM, "old"),
+            (">>> file: a\n--- from\nold\n<\n", MISSING_TO, "<"),
+            (">>> file: a\n--- from\nold\n", MISSING_TO, ""),
+            (">>> file: a\n--- from\nold\n--- to\nnew\n", UNCLOSED_BLOCK, ">>> file: a"),
             (
                 ">>> file: a\n--- from\nold\n--- to\nnew\n>>> file: b\n--- from\n--- to\n<\n",
-                ErrorKind::UnclosedBlock,
+                UNCLOSED_BLOCK,
                 ">>> file: a",
             ),
-            ("text\n--- from\nold\n--- to\nnew\n<\n", ErrorKind::StrayMarker, "--- from"),
+            ("text\n--- from\nold\n--- to\nnew\n<\n", STRAY_MARKER, "--- from"),
             // Cut off mid-line (issue 26, point 2): inside `--- to`, `--- from`, the header.
-            (">>> file: a\n--- from\nold\n--- to\n    def f(se", ErrorKind::Truncated, "    def f(se"),
-            (">>> file: a\n--- from\nold\n--- t", ErrorKind::Truncated, "--- t"),
-            (">>> file: src/ma", ErrorKind::Truncated, ">>> file: src/ma"),
+            (">>> file: a\n--- from\nold\n--- to\n    def f(se", ErrorKind::TRUNCATED, "    def f(se"),
+            (">>> file: a\n--- from\nold\n--- t", ErrorKind::TRUNCATED, "--- t"),
+            (">>> file: src/ma", ErrorKind::TRUNCATED, ">>> file: src/ma"),
             // Cut where the next block begins, after a complete one.
-            (">>> file: a\n--- from\nold\n--- to\nnew\n<\n>>> fi", ErrorKind::Truncated, ">>> fi"),
+            (">>> file: a\n--- from\nold\n--- to\nnew\n<\n>>> fi", ErrorKind::TRUNCATED, ">>> fi"),
             // A blank tail is no half line.
-            (">>> file: a\n--- from\nold\n--- to\nnew\n  ", ErrorKind::UnclosedBlock, ">>> file: a"),
+            (">>> file: a\n--- from\nold\n--- to\nnew\n  ", UNCLOSED_BLOCK, ">>> file: a"),
             (
                 ">>> file: a | mode=replace\n--- from\nold\n--- to\nnew\n<\n",
-                ErrorKind::ReplaceWithFrom,
+                REPLACE_WITH_FROM,
                 ">>> file: a | mode=replace",
             ),
         ];

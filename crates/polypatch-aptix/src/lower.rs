@@ -5,9 +5,8 @@ use polypatch_core::{
     PatchError, Policy, Replacement, Span, Target, Tier, TierSet,
 };
 
-use crate::error::{DIALECT, error};
+use crate::error::{BINARY_TOO_LARGE, BINARY_TOTAL_TOO_LARGE, DIALECT, GIT_PATCH, error};
 use crate::syntax::{Body, Bundle, FileEntry, Find, Limit, Operation};
-use polypatch_core::ErrorKind;
 
 /// Lowers a checked bundle. Fails only for a `gitPatch` whose diff is malformed or names
 /// another file than its entry.
@@ -131,10 +130,10 @@ fn git_patch(
         let (line, col) = e.line_col(diff).unwrap_or((0, 0));
         // A limit is not a malformed diff: its kind says which limit, and how to raise it.
         let kind = match e.kind {
-            ErrorKind::BinaryTooLarge | ErrorKind::BinaryTotalTooLarge => e.kind,
-            _ => ErrorKind::GitPatch,
+            BINARY_TOO_LARGE | BINARY_TOTAL_TOO_LARGE => e.kind,
+            _ => GIT_PATCH,
         };
-        let what = if kind == ErrorKind::GitPatch { "is malformed" } else { "is over a limit" };
+        let what = if kind == GIT_PATCH { "is malformed" } else { "is over a limit" };
         error(
             kind,
             format!("{name}: the diff in \"content\" {what} (its line {line}, column {col}): {}", e.message),
@@ -152,7 +151,7 @@ fn git_patch(
         if fe.path != entry.path || other.is_some() {
             let named = other.map_or(fe.path.as_str(), String::as_str);
             return Err(error(
-                ErrorKind::GitPatch,
+                GIT_PATCH,
                 format!(
                     "{name}: the diff changes `{named}`, not the entry's path `{}`: a gitPatch entry's diff changes \
                      its own file only (give each file its own entry)",
@@ -173,7 +172,7 @@ fn git_patch(
         out.push(fe);
     }
     if out.is_empty() {
-        return Err(error(ErrorKind::GitPatch, format!("{name}: the diff in \"content\" changes no file"), span));
+        return Err(error(GIT_PATCH, format!("{name}: the diff in \"content\" changes no file"), span));
     }
     Ok(out)
 }
@@ -183,6 +182,7 @@ mod tests {
     use polypatch_core::{ApplyOptions, FailureKind, MemoryFileSet, Status, apply};
 
     use super::*;
+    use crate::error::GIT_PATCH;
     use crate::syntax::parse;
 
     fn plan(text: &str) -> Result<EditPlan, PatchError> {
@@ -262,14 +262,14 @@ mod tests {
         let text = r#"{"root": ".", "files": [{"path": "a.txt", "operation": "gitPatch",
             "content": "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n"}]}"#;
         let e = plan(text).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::GitPatch);
+        assert_eq!(e.kind, GIT_PATCH);
         assert!(
             e.message.starts_with("files[0] (a.txt): the diff changes `b.txt`, not the entry's path `a.txt`"),
             "{}",
             e.message
         );
         let bad = r#"{"root": ".", "files": [{"path": "a.txt", "operation": "gitPatch", "content": "not a diff"}]}"#;
-        assert_eq!(plan(bad).unwrap_err().kind, ErrorKind::GitPatch);
+        assert_eq!(plan(bad).unwrap_err().kind, GIT_PATCH);
     }
 
     /// Found by the fuzzer (fuzz/regressions/aptix/git-patch-hunk-span): a hunk kept the

@@ -116,14 +116,14 @@ mod tests {
     use super::*;
     use crate::Aptix;
 
-    fn side(bytes: &[u8], mode: Option<u32>) -> Option<Side> {
-        Some(Side::new(bytes.to_vec(), mode))
+    fn side(bytes: &[u8]) -> Side {
+        Side::new(bytes.to_vec(), None)
     }
 
     #[test]
     fn a_rename_is_a_delete_and_a_create_and_binary_content_a_git_patch() {
-        let moved = FileDelta::new("t.txt", side(b"a\n", None), side(b"b\n", None)).renamed_to("u.txt");
-        let binary = FileDelta::new("b.bin", None, side(b"\x00\x01", None));
+        let moved = FileDelta::new("t.txt", Some(side(b"a\n")), Some(side(b"b\n"))).renamed_to("u.txt");
+        let binary = FileDelta::new("b.bin", None, Some(side(b"\x00\x01")));
         let text = Aptix.render(&[moved, binary], &RenderOptions::default()).unwrap();
         let ops: Vec<&str> = text.lines().filter(|l| l.contains("\"operation\"")).map(str::trim).collect();
         assert_eq!(ops, ["\"operation\": \"delete\"", "\"operation\": \"create\",", "\"operation\": \"gitPatch\","]);
@@ -138,7 +138,7 @@ mod tests {
         // `b` occurs twice: its `find` grows a line each side to be unique.
         let before = "a\nb\nc\nb\n";
         let after = "a\nB\nc\nb\n";
-        let delta = FileDelta::new("f.txt", side(before.as_bytes(), None), side(after.as_bytes(), None));
+        let delta = FileDelta::new("f.txt", Some(side(before.as_bytes())), Some(side(after.as_bytes())));
         let text = Aptix.render(std::slice::from_ref(&delta), &RenderOptions::default()).unwrap();
         assert!(text.contains("\"find\": \"a\\nb\\nc\\n\",\n          \"replace\": \"a\\nB\\nc\\n\""), "{text}");
         let plain = Aptix.render(&[delta], &RenderOptions::default().plain(true)).unwrap();

@@ -6,7 +6,11 @@ use std::collections::HashMap;
 use polypatch_core::{PatchError, Span};
 use serde_json::{Map, Value};
 
-use crate::error::error;
+use crate::error::{
+    EMPTY_FIND, INVALID_FIELD, INVALID_JSON, INVALID_LIMIT, INVALID_OPERATION, INVALID_PATH, INVALID_ROOT,
+    MISSING_FIELD, MODE, NO_BUNDLE, OPERATION_FIELDS, RAW_CONTROL_CHARACTER, TOO_DEEP, TOO_LARGE, TRAILING_COMMA,
+    UNCLOSED_JSON, UNKNOWN_FIELD, error,
+};
 use polypatch_core::ErrorKind;
 
 /// The largest bundle accepted, in bytes (64 MiB): a bigger one is refused before parsing.
@@ -182,7 +186,7 @@ fn line_spans(text: &str) -> Vec<Span> {
 pub fn parse(text: &str) -> Result<Bundle, PatchError> {
     let Some(span) = extract(text) else {
         return Err(error(
-            ErrorKind::NoBundle,
+            NO_BUNDLE,
             "no Aptix bundle: the text holds no JSON object; send `{\"root\": \".\", \"files\": [...]}` or \
              `{\"root\": \".\", \"patches\": [...]}`, alone or in a ```json block",
             None,
@@ -191,7 +195,7 @@ pub fn parse(text: &str) -> Result<Bundle, PatchError> {
     let json = &text[span.start..span.end];
     if json.len() > MAX_BUNDLE_BYTES {
         return Err(error(
-            ErrorKind::TooLarge,
+            TOO_LARGE,
             format!(
                 "the bundle is {} bytes, more than the {} accepted: split it into several bundles",
                 json.len(),
@@ -219,7 +223,7 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
     if e.is_eof() {
         let open = open_brackets(json);
         return error(
-            ErrorKind::UnclosedJson,
+            UNCLOSED_JSON,
             format!(
                 "the JSON ends before it is complete ({what}){}: the reply was probably cut off; ask for the \
                  whole bundle again (or, if it was written whole, close every string, array and object)",
@@ -243,7 +247,7 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
             None => "a raw control character".to_owned(),
         };
         return error(
-            ErrorKind::RawControlCharacter,
+            RAW_CONTROL_CHARACTER,
             format!(
                 "{shown} inside a string at {place}: JSON strings cannot hold raw line breaks or tabs; \
                  write them as `\\n` and `\\t` (serialize the bundle with a JSON library)"
@@ -253,19 +257,15 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
     }
     if what.starts_with("trailing comma") {
         return error(
-            ErrorKind::TrailingComma,
+            TRAILING_COMMA,
             format!("a trailing comma at {place}: remove the comma before the closing `]` or `}}`"),
             here,
         );
     }
     if what.starts_with("recursion limit exceeded") {
-        return error(
-            ErrorKind::TooDeep,
-            format!("the JSON nests deeper than 128 levels at {place}: a bundle needs 5"),
-            here,
-        );
+        return error(TOO_DEEP, format!("the JSON nests deeper than 128 levels at {place}: a bundle needs 5"), here);
     }
-    error(ErrorKind::InvalidJson, format!("invalid JSON at {place}: {what}"), here)
+    error(INVALID_JSON, format!("invalid JSON at {place}: {what}"), here)
 }
 
 /// The byte offset of 1-based `line` and `column` in `json`, clamped to a char boundary.
@@ -324,7 +324,7 @@ impl Checker<'_> {
     fn bundle(mut self, value: &Value) -> Result<Bundle, PatchError> {
         let Value::Object(top) = value else {
             return Err(self.err(
-                ErrorKind::InvalidField,
+                INVALID_FIELD,
                 format!(
                     "the bundle must be a JSON object with `root` and `files` or `patches`, not {}",
                     type_name(value)
@@ -338,19 +338,17 @@ impl Checker<'_> {
                 ".".to_owned()
             }
             Some(Value::String(r)) => {
-                check_root(r).map_err(|m| self.err(ErrorKind::InvalidRoot, m))?;
+                check_root(r).map_err(|m| self.err(INVALID_ROOT, m))?;
                 r.clone()
             }
             Some(other) => {
-                return Err(
-                    self.err(ErrorKind::InvalidField, format!("`root` must be a string, not {}", type_name(other)))
-                );
+                return Err(self.err(INVALID_FIELD, format!("`root` must be a string, not {}", type_name(other))));
             }
         };
         let body = match (top.get("files"), top.get("patches")) {
             (Some(_), Some(_)) => {
                 return Err(self.err(
-                    ErrorKind::Mode,
+                    MODE,
                     "the bundle has both `files` and `patches`: a bundle is one or the other (SYS-004 §2.2); put \
                      the find/replace edits in a `files[]` entry with `\"operation\": \"patch\"`, or send two bundles"
                         .to_owned(),
@@ -358,7 +356,7 @@ impl Checker<'_> {
             }
             (None, None) => {
                 return Err(self.err(
-                    ErrorKind::Mode,
+                    MODE,
                     "the bundle has neither `files` nor `patches`: add `\"files\": [...]` (a file bundle) or \
                      `\"patches\": [...]` (a structured patch bundle)"
                         .to_owned(),
@@ -374,10 +372,9 @@ impl Checker<'_> {
             Body::Patches(entries) => entries.is_empty().then_some("patches"),
         };
         if let Some(field) = empty {
-            return Err(self.err(
-                ErrorKind::Mode,
-                format!("the bundle's `{field}` is empty: it changes nothing; give at least one entry"),
-            ));
+            return Err(
+                self.err(MODE, format!("the bundle's `{field}` is empty: it changes nothing; give at least one entry"))
+            );
         }
         Ok(Bundle { root, body, span: self.span, warnings: self.warnings })
     }
@@ -389,9 +386,7 @@ impl Checker<'_> {
                 continue;
             }
             if let Some(near) = known.iter().find(|k| near_miss(key, k)) {
-                return Err(
-                    self.err(ErrorKind::UnknownField, format!("{what}: unknown field `{key}`: did you mean `{near}`?"))
-                );
+                return Err(self.err(UNKNOWN_FIELD, format!("{what}: unknown field `{key}`: did you mean `{near}`?")));
             }
             self.warnings.push(format!("{what}: unknown field `{key}` was ignored (known: {})", known.join(", ")));
         }
@@ -399,9 +394,9 @@ impl Checker<'_> {
     }
 
     fn array<'v>(&self, value: &'v Value, what: &str) -> Result<&'v Vec<Value>, PatchError> {
-        value.as_array().ok_or_else(|| {
-            self.err(ErrorKind::InvalidField, format!("{what} must be an array, not {}", type_name(value)))
-        })
+        value
+            .as_array()
+            .ok_or_else(|| self.err(INVALID_FIELD, format!("{what} must be an array, not {}", type_name(value))))
     }
 
     fn files(&mut self, files: &Value) -> Result<Vec<FileEntry>, PatchError> {
@@ -409,7 +404,7 @@ impl Checker<'_> {
         for (index, item) in self.array(files, "`files`")?.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(self.err(
-                    ErrorKind::InvalidField,
+                    INVALID_FIELD,
                     format!("files[{index}] must be an object with `path` and `operation`, not {}", type_name(item)),
                 ));
             };
@@ -433,7 +428,7 @@ impl Checker<'_> {
                             .find(|k| k.eq_ignore_ascii_case(other) || near_miss(other, k))
                             .map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
                         return Err(self.err(
-                            ErrorKind::InvalidOperation,
+                            INVALID_OPERATION,
                             format!(
                                 "{name}: operation \"{other}\" is not one of create, replace, delete, patch, gitPatch{hint}"
                             ),
@@ -442,7 +437,7 @@ impl Checker<'_> {
                 }),
                 Some(other) => {
                     return Err(self.err(
-                        ErrorKind::InvalidField,
+                        INVALID_FIELD,
                         format!("{name}: `operation` must be a string, not {}", type_name(other)),
                     ));
                 }
@@ -452,7 +447,7 @@ impl Checker<'_> {
                 Some(Value::String(c)) => Some(c.clone()),
                 Some(other) => {
                     return Err(self.err(
-                        ErrorKind::InvalidField,
+                        INVALID_FIELD,
                         format!(
                             "{name}: `content` must be one string (line breaks written as `\\n`), not {}",
                             type_name(other)
@@ -478,8 +473,7 @@ impl Checker<'_> {
         content: bool,
         patches: Option<&Vec<Find>>,
     ) -> Result<(), PatchError> {
-        let refuse =
-            |this: &Self, message: String| Err(this.err(ErrorKind::OperationFields, format!("{name}: {message}")));
+        let refuse = |this: &Self, message: String| Err(this.err(OPERATION_FIELDS, format!("{name}: {message}")));
         let op = operation.map_or("(none: create or replace)", Operation::name);
         match operation {
             None | Some(Operation::Create | Operation::Replace) => {
@@ -544,7 +538,7 @@ impl Checker<'_> {
         for (index, item) in self.array(patches, "`patches`")?.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(self.err(
-                    ErrorKind::InvalidField,
+                    INVALID_FIELD,
                     format!("patches[{index}] must be an object with `path`, not {}", type_name(item)),
                 ));
             };
@@ -556,15 +550,13 @@ impl Checker<'_> {
             let replacements = if map.contains_key("replacements") {
                 self.fields(map, NESTED_FIELDS, &name)?;
                 if map.contains_key("find") {
-                    return Err(self.err(
-                        ErrorKind::OperationFields,
-                        format!("{name}: has both `replacements` and `find`: use one shape"),
-                    ));
+                    return Err(self
+                        .err(OPERATION_FIELDS, format!("{name}: has both `replacements` and `find`: use one shape")));
                 }
                 let list = self.finds(&map["replacements"], &name, &format!("patches[{index}].replacements"))?;
                 if list.is_empty() {
                     return Err(self.err(
-                        ErrorKind::OperationFields,
+                        OPERATION_FIELDS,
                         format!("{name}: `replacements` is empty: give at least one find/replace"),
                     ));
                 }
@@ -584,7 +576,7 @@ impl Checker<'_> {
         for (j, item) in items.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(self.err(
-                    ErrorKind::InvalidField,
+                    INVALID_FIELD,
                     format!(
                         "{name}: {label}[{j}] must be an object with `find` and `replace`, not {}",
                         type_name(item)
@@ -603,11 +595,11 @@ impl Checker<'_> {
             match map.get(field) {
                 Some(Value::String(s)) => Ok(s.clone()),
                 None | Some(Value::Null) => Err(self.err(
-                    ErrorKind::MissingField,
+                    MISSING_FIELD,
                     format!("{name}: {label} has no `{field}`: each edit is {{\"find\": \"…\", \"replace\": \"…\"}}"),
                 )),
                 Some(other) => Err(self.err(
-                    ErrorKind::InvalidField,
+                    INVALID_FIELD,
                     format!("{name}: {label}: `{field}` must be a string, not {}", type_name(other)),
                 )),
             }
@@ -615,7 +607,7 @@ impl Checker<'_> {
         let find = text("find")?;
         if find.is_empty() {
             return Err(self.err(
-                ErrorKind::EmptyFind,
+                EMPTY_FIND,
                 format!("{name}: {label} has an empty `find`: copy the exact text to replace from the file"),
             ));
         }
@@ -626,10 +618,9 @@ impl Checker<'_> {
             Some(Value::String(l)) if l == "all" => Limit::All,
             Some(other) => {
                 let shown = other.as_str().map_or_else(|| other.to_string(), |s| format!("\"{s}\""));
-                return Err(self.err(
-                    ErrorKind::InvalidLimit,
-                    format!("{name}: {label}: limit {shown} is not \"once\" or \"all\""),
-                ));
+                return Err(
+                    self.err(INVALID_LIMIT, format!("{name}: {label}: limit {shown} is not \"once\" or \"all\""))
+                );
             }
         };
         Ok(Find { find, replace, limit, label })
@@ -638,16 +629,14 @@ impl Checker<'_> {
     fn path(&self, map: &Map<String, Value>, name: &str) -> Result<String, PatchError> {
         match map.get("path") {
             Some(Value::String(p)) => {
-                check_path(p).map_err(|m| self.err(ErrorKind::InvalidPath, format!("{name} ({p}): {m}")))?;
+                check_path(p).map_err(|m| self.err(INVALID_PATH, format!("{name} ({p}): {m}")))?;
                 Ok(p.clone())
             }
-            None | Some(Value::Null) => Err(self.err(
-                ErrorKind::MissingField,
-                format!("{name} has no `path`: give the file's path relative to `root`"),
-            )),
+            None | Some(Value::Null) => {
+                Err(self.err(MISSING_FIELD, format!("{name} has no `path`: give the file's path relative to `root`")))
+            }
             Some(other) => {
-                Err(self
-                    .err(ErrorKind::InvalidField, format!("{name}: `path` must be a string, not {}", type_name(other))))
+                Err(self.err(INVALID_FIELD, format!("{name}: `path` must be a string, not {}", type_name(other))))
             }
         }
     }
@@ -777,6 +766,11 @@ fn type_name(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{
+        EMPTY_FIND, INVALID_FIELD, INVALID_JSON, INVALID_LIMIT, INVALID_OPERATION, INVALID_PATH, INVALID_ROOT,
+        MISSING_FIELD, MODE, NO_BUNDLE, OPERATION_FIELDS, RAW_CONTROL_CHARACTER, TOO_DEEP, TRAILING_COMMA,
+        UNCLOSED_JSON, UNKNOWN_FIELD,
+    };
 
     fn err(text: &str) -> (ErrorKind, String) {
         let e = parse(text).unwrap_err();
@@ -900,7 +894,7 @@ mod tests {
             ),
         ];
         for (text, message) in cases {
-            assert_eq!(err(text), (ErrorKind::OperationFields, message.to_owned()), "{text}");
+            assert_eq!(err(text), (OPERATION_FIELDS, message.to_owned()), "{text}");
         }
         // The error points at the entry's path.
         let text = "{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a.txt\", \"operation\": \"delete\", \"content\": \"x\"}\n  ]\n}\n";
@@ -911,81 +905,77 @@ mod tests {
     #[test]
     fn shape_path_and_field_errors() {
         let cases: &[(&str, ErrorKind, &str)] = &[
-            ("prose only", ErrorKind::NoBundle, "no Aptix bundle"),
-            (r#"{"root":".","files":[],"patches":[]}"#, ErrorKind::Mode, "the bundle has both"),
-            (r#"{"root":"."}"#, ErrorKind::Mode, "the bundle has neither"),
+            ("prose only", NO_BUNDLE, "no Aptix bundle"),
+            (r#"{"root":".","files":[],"patches":[]}"#, MODE, "the bundle has both"),
+            (r#"{"root":"."}"#, MODE, "the bundle has neither"),
             // Found by the fuzzer (fuzz/regressions/aptix/empty-patches): an empty bundle
             // parsed and applied as a success that changed nothing.
-            (r#"{"root":".","patches":[]}"#, ErrorKind::Mode, "the bundle's `patches` is empty"),
-            (r#"{"root":".","files":[ ]}"#, ErrorKind::Mode, "the bundle's `files` is empty"),
-            ("[1]", ErrorKind::NoBundle, "no Aptix bundle"),
-            (r#"{"root":"..","files":[]}"#, ErrorKind::InvalidRoot, "`root` \"..\" uses `..`"),
-            (r#"{"root":"/etc","files":[]}"#, ErrorKind::InvalidRoot, "`root` \"/etc\" is absolute"),
+            (r#"{"root":".","patches":[]}"#, MODE, "the bundle's `patches` is empty"),
+            (r#"{"root":".","files":[ ]}"#, MODE, "the bundle's `files` is empty"),
+            ("[1]", NO_BUNDLE, "no Aptix bundle"),
+            (r#"{"root":"..","files":[]}"#, INVALID_ROOT, "`root` \"..\" uses `..`"),
+            (r#"{"root":"/etc","files":[]}"#, INVALID_ROOT, "`root` \"/etc\" is absolute"),
             // Found by the fuzzer (fuzz/regressions/aptix/drive-after-dot-slash): a drive
             // after `./` passed the check and led every path (`C:/Windows/a.txt`).
-            (r#"{"root":"./C:/Windows","files":[]}"#, ErrorKind::InvalidRoot, "`root` \"./C:/Windows\" is absolute"),
-            (r#"{"root":".//./c:","files":[]}"#, ErrorKind::InvalidRoot, "`root` \".//./c:\" is absolute"),
+            (r#"{"root":"./C:/Windows","files":[]}"#, INVALID_ROOT, "`root` \"./C:/Windows\" is absolute"),
+            (r#"{"root":".//./c:","files":[]}"#, INVALID_ROOT, "`root` \".//./c:\" is absolute"),
             (
                 r#"{"root":".","files":[{"path":"./a.rs","content":""}]}"#,
-                ErrorKind::InvalidPath,
+                INVALID_PATH,
                 "files[0] (./a.rs): no `./` prefix: write `a.rs`",
             ),
             (
                 r#"{"root":".","files":[{"path":"../a.rs","content":""}]}"#,
-                ErrorKind::InvalidPath,
+                INVALID_PATH,
                 "files[0] (../a.rs): `..` is not allowed",
             ),
             (
                 r#"{"root":".","files":[{"path":"src\\a.rs","content":""}]}"#,
-                ErrorKind::InvalidPath,
+                INVALID_PATH,
                 "files[0] (src\\a.rs): use `/` between folders: `src/a.rs`",
             ),
             (
                 r#"{"root":".","files":[{"path":"/a.rs","content":""}]}"#,
-                ErrorKind::InvalidPath,
+                INVALID_PATH,
                 "files[0] (/a.rs): the path is absolute",
             ),
-            (r#"{"root":".","files":[{"content":""}]}"#, ErrorKind::MissingField, "files[0] has no `path`"),
+            (r#"{"root":".","files":[{"content":""}]}"#, MISSING_FIELD, "files[0] has no `path`"),
             (
                 r#"{"root":".","files":[{"path":"a","contents":"x"}]}"#,
-                ErrorKind::UnknownField,
+                UNKNOWN_FIELD,
                 "files[0] (a): unknown field `contents`: did you mean `content`?",
             ),
             (
                 r#"{"root":".","files":[{"path":"a","operation":"modify","patches":[]}]}"#,
-                ErrorKind::InvalidOperation,
+                INVALID_OPERATION,
                 "files[0] (a): operation \"modify\" is not one of",
             ),
             (
                 r#"{"root":".","files":[{"path":"a","operation":"Delete"}]}"#,
-                ErrorKind::InvalidOperation,
+                INVALID_OPERATION,
                 "(did you mean `delete`?)",
             ),
             (
                 r#"{"root":".","files":[{"path":"a","content":["x"]}]}"#,
-                ErrorKind::InvalidField,
+                INVALID_FIELD,
                 "files[0] (a): `content` must be one string",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","find":"","replace":"y"}]}"#,
-                ErrorKind::EmptyFind,
+                EMPTY_FIND,
                 "patches[0] (a): patches[0] has an empty `find`",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","find":"x"}]}"#,
-                ErrorKind::MissingField,
+                MISSING_FIELD,
                 "patches[0] (a): patches[0] has no `replace`",
             ),
             (
                 r#"{"root":".","patches":[{"path":"a","find":"x","replace":"y","limit":"twice"}]}"#,
-                ErrorKind::InvalidLimit,
+                INVALID_LIMIT,
                 "limit \"twice\" is not",
             ),
-            (
-                r#"{"root":".","patches":[{"path":"a","replacements":[]}]}"#,
-                ErrorKind::OperationFields,
-                "`replacements` is empty",
-            ),
+            (r#"{"root":".","patches":[{"path":"a","replacements":[]}]}"#, OPERATION_FIELDS, "`replacements` is empty"),
         ];
         for (text, want_kind, want) in cases {
             let (k, m) = err(text);
@@ -998,33 +988,33 @@ mod tests {
     fn model_mistakes_in_json_are_named() {
         let raw = "{\n  \"root\": \".\",\n  \"files\": [{\"path\": \"a\", \"content\": \"line 1\nline 2\"}]\n}";
         let e = parse(raw).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::RawControlCharacter);
+        assert_eq!(e.kind, RAW_CONTROL_CHARACTER);
         assert!(e.message.starts_with("a raw line break inside a string at line 3 column"), "{}", e.message);
         assert_eq!(e.span.unwrap().line_col(raw).0, 3);
 
         let comma = "{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a\", \"content\": \"x\"},\n  ]\n}";
         let e = parse(comma).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::TrailingComma);
+        assert_eq!(e.kind, TRAILING_COMMA);
         assert!(e.message.starts_with("a trailing comma at line 5 column 3"), "{}", e.message);
 
         let cut =
             "```json\n{\n  \"root\": \".\",\n  \"files\": [\n    {\"path\": \"a\", \"content\": \"x\"}\n  ]\n```\n";
         let e = parse(cut).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::UnclosedJson);
+        assert_eq!(e.kind, UNCLOSED_JSON);
         assert!(e.message.contains("1 bracket(s) still open"), "{}", e.message);
         // Issue 26, point 2: a bundle that ends early says the reply was probably cut off.
         assert!(e.message.contains("the reply was probably cut off; ask for the whole bundle again"), "{}", e.message);
         let mid = "{\"root\": \".\", \"files\": [{\"path\": \"a\", \"operation\": \"patch\", \"patches\": \
                    [{\"find\": \"x\", \"replace\": \"def database_backwards(self, app_l";
         let e = parse(mid).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::UnclosedJson);
+        assert_eq!(e.kind, UNCLOSED_JSON);
         assert!(e.message.contains("the reply was probably cut off"), "{}", e.message);
 
         let deep = format!("{{\"root\": {}1{}}}", "[".repeat(200), "]".repeat(200));
-        assert_eq!(parse(&deep).unwrap_err().kind, ErrorKind::TooDeep);
+        assert_eq!(parse(&deep).unwrap_err().kind, TOO_DEEP);
 
         let e = parse("{\"root\": '.'}").unwrap_err();
-        assert_eq!(e.kind, ErrorKind::InvalidJson);
+        assert_eq!(e.kind, INVALID_JSON);
         assert!(e.message.starts_with("invalid JSON at line 1 column 10 of the JSON: expected value"), "{}", e.message);
     }
 

@@ -241,7 +241,8 @@ pub fn recovery_json(r: &Recovery) -> String {
 /// Standard error for a malformed patch: the message, line, column and a caret.
 pub fn malformed_text(err: &PatchError, source: &str) -> String {
     let mut out = format!("error: {}\n", escape::terminal(&err.render(source)));
-    if err.kind == polypatch::ErrorKind::BinaryTooLarge {
+    // Unified and Aptix (its `gitPatch` entries) report it, with the same code.
+    if err.kind == polypatch::unified::error::BINARY_TOO_LARGE {
         out.push_str("hint: raise the limit with --max-binary-size BYTES\n");
     }
     out
@@ -404,7 +405,7 @@ mod tests {
         let at = source.find("Frob").unwrap();
         let err = PatchError::new(
             "ai-patch",
-            polypatch::ErrorKind::InvalidHeader,
+            polypatch::aipatch::error::INVALID_HEADER,
             "unknown header",
             Some(Span::new(at, at + 4)),
         );
@@ -417,7 +418,7 @@ mod tests {
 
     #[test]
     fn malformed_json_without_span_has_null_position() {
-        let err = PatchError::new("polypatch", polypatch::ErrorKind::UnknownFormat, "no format matched", None);
+        let err = PatchError::new("polypatch", polypatch::ErrorKind::UNKNOWN_FORMAT, "no format matched", None);
         let value: Value = serde_json::from_str(&malformed_json(&err, "", &Extra::default())).unwrap();
         assert_eq!(value["error"]["line"], Value::Null);
         assert_eq!(value["error"]["dialect"], "polypatch");

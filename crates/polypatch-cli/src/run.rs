@@ -487,7 +487,7 @@ pub(crate) fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, I
         // The lossy text equals the original up to `at`, so the span points at the
         // replacement character standing for the bad byte.
         Err(Input::NotText(
-            PatchError::new("polypatch", polypatch::ErrorKind::NotUtf8, message, Some(Span::new(at, at + 1))),
+            PatchError::new("polypatch", polypatch::ErrorKind::NOT_UTF8, message, Some(Span::new(at, at + 1))),
             lossy,
         ))
     })

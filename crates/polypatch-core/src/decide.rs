@@ -105,11 +105,13 @@
 
 use std::collections::HashSet;
 
-use crate::engine::{Classified, Found, Miss, Query, View};
-use crate::fold::{PatKey, is_blank, key_eq};
-use crate::ir::{Action, Edit, Occurrence, Target};
-use crate::text::{Eol, Line, LineText};
-use crate::tier::{Tier, TierSet};
+use crate::ir::plan::{Action, Edit, Occurrence, Target};
+use crate::ir::tier::{Tier, TierSet};
+use crate::locate::engine::Classified;
+use crate::locate::fold::{PatKey, is_blank, key_eq};
+use crate::locate::query::{Found, Miss, Query, View};
+use crate::text::eol::Eol;
+use crate::text::lines::{Line, LineText};
 
 /// The outcome of locating an edit.
 #[derive(Debug)]
@@ -367,7 +369,7 @@ fn fuzzy_rival(
         return None;
     }
     let substantial = new.q.pat.iter().filter(|l| !l.trim().is_empty()).count() >= 2;
-    let least = if substantial { o.confidence } else { o.confidence + crate::ir::AMBIGUITY_MARGIN };
+    let least = if substantial { o.confidence } else { o.confidence + crate::ir::plan::AMBIGUITY_MARGIN };
     let (_, places) = find(lines, new, TierSet::only(Tier::Fuzzy), lo, hi)?;
     let rival = places
         .into_iter()
@@ -443,8 +445,14 @@ fn old_stands(lines: &[Line], q: &Query<'_>, o: &Found) -> bool {
                 return true;
             }
             let (a, b): (Vec<char>, Vec<char>) = (p.trim().chars().collect(), file.trim().chars().collect());
-            let cap = crate::fuzzy::typo_cap(a.len());
-            crate::fuzzy::bounded_distance(&a, &b, cap, &mut crate::fuzzy::Budget::new(u64::MAX)).is_some()
+            let cap = crate::locate::fuzzy::distance::typo_cap(a.len());
+            crate::locate::fuzzy::distance::bounded_distance(
+                &a,
+                &b,
+                cap,
+                &mut crate::locate::fuzzy::distance::Budget::new(u64::MAX),
+            )
+            .is_some()
         })
     })
 }
@@ -542,6 +550,17 @@ fn nearest(places: &[Found], hint: Option<usize>) -> Found {
     chosen.unwrap_or(&places[0]).clone()
 }
 
+/// Locates `q.pat` in `lines`, trying `tiers` in order: the engine's candidates at the
+/// first tier that has any, and rule 1 ([`choose`]) on them. For [`Occurrence::All`] every
+/// match at the first tier that matches anything is returned.
+pub(crate) fn locate(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
+    let mut classified = Classified::new(lines, q, tiers);
+    let Some((tier, candidates)) = classified.first_tier(q, tiers) else { return Err(Miss::NotFound) };
+    let view = classified.view_of(tier);
+    let chosen = choose(view, &candidates, tier, q)?;
+    Ok(chosen.into_iter().map(|(s, c)| view.found(s, q.pat.len(), tier, c)).collect())
+}
+
 /// Rule 1: picks among the candidates (view position, confidence) of one tier, in file
 /// order: the places the engine's search takes, or why it takes none ([`Miss`]).
 pub(crate) fn choose(
@@ -561,7 +580,7 @@ pub(crate) fn choose(
         // The ambiguity guard: the best must beat every other place by the margin.
         let best = cands.iter().map(|c| c.1).fold(f64::MIN, f64::max);
         let close: Vec<(usize, f64)> =
-            cands.iter().copied().filter(|c| c.1 >= best - crate::ir::AMBIGUITY_MARGIN).collect();
+            cands.iter().copied().filter(|c| c.1 >= best - crate::ir::plan::AMBIGUITY_MARGIN).collect();
         if close.len() == 1 {
             return if close[0].1 >= q.threshold { Ok(close) } else { Err(Miss::NotFound) };
         }
@@ -688,7 +707,7 @@ pub(crate) fn inserted_at_already_there(lines: &[Line], at: usize, new: &[Line])
 }
 
 /// Rule 2: for an edit whose dialect counts a target not found as done
-/// ([`Missing::AlreadyApplied`](crate::ir::Missing::AlreadyApplied), `ap` §3.1 `DELETE`): the place of lines like the target
+/// ([`Missing::AlreadyApplied`](crate::ir::plan::Missing::AlreadyApplied), `ap` §3.1 `DELETE`): the place of lines like the target
 /// still in the file, at the lenient tiers the search (at `tiers`) did not try: look-alike
 /// characters, or every line within a typo of the file's (the fuzzy tier's cap on changed
 /// lines, whatever the score). Such lines were not removed: "already applied" is never a
@@ -696,7 +715,7 @@ pub(crate) fn inserted_at_already_there(lines: &[Line], at: usize, new: &[Line])
 pub(crate) fn target_still_like(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Option<Found> {
     let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
     let probe = Query { threshold: 0.8, ..q.clone() };
-    crate::engine::locate(lines, &probe, lenient).ok().and_then(|like| like.into_iter().next())
+    locate(lines, &probe, lenient).ok().and_then(|like| like.into_iter().next())
 }
 
 /// Whether the first lines of `have` equal `want` (trimmed).
@@ -892,11 +911,11 @@ pub(crate) const FUZZY_HINT_WINDOW: usize = 30;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{locate, test_lines, test_query};
-    use crate::text::TextFile;
+    use crate::locate::query::{test_lines, test_query};
+    use crate::text::lines::TextFile;
 
     fn run(file: &str, old: &[&str], new: &[&str], kept: &[Option<usize>], occurrence: Occurrence) -> Decision {
-        run_at(crate::ir::DEFAULT_FUZZY_THRESHOLD, file, old, new, kept, occurrence)
+        run_at(crate::ir::plan::DEFAULT_FUZZY_THRESHOLD, file, old, new, kept, occurrence)
     }
 
     fn run_at(

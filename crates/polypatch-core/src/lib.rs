@@ -36,6 +36,18 @@
 //!   ties with the best one is not seen; the chosen match is still one the content
 //!   supports at the threshold.
 //!
+//! # Layout
+//!
+//! One folder per stage, each depending only on the ones before it (no module cycles,
+//! checked by `scripts/modgraph.py`): `text/` (lines, line endings, bytes), `ir/` (the
+//! [`EditPlan`], tiers, spans, the [`Dialect`] trait), `locate/` (queries, the tiered
+//! engine, the fuzzy search, budgets), `decide.rs` (which place counts, already applied or
+//! refused), `apply/` (computing a plan, writing edits, shaping lines, the report) and
+//! `store/` (file sets and the disk transaction). Beside the pipeline, [`render`] holds what
+//! a dialect's writer is given and shares with the others (the way back: computed changes
+//! written in a dialect), and `schema.rs` the JSON Schema helper of the report and the
+//! dialects' inputs.
+//!
 //! Everything is computed in memory ([`compute`]) before anything is written; a
 //! [`FileStore`] then commits all changes or none ([`DiskFileSet`]: a journal, temporary
 //! files renamed over their targets, hard-link backups, every step undone on failure and
@@ -56,62 +68,46 @@
 //! ```
 
 mod apply;
-pub mod binary;
 mod decide;
-mod dialect;
-mod disk;
-mod effort;
-pub mod elision;
-mod engine;
-mod error_kind;
-mod file_bytes;
-mod fileset;
-mod fold;
-mod fuzzy;
-mod index;
 mod ir;
-mod modify;
-mod newlines;
+mod locate;
 pub mod render;
-mod reply_lines;
-mod report;
 #[cfg(feature = "schemars")]
 mod schema;
-mod shape;
-mod shared;
-mod span;
-mod substring;
+mod store;
 mod text;
-mod tier;
 
-pub use apply::{ApplyError, ApplyOptions, Computed, apply, compute};
-pub use dialect::{
-    DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
-    join_lines, quote,
-};
-pub use disk::{CommitError, DiskFileSet, Durability, Recovery};
-pub use error_kind::{ErrorKind, UnknownErrorKind};
-pub use file_bytes::FileBytes;
-pub use fileset::{
-    Change, ChangeKind, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind, RelPath,
-    is_git_dir_name,
-};
-pub use ir::{
-    AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
-    FileEdit, FileOp, IfExists, IfMissing, Indent, LineBreaks, Missing, Modify, NewLineEnds, Newline, Occurrence,
-    Policy, PostProcess, Replacement, Scope, Target,
-};
-pub use render::{FileDelta, Operation, RenderError, RenderOptions};
-pub use reply_lines::ReplyLines;
-pub use report::{
+pub use apply::compute::{ApplyError, ApplyOptions, Computed, apply, compute};
+pub use apply::elision;
+pub use apply::report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
     MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
 };
+pub use ir::dialect::{
+    DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
+    join_lines, quote,
+};
+pub use ir::error_kind::ErrorKind;
+pub use ir::plan::{
+    AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,
+    FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Occurrence, Policy, PostProcess, Replacement,
+    Scope, Target,
+};
+pub use ir::reply_lines::ReplyLines;
+pub use ir::span::{Span, locate_line};
+pub use ir::tier::{Tier, TierSet};
+pub use render::{FileDelta, Operation, RenderError, RenderOptions};
 #[cfg(feature = "schemars")]
 pub use schema::closed_schema;
-pub use shared::SharedText;
-pub use span::{Span, locate_line};
-pub use text::{
-    Cutter, Eol, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
+pub use store::disk::{DiskFileSet, Durability, Recovery};
+pub use store::fileset::{
+    Change, ChangeKind, CommitError, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind,
+    RelPath, is_git_dir_name,
 };
-pub use tier::{Tier, TierSet};
+pub use text::binary;
+pub use text::eol::{Eol, LineBreaks, NewLineEnds, Newline};
+pub use text::file_bytes::FileBytes;
+pub use text::lines::{
+    Cutter, Line, LineText, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
+};
+pub use text::shared::SharedText;

@@ -852,3 +852,60 @@ fn hunks_out_of_order_apply_when_exact_unique_and_apart() {
     assert_eq!(failure.candidates.len(), 2);
     assert!(failure.next_step.starts_with("put the file's hunks in the order"), "{failure}");
 }
+
+/// A file set whose commit fails as `fail` says: undone (`None` kept paths) or not.
+struct FailingStore {
+    files: MemoryFileSet,
+    kept: Option<Vec<String>>,
+}
+
+impl polypatch_core::FileSource for FailingStore {
+    fn resolve(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
+        self.files.resolve(path)
+    }
+
+    fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<polypatch_core::Entry> {
+        self.files.read(path)
+    }
+}
+
+impl polypatch_core::FileStore for FailingStore {
+    fn commit(&mut self, _changes: &[polypatch_core::Change]) -> Result<(), polypatch_core::CommitError> {
+        let cause = std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full");
+        match &self.kept {
+            // An io::Error passed up with `?` counts as undone.
+            None => Err(cause)?,
+            Some(kept) => Err(polypatch_core::CommitError { cause, rolled_back: false, kept: kept.clone() }),
+        }
+    }
+}
+
+#[test]
+fn a_failed_commit_says_whether_it_was_undone_and_keeps_the_io_error_as_its_source() {
+    use std::error::Error as _;
+    let plan = EditPlan::new("", vec![modify("a.txt", vec![Edit::replace(["one"], ["1"])])]);
+    let failing = |kept| FailingStore { files: MemoryFileSet::new().with("a.txt", "one\n"), kept };
+
+    let err = apply(&plan, &mut failing(None), &ApplyOptions::default()).unwrap_err();
+    assert!(err.rolled_back);
+    assert_eq!(err.commit_error.as_deref(), Some("disk full; every step was undone, no file was changed"));
+
+    let err =
+        apply(&plan, &mut failing(Some(vec![".polypatch-1.journal".into()])), &ApplyOptions::default()).unwrap_err();
+    assert!(!err.rolled_back);
+    assert_eq!(
+        err.commit_error.as_deref(),
+        Some(
+            "disk full; UNDOING IT FAILED, some files may hold their new content: the originals are kept at \
+             `.polypatch-1.journal`; restore them with `DiskFileSet::recover` (`polypatch recover` on the command line)"
+        )
+    );
+    assert_eq!(err.report.files[0].edits[0].status, Status::Located);
+
+    // The io::Error is the commit error's source, for callers that walk the chain.
+    let mut store = failing(Some(Vec::new()));
+    let err = polypatch_core::FileStore::commit(&mut store, &[]).unwrap_err();
+    let source = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).expect("an io::Error source");
+    assert!(std::ptr::eq(source, &raw const err.cause));
+    assert_eq!(source.kind(), std::io::ErrorKind::StorageFull);
+}

@@ -118,7 +118,7 @@
 //! column with a caret.
 
 mod bare;
-mod error;
+pub mod error;
 mod lower;
 mod path;
 mod render;
@@ -127,7 +127,9 @@ mod syntax;
 pub mod binary;
 pub mod generate;
 
-use polypatch_core::{Dialect, EditPlan, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions, ReplyLines};
+use polypatch_core::{
+    Dialect, EditPlan, ErrorKind, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions, ReplyLines,
+};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -144,6 +146,10 @@ pub struct Unified;
 impl Dialect for Unified {
     fn name(&self) -> &'static str {
         error::DIALECT
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
     }
 
     /// 90 for a `diff --git` line; 80 for `---`, `+++` and `@@` lines; 50 for a
@@ -184,6 +190,7 @@ impl Dialect for Unified {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::BAD_STRIP;
 
     /// The quick test before the line-by-line sniff never changes a score: every text of
     /// three lines (LF or CRLF) made of markers, near misses and empty lines.
@@ -217,18 +224,12 @@ mod tests {
     }
 
     #[test]
-    fn name_is_unified() {
-        assert_eq!(Unified.name(), "unified");
-    }
-
-    #[test]
     fn sniff_scores_markers() {
         assert_eq!(Unified.sniff("From x\ndiff --git a/x b/x\n"), 90);
         assert_eq!(Unified.sniff("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"), 80);
         assert_eq!(Unified.sniff("@@ -1,2 +1,2 @@\n-a\n+b\n"), 50);
         assert_eq!(Unified.sniff("@@\n-a\n+b\n"), 0);
         assert_eq!(Unified.sniff("hello\n"), 0);
-        assert_eq!(Unified.sniff(""), 0);
         // AI-PATCH text (sniffed 95 by its own dialect) scores lower here.
         let ai = "*** Begin Patch\n*** Update File: a\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n*** End Patch\n";
         assert!(Unified.sniff(ai) <= 90);
@@ -241,6 +242,6 @@ mod tests {
         let plan = Unified.parse_with(diff, &ParseOptions::default().strip(2)).unwrap();
         assert_eq!(plan.files[0].path, "z.txt");
         let err = Unified.parse_with(diff, &ParseOptions::default().strip(3)).unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("unified", polypatch_core::ErrorKind::BadStrip));
+        assert_eq!((err.dialect, err.kind), ("unified", BAD_STRIP));
     }
 }

@@ -9,10 +9,12 @@ use polypatch_core::{
     LineBreaks, LineText, Modify, Newline, ParseOptions, PatchError, Replacement, SharedText, Span, Target,
 };
 
-use crate::error::{DIALECT, error, quote};
+use crate::error::{
+    BAD_STRIP, CONFLICTING_HEADERS, DIALECT, INVALID_HUNK_LINE, MISSING_PATH, NO_CONTEXT, UNSUPPORTED_SUBMODULE,
+    UNSUPPORTED_SYMLINK, error, quote,
+};
 use crate::path::{self, PathName};
 use crate::syntax::{BinaryHunk, FilePatch, Header, Hunk, LineKind, Patch};
-use polypatch_core::ErrorKind;
 
 /// Lowers a parsed diff into an [`EditPlan`].
 pub fn lower(patch: &Patch<'_>, options: &ParseOptions) -> Result<EditPlan, PatchError> {
@@ -90,7 +92,7 @@ impl<'t> Headers<'t> {
                 Header::Index { old, new, mode } => h.index = Some((old, new, *mode, span)),
             }
         }
-        let conflict = |message: &str, span: Span| Err(error(ErrorKind::ConflictingHeaders, message, Some(span)));
+        let conflict = |message: &str, span: Span| Err(error(CONFLICTING_HEADERS, message, Some(span)));
         if let (Some(_), Some((_, span))) = (&h.new_file, &h.deleted) {
             return conflict("a file cannot be both new (`new file mode`) and deleted (`deleted file mode`)", *span);
         }
@@ -123,12 +125,12 @@ impl<'t> Headers<'t> {
 fn check_mode(mode: u32, span: Span) -> Result<(), PatchError> {
     match mode & 0o170_000 {
         0o120_000 => Err(error(
-            ErrorKind::UnsupportedSymlink,
+            UNSUPPORTED_SYMLINK,
             "the diff changes a symbolic link (mode 120000); polypatch writes regular files only",
             Some(span),
         )),
         0o160_000 => Err(error(
-            ErrorKind::UnsupportedSubmodule,
+            UNSUPPORTED_SUBMODULE,
             "the diff changes a submodule (mode 160000), which is not a file; update it with git",
             Some(span),
         )),
@@ -167,7 +169,7 @@ fn section_names<'t>(section: &'t FilePatch<'_>, options: &ParseOptions) -> Resu
             Some((Some(p), span)) => match path::strip(p, level) {
                 Some(stripped) => Ok(Some(stripped)),
                 None => Err(error(
-                    ErrorKind::BadStrip,
+                    BAD_STRIP,
                     format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(p)),
                     Some(span),
                 )),
@@ -198,7 +200,7 @@ fn header_name(name: &str, span: Span, level: usize) -> Result<String, PatchErro
     let level = level.saturating_sub(1);
     path::strip(name, level).map(str::to_owned).ok_or_else(|| {
         error(
-            ErrorKind::BadStrip,
+            BAD_STRIP,
             format!("cannot strip {level} leading component(s) from {}: the name has too few", quote(name)),
             Some(span),
         )
@@ -241,7 +243,7 @@ fn lower_section(
     let is_deleted = headers.deleted.is_some() || new_dev_null || epoch_deleted;
     if is_new && is_deleted {
         return Err(error(
-            ErrorKind::ConflictingHeaders,
+            CONFLICTING_HEADERS,
             "the section both creates and deletes the file (`/dev/null` on both sides?)",
             span,
         ));
@@ -250,7 +252,7 @@ fn lower_section(
         && let Some(old) = section.old.as_ref().filter(|f| f.name != PathName::DevNull)
     {
         return Err(error(
-            ErrorKind::ConflictingHeaders,
+            CONFLICTING_HEADERS,
             "a new file (`new file mode`) must have `--- /dev/null` as its old name",
             Some(old.span),
         ));
@@ -259,7 +261,7 @@ fn lower_section(
         && let Some(new) = section.new.as_ref().filter(|f| f.name != PathName::DevNull)
     {
         return Err(error(
-            ErrorKind::ConflictingHeaders,
+            CONFLICTING_HEADERS,
             "a deleted file (`deleted file mode`) must have `+++ /dev/null` as its new name",
             Some(new.span),
         ));
@@ -275,7 +277,7 @@ fn lower_section(
         names.new.or(names.old).map(str::to_owned)
     }
     .ok_or_else(|| {
-        error(ErrorKind::MissingPath, "the section names no file; write `--- a/<path>` and `+++ b/<path>` lines", span)
+        error(MISSING_PATH, "the section names no file; write `--- a/<path>` and `+++ b/<path>` lines", span)
     })?;
 
     let ids = headers.index.map(|(old, new, _, _)| (old, new));
@@ -364,7 +366,7 @@ fn new_content(section: &FilePatch<'_>) -> Result<String, PatchError> {
         for line in &hunk.lines {
             if line.kind != LineKind::Added {
                 return Err(error(
-                    ErrorKind::InvalidHunkLine,
+                    INVALID_HUNK_LINE,
                     format!("a new file can only have added (`+`) lines, found {}", quote(&line_text(line))),
                     Some(line.span),
                 ));
@@ -421,7 +423,7 @@ fn deleted_lines(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Line
         for line in &hunk.lines {
             if line.kind != LineKind::Removed {
                 return Err(error(
-                    ErrorKind::InvalidHunkLine,
+                    INVALID_HUNK_LINE,
                     format!("a deleted file can only have removed (`-`) lines, found {}", quote(&line_text(line))),
                     Some(line.span),
                 ));
@@ -512,7 +514,7 @@ fn edits(section: &FilePatch<'_>, source: Source<'_>) -> Result<Vec<Edit>, Patch
             Target::StartOfFile
         } else {
             return Err(error(
-                ErrorKind::NoContext,
+                NO_CONTEXT,
                 format!(
                     "hunk {} only adds lines and has no context, so it cannot be located by content; \
                      regenerate the diff with context (diff -U3)",

@@ -34,8 +34,8 @@ mod tests {
     use super::*;
     use crate::Unified;
 
-    fn side(text: &str) -> Option<Side> {
-        Some(Side::new(text.as_bytes().to_vec(), None))
+    fn side(text: &str) -> Side {
+        Side::new(text.as_bytes().to_vec(), None)
     }
 
     /// A move the plan made with most of its content changed is no rename by content (under
@@ -43,19 +43,20 @@ mod tests {
     /// a creation the plan did not pair, with the same content, are one.
     #[test]
     fn renames_are_found_by_content_not_by_the_plan() {
-        let moved = FileDelta::new("a.txt", side("one\ntwo\nthree\n"), side("1\n2\n3\n")).renamed_to("b.txt");
+        let moved =
+            FileDelta::new("a.txt", Some(side("one\ntwo\nthree\n")), Some(side("1\n2\n3\n"))).renamed_to("b.txt");
         let text = Unified.render(&[moved], &RenderOptions::default()).unwrap();
         let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("diff --git")).collect();
         assert_eq!(headers, ["diff --git a/a.txt b/a.txt", "diff --git a/b.txt b/b.txt"], "{text}");
-        let deleted = FileDelta::new("c.txt", side("same\n"), None);
-        let created = FileDelta::new("d.txt", None, side("same\n"));
+        let deleted = FileDelta::new("c.txt", Some(side("same\n")), None);
+        let created = FileDelta::new("d.txt", None, Some(side("same\n")));
         let text = Unified.render(&[deleted, created], &RenderOptions::default()).unwrap();
         assert_eq!(text, "diff --git a/c.txt b/d.txt\nsimilarity index 100%\nrename from c.txt\nrename to d.txt\n");
     }
 
     #[test]
     fn context_is_as_asked() {
-        let delta = FileDelta::new("f.txt", side("a\nb\nc\nd\ne\n"), side("a\nb\nC\nd\ne\n"));
+        let delta = FileDelta::new("f.txt", Some(side("a\nb\nc\nd\ne\n")), Some(side("a\nb\nC\nd\ne\n")));
         let text = Unified.render(&[delta], &RenderOptions::default().context(1)).unwrap();
         assert!(text.ends_with("@@ -2,3 +2,3 @@ a\n b\n-c\n+C\n d\n"), "{text}");
     }

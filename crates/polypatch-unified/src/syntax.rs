@@ -11,9 +11,12 @@
 
 use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, ParseOptions, PatchError, Span};
 
-use crate::error::{DIALECT, error, quote};
+use crate::error::{
+    BINARY_TOO_LARGE, BINARY_TOTAL_TOO_LARGE, BINARY_WITHOUT_DATA, DIALECT, EMPTY_HUNK, EMPTY_SECTION,
+    HUNK_OUTSIDE_FILE, INVALID_BINARY, INVALID_HEADER, INVALID_HUNK_HEADER, INVALID_MODE, INVALID_PATH,
+    MISSING_NEW_HEADER, NO_DIFF, error, quote,
+};
 use crate::path::{self, PathName};
-use polypatch_core::ErrorKind;
 
 const DIFF_GIT: &str = "diff --git ";
 const BINARY_PATCH: &str = "GIT binary patch";
@@ -265,7 +268,7 @@ pub(crate) fn for_each_section<'a>(
             any = true;
         } else if looks_like_hunk_header(t) {
             return Err(error(
-                ErrorKind::HunkOutsideFile,
+                HUNK_OUTSIDE_FILE,
                 format!(
                     "hunk header {} outside a file section; start the file with `--- a/<path>` and `+++ b/<path>` lines",
                     quote(t)
@@ -290,7 +293,7 @@ pub(crate) fn for_each_section<'a>(
     }
     if !any {
         return Err(error(
-            ErrorKind::NoDiff,
+            NO_DIFF,
             "no diff found: expected `diff --git` lines, or `--- <old>` and `+++ <new>` lines followed by `@@` hunks",
             None,
         ));
@@ -343,7 +346,7 @@ fn binary_files_differ(t: &str) -> Option<&str> {
 
 fn binary_without_data(names: &str, span: Span) -> PatchError {
     error(
-        ErrorKind::BinaryWithoutData,
+        BINARY_WITHOUT_DATA,
         format!(
             "binary files {} differ, but the diff has no data for them; regenerate the diff with `git diff \
              --binary`, or apply the rest and leave that file as it is (`--skip-binary-without-data`, \
@@ -522,7 +525,7 @@ impl<'a> LineParser<'a> {
     fn git_section(&mut self) -> Result<Option<FilePatch<'a>>, PatchError> {
         let first = self.lines.at(self.pos);
         let names = path::parse_git_names(&first.text[DIFF_GIT.len()..]).map_err(|e| {
-            error(ErrorKind::InvalidPath, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
+            error(INVALID_PATH, format!("bad name in `diff --git` line: {}", e.message), Some(first.span()))
         })?;
         let mut section = FilePatch::empty(Some(GitLine { names, span: first.span() }), first.span());
         self.pos += 1;
@@ -540,7 +543,7 @@ impl<'a> LineParser<'a> {
             if line.text.starts_with("--- ") {
                 if !self.text_at(self.pos + 1).is_some_and(|t| t.starts_with("+++ ")) {
                     return Err(error(
-                        ErrorKind::MissingNewHeader,
+                        MISSING_NEW_HEADER,
                         format!("{} must be followed by a `+++ <new name>` line", quote(line.text)),
                         Some(line.span()),
                     ));
@@ -563,7 +566,7 @@ impl<'a> LineParser<'a> {
         self.hunks(&mut section)?;
         if section.headers.is_empty() && section.old.is_none() && section.hunks.is_empty() && section.binary.is_none() {
             return Err(error(
-                ErrorKind::EmptySection,
+                EMPTY_SECTION,
                 "the `diff --git` line is followed by no header, hunk or binary data",
                 Some(first.span()),
             ));
@@ -578,7 +581,7 @@ impl<'a> LineParser<'a> {
         self.hunks(&mut section)?;
         if section.hunks.is_empty() {
             return Err(error(
-                ErrorKind::EmptySection,
+                EMPTY_SECTION,
                 "the `---`/`+++` lines are followed by no `@@` hunk",
                 Some(Span::new(first.start, section.span.end)),
             ));
@@ -590,7 +593,7 @@ impl<'a> LineParser<'a> {
     fn file_names(&mut self, section: &mut FilePatch<'a>) -> Result<(), PatchError> {
         let read = |line: Line<'a>| -> Result<FileName, PatchError> {
             let (name, epoch) = path::parse_name(&line.text[4..])
-                .map_err(|e| error(ErrorKind::InvalidPath, e.message, Some(line.span_from(4))))?;
+                .map_err(|e| error(INVALID_PATH, e.message, Some(line.span_from(4))))?;
             Ok(FileName { name, epoch, span: line.span() })
         };
         let old = self.lines.at(self.pos);
@@ -624,7 +627,7 @@ impl<'a> LineParser<'a> {
     fn hunk(&mut self) -> Result<Hunk<'a>, PatchError> {
         let header_line = self.lines.at(self.pos);
         let header = parse_hunk_header(header_line.text)
-            .map_err(|message| error(ErrorKind::InvalidHunkHeader, message, Some(header_line.span())))?;
+            .map_err(|message| error(INVALID_HUNK_HEADER, message, Some(header_line.span())))?;
         let body_start = self.pos + 1;
         // The body is read by the header's counts, its lines kept as they are read: when
         // the counts fit (the usual case), that one pass is all. Otherwise it is read again
@@ -652,7 +655,7 @@ impl<'a> LineParser<'a> {
         let span = Span::new(header_line.start, span_end);
         if lines.is_empty() {
             return Err(error(
-                ErrorKind::EmptyHunk,
+                EMPTY_HUNK,
                 "the hunk has no lines; write its context (` `), removed (`-`) and added (`+`) lines",
                 Some(header_line.span()),
             ));
@@ -773,11 +776,7 @@ impl<'a> LineParser<'a> {
         self.pos += 1;
         let forward = self.binary_block(name)?.ok_or_else(|| {
             let at = self.line().map_or(Span::new(start, start + BINARY_PATCH.len()), |l| l.span());
-            error(
-                ErrorKind::InvalidBinary,
-                "`GIT binary patch` must be followed by `literal <size>` or `delta <size>`",
-                Some(at),
-            )
+            error(INVALID_BINARY, "`GIT binary patch` must be followed by `literal <size>` or `delta <size>`", Some(at))
         })?;
         let reverse = self.binary_block(name)?;
         let end = self.lines.at(self.pos - 1).end();
@@ -795,13 +794,14 @@ impl<'a> LineParser<'a> {
         } else {
             return Ok(None);
         };
-        let size: usize = size.trim().parse().map_err(|_| {
-            error(ErrorKind::InvalidBinary, format!("bad size in {}", quote(head.text)), Some(head.span()))
-        })?;
+        let size: usize = size
+            .trim()
+            .parse()
+            .map_err(|_| error(INVALID_BINARY, format!("bad size in {}", quote(head.text)), Some(head.span())))?;
         let too_large = |what: &str, size: u64| {
             let file = name.map_or(String::new(), |n| format!(" for `{n}`"));
             error(
-                ErrorKind::BinaryTooLarge,
+                BINARY_TOO_LARGE,
                 format!(
                     "the binary patch{file} {what} {size} bytes, more than the limit of {} bytes; if the file is meant to be that large, raise the binary size limit",
                     self.max_binary_size
@@ -814,7 +814,7 @@ impl<'a> LineParser<'a> {
         let total_too_large = |what: &str, size: u64, reached: u64| {
             let file = name.map_or(String::new(), |n| format!(" for `{n}`"));
             error(
-                ErrorKind::BinaryTotalTooLarge,
+                BINARY_TOTAL_TOO_LARGE,
                 format!(
                     "the binary data of the patch reaches {reached} bytes with the binary patch{file}, which {what} {size} \
                      bytes: more than the limit of {} bytes for all the binary data of a patch; if it is meant to be \
@@ -842,14 +842,14 @@ impl<'a> LineParser<'a> {
         let data = crate::binary::decode(&data_lines, size).map_err(|e| {
             let at =
                 self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), |l| l.span());
-            error(ErrorKind::InvalidBinary, format!("bad binary data: {}", e.message), Some(at))
+            error(INVALID_BINARY, format!("bad binary data: {}", e.message), Some(at))
         })?;
         if is_literal {
             self.binary_expanded = reached;
         } else {
             // The delta's own header announces the size of its result: the file written.
             let (_, result) = polypatch_core::binary::delta_sizes(&data)
-                .map_err(|e| error(ErrorKind::InvalidBinary, format!("bad binary delta: {e}"), Some(head.span())))?;
+                .map_err(|e| error(INVALID_BINARY, format!("bad binary delta: {e}"), Some(head.span())))?;
             if result as u64 > self.max_binary_size {
                 return Err(too_large("makes a file of", result as u64));
             }
@@ -875,7 +875,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
         let value = &t[prefix.len()..];
         let mode = path::parse_mode(value).ok_or_else(|| {
             error(
-                ErrorKind::InvalidMode,
+                INVALID_MODE,
                 format!("{} is not an octal file mode", quote(value)),
                 Some(line.span_from(prefix.len())),
             )
@@ -883,7 +883,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
         match mode & 0o170_000 {
             0o100_000 | 0o120_000 | 0o160_000 => Ok(mode),
             _ => Err(error(
-                ErrorKind::InvalidMode,
+                INVALID_MODE,
                 format!(
                     "mode {value} is not a regular file (100644, 100755), a symbolic link (120000) or a submodule (160000)"
                 ),
@@ -895,17 +895,13 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
         match path::parse_name(&t[prefix.len()..]) {
             Ok((PathName::Path(p), _)) => Ok(p),
             Ok((PathName::DevNull, _)) => Ok(path::DEV_NULL.to_owned()),
-            Err(e) => Err(error(ErrorKind::InvalidPath, e.message, Some(line.span_from(prefix.len())))),
+            Err(e) => Err(error(INVALID_PATH, e.message, Some(line.span_from(prefix.len())))),
         }
     };
     let percent = |prefix: &str| -> Result<u32, PatchError> {
         let value = &t[prefix.len()..];
         value.trim().strip_suffix('%').and_then(|n| n.parse().ok()).ok_or_else(|| {
-            error(
-                ErrorKind::InvalidHeader,
-                format!("{} is not a percentage", quote(value)),
-                Some(line.span_from(prefix.len())),
-            )
+            error(INVALID_HEADER, format!("{} is not a percentage", quote(value)), Some(line.span_from(prefix.len())))
         })
     };
     let header = if t.starts_with("old mode ") {
@@ -937,11 +933,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
             Some((old, new, mode_text)) => {
                 let mode = match mode_text {
                     Some(m) => Some(path::parse_mode(m).ok_or_else(|| {
-                        error(
-                            ErrorKind::InvalidMode,
-                            format!("{} is not an octal file mode", quote(m)),
-                            Some(line.span()),
-                        )
+                        error(INVALID_MODE, format!("{} is not an octal file mode", quote(m)), Some(line.span()))
                     })?),
                     None => None,
                 };
@@ -949,7 +941,7 @@ fn extended_header(line: Line<'_>) -> Result<Option<Header>, PatchError> {
             }
             _ => {
                 return Err(error(
-                    ErrorKind::InvalidHeader,
+                    INVALID_HEADER,
                     format!("{} is not `index <old id>..<new id> [<mode>]`", quote(t)),
                     Some(line.span()),
                 ));

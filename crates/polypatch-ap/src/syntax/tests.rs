@@ -1,3 +1,9 @@
+use crate::error::{
+    EMPTY_MODIFICATIONS, EMPTY_SNIPPET, INCOMPLETE_RANGE, INVALID_BLANK_LINES, INVALID_CREATE_FILE, INVALID_NEWLINE,
+    INVALID_PATH, INVALID_ROOT, INVALID_TYPE, INVALID_YAML, MISSING_ACTION, MISSING_CHANGES, MISSING_CONTENT,
+    MISSING_FILE_PATH, MISSING_MODIFICATIONS, MISSING_SNIPPET, MISSING_VERSION, RANGE_WITH_INSERT, SNIPPET_AND_RANGE,
+    UNEXPECTED_CONTENT, UNKNOWN_ACTION, UNKNOWN_KEY, UNSUPPORTED_VERSION,
+};
 use proptest::prelude::*;
 
 use super::*;
@@ -134,46 +140,46 @@ fn other_versions_are_refused_with_the_supported_list() {
         ("version: [2]\nchanges: []\n", "[2]"),
     ] {
         let e = failed(text);
-        assert_eq!(e.kind, ErrorKind::UnsupportedVersion, "{text}");
+        assert_eq!(e.kind, UNSUPPORTED_VERSION, "{text}");
         assert!(e.message.contains("supported versions are \"2.0\""), "{}", e.message);
         assert!(e.message.starts_with("line 1: "), "{}", e.message);
         assert_eq!(spanned(text, &e), what);
     }
-    assert_eq!(failed("version:\nchanges: []\n").kind, ErrorKind::MissingVersion);
+    assert_eq!(failed("version:\nchanges: []\n").kind, MISSING_VERSION);
     let e = failed("changes: []\n");
-    assert_eq!(e.kind, ErrorKind::MissingVersion);
+    assert_eq!(e.kind, MISSING_VERSION);
     assert!(e.message.contains("version: \"2.0\""), "{}", e.message);
 }
 
 #[test]
 fn the_root_must_be_a_mapping_with_changes() {
     for text in ["", "# only a comment\n", "- a\n- b\n", "hello\n"] {
-        assert_eq!(failed(text).kind, ErrorKind::InvalidRoot, "{text:?}");
+        assert_eq!(failed(text).kind, INVALID_ROOT, "{text:?}");
     }
-    assert_eq!(failed("version: \"2.0\"\n").kind, ErrorKind::MissingChanges);
+    assert_eq!(failed("version: \"2.0\"\n").kind, MISSING_CHANGES);
     let text = "version: \"2.0\"\nchanges: none\n";
     let e = failed(text);
-    assert_eq!(e.kind, ErrorKind::MissingChanges);
+    assert_eq!(e.kind, MISSING_CHANGES);
     assert!(e.message.contains("not a list"), "{}", e.message);
     assert_eq!(spanned(text, &e), "changes");
-    assert_eq!(failed("version: \"2.0\"\nchanges:\n").kind, ErrorKind::MissingChanges);
+    assert_eq!(failed("version: \"2.0\"\nchanges:\n").kind, MISSING_CHANGES);
 }
 
 #[test]
 fn unknown_keys_name_the_known_ones_and_the_nearest() {
     let text = one("action: REPLACE\n        snipet: |\n          x\n        content: |\n          y\n");
     let e = failed(&text);
-    assert_eq!(e.kind, ErrorKind::UnknownKey);
+    assert_eq!(e.kind, UNKNOWN_KEY);
     assert_eq!(spanned(&text, &e), "snipet");
     assert!(e.message.starts_with("change 1, modification 1 (line 6): "), "{}", e.message);
     assert!(e.message.contains("did you mean `snippet`?"), "{}", e.message);
     assert!(e.message.contains("`include_trailing_blank_lines`"), "{}", e.message);
 
     let e = failed("verison: \"2.0\"\nchanges: []\n");
-    assert_eq!(e.kind, ErrorKind::UnknownKey);
+    assert_eq!(e.kind, UNKNOWN_KEY);
     assert!(e.message.contains("did you mean `version`?"), "{}", e.message);
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path: a\n    path: b\n    modifications: []\n");
-    assert_eq!(e.kind, ErrorKind::UnknownKey);
+    assert_eq!(e.kind, UNKNOWN_KEY);
     assert!(e.message.starts_with("change 1 (line 4): unknown key `path` in a change"), "{}", e.message);
     // A key YAML 1.1 reads as a boolean is still named as written.
     let e = failed("version: \"2.0\"\nchanges: []\ny: 1\n");
@@ -195,7 +201,7 @@ fn file_paths_are_checked() {
             "version: \"2.0\"\nchanges:\n  - file_path: {path}\n    modifications:\n      - action: DELETE\n        snippet: x\n"
         );
         let e = failed(&text);
-        assert_eq!(e.kind, ErrorKind::InvalidPath, "{path}");
+        assert_eq!(e.kind, INVALID_PATH, "{path}");
         assert!(e.message.contains(why), "{path}: {}", e.message);
         assert_eq!(spanned(&text, &e), path);
     }
@@ -203,27 +209,27 @@ fn file_paths_are_checked() {
     assert_eq!(parsed(ok).changes[0].file_path, "src/..x/a..b.py");
 
     let e = failed("version: \"2.0\"\nchanges:\n  - modifications:\n      - action: DELETE\n        snippet: x\n");
-    assert_eq!(e.kind, ErrorKind::MissingFilePath);
+    assert_eq!(e.kind, MISSING_FILE_PATH);
     assert!(e.message.starts_with("change 1 (line 3): "), "{}", e.message);
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path:\n    modifications: []\n");
-    assert_eq!(e.kind, ErrorKind::MissingFilePath);
+    assert_eq!(e.kind, MISSING_FILE_PATH);
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path: [a]\n    modifications: []\n");
-    assert_eq!(e.kind, ErrorKind::InvalidType);
+    assert_eq!(e.kind, INVALID_TYPE);
 }
 
 #[test]
 fn modifications_must_be_a_non_empty_list() {
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path: a\n");
-    assert_eq!(e.kind, ErrorKind::MissingModifications);
+    assert_eq!(e.kind, MISSING_MODIFICATIONS);
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications: x\n");
-    assert_eq!(e.kind, ErrorKind::MissingModifications);
+    assert_eq!(e.kind, MISSING_MODIFICATIONS);
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications: []\n");
-    assert_eq!(e.kind, ErrorKind::EmptyModifications);
+    assert_eq!(e.kind, EMPTY_MODIFICATIONS);
     let e = failed("version: \"2.0\"\nchanges:\n  - just a string\n");
-    assert_eq!(e.kind, ErrorKind::InvalidType);
+    assert_eq!(e.kind, INVALID_TYPE);
     assert!(e.message.starts_with("change 1 (line 3): a change is a string"), "{}", e.message);
     let e = failed("version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications:\n      - DELETE\n");
-    assert_eq!(e.kind, ErrorKind::InvalidType);
+    assert_eq!(e.kind, INVALID_TYPE);
     assert!(e.message.starts_with("change 1, modification 1 (line 5): "), "{}", e.message);
 }
 
@@ -242,7 +248,7 @@ fn newline_values() {
             "version: \"2.0\"\nchanges:\n  - file_path: a\n    newline: {value}\n    modifications:\n      - action: CREATE_FILE\n        content: x\n"
         );
         let e = failed(&text);
-        assert_eq!(e.kind, ErrorKind::InvalidNewline, "{value}");
+        assert_eq!(e.kind, INVALID_NEWLINE, "{value}");
         assert!(e.message.contains("`LF`, `CRLF` or `CR`"), "{}", e.message);
         assert_eq!(spanned(&text, &e), value);
     }
@@ -255,15 +261,15 @@ fn newline_values() {
 #[test]
 fn actions() {
     let e = failed(&one("snippet: x\n        content: y\n"));
-    assert_eq!(e.kind, ErrorKind::MissingAction);
+    assert_eq!(e.kind, MISSING_ACTION);
     assert!(e.message.contains("REPLACE, INSERT_AFTER, INSERT_BEFORE, DELETE, CREATE_FILE"), "{}", e.message);
     let text = one("action: replace\n        snippet: x\n        content: y\n");
     let e = failed(&text);
-    assert_eq!(e.kind, ErrorKind::UnknownAction);
+    assert_eq!(e.kind, UNKNOWN_ACTION);
     assert_eq!(spanned(&text, &e), "replace");
     assert!(e.message.contains("REPLACE, INSERT_AFTER, INSERT_BEFORE, DELETE, CREATE_FILE"), "{}", e.message);
-    assert_eq!(failed(&one("action: [REPLACE]\n        snippet: x\n")).kind, ErrorKind::UnknownAction);
-    assert_eq!(failed(&one("action:\n        snippet: x\n")).kind, ErrorKind::MissingAction);
+    assert_eq!(failed(&one("action: [REPLACE]\n        snippet: x\n")).kind, UNKNOWN_ACTION);
+    assert_eq!(failed(&one("action:\n        snippet: x\n")).kind, MISSING_ACTION);
 }
 
 #[test]
@@ -271,15 +277,15 @@ fn snippet_and_range_rules() {
     let e = failed(&one(
         "action: REPLACE\n        snippet: a\n        start_snippet: b\n        end_snippet: c\n        content: x\n",
     ));
-    assert_eq!(e.kind, ErrorKind::SnippetAndRange);
+    assert_eq!(e.kind, SNIPPET_AND_RANGE);
     let e = failed(&one("action: DELETE\n        snippet: a\n        end_snippet: c\n"));
-    assert_eq!(e.kind, ErrorKind::SnippetAndRange);
+    assert_eq!(e.kind, SNIPPET_AND_RANGE);
     let e = failed(&one("action: REPLACE\n        content: x\n"));
-    assert_eq!(e.kind, ErrorKind::MissingSnippet);
+    assert_eq!(e.kind, MISSING_SNIPPET);
     assert!(e.message.starts_with("change 1, modification 1 (line 5): REPLACE needs `snippet`"), "{}", e.message);
     let text = one("action: DELETE\n        start_snippet: a\n");
     let e = failed(&text);
-    assert_eq!(e.kind, ErrorKind::IncompleteRange);
+    assert_eq!(e.kind, INCOMPLETE_RANGE);
     assert!(e.message.contains("`start_snippet` without `end_snippet`"), "{}", e.message);
     assert_eq!(spanned(&text, &e), "start_snippet");
     let e = failed(&one("action: DELETE\n        end_snippet: a\n"));
@@ -288,7 +294,7 @@ fn snippet_and_range_rules() {
         let e = failed(&one(&format!(
             "action: {action}\n        start_snippet: a\n        end_snippet: b\n        content: x\n"
         )));
-        assert_eq!(e.kind, ErrorKind::RangeWithInsert, "{action}");
+        assert_eq!(e.kind, RANGE_WITH_INSERT, "{action}");
     }
     let patch = parsed(&one("action: REPLACE\n        start_snippet: a\n        end_snippet: b\n        content: x\n"));
     let Some(Locator::Range { start, end }) = &patch.changes[0].modifications[0].locator else { panic!("a range") };
@@ -305,7 +311,7 @@ fn empty_snippets_and_anchors_are_refused() {
         "action: DELETE\n        snippet: a\n        anchor: \"\"\n",
     ] {
         let e = failed(&one(body));
-        assert_eq!(e.kind, ErrorKind::EmptySnippet, "{body}");
+        assert_eq!(e.kind, EMPTY_SNIPPET, "{body}");
     }
 }
 
@@ -313,17 +319,17 @@ fn empty_snippets_and_anchors_are_refused() {
 fn content_rules() {
     for action in ["REPLACE", "INSERT_AFTER", "INSERT_BEFORE"] {
         let e = failed(&one(&format!("action: {action}\n        snippet: a\n")));
-        assert_eq!(e.kind, ErrorKind::MissingContent, "{action}");
+        assert_eq!(e.kind, MISSING_CONTENT, "{action}");
         assert!(e.message.contains(&format!("{action} needs `content`")), "{}", e.message);
     }
     let e = failed(&one("action: CREATE_FILE\n"));
-    assert_eq!(e.kind, ErrorKind::MissingContent);
+    assert_eq!(e.kind, MISSING_CONTENT);
     let e = failed(&one("action: REPLACE\n        snippet: a\n        content:\n"));
-    assert_eq!(e.kind, ErrorKind::MissingContent);
+    assert_eq!(e.kind, MISSING_CONTENT);
     assert!(e.message.contains("content: \\\"\\\"") || e.message.contains("`content: \"\"`"), "{}", e.message);
     let text = one("action: DELETE\n        snippet: a\n        content: b\n");
     let e = failed(&text);
-    assert_eq!(e.kind, ErrorKind::UnexpectedContent);
+    assert_eq!(e.kind, UNEXPECTED_CONTENT);
     assert_eq!(spanned(&text, &e), "content");
     // An empty string is content: replace with nothing.
     let patch = parsed(&one("action: REPLACE\n        snippet: a\n        content: \"\"\n"));
@@ -350,7 +356,7 @@ fn a_content_key_swallowed_by_the_snippet_block_is_pointed_out() {
     let text =
         one("action: REPLACE\n        snippet: |\n          def old():\n          content: |\n          def new():\n");
     let e = failed(&text);
-    assert_eq!(e.kind, ErrorKind::MissingContent);
+    assert_eq!(e.kind, MISSING_CONTENT);
     assert!(e.message.contains("a `content:` line is inside the block above it"), "{}", e.message);
 }
 
@@ -359,7 +365,7 @@ fn create_file_takes_only_content() {
     for key in ["snippet: a", "anchor: a", "start_snippet: a", "end_snippet: a", "include_leading_blank_lines: 1"] {
         let text = one(&format!("action: CREATE_FILE\n        {key}\n        content: x\n"));
         let e = failed(&text);
-        assert_eq!(e.kind, ErrorKind::InvalidCreateFile, "{key}");
+        assert_eq!(e.kind, INVALID_CREATE_FILE, "{key}");
         assert_eq!(spanned(&text, &e), key.split(':').next().unwrap());
     }
     let patch = parsed(&one("action: CREATE_FILE\n        content: |\n          hello\n"));
@@ -372,7 +378,7 @@ fn blank_line_counts_are_non_negative_integers() {
     for value in ["-1", "1.5", "\"1\"", "yes", "[1]"] {
         let text = one(&format!("action: DELETE\n        snippet: a\n        include_trailing_blank_lines: {value}\n"));
         let e = failed(&text);
-        assert_eq!(e.kind, ErrorKind::InvalidBlankLines, "{value}");
+        assert_eq!(e.kind, INVALID_BLANK_LINES, "{value}");
         assert_eq!(spanned(&text, &e), value);
         assert!(e.message.contains("non-negative integer"), "{}", e.message);
     }
@@ -388,13 +394,13 @@ fn a_misindented_key_points_at_its_line() {
     // `content:` one column left of its siblings.
     let text = "version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications:\n      - action: REPLACE\n        snippet: |\n          x\n       content: |\n          y\n";
     let e = failed(text);
-    assert_eq!(e.kind, ErrorKind::InvalidYaml);
+    assert_eq!(e.kind, INVALID_YAML);
     assert_eq!(line(text, &e), 8);
     assert!(e.message.contains("at line 8"), "{}", e.message);
     // A misaligned list item.
     let text = "version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications:\n      - action: DELETE\n        snippet: x\n        - action: DELETE\n          snippet: y\n";
     let e = failed(text);
-    assert_eq!(e.kind, ErrorKind::InvalidYaml);
+    assert_eq!(e.kind, INVALID_YAML);
     assert!((7..=8).contains(&line(text, &e)), "{}", e.render(text));
 }
 
@@ -402,7 +408,7 @@ fn a_misindented_key_points_at_its_line() {
 fn messages_name_the_change_the_modification_and_the_line() {
     let text = "version: \"2.0\"\nchanges:\n  - file_path: a\n    modifications:\n      - action: DELETE\n        snippet: x\n  - file_path: b\n    modifications:\n      - action: DELETE\n        snippet: x\n      - action: INSERT_AFTER\n        snippet: y\n";
     let e = failed(text);
-    assert_eq!(e.kind, ErrorKind::MissingContent);
+    assert_eq!(e.kind, MISSING_CONTENT);
     assert!(e.message.starts_with("change 2, modification 2 (line 11): "), "{}", e.message);
     assert!(spanned(text, &e).starts_with("- action: INSERT_AFTER"), "{:?}", spanned(text, &e));
     assert!(e.render(text).contains("line 11, column 7"), "{}", e.render(text));

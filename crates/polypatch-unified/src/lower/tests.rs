@@ -1,3 +1,8 @@
+use crate::error::{
+    BAD_STRIP, CONFLICTING_HEADERS, INVALID_HUNK_HEADER, INVALID_HUNK_LINE, MISSING_PATH, NO_CONTEXT,
+    UNSUPPORTED_SUBMODULE, UNSUPPORTED_SYMLINK,
+};
+use polypatch_core::ErrorKind;
 use polypatch_core::{NewLineEnds, Scope, Span};
 
 use super::*;
@@ -135,10 +140,10 @@ fn pure_addition_at_the_start_and_elsewhere() {
     );
     let text = "--- a/x\n+++ b/x\n@@ -5,0 +6,2 @@\n+a\n+b\n";
     let e = lower_err(text, &ParseOptions::default());
-    assert_eq!((e.kind, e.span), (ErrorKind::NoContext, Some(at(text, "@@ -5,0 +6,2 @@"))));
+    assert_eq!((e.kind, e.span), (NO_CONTEXT, Some(at(text, "@@ -5,0 +6,2 @@"))));
     assert!(e.message.contains("regenerate the diff with context"), "{}", e.message);
     let text = "--- a/x\n+++ b/x\n@@ @@\n+a\n";
-    assert_eq!(lower_err(text, &ParseOptions::default()).kind, ErrorKind::NoContext);
+    assert_eq!(lower_err(text, &ParseOptions::default()).kind, NO_CONTEXT);
 }
 
 #[test]
@@ -200,10 +205,10 @@ fn deleted_file_expects_its_lines() {
 fn new_and_deleted_files_reject_other_lines() {
     let text = "--- /dev/null\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n ctx\n";
     let e = lower_err(text, &ParseOptions::default());
-    assert_eq!((e.kind, e.span), (ErrorKind::InvalidHunkLine, Some(at(text, " ctx"))));
+    assert_eq!((e.kind, e.span), (INVALID_HUNK_LINE, Some(at(text, " ctx"))));
     let text = "--- a/x\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n+b\n";
     let e = lower_err(text, &ParseOptions::default());
-    assert_eq!((e.kind, e.span), (ErrorKind::InvalidHunkLine, Some(at(text, "+b"))));
+    assert_eq!((e.kind, e.span), (INVALID_HUNK_LINE, Some(at(text, "+b"))));
 }
 
 /// A modify's path, move, copy source, mode and number of edits.
@@ -285,7 +290,7 @@ fn explicit_strip_levels() {
     assert_eq!(plan.files[0].path, "a/b/c");
     let text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
     let e = lower_err(text, &ParseOptions::default().strip(2));
-    assert_eq!((e.kind, e.span), (ErrorKind::BadStrip, Some(at(text, "--- a/x"))));
+    assert_eq!((e.kind, e.span), (BAD_STRIP, Some(at(text, "--- a/x"))));
 }
 
 #[test]
@@ -347,33 +352,33 @@ fn unsupported_modes_and_conflicts() {
     let cases: &[(&str, ErrorKind, &str)] = &[
         (
             "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n",
-            ErrorKind::UnsupportedSymlink,
+            UNSUPPORTED_SYMLINK,
             "new file mode 120000",
         ),
         (
             "diff --git a/m b/m\nindex 1234567..89abcde 160000\n--- a/m\n+++ b/m\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n",
-            ErrorKind::UnsupportedSubmodule,
+            UNSUPPORTED_SUBMODULE,
             "index 1234567..89abcde 160000",
         ),
         (
             "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
-            ErrorKind::ConflictingHeaders,
+            CONFLICTING_HEADERS,
             "deleted file mode 100644",
         ),
-        ("diff --git a/x b/y\nrename from x\n", ErrorKind::ConflictingHeaders, "rename from x"),
+        ("diff --git a/x b/y\nrename from x\n", CONFLICTING_HEADERS, "rename from x"),
         (
             "diff --git a/x b/y\nrename from x\nrename to y\ncopy from x\ncopy to y\n",
-            ErrorKind::ConflictingHeaders,
+            CONFLICTING_HEADERS,
             "rename from x",
         ),
         (
             "diff --git a/x b/x\nnew file mode 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
-            ErrorKind::ConflictingHeaders,
+            CONFLICTING_HEADERS,
             "--- a/x",
         ),
         (
             "diff --git a/one two b/three four\nold mode 100644\nnew mode 100755\n",
-            ErrorKind::MissingPath,
+            MISSING_PATH,
             "diff --git a/one two b/three four\nold mode 100644\nnew mode 100755",
         ),
     ];
@@ -481,10 +486,10 @@ fn a_parse_error_after_a_lowering_error_wins() {
     let parse_error = "diff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -1,x +1 @@\n-a\n+b\n";
     let text = format!("{lowering_error}{parse_error}");
     let whole = parse(&text).unwrap_err();
-    assert_eq!(whole.kind, polypatch_core::ErrorKind::InvalidHunkHeader);
+    assert_eq!(whole.kind, INVALID_HUNK_HEADER);
     assert_eq!(parse_and_lower(&text, &ParseOptions::default()), Err(whole));
     let lowered_first = lower(&parse(lowering_error).unwrap(), &ParseOptions::default()).unwrap_err();
-    assert_eq!(lowered_first.kind, polypatch_core::ErrorKind::ConflictingHeaders);
+    assert_eq!(lowered_first.kind, CONFLICTING_HEADERS);
     let twice = format!("{lowering_error}{}", lowering_error.replace('x', "z"));
     assert_eq!(parse_and_lower(&twice, &ParseOptions::default()), Err(lowered_first));
 }

@@ -1,3 +1,8 @@
+use crate::error::{
+    BINARY_WITHOUT_DATA, EMPTY_HUNK, EMPTY_SECTION, HUNK_OUTSIDE_FILE, INVALID_BINARY, INVALID_HEADER,
+    INVALID_HUNK_HEADER, INVALID_MODE, INVALID_PATH, MISSING_NEW_HEADER, NO_DIFF,
+};
+use polypatch_core::ErrorKind;
 use proptest::prelude::*;
 
 use super::*;
@@ -347,7 +352,7 @@ fn wrong_counts_are_recounted() {
 fn a_hunk_cut_off_mid_line_is_truncated() {
     let text = "--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,5 @@\n     pass\n \n+    def database_backwards(self, app_l";
     let e = err(text);
-    assert_eq!((e.kind, e.span), (ErrorKind::Truncated, Some(at(text, "+    def database_backwards(self, app_l"))));
+    assert_eq!((e.kind, e.span), (ErrorKind::TRUNCATED, Some(at(text, "+    def database_backwards(self, app_l"))));
     assert_eq!(
         e.message,
         "the patch ends in the middle of a line at line 6, inside a hunk its header `@@ -2,3 +2,5 @@` counts 3 old \
@@ -355,7 +360,7 @@ fn a_hunk_cut_off_mid_line_is_truncated() {
     );
     // The same cut in a second file's hunk, after a complete first file.
     let two = format!("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n{text}");
-    assert_eq!(err(&two).kind, ErrorKind::Truncated);
+    assert_eq!(err(&two).kind, ErrorKind::TRUNCATED);
     // Short of its counts but ending with a line break: recounted, as before.
     assert!(only(&format!("{text}\n")).hunks[0].recounted);
     // Every line its header counts, no final line break: complete.
@@ -373,7 +378,7 @@ fn a_hunk_cut_off_mid_line_is_truncated() {
         let text = format!("{complete}{tail}");
         let e = err(&text);
         let span = Span::new(complete.len(), text.len());
-        assert_eq!((e.kind, e.span), (ErrorKind::Truncated, Some(span)), "{tail}");
+        assert_eq!((e.kind, e.span), (ErrorKind::TRUNCATED, Some(span)), "{tail}");
         assert!(e.message.contains("at line 7, where the next hunk or file begins"), "{}", e.message);
     }
     // Prose after a diff, or a tail with its line break, is not a cut.
@@ -431,35 +436,35 @@ fn mode_only_and_rename_only_sections() {
 #[test]
 fn errors_have_kinds_and_spans() {
     let cases: &[(&str, ErrorKind, &str)] = &[
-        ("just some text\n", ErrorKind::NoDiff, ""),
-        ("", ErrorKind::NoDiff, ""),
-        ("prose\n@@ -1 +1 @@\n-a\n+b\n", ErrorKind::HunkOutsideFile, "@@ -1 +1 @@"),
-        ("--- a/x\n+++ b/x\n@@ -1,x +1 @@\n-a\n", ErrorKind::InvalidHunkHeader, "@@ -1,x +1 @@"),
-        ("--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n-a\n", ErrorKind::InvalidHunkHeader, "@@@ -1 -1 +1 @@@"),
-        ("--- a/x\n+++ b/x\n@@ -1 +1 junk\n-a\n", ErrorKind::InvalidHunkHeader, "@@ -1 +1 junk"),
+        ("just some text\n", NO_DIFF, ""),
+        ("", NO_DIFF, ""),
+        ("prose\n@@ -1 +1 @@\n-a\n+b\n", HUNK_OUTSIDE_FILE, "@@ -1 +1 @@"),
+        ("--- a/x\n+++ b/x\n@@ -1,x +1 @@\n-a\n", INVALID_HUNK_HEADER, "@@ -1,x +1 @@"),
+        ("--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n-a\n", INVALID_HUNK_HEADER, "@@@ -1 -1 +1 @@@"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 junk\n-a\n", INVALID_HUNK_HEADER, "@@ -1 +1 junk"),
         (
             "--- a/x\n+++ b/x\n@@ -99999999999999999999999 +1 @@\n-a\n",
-            ErrorKind::InvalidHunkHeader,
+            INVALID_HUNK_HEADER,
             "@@ -99999999999999999999999 +1 @@",
         ),
-        ("diff --git a/x b/x\n--- a/x\nprose\n", ErrorKind::MissingNewHeader, "--- a/x"),
-        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\nprose\n", ErrorKind::EmptyHunk, "@@ -1 +1 @@"),
-        ("diff --git a/x b/x\nprose\n", ErrorKind::EmptySection, "diff --git a/x b/x"),
-        ("--- a/x\n+++ b/x\nprose\n", ErrorKind::EmptySection, "--- a/x\n+++ b/x"),
-        ("diff --git \"a/x b/x\n", ErrorKind::InvalidPath, "diff --git \"a/x b/x"),
-        ("--- \"a/\\q\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", ErrorKind::InvalidPath, "\"a/\\q\""),
-        ("diff --git a/x b/x\nold mode 10064z\n", ErrorKind::InvalidMode, "10064z"),
-        ("diff --git a/x b/x\nnew file mode 040000\n", ErrorKind::InvalidMode, "040000"),
-        ("diff --git a/x b/x\nsimilarity index lots\n", ErrorKind::InvalidHeader, "lots"),
-        ("diff --git a/x b/x\nindex zz..yy\n", ErrorKind::InvalidHeader, "index zz..yy"),
+        ("diff --git a/x b/x\n--- a/x\nprose\n", MISSING_NEW_HEADER, "--- a/x"),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\nprose\n", EMPTY_HUNK, "@@ -1 +1 @@"),
+        ("diff --git a/x b/x\nprose\n", EMPTY_SECTION, "diff --git a/x b/x"),
+        ("--- a/x\n+++ b/x\nprose\n", EMPTY_SECTION, "--- a/x\n+++ b/x"),
+        ("diff --git \"a/x b/x\n", INVALID_PATH, "diff --git \"a/x b/x"),
+        ("--- \"a/\\q\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", INVALID_PATH, "\"a/\\q\""),
+        ("diff --git a/x b/x\nold mode 10064z\n", INVALID_MODE, "10064z"),
+        ("diff --git a/x b/x\nnew file mode 040000\n", INVALID_MODE, "040000"),
+        ("diff --git a/x b/x\nsimilarity index lots\n", INVALID_HEADER, "lots"),
+        ("diff --git a/x b/x\nindex zz..yy\n", INVALID_HEADER, "index zz..yy"),
         (
             "diff --git a/x.png b/x.png\nindex 1234567..89abcde 100644\nBinary files a/x.png and b/x.png differ\n",
-            ErrorKind::BinaryWithoutData,
+            BINARY_WITHOUT_DATA,
             "Binary files a/x.png and b/x.png differ",
         ),
         (
             "Binary files old/x.png and new/x.png differ\n",
-            ErrorKind::BinaryWithoutData,
+            BINARY_WITHOUT_DATA,
             "Binary files old/x.png and new/x.png differ",
         ),
     ];
@@ -504,17 +509,17 @@ fn binary_literal_and_reverse_blocks() {
 #[test]
 fn bad_binary_data_is_invalid_binary() {
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nliteral 5\n!!!!\n\n";
-    assert_eq!(err(text).kind, ErrorKind::InvalidBinary);
+    assert_eq!(err(text).kind, INVALID_BINARY);
 }
 
 #[test]
 fn binary_block_header_errors_need_no_decoding() {
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nliteral five\n";
     let e = err(text);
-    assert_eq!((e.kind, e.span), (ErrorKind::InvalidBinary, Some(at(text, "literal five"))));
+    assert_eq!((e.kind, e.span), (INVALID_BINARY, Some(at(text, "literal five"))));
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nprose\n";
     let e = err(text);
-    assert_eq!((e.kind, e.span), (ErrorKind::InvalidBinary, Some(at(text, "prose"))));
+    assert_eq!((e.kind, e.span), (INVALID_BINARY, Some(at(text, "prose"))));
 }
 
 #[test]

@@ -1,0 +1,1097 @@
+//! Text files as lines with their own line terminators, so that editing one line never
+//! changes another line's ending, a missing final newline stays missing, and a UTF-8 BOM
+//! survives.
+
+use std::borrow::{Borrow, Cow};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::{Deref, Range};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::text::eol::{Eol, LineBreaks};
+use crate::text::shared::{SharedText, release_runs};
+
+/// One line: its text without terminator, and the terminator.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Line {
+    /// The text, without the terminator.
+    pub text: LineText,
+    /// The terminator.
+    pub eol: Eol,
+}
+
+/// The text of one line, without its terminator: a range of the decoded file's text,
+/// which all of the file's lines share, or a text of its own (a line an edit wrote).
+///
+/// A decoded file keeps one copy of its text, not one allocation per line; cloning a line
+/// is cheap. It reads as a `str` (through [`Deref`]), compares, hashes, prints and
+/// serializes as its text, whatever it is made of.
+///
+/// ```
+/// use polypatch_core::{LineText, TextFile};
+///
+/// let file = TextFile::parse("one\ntwo\n");
+/// assert_eq!(file.lines[1].text, "two");
+/// assert_eq!(file.lines[1].text, LineText::from("two".to_string()));
+/// assert_eq!(file.lines[1].text.len(), 3);
+/// ```
+#[derive(Clone)]
+pub struct LineText {
+    /// The text this one is a range of.
+    buf: SharedText,
+    /// Where the range starts, in bytes.
+    start: u32,
+    /// The range's length, or [`WHOLE`]: all of `buf`.
+    len: u32,
+}
+
+/// The length of a [`LineText`] that is all of its buffer (a text of its own, of any length).
+const WHOLE: u32 = u32::MAX;
+
+impl LineText {
+    /// The text `buf[range]`, sharing `buf` instead of copying it: many lines cut from one
+    /// text (a parsed patch's lines, a file's lines) cost one allocation in all, and each
+    /// clone of a line only counts a reference. A range that does not fit the offsets a
+    /// line keeps (past 4 GiB) gets a copy of its own; either way the line reads, compares
+    /// and serializes as its text.
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, SharedText};
+    ///
+    /// let patch = SharedText::new("-old\n+new\n".to_string());
+    /// let old = LineText::slice(&patch, 1..4);
+    /// assert_eq!(old, "old");
+    /// assert_eq!(LineText::slice(&patch, 6..9), LineText::from("new"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of `buf` on character boundaries, as `&buf[range]`
+    /// does.
+    #[inline]
+    pub fn slice(buf: &SharedText, range: Range<usize>) -> LineText {
+        check_range(buf, &range, "LineText::slice");
+        LineText::shared(buf, range.start, range.end)
+    }
+
+    /// [`LineText::slice`]s of `buf`, one per range, counting their references to `buf`
+    /// at once rather than one by one: the way to cut many lines from one text.
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, SharedText};
+    ///
+    /// let patch = SharedText::new("-old\n+new\n".to_string());
+    /// assert_eq!(LineText::slices(&patch, [1..4, 6..9]), ["old", "new"]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When a range is not a range of `buf` on character boundaries, as `&buf[range]`
+    /// does.
+    pub fn slices<I>(buf: &SharedText, ranges: I) -> Vec<LineText>
+    where
+        I: IntoIterator<Item = Range<usize>>,
+    {
+        let ranges = ranges.into_iter();
+        let mut cut = Cutter { handles: buf.handles(ranges.size_hint().0), buf, who: "LineText::slices" };
+        ranges.map(|range| cut.slice(range)).collect()
+    }
+
+    /// A cutter of many [`LineText::slice`]s of `buf` one at a time, counting their
+    /// references to `buf` in batches rather than one by one (for a parser that cuts
+    /// lines as it goes; [`LineText::slices`] when the ranges are at hand).
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, SharedText};
+    ///
+    /// let patch = SharedText::new("-old\n+new\n".to_string());
+    /// let mut cut = LineText::cutter(&patch);
+    /// let (old, new) = (cut.slice(1..4), cut.slice(6..9));
+    /// assert_eq!([old, new], ["old", "new"]);
+    /// ```
+    pub fn cutter(buf: &SharedText) -> Cutter<'_> {
+        Cutter { handles: buf.handles(CUTTER_BATCH), buf, who: "Cutter::slice" }
+    }
+
+    /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
+    /// allocation for them all instead of one each.
+    ///
+    /// ```
+    /// use polypatch_core::LineText;
+    ///
+    /// let lines = LineText::copy_all(["fn f() {", "}"]);
+    /// assert_eq!(lines, ["fn f() {", "}"]);
+    /// ```
+    pub fn copy_all<'a, I>(lines: I) -> Vec<LineText>
+    where
+        I: IntoIterator<Item = &'a str>,
+        I::IntoIter: Clone,
+    {
+        let lines = lines.into_iter();
+        let (count, len) = lines.clone().fold((0, 0), |(n, len), line| (n + 1, len + line.len()));
+        let mut buf = String::with_capacity(len);
+        lines.clone().for_each(|line| buf.push_str(line));
+        let buf = SharedText::new(buf);
+        let mut handles = buf.handles(count);
+        let mut out = Vec::with_capacity(count);
+        let mut at = 0;
+        for line in lines.take(count) {
+            out.push(LineText::counted(handles.take(), at, at + line.len()));
+            at += line.len();
+        }
+        out
+    }
+
+    /// `buf[start..end]`, sharing `buf`; a range past what the offsets hold (a file over
+    /// 4 GiB) gets a copy of its own.
+    #[inline]
+    fn shared(buf: &SharedText, start: usize, end: usize) -> LineText {
+        LineText::counted(buf.clone(), start, end)
+    }
+
+    /// `buf[start..end]` with a handle of `buf` counted already.
+    #[inline]
+    fn counted(buf: SharedText, start: usize, end: usize) -> LineText {
+        match (u32::try_from(start), u32::try_from(end - start)) {
+            (Ok(start), Ok(len)) if len != WHOLE => LineText { buf, start, len },
+            _ => LineText::copied(&buf, start, end),
+        }
+    }
+
+    /// A copy of `buf[start..end]` of its own: a range past 4 GiB.
+    #[cold]
+    #[inline(never)]
+    fn copied(buf: &SharedText, start: usize, end: usize) -> LineText {
+        LineText::from(&buf[start..end])
+    }
+
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        if self.len == WHOLE {
+            return &self.buf;
+        }
+        let start = self.start as usize;
+        &self.buf[start..start + self.len as usize]
+    }
+
+    /// The text, to change in place: a text shared with other lines is copied first (the
+    /// other lines keep theirs).
+    pub fn to_mut(&mut self) -> &mut String {
+        if self.len != WHOLE || self.buf.get_mut().is_none() {
+            *self = LineText::from(self.as_str());
+        }
+        self.buf.get_mut().expect("a text of its own that was just made has one handle")
+    }
+
+    /// Shortens the text to `len` bytes, as [`String::truncate`] does, without copying a
+    /// shared text.
+    ///
+    /// # Panics
+    ///
+    /// When `len` is not on a character boundary, as [`String::truncate`].
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.as_str().len() {
+            return;
+        }
+        match u32::try_from(len) {
+            Ok(short) if self.len != WHOLE && self.as_str().is_char_boundary(len) => self.len = short,
+            _ => self.to_mut().truncate(len),
+        }
+    }
+
+    /// The text as a `String` (without a copy when the text is its own and not shared).
+    pub fn into_string(self) -> String {
+        if self.len == WHOLE {
+            return self.buf.into_string();
+        }
+        self.as_str().to_string()
+    }
+
+    /// The buffer this text is a range of; `None` for a text of its own.
+    pub(crate) fn buffer(&self) -> Option<&SharedText> {
+        self.range().map(|(buf, ..)| buf)
+    }
+
+    /// The buffer and byte range this text is a range of; `None` for a text of its own.
+    fn range(&self) -> Option<(&SharedText, usize, usize)> {
+        let start = self.start as usize;
+        (self.len != WHOLE).then(|| (&self.buf, start, start + self.len as usize))
+    }
+
+    /// Whether the text is a range of a buffer (a decoded file's text) rather than a text
+    /// of its own.
+    #[cfg(test)]
+    fn is_range(&self) -> bool {
+        self.len != WHOLE
+    }
+}
+
+/// How many references a [`Cutter`] counts at once.
+const CUTTER_BATCH: usize = 256;
+
+/// Cuts [`LineText`]s from one [`SharedText`] ([`LineText::cutter`]).
+pub struct Cutter<'a> {
+    buf: &'a SharedText,
+    handles: crate::text::shared::Handles<'a>,
+    /// The function named in a panic.
+    who: &'static str,
+}
+
+/// Panics, naming `who`, when `range` is not a range of `buf` on character boundaries.
+#[inline]
+#[track_caller]
+fn check_range(buf: &SharedText, range: &Range<usize>, who: &str) {
+    assert!(
+        buf.get(range.clone()).is_some(),
+        "{who}: {range:?} is not a range of the {}-byte text on character boundaries",
+        buf.len()
+    );
+}
+
+impl Cutter<'_> {
+    /// `buf[range]`, as [`LineText::slice`] cuts it.
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of the text on character boundaries, as `&buf[range]`
+    /// does.
+    #[inline]
+    pub fn slice(&mut self, range: Range<usize>) -> LineText {
+        check_range(self.buf, &range, self.who);
+        LineText::counted(self.handles.take(), range.start, range.end)
+    }
+}
+
+impl fmt::Debug for Cutter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cutter").field("len", &self.buf.len()).finish_non_exhaustive()
+    }
+}
+
+impl Default for LineText {
+    fn default() -> Self {
+        LineText::from(String::new())
+    }
+}
+
+impl Deref for LineText {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for LineText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for LineText {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<String> for LineText {
+    fn from(text: String) -> Self {
+        LineText { buf: SharedText::new(text), start: 0, len: WHOLE }
+    }
+}
+
+impl From<&str> for LineText {
+    fn from(text: &str) -> Self {
+        LineText::from(text.to_string())
+    }
+}
+
+impl From<&String> for LineText {
+    fn from(text: &String) -> Self {
+        LineText::from(text.as_str())
+    }
+}
+
+impl From<LineText> for String {
+    fn from(text: LineText) -> Self {
+        text.into_string()
+    }
+}
+
+impl PartialEq for LineText {
+    #[inline]
+    fn eq(&self, other: &LineText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for LineText {}
+
+impl PartialEq<str> for LineText {
+    #[inline]
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for LineText {
+    #[inline]
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for LineText {
+    #[inline]
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<LineText> for str {
+    fn eq(&self, other: &LineText) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<LineText> for &str {
+    fn eq(&self, other: &LineText) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<LineText> for String {
+    fn eq(&self, other: &LineText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialOrd for LineText {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for LineText {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+/// Hashes as its text does, so that a `str` finds it in a map.
+impl Hash for LineText {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for LineText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for LineText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for LineText {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for LineText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(LineText::from)
+    }
+}
+
+/// A decoded text file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextFile {
+    /// The lines. A file ending with a newline has no empty last line here.
+    pub lines: Vec<Line>,
+    /// Whether the file started with a UTF-8 byte order mark.
+    pub bom: bool,
+}
+
+const BOM: &str = "\u{feff}";
+
+/// The lines' text and terminators, handed to `piece` in order and without a copy, as
+/// [`TextFile::try_for_each_piece`] gives them (without the byte order mark): each run of
+/// lines that still stand one after the other in their shared buffer (terminators
+/// included) as one slice of it, and a line with a text of its own as its text and then
+/// its terminator. Empty pieces are left out. Stops at the first error `piece` returns.
+pub(crate) fn pieces_of_lines<'a, E>(
+    lines: &'a [Line],
+    mut piece: impl FnMut(&'a str) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+    // The run being gathered: its buffer, and where it starts and ends in it.
+    let mut run: Option<(&'a str, usize, usize)> = None;
+    for line in lines {
+        let eol = line.eol.as_str();
+        let here = line.text.buffer().and_then(|buf| {
+            let start = line.text.as_ptr().addr() - buf.as_ptr().addr();
+            let end = start + line.text.len();
+            // Matched as patterns, not compared as slices: no `memcmp` call per line.
+            let follows = matches!(
+                (line.eol, &buf.as_bytes()[end..]),
+                (Eol::None, _) | (Eol::Lf, [b'\n', ..]) | (Eol::Cr, [b'\r', ..]) | (Eol::CrLf, [b'\r', b'\n', ..])
+            );
+            follows.then_some((buf.as_str(), start, end + eol.len()))
+        });
+        match (&mut run, here) {
+            (Some((buf, _, end)), Some((b, start, with_eol))) if std::ptr::eq(*buf, b) && *end == start => {
+                *end = with_eol;
+            }
+            (_, Some(next)) => {
+                if let Some((buf, start, end)) = run.replace(next) {
+                    emit(&buf[start..end])?;
+                }
+            }
+            (_, None) => {
+                if let Some((buf, start, end)) = run.take() {
+                    emit(&buf[start..end])?;
+                }
+                emit(&line.text)?;
+                emit(eol)?;
+            }
+        }
+    }
+    if let Some((buf, start, end)) = run {
+        emit(&buf[start..end])?;
+    }
+    Ok(())
+}
+
+impl TextFile {
+    /// Splits UTF-8 text into lines. `\r\n`, `\n` and a lone `\r` all end a line, each
+    /// line remembers which (Codex treats a lone `\r` as a line end too).
+    pub fn parse(text: &str) -> TextFile {
+        TextFile::parse_with(text, LineBreaks::Any)
+    }
+
+    /// Splits UTF-8 text into lines; with [`LineBreaks::LfOrCrLf`] a lone `\r` is part of
+    /// the line's text, as git sees it.
+    pub fn parse_with(text: &str, breaks: LineBreaks) -> TextFile {
+        TextFile::parse_shared(&SharedText::new(text.to_string()), breaks)
+    }
+
+    /// Splits UTF-8 text into lines as [`TextFile::parse_with`] does, without copying it:
+    /// every line is a range of `text`.
+    pub fn parse_shared(text: &SharedText, breaks: LineBreaks) -> TextFile {
+        let lone_cr = breaks == LineBreaks::Any;
+        let bom = text.starts_with(BOM);
+        let bytes = text.as_bytes();
+        // Room for lines of 32 bytes on average, without a pass to count them (reading the
+        // text twice costs more than growing the list now and then).
+        let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
+        let mut start = if bom { BOM.len() } else { 0 };
+        // A file has at most one line more than bytes: its lines' counts are taken at once.
+        let mut handles = text.handles(bytes.len() + 1);
+        if memchr::memchr(b'\r', &bytes[start..]).is_none() {
+            // Every line ends at a `\n` (most files): found a block at a time, not with a
+            // search per line.
+            let from = start;
+            crate::text::newlines::for_each_newline(&bytes[from..], |i| {
+                let i = from + i;
+                lines.push(Line { text: LineText::counted(handles.take(), start, i), eol: Eol::Lf });
+                start = i + 1;
+            });
+            if start < text.len() {
+                lines.push(Line { text: LineText::counted(handles.take(), start, text.len()), eol: Eol::None });
+            }
+            return TextFile { lines, bom };
+        }
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if i < start {
+                continue; // the `\n` of a `\r\n` already consumed (or the mark's bytes)
+            }
+            let (eol, next) = if bytes[i] == b'\n' {
+                (Eol::Lf, i + 1)
+            } else if bytes.get(i + 1) == Some(&b'\n') {
+                (Eol::CrLf, i + 2)
+            } else if !lone_cr {
+                continue;
+            } else {
+                (Eol::Cr, i + 1)
+            };
+            lines.push(Line { text: LineText::counted(handles.take(), start, i), eol });
+            start = next;
+        }
+        if start < text.len() {
+            lines.push(Line { text: LineText::counted(handles.take(), start, text.len()), eol: Eol::None });
+        }
+        TextFile { lines, bom }
+    }
+
+    /// Drops the file with one atomic operation per run of lines that share a text,
+    /// instead of one per line (as dropping it line by line does).
+    pub(crate) fn release(self) {
+        release_runs(self.lines.into_iter().map(|line| line.text.buf));
+    }
+
+    /// Decodes bytes; `None` when they are not UTF-8.
+    pub fn decode(bytes: &[u8]) -> Option<TextFile> {
+        TextFile::decode_with(bytes, LineBreaks::Any)
+    }
+
+    /// Decodes bytes with the given line breaks; `None` when they are not UTF-8.
+    pub fn decode_with(bytes: &[u8], breaks: LineBreaks) -> Option<TextFile> {
+        std::str::from_utf8(bytes).ok().map(|t| TextFile::parse_with(t, breaks))
+    }
+
+    /// The file's bytes.
+    pub fn render(&self) -> String {
+        // The pieces first (runs of lines, few for an edited file), so that the lines are
+        // walked once, not once more to size the result.
+        let mut pieces = Vec::new();
+        let gathered: Result<(), std::convert::Infallible> = self.try_for_each_piece(|piece| {
+            pieces.push(piece);
+            Ok(())
+        });
+        let Ok(()) = gathered;
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+        for piece in pieces {
+            out.push_str(piece);
+        }
+        out
+    }
+
+    /// The file's bytes, as [`TextFile::render`] gives them, handed to `piece` in order
+    /// and without a copy: the byte order mark, each run of lines that still stand one
+    /// after the other in their shared buffer (terminators included) as one slice of it,
+    /// and a line with a text of its own as its text and then its terminator. Empty
+    /// pieces are left out. Stops at the first error `piece` returns, and returns it.
+    ///
+    /// Writing a file this way costs no copy of it: an edited file's unchanged lines are
+    /// still ranges of the text that was read.
+    ///
+    /// ```
+    /// use polypatch_core::{LineText, TextFile};
+    ///
+    /// let mut file = TextFile::parse("one\ntwo\nthree\r\nfour\n");
+    /// file.lines[1].text = LineText::from("2");
+    /// let mut pieces = Vec::new();
+    /// file.try_for_each_piece(|p| Ok::<_, ()>(pieces.push(p))).unwrap();
+    /// assert_eq!(pieces, ["one\n", "2", "\n", "three\r\nfour\n"]);
+    /// assert_eq!(pieces.concat(), file.render());
+    /// ```
+    pub fn try_for_each_piece<'a, E>(&'a self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        if self.bom {
+            piece(BOM)?;
+        }
+        pieces_of_lines(&self.lines, piece)
+    }
+
+    /// The terminator new lines get: the most frequent one in the file (the first seen on
+    /// a tie), `\n` for a file without any.
+    pub fn dominant_eol(&self) -> Eol {
+        let mut counts = [0usize; 3];
+        let mut first = [usize::MAX; 3];
+        for (i, line) in self.lines.iter().enumerate() {
+            let k = match line.eol {
+                Eol::Lf => 0,
+                Eol::CrLf => 1,
+                Eol::Cr => 2,
+                Eol::None => continue,
+            };
+            counts[k] += 1;
+            first[k] = first[k].min(i);
+        }
+        let best = (0..3).max_by(|&a, &b| counts[a].cmp(&counts[b]).then(first[b].cmp(&first[a]))).unwrap_or(0);
+        if counts[best] == 0 {
+            return Eol::Lf;
+        }
+        [Eol::Lf, Eol::CrLf, Eol::Cr][best]
+    }
+
+    /// Whether the file is empty or its last line ends with a terminator.
+    pub fn ends_with_newline(&self) -> bool {
+        self.lines.last().is_none_or(|l| l.eol != Eol::None)
+    }
+
+    /// The texts of the lines.
+    pub fn texts(&self) -> Vec<&str> {
+        self.lines.iter().map(|l| l.text.as_str()).collect()
+    }
+}
+
+/// The character standing for byte `0x80 + k` of text that is not UTF-8 is
+/// `RAW_BASE + 0x80 + k`: the last 128 code points of plane 16's private use area.
+const RAW_BASE: u32 = 0x10_FF00;
+
+/// The character that stands for a byte that is not part of UTF-8 text.
+fn raw_char(byte: u8) -> char {
+    char::from_u32(RAW_BASE + u32::from(byte)).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// The byte a character stands for, when it stands for one.
+pub(crate) fn raw_byte(c: char) -> Option<u8> {
+    let n = u32::from(c);
+    (n >= RAW_BASE + 0x80).then(|| u8::try_from(n - RAW_BASE).unwrap_or(0))
+}
+
+/// Bytes as text, without loss: UTF-8 sequences are their characters, and every other byte
+/// (a Latin-1 `é`, `0xE9`) is one character of U+10FF80..=U+10FFFF standing for it. A
+/// character of that range that the bytes hold as UTF-8 is written as its four bytes'
+/// characters, so [`encode_lossless`] always gives the bytes back and two texts are equal
+/// exactly when their bytes are. Valid UTF-8 without such characters comes back borrowed.
+///
+/// ```
+/// use polypatch_core::{decode_lossless, encode_lossless};
+/// let bytes = b"caf\xe9 \xc3\xa9\n";
+/// let text = decode_lossless(bytes);
+/// assert_eq!(text.chars().count(), 7);
+/// assert_eq!(encode_lossless(&text), &bytes[..]);
+/// ```
+pub fn decode_lossless(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && !text.chars().any(|c| raw_byte(c).is_some())
+    {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 2);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if raw_byte(c).is_some() {
+                out.extend(c.to_string().bytes().map(raw_char));
+            } else {
+                out.push(c);
+            }
+        }
+        out.extend(chunk.invalid().iter().copied().map(raw_char));
+    }
+    Cow::Owned(out)
+}
+
+/// The bytes of text from [`decode_lossless`] (or of any text: without characters that
+/// stand for bytes, its UTF-8).
+pub fn encode_lossless(text: &str) -> Cow<'_, [u8]> {
+    if !text.chars().any(|c| raw_byte(c).is_some()) {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        match raw_byte(c) {
+            Some(b) => out.push(b),
+            None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether text holds characters that stand for bytes that are not UTF-8.
+pub fn holds_raw_bytes(text: &str) -> bool {
+    text.chars().any(|c| raw_byte(c).is_some())
+}
+
+/// Text for a message: every character that stands for a byte shown as `\xNN`.
+pub fn show_raw_bytes(text: &str) -> Cow<'_, str> {
+    if !holds_raw_bytes(text) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match raw_byte(c) {
+            Some(b) => {
+                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("\\x{b:02x}"));
+            }
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lossless_text_gives_the_bytes_back_and_compares_as_bytes() {
+        let samples: [&[u8]; 6] = [
+            b"plain\n",
+            b"caf\xe9\r\n",
+            b"\xef\xbb\xbfbom and caf\xc3\xa9",
+            b"\xff\xfe\x80\xc3",
+            "stands for a byte: \u{10ffe9}".as_bytes(),
+            b"\xf4\x8f\xbf",
+        ];
+        for bytes in samples {
+            let text = decode_lossless(bytes);
+            assert_eq!(&*encode_lossless(&text), bytes, "{bytes:?}");
+        }
+        // Latin-1 é and UTF-8 é are different text; a real U+10FFE9 is not the byte 0xE9.
+        assert_ne!(decode_lossless(b"\xe9"), decode_lossless("\u{e9}".as_bytes()));
+        assert_ne!(decode_lossless(b"\xe9"), decode_lossless("\u{10ffe9}".as_bytes()));
+        assert!(matches!(decode_lossless("caf\u{e9}".as_bytes()), Cow::Borrowed(_)));
+        assert_eq!(show_raw_bytes(&decode_lossless(b"caf\xe9")), "caf\\xe9");
+    }
+
+    #[test]
+    fn round_trips_every_ending() {
+        for text in ["", "a", "a\n", "a\r\nb\r\n", "one\r\ntwo\rthree\nfour\r\n", "\u{feff}x\ny", "\n\n", "\r"] {
+            assert_eq!(TextFile::parse(text).render(), text, "{text:?}");
+        }
+    }
+
+    /// Lines as a plain byte-by-byte reading gives them: the reference for both of
+    /// `parse_shared`'s paths (a text without `\r`, split at its `\n` found a block at a
+    /// time, and any other).
+    fn reference_split(text: &str, breaks: LineBreaks) -> (bool, Vec<(String, Eol)>) {
+        let bom = text.starts_with(BOM);
+        let body = if bom { &text[BOM.len()..] } else { text };
+        let bytes = body.as_bytes();
+        let (mut lines, mut start, mut i) = (Vec::new(), 0, 0);
+        while i < bytes.len() {
+            let (eol, width) = match (bytes[i], bytes.get(i + 1)) {
+                (b'\n', _) => (Some(Eol::Lf), 1),
+                (b'\r', Some(b'\n')) => (Some(Eol::CrLf), 2),
+                (b'\r', _) if breaks == LineBreaks::Any => (Some(Eol::Cr), 1),
+                _ => (None, 1),
+            };
+            if let Some(eol) = eol {
+                lines.push((body[start..i].to_string(), eol));
+                start = i + width;
+            }
+            i += width;
+        }
+        if start < bytes.len() {
+            lines.push((body[start..].to_string(), Eol::None));
+        }
+        (bom, lines)
+    }
+
+    proptest::proptest! {
+        // Not under Miri: proptest reads the current directory for its regression file,
+        // which Miri's isolation refuses (the newline search itself runs there in
+        // `newlines::tests`).
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn parse_shared_splits_as_a_plain_reading(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "xyz", "\n", "\n", "\r", "\r\n", "é", " ", "\n\n\n"]), 0..400),
+            long in 0usize..200,
+            bom: bool,
+            any: bool,
+        ) {
+            // Long runs of text between newlines cross the 64-byte chunks and 2 KiB blocks.
+            let mut text = String::from(if bom { BOM } else { "" });
+            for (k, piece) in pieces.iter().enumerate() {
+                text.push_str(piece);
+                if k % 7 == 0 {
+                    text.push_str(&"w".repeat(long));
+                }
+            }
+            let breaks = if any { LineBreaks::Any } else { LineBreaks::LfOrCrLf };
+            let file = TextFile::parse_shared(&SharedText::new(text.clone()), breaks);
+            let got: Vec<(String, Eol)> = file.lines.iter().map(|l| (l.text.to_string(), l.eol)).collect();
+            proptest::prop_assert_eq!((file.bom, got), reference_split(&text, breaks));
+            proptest::prop_assert_eq!(file.render(), text);
+        }
+    }
+
+    #[test]
+    fn splits_lone_cr() {
+        let f = TextFile::parse("one\r\ntwo\rthree\nfour");
+        assert_eq!(f.texts(), ["one", "two", "three", "four"]);
+        assert_eq!(f.lines[1].eol, Eol::Cr);
+        assert_eq!(f.lines[3].eol, Eol::None);
+        assert!(!f.ends_with_newline());
+    }
+
+    #[test]
+    fn dominant_eol_prefers_majority_then_first() {
+        assert_eq!(TextFile::parse("a\r\nb\r\nc\n").dominant_eol(), Eol::CrLf);
+        assert_eq!(TextFile::parse("a\nb\r\n").dominant_eol(), Eol::Lf);
+        assert_eq!(TextFile::parse("a").dominant_eol(), Eol::Lf);
+    }
+
+    #[test]
+    fn line_texts_are_ranges_of_one_buffer_and_compare_as_text() {
+        let f = TextFile::parse("alpha\nbeta\r\ngamma");
+        assert!(f.lines.iter().all(|l| l.text.is_range()));
+        let owned = LineText::from("beta".to_string());
+        assert!(!owned.is_range());
+        // Shared and owned texts are equal exactly when their text is, and hash alike.
+        assert_eq!(f.lines[1].text, owned);
+        assert_eq!(f.lines[1].text, "beta");
+        assert_eq!(f.lines[1].text, *"beta");
+        assert_eq!(f.lines[1].text, "beta".to_string());
+        assert_eq!("beta", f.lines[1].text);
+        assert_eq!("beta".to_string(), f.lines[1].text);
+        assert_ne!(f.lines[0].text, owned);
+        let hash = |t: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            t(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&|h| f.lines[1].text.hash(h)), hash(&|h| owned.hash(h)));
+        assert_eq!(hash(&|h| f.lines[1].text.hash(h)), hash(&|h| "beta".hash(h)));
+        let set: std::collections::HashSet<LineText> = f.lines.iter().map(|l| l.text.clone()).collect();
+        assert!(set.contains("gamma") && set.contains(&owned));
+        // It reads, prints and converts as its text.
+        assert_eq!(f.lines[2].text.len(), 5);
+        assert!(f.lines[2].text.starts_with("gam"));
+        assert_eq!(format!("{}|{:?}", f.lines[0].text, f.lines[0].text), "alpha|\"alpha\"");
+        assert_eq!(format!("{:?}", f.lines[0]), format!("{:?}", Line { text: "alpha".into(), eol: Eol::Lf }));
+        assert_eq!(String::from(f.lines[2].text.clone()), "gamma");
+        assert_eq!(LineText::from("x").into_string(), "x");
+        assert_eq!(LineText::default(), "");
+        assert!(f.lines[0].text < owned && owned < f.lines[2].text);
+    }
+
+    #[test]
+    fn released_files_give_back_every_count() {
+        let mut one = SharedText::new("a\nb\r\nc".to_string());
+        let mut two = SharedText::new("x\ny\n".to_string());
+        let mut f = TextFile::parse_shared(&one, LineBreaks::Any);
+        let g = TextFile::parse_shared(&two, LineBreaks::Any);
+        assert!(one.get_mut().is_none() && two.get_mut().is_none());
+        // Lines of two texts interleaved, a text of its own, a line cut short.
+        f.lines.insert(1, g.lines[1].clone());
+        f.lines.push(Line { text: "own".into(), eol: Eol::Lf });
+        f.lines[0].text.truncate(0);
+        let mut slices = LineText::slices(&two, [0..1, 2..3, 2..2]);
+        assert_eq!(slices, ["x", "y", ""]);
+        let mut cut = LineText::cutter(&two);
+        slices.extend((0..600).map(|i| cut.slice(i % 2 * 2..i % 2 * 2 + 1)));
+        drop(cut);
+        assert_eq!(slices[600], "y");
+        assert_eq!(f.render(), "\ny\nb\r\ncown\n");
+        f.release();
+        assert!(one.get_mut().is_some(), "every count of `one` given back");
+        g.release();
+        assert!(two.get_mut().is_none(), "the slices still hold `two`");
+        drop(slices);
+        assert!(two.get_mut().is_some());
+        assert_eq!(LineText::slices(&two, std::iter::empty()), Vec::<LineText>::new());
+    }
+
+    #[test]
+    #[should_panic(expected = "is not a range of the 2-byte text on character boundaries")]
+    fn slices_refuse_a_range_inside_a_character() {
+        let _ = LineText::slices(&SharedText::new("é".to_string()), [0..2, 0..1]);
+    }
+
+    #[test]
+    fn line_texts_serialize_as_strings() {
+        let f = TextFile::parse("one\ntwo");
+        let json = serde_json::to_string(&f.lines).unwrap();
+        assert_eq!(json, r#"[{"text":"one","eol":"Lf"},{"text":"two","eol":"None"}]"#);
+        let back: Vec<Line> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f.lines);
+        assert_eq!(serde_json::to_string(&LineText::from("q\"")).unwrap(), r#""q\"""#);
+        assert!(serde_json::from_str::<LineText>("1").is_err());
+    }
+
+    #[test]
+    fn a_slice_is_a_range_of_the_buffer_and_reads_compares_and_serializes_as_its_text() {
+        let buf = SharedText::new("-old\n+new\n 🦀 end".to_string());
+        let old = LineText::slice(&buf, 1..4);
+        assert!(old.is_range() && SharedText::ptr_eq(&old.buf, &buf));
+        assert_eq!(old, "old");
+        assert_eq!(old, LineText::from("old".to_string()));
+        assert_eq!(old.as_str(), "old");
+        assert!(LineText::slice(&buf, 6..9) < old, "\"new\" sorts before \"old\"");
+        let hash = |t: &LineText| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            t.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&old), hash(&LineText::from("old")));
+        // As a plain string, both ways.
+        assert_eq!(serde_json::to_string(&old).unwrap(), r#""old""#);
+        let back: LineText = serde_json::from_str(r#""old""#).unwrap();
+        assert_eq!(back, old);
+        assert_eq!(serde_json::to_string(&vec![old.clone(), back]).unwrap(), r#"["old","old"]"#);
+        // An empty range, anywhere; the line at the end of the buffer; the whole buffer.
+        for at in [0, 4, 5, buf.len()] {
+            let empty = LineText::slice(&buf, at..at);
+            assert!(empty.is_range() && empty.is_empty());
+            assert_eq!(empty, "");
+            assert_eq!(empty, LineText::default());
+        }
+        let last = LineText::slice(&buf, 11..buf.len());
+        assert_eq!(last, "🦀 end");
+        assert_eq!(LineText::slice(&buf, 0..buf.len()), buf.as_str());
+        // A slice lives on when the caller's handle on the buffer is gone.
+        drop(buf);
+        assert_eq!(last.into_string(), "🦀 end");
+    }
+
+    #[test]
+    #[should_panic(expected = "not a range of the 3-byte text")]
+    fn a_slice_past_the_buffer_panics_at_once() {
+        let _ = LineText::slice(&SharedText::new("abc".to_string()), 2..4);
+    }
+
+    #[test]
+    #[should_panic(expected = "on character boundaries")]
+    fn a_slice_inside_a_character_panics_at_once() {
+        let _ = LineText::slice(&SharedText::new("é".to_string()), 0..1);
+    }
+
+    #[test]
+    fn copied_lines_share_one_buffer() {
+        let lines = LineText::copy_all(["fn f() {", "", "    body", "}"]);
+        assert_eq!(lines, ["fn f() {", "", "    body", "}"]);
+        assert!(lines.iter().all(|l| l.is_range() && SharedText::ptr_eq(&l.buf, &lines[0].buf)));
+        assert_eq!(lines[0].buf.as_str(), "fn f() {    body}");
+        assert!(LineText::copy_all(std::iter::empty::<&str>()).is_empty());
+    }
+
+    #[test]
+    fn editing_a_line_leaves_the_shared_buffer_and_its_neighbours_alone() {
+        let mut f = TextFile::parse("first\n  middle  \nlast\n");
+        f.lines[1].text.to_mut().push('!');
+        f.lines[0].text.truncate(3);
+        f.lines[2].text.truncate(10); // past the end: nothing changes
+        assert_eq!(f.texts(), ["fir", "  middle  !", "last"]);
+        assert!(f.lines[0].text.is_range() && f.lines[2].text.is_range() && !f.lines[1].text.is_range());
+        // A text of its own is changed in place; a clone keeps what it had.
+        let before = f.lines[1].text.clone();
+        f.lines[1].text.truncate(8);
+        f.lines[1].text.to_mut().insert(0, '>');
+        assert_eq!(f.lines[1].text, ">  middle");
+        assert_eq!(before, "  middle  !");
+        // Lines spliced in between ranges of the buffer render in place.
+        f.lines.insert(1, Line { text: "new".into(), eol: Eol::CrLf });
+        assert_eq!(f.render(), "fir\nnew\r\n>  middle\nlast\n");
+        let g = TextFile::parse("caf\u{e9} \u{e9}t\u{e9}\n");
+        let mut t = g.lines[0].text.clone();
+        t.truncate(3);
+        assert_eq!(t, "caf");
+        assert!(t.is_range());
+    }
+
+    #[test]
+    fn rendering_copies_runs_of_the_buffer_and_nothing_else() {
+        let naive = |f: &TextFile| {
+            let mut out = String::from(if f.bom { BOM } else { "" });
+            for line in &f.lines {
+                out.push_str(&line.text);
+                out.push_str(line.eol.as_str());
+            }
+            out
+        };
+        let text = "\u{feff}a\r\nbb\n\nc\rdd\r\n\r\ne\r\r\nf";
+        let other = TextFile::parse("x\ny\n");
+        // Every change a run must stop at: a reordered, dropped, truncated or borrowed
+        // line, a changed terminator, a text of its own.
+        let changes: [&dyn Fn(&mut TextFile); 8] = [
+            &|_| {},
+            &|f| f.lines.swap(1, 2),
+            &|f| drop(f.lines.remove(2)),
+            &|f| f.lines[1].text.truncate(1),
+            &|f| f.lines[0].eol = Eol::Lf,
+            &|f| f.lines[3].eol = Eol::CrLf,
+            &|f| f.lines[4].text = LineText::from("dd"),
+            &|f| f.lines.insert(2, other.lines[1].clone()),
+        ];
+        for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+            for (i, change) in changes.iter().enumerate() {
+                let mut f = TextFile::parse_with(text, breaks);
+                change(&mut f);
+                assert_eq!(f.render(), naive(&f), "change {i}, {breaks:?}");
+                assert_eq!(pieces(&f).concat(), naive(&f), "change {i}, {breaks:?}");
+            }
+        }
+    }
+
+    /// The pieces [`TextFile::try_for_each_piece`] gives, in order.
+    fn pieces(f: &TextFile) -> Vec<&str> {
+        let mut out = Vec::new();
+        f.try_for_each_piece(|p| {
+            out.push(p);
+            Ok::<_, ()>(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn pieces_are_unchanged_lines_as_runs_of_their_buffer_and_other_lines_alone() {
+        let text = "\u{feff}a\r\nbb\n\nc\rdd\r\n\r\ne\r\r\nf";
+        for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+            // Unchanged, the lines are one run after the mark; a line an edit wrote parts it.
+            let mut f = TextFile::parse_with(text, breaks);
+            assert_eq!(pieces(&f), [BOM, &text[BOM.len()..]]);
+            f.lines[1].text = LineText::from("BB");
+            assert_eq!(pieces(&f)[..4], [BOM, "a\r\n", "BB", "\n"]);
+            assert_eq!(pieces(&f).len(), 5);
+            // Every line a text of its own: each text and terminator a piece, none empty.
+            f.lines.iter_mut().for_each(|l| l.text = LineText::from(l.text.as_str()));
+            assert_eq!(pieces(&f).concat(), text.replace("bb", "BB"));
+            assert!(pieces(&f).iter().all(|p| !p.is_empty()));
+        }
+        assert!(pieces(&TextFile::parse("")).is_empty());
+        // The first error stops the walk and comes back.
+        let mut seen = 0;
+        let mut g = TextFile::parse("a\nb\n");
+        g.lines[0].text = LineText::from("A");
+        assert_eq!(
+            g.try_for_each_piece(|_| {
+                seen += 1;
+                Err(seen)
+            }),
+            Err(1)
+        );
+        assert_eq!(seen, 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "is_char_boundary")]
+    fn truncating_inside_a_character_panics_as_a_string_does() {
+        let mut t = TextFile::parse("caf\u{e9}").lines[0].text.clone();
+        t.truncate(4);
+    }
+
+    #[test]
+    fn shared_parsing_round_trips_every_ending_byte_for_byte() {
+        let samples = [
+            "",
+            "a",
+            "a\n",
+            "\r\n",
+            "a\r\nb\r\n",
+            "one\r\ntwo\rthree\nfour\r\n",
+            "lone\rcr\r",
+            "\u{feff}",
+            "\u{feff}x\r\ny",
+            "\u{feff}\u{feff}x\n",
+            "no final newline",
+            "\n\n\r\r\n",
+            "caf\u{e9}\r\n\u{1f600}\n",
+        ];
+        for text in samples {
+            for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
+                let shared = SharedText::new(text.to_string());
+                let f = TextFile::parse_shared(&shared, breaks);
+                assert_eq!(f, TextFile::parse_with(text, breaks), "{text:?}");
+                assert_eq!(f.render(), text, "{text:?} {breaks:?}");
+                assert_eq!(TextFile::decode_with(text.as_bytes(), breaks).unwrap().render(), text);
+            }
+        }
+        // git's view: a lone `\r` is text, and the mark stays out of the first line.
+        let f = TextFile::parse_with("\u{feff}a\rb\r\n", LineBreaks::LfOrCrLf);
+        assert!(f.bom);
+        assert_eq!(f.texts(), ["a\rb"]);
+        assert_eq!(f.lines[0].eol, Eol::CrLf);
+    }
+
+    #[test]
+    fn bom_is_kept_out_of_lines() {
+        let f = TextFile::parse("\u{feff}a\n");
+        assert!(f.bom);
+        assert_eq!(f.texts(), ["a"]);
+    }
+}
