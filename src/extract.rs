@@ -3,7 +3,9 @@
 //!
 //! [`extract`] scans the reply once, top to bottom, and reports each block it finds with
 //! its dialect, where it stands in the reply and how sure the dialect's own
-//! [`Dialect::sniff`] is about it. Blocks never overlap and are reported in reply order:
+//! [`Dialect::sniff`] is about it. The dialects are the built-in ones
+//! ([`crate::Dialects::builtin`]); [`crate::Dialects::extract`] uses those of a registry
+//! (a user's own among them). Blocks never overlap and are reported in reply order:
 //!
 //! - a fenced block (```` ``` ```` or `~~~`, any fence length of three or more, any info
 //!   string or none) whose content some dialect sniffs above 0; the best score wins (on a
@@ -17,16 +19,19 @@
 //!   its indentation, is read without it ([`Block::content`]). A fence line more than 3
 //!   spaces deeper than the opening one (in a YAML block scalar), or a diff's context line
 //!   ` ``` ` followed only by diff lines up to the real close, is content, not the close;
-//! - outside fences: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run of
-//!   `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff (from a
-//!   `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line that
-//!   belongs to it); a JSON object starting at the beginning of a line that sniffs as an
-//!   Aptix bundle;
+//! - outside fences: a block each dialect says starts at a line and ends further on
+//!   ([`Dialect::bare_block`], asked in the registry's order), that a dialect recognises.
+//!   The built-in ones: a bare `*** Begin Patch` … `*** End Patch` block (AI-PATCH); a run
+//!   of `>>> file:` blocks each closed by `<` (`ApplyDiff`); a raw git or unified diff
+//!   (from a `diff --git` line, or a `--- ` line followed by a `+++ ` line, to the last line
+//!   that belongs to it); a JSON object starting at the beginning of a line that sniffs as
+//!   an Aptix bundle;
 //! - when none of these is found, the whole reply as one block, if a dialect recognises it
 //!   (a bare ap YAML plan, say), so a reply that is exactly one patch is one block.
 //!
-//! The work is linear in the reply's size: the lines are split once, the
-//! JSON brackets counted in one pass for every line that starts with `{`, a block's line
+//! The work is linear in the reply's size: the lines are split once
+//! ([`crate::core::ReplyLines`]), the JSON brackets counted in one pass for every line
+//! that starts with `{` ([`crate::core::ReplyLines::json_end`]), a block's line
 //! numbers found by a binary search, and a candidate no dialect recognises does not make
 //! the scan read the candidates inside it again (see the notes on `Reader::scan`).
 //!
@@ -40,11 +45,10 @@
 //! assert!(blocks[0].text.starts_with("--- a/x.txt\n"));
 //! ```
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
-use crate::{Dialect, LineRange, Span, dialects};
+use crate::core::ReplyLines;
+use crate::{Dialect, Dialects, LineRange, Span};
 
 /// One patch block found in a reply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -101,7 +105,8 @@ fn leading_spaces(line: &str) -> usize {
 }
 
 /// Every patch block in `reply`, in order; empty when the reply holds no patch. See the
-/// [module documentation](self) for what counts as a block.
+/// [module documentation](self) for what counts as a block. [`Dialects::extract`] finds
+/// the blocks of other dialects (a user's own).
 ///
 /// ```
 /// let reply = "Run this first:\n\n```sh\ncargo test\n```\n\nthen apply:\n\n```diff\n\
@@ -112,15 +117,21 @@ fn leading_spaces(line: &str) -> usize {
 /// assert!(blocks[0].text.starts_with("--- a/a.txt"));
 /// ```
 pub fn extract(reply: &str) -> Vec<Block<'_>> {
-    let reader = Reader::new(reply);
+    extract_in(Dialects::global(), reply)
+}
+
+/// [`extract`] with the dialects of `dialects`.
+pub(crate) fn extract_in<'a>(dialects: &Dialects, reply: &'a str) -> Vec<Block<'a>> {
+    let reader = Reader { dialects, reply, lines: ReplyLines::new(reply) };
     let mut blocks = Vec::new();
     reader.scan(0, reader.lines.len(), Mode::Every, 0, &mut blocks);
     if blocks.is_empty()
-        && let Some((dialect, score)) = best(reply)
+        && let Some((dialect, score)) = reader.best(reply)
     {
         blocks.push(reader.block(Span::new(0, reply.len()), None, dialect, score));
     }
     mark_cut_off(reply, &mut blocks);
+    charge(reader.lines.bytes_read());
     blocks
 }
 
@@ -143,6 +154,7 @@ fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
 
 /// Every dialect compiled in with its sniff score of `text`, highest first (on a tie, in
 /// the order of [`crate::dialects`]). Scores are 0 (not at all) to 100 (certain).
+/// [`Dialects::detect_all`] scores with other dialects (a user's own).
 ///
 /// ```
 /// let scores = polypatch::detect_all("*** Begin Patch\n*** Delete File: a\n*** End Patch\n");
@@ -151,50 +163,13 @@ fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
 /// assert_eq!(scores.len(), polypatch::dialects().len());
 /// ```
 pub fn detect_all(text: &str) -> Vec<(&'static dyn Dialect, u8)> {
-    let mut scores: Vec<_> = dialects().into_iter().map(|d| (d, d.sniff(text))).collect();
-    scores.sort_by_key(|s| std::cmp::Reverse(s.1));
-    scores
-}
-
-/// The best-scoring dialect of `text`, when one scores above 0.
-fn best(text: &str) -> Option<(&'static str, u8)> {
-    charge(text.len());
-    detect_all(text).first().filter(|(_, score)| *score > 0).map(|(d, score)| (d.name(), *score))
+    Dialects::global().detect_all(text)
 }
 
 /// How deep fences tagged `markdown` or `md` are searched inside one another; a deeper
 /// one is read as an ordinary fence. Each level reads its lines once more: the bound keeps
 /// a reply of nested unclosed fences linear in its size.
 const MARKDOWN_DEPTH: usize = 8;
-
-/// A line of the reply: its bytes without the line break (`start..end`), and where the
-/// next line starts.
-#[derive(Debug, Clone, Copy)]
-struct Line {
-    start: usize,
-    end: usize,
-    next: usize,
-}
-
-fn split_lines(text: &str) -> Vec<Line> {
-    // One pass of `memchr` over the whole reply: a search started at each line costs more
-    // than the line itself on a diff's short lines.
-    let bytes = text.as_bytes();
-    let line = |start: usize, end: usize, next: usize| {
-        let end = if end > start && bytes[end - 1] == b'\r' { end - 1 } else { end };
-        Line { start, end, next }
-    };
-    let mut out = Vec::new();
-    let mut start = 0;
-    for newline in memchr::memchr_iter(b'\n', bytes) {
-        out.push(line(start, newline, newline + 1));
-        start = newline + 1;
-    }
-    if start < text.len() {
-        out.push(line(start, text.len(), text.len()));
-    }
-    out
-}
 
 /// What a scan of some lines reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,52 +181,24 @@ enum Mode {
     Bare,
 }
 
-/// The reply split into lines, with what the scan looks up about them.
-struct Reader<'a> {
+/// The reply split into lines, and the dialects that look at them.
+struct Reader<'d, 'a> {
+    dialects: &'d Dialects,
     reply: &'a str,
-    lines: Vec<Line>,
-    /// For each line that starts with `{`, the byte of the bracket that closes it
-    /// ([`json_closes`]); empty when no line starts with `{`.
-    json: Vec<Option<usize>>,
+    lines: ReplyLines<'a>,
 }
 
-impl<'a> Reader<'a> {
-    fn new(reply: &'a str) -> Self {
-        let lines = split_lines(reply);
-        let json = if lines.iter().any(|l| reply.as_bytes()[l.start] == b'{') {
-            json_closes(reply, &lines)
-        } else {
-            Vec::new()
-        };
-        Reader { reply, lines, json }
-    }
-
-    /// Line `i` without its line break.
-    fn text(&self, i: usize) -> &'a str {
-        let line = self.lines[i];
-        charge(line.next - line.start + 1);
-        &self.reply[line.start..line.end]
-    }
-
-    /// The bytes of lines `a..b`; empty at the start of line `a` when `a == b`.
-    fn span_of(&self, a: usize, b: usize) -> Span {
-        let start = self.lines.get(a).map_or(self.reply.len(), |l| l.start);
-        let end = if b > a { self.lines[b - 1].next } else { start };
-        Span::new(start, end)
-    }
-
-    /// The 0-based number of the line that holds byte `at`: how many line breaks come
-    /// before it.
-    fn line_at(&self, at: usize) -> usize {
-        let k = self.lines.partition_point(|l| l.next <= at);
-        // The end of a reply whose last line has no line break is on that line.
-        if at >= self.reply.len() && k > 0 && !self.reply.ends_with('\n') { k - 1 } else { k }
+impl<'a> Reader<'_, 'a> {
+    /// The best-scoring dialect of `text`, when one scores above 0.
+    fn best(&self, text: &str) -> Option<(&'static str, u8)> {
+        charge(text.len());
+        self.dialects.detect_all(text).first().filter(|(_, score)| *score > 0).map(|(d, score)| (d.name(), *score))
     }
 
     fn block(&self, span: Span, fence: Option<&'a str>, dialect: &'static str, score: u8) -> Block<'a> {
-        let start = self.line_at(span.start);
+        let start = self.lines.line_at(span.start);
         // Its last byte may be inside a character: `line_at` reads no text.
-        let end = if span.end > span.start { self.line_at(span.end - 1) + 1 } else { start };
+        let end = if span.end > span.start { self.lines.line_at(span.end - 1) + 1 } else { start };
         Block {
             dialect,
             span,
@@ -266,28 +213,31 @@ impl<'a> Reader<'a> {
 
     /// Scans lines `from..to` for blocks, inside `depth` markdown fences.
     ///
-    /// A candidate outside fences that no dialect recognises is passed over a line at a
-    /// time, so the candidates inside it are tried too; two kinds can fail, and the ones
-    /// inside a failed one of their kind are known to fail without reading them again. A
-    /// sniffer scores a text above 0 only for lines it holds (or for a JSON text, the keys
-    /// in it), so a run of whole lines inside a text that every dialect scores 0 scores 0
-    /// too (the test `skipped_candidates_fail_as_they_did` holds this against the scan
-    /// without the shortcuts):
+    /// Outside fences, each dialect in turn says whether a block of its own starts at the
+    /// line and where it ends ([`Dialect::bare_block`]); the first such candidate that a
+    /// dialect recognises ([`Dialect::sniff`] above 0) is a block, and the scan goes on
+    /// after it. A candidate no dialect recognises is passed over a line at a time, so the
+    /// candidates inside it are tried too; the ones inside a failed one of the same
+    /// dialect are known to fail without reading them again. A sniffer scores a text above
+    /// 0 only for lines it holds (or for a JSON text, the keys in it), so a run of whole
+    /// lines inside a text that every dialect scores 0 scores 0 too (the test
+    /// `skipped_candidates_fail_as_they_did` holds this against the scan without the
+    /// shortcuts). Of the built-in dialects, two have candidates that can fail:
     /// - a `--- ` / `+++ ` pair whose diff has no `@@` line: a pair inside it ends where it
-    ///   ends (at its `--- ` line both have the same state, see [`diff_end`]);
+    ///   ends (the unified dialect says so without reading it again);
     /// - a `{` line whose JSON value no dialect recognises: a `{` line whose value closes
     ///   inside it. Two values cross (each ends inside the other's lines on one side only)
     ///   only where a string runs over a line break, which JSON does not allow; such a
     ///   value is read on its own.
     fn scan(&self, from: usize, to: usize, mode: Mode, depth: usize, out: &mut Vec<Block<'a>>) {
-        let text = |i: usize| self.text(i);
-        // One past the last line of a `---` candidate no dialect recognised, and of the
-        // `{` candidates no dialect recognised, the furthest.
-        let (mut diff_failed, mut json_failed) = (from, from);
+        // For each dialect, one past the last line of its furthest candidate no dialect
+        // recognised.
+        let mut failed = vec![from; self.dialects.len()];
         let mut i = from;
-        while i < to {
-            let line = text(i);
+        'lines: while i < to {
+            let line = self.lines.line(i);
             if let Some((fence_char, width, info)) = fence_open(line) {
+                let text = |j: usize| self.lines.line(j);
                 let close = fence_close(&text, i + 1, to, fence_char, width, leading_spaces(line));
                 let inner_end = close.unwrap_or(to);
                 let tag = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
@@ -299,47 +249,33 @@ impl<'a> Reader<'a> {
                 i = close.map_or(to, |j| j + 1);
                 continue;
             }
-            let pair = line.starts_with("--- ") && i + 1 < to && text(i + 1).starts_with("+++ ");
-            let (end, failed) = if line.trim() == "*** Begin Patch" {
-                let end = (i + 1..to).find(|&j| text(j).trim() == "*** End Patch").map_or(to, |j| j + 1);
-                (Some(end), None)
-            } else if line.trim_start().starts_with(">>> file:") {
-                (Some(applydiff_end(&text, i, to)), None)
-            } else if line.starts_with("diff --git ") {
-                (Some(diff_end(&text, i, to)), None)
-            } else if pair {
-                // Inside a pair no dialect recognised, this one ends where it ends.
-                ((i >= diff_failed).then(|| diff_end(&text, i, to)), Some(&mut diff_failed))
-            } else if line.starts_with('{') {
-                (self.json_end(i, to).filter(|&end| end > json_failed), Some(&mut json_failed))
-            } else {
-                (None, None)
-            };
-            let Some(end) = end else {
-                i += 1;
-                continue;
-            };
-            let span = self.span_of(i, end);
-            if let Some((dialect, score)) = best(&self.reply[span.start..span.end]) {
-                out.push(self.block(span, None, dialect, score));
-                i = end;
-            } else {
-                if let Some(failed) = failed {
-                    *failed = end;
+            for (d, failed) in self.dialects.iter().zip(&mut failed) {
+                let Some(end) = d.bare_block(&self.lines, i, to, *failed) else { continue };
+                let end = end.min(to);
+                // Inside a candidate of the same dialect that failed: it fails too.
+                if end <= i || end <= *failed {
+                    continue;
                 }
-                i += 1;
+                let span = self.lines.span(i, end);
+                if let Some((dialect, score)) = self.best(&self.reply[span.start..span.end]) {
+                    out.push(self.block(span, None, dialect, score));
+                    i = end;
+                    continue 'lines;
+                }
+                *failed = end;
             }
+            i += 1;
         }
     }
 
     /// The fence opened at line `open` with `info`, its content up to line `inner_end`: its
     /// bare blocks, or the block it is.
     fn fenced(&self, open: usize, inner_end: usize, info: &'a str, depth: usize, out: &mut Vec<Block<'a>>) {
-        let span = self.span_of(open + 1, inner_end);
+        let span = self.lines.span(open + 1, inner_end);
         let content = &self.reply[span.start..span.end];
         charge(content.len());
         // A fence in a list item: its lines carry the item's indentation.
-        let indent = leading_spaces(self.text(open));
+        let indent = leading_spaces(self.lines.line(open));
         let indented =
             indent > 0 && content.split_inclusive('\n').all(|l| l.trim().is_empty() || leading_spaces(l) >= indent);
         let indent = if indented { indent } else { 0 };
@@ -356,17 +292,9 @@ impl<'a> Reader<'a> {
                 return;
             }
         }
-        if let Some((dialect, score)) = best(&dedent(content, indent)) {
+        if let Some((dialect, score)) = self.best(&dedent(content, indent)) {
             out.push(Block { indent, ..self.block(span, Some(info), dialect, score) });
         }
-    }
-
-    /// One past the last line of the JSON value that starts at line `i`, when it closes
-    /// before line `to`.
-    fn json_end(&self, i: usize, to: usize) -> Option<usize> {
-        let at = self.json.get(i).copied().flatten()?;
-        let limit = self.lines.get(to).map_or(self.reply.len(), |l| l.start);
-        (at < limit).then(|| self.line_at(at) + 1)
     }
 }
 
@@ -390,60 +318,6 @@ fn fence_closes(line: &str, c: char, width: usize, indent: usize) -> bool {
     let trimmed = line.trim();
     let run = trimmed.len() - trimmed.trim_start_matches(c).len();
     run >= width && run == trimmed.len()
-}
-
-/// One past the last line of a run of `>>> file:` blocks starting at line `i`: each block
-/// ends with its `<` (or `<<<`) line after `--- to`; blocks separated only by blank lines
-/// belong to the same run. An unclosed block runs to `to`.
-fn applydiff_end<'a>(text: &impl Fn(usize) -> &'a str, i: usize, to: usize) -> usize {
-    let mut j = i;
-    loop {
-        // j is a `>>> file:` line.
-        let mut seen_to = false;
-        let mut close = None;
-        for k in j + 1..to {
-            let line = text(k);
-            if line.trim_end() == "--- to" {
-                seen_to = true;
-            } else if seen_to && matches!(line.trim_end(), "<" | "<<<") {
-                close = Some(k);
-                break;
-            }
-        }
-        let Some(close) = close else { return to };
-        let next = (close + 1..to).find(|&k| !text(k).trim().is_empty());
-        match next {
-            Some(k) if text(k).trim_start().starts_with(">>> file:") => j = k,
-            _ => return close + 1,
-        }
-    }
-}
-
-/// Whether a line belongs to a diff's headers (between files and hunks).
-fn diff_header(line: &str) -> bool {
-    const HEADERS: &[&str] = &[
-        "diff ",
-        "--- ",
-        "+++ ",
-        "@@",
-        "index ",
-        "old mode ",
-        "new mode ",
-        "deleted file mode ",
-        "new file mode ",
-        "similarity index ",
-        "dissimilarity index ",
-        "rename from ",
-        "rename to ",
-        "copy from ",
-        "copy to ",
-        "Binary files ",
-        "GIT binary patch",
-        "literal ",
-        "delta ",
-        "\\ ",
-    ];
-    HEADERS.iter().any(|h| line.starts_with(h))
 }
 
 /// The line that closes the fence opened at `indent` before line `from`, if any before `to`.
@@ -482,224 +356,6 @@ fn hunk_line(line: &str) -> bool {
         || line.starts_with("***")
 }
 
-/// A line of a git binary patch's base85 data: a length letter, then base85 characters.
-fn base85_line(line: &str) -> bool {
-    // git's base85 alphabet, one entry per byte: a release's diff holds hundreds of
-    // kilobytes of these lines (a search of the symbols per character was a third of
-    // `polypatch check` on one).
-    const BASE85: [bool; 256] = {
-        let alphabet = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
-        let mut table = [false; 256];
-        let mut i = 0;
-        while i < alphabet.len() {
-            table[alphabet[i] as usize] = true;
-            i += 1;
-        }
-        table
-    };
-    let bytes = line.as_bytes();
-    bytes.first().is_some_and(u8::is_ascii_alphabetic)
-        && bytes.len() > 1
-        && bytes[1..].iter().all(|&b| BASE85[usize::from(b)])
-}
-
-/// The old and new line counts of a `@@ -a,b +c,d @@` header, when it has them.
-fn hunk_counts(line: &str) -> Option<(usize, usize)> {
-    let rest = line.strip_prefix("@@ -")?;
-    let (old, rest) = rest.split_once(" +")?;
-    let (new, _) = rest.split_once(" @@")?;
-    let count = |r: &str| match r.split_once(',') {
-        Some((_, n)) => n.parse().ok(),
-        None => r.parse::<usize>().ok().map(|_| 1),
-    };
-    Some((count(old)?, count(new)?))
-}
-
-/// One past the last line of the raw diff starting at line `i`. Lines that a diff holds
-/// (headers, hunk lines, binary data, blank lines) continue it. When a hunk's counts are
-/// met, or after a blank line, only a header continues it: so prose after the diff (a
-/// `- item` list after a blank line, say) is not taken in. A hunk whose counts are not met
-/// yet (or that has none), and hunk-like lines right after a hunk, are taken in: a diff cut
-/// short would be a wrong edit, a diff that takes one line too many fails to parse or
-/// locate.
-fn diff_end<'a>(text: &impl Fn(usize) -> &'a str, i: usize, to: usize) -> usize {
-    let mut last = i; // the last line that belongs to the diff
-    let mut hunk: Option<Option<(usize, usize)>> = None; // in a hunk: the lines it has left, when counted
-    let mut binary = false;
-    let mut blank_run = false;
-    for k in i + 1..to {
-        let line = text(k);
-        let open = hunk.is_some_and(|left| left.is_none_or(|(o, n)| o > 0 || n > 0));
-        let starts_hunk = line.starts_with("@@") || line.starts_with("diff ");
-        if open && !starts_hunk {
-            if line.trim().is_empty() || line.starts_with([' ', '+', '-']) {
-                if let Some(Some((o, n))) = hunk.as_mut() {
-                    match line.as_bytes().first() {
-                        Some(b'-') => *o = o.saturating_sub(1),
-                        Some(b'+') => *n = n.saturating_sub(1),
-                        _ => {
-                            *o = o.saturating_sub(1);
-                            *n = n.saturating_sub(1);
-                        }
-                    }
-                }
-                // Blank lines at the end of a hunk without counts are the reply's.
-                if !line.trim().is_empty() || hunk.is_some_and(|left| left.is_some()) {
-                    last = k;
-                }
-                continue;
-            }
-            if line.starts_with('\\') {
-                last = k;
-                continue;
-            }
-            break;
-        }
-        if diff_header(line) {
-            if line.starts_with("@@") {
-                hunk = Some(hunk_counts(line));
-            } else if !line.starts_with("\\ ") {
-                hunk = None;
-            }
-            binary = line.starts_with("GIT binary patch")
-                || (binary && (line.starts_with("literal ") || line.starts_with("delta ")));
-            last = k;
-            blank_run = false;
-        } else if line.trim().is_empty() {
-            blank_run = true;
-        } else if !blank_run && binary && base85_line(line) {
-            last = k;
-        } else if !blank_run && hunk.is_some() && line.starts_with([' ', '+', '-']) {
-            // A hunk longer than its counts say: the lines right after it are still its own.
-            last = k;
-        } else {
-            break;
-        }
-    }
-    last + 1
-}
-
-/// For each line of `reply` that starts with `{`, the byte of the bracket that closes it:
-/// counting brackets (`{}` and `[]` alike) outside strings from that line on, the first
-/// that brings the count back to 0. A string may run over a line break, as a model writes
-/// one by mistake: the value then ends where its brackets say, and its parse error points
-/// at the line break.
-///
-/// One pass for all lines, not one from each: counts that start outside a string where
-/// another count is outside a string too follow the same brackets from there on, so one
-/// count (a lane) serves them all, each line waiting for the lane to come back to the
-/// depth it started at. The lanes differ only in where they are inside a string: at most
-/// two are needed (one outside a string, one in), and two that come to the same state (an
-/// escaped quote in one, a quote in the other) go on as one.
-fn json_closes(reply: &str, lines: &[Line]) -> Vec<Option<usize>> {
-    let bytes = reply.as_bytes();
-    let mut closes = vec![None; lines.len()];
-    let mut lanes: Vec<Lane> = Vec::new();
-    for (k, line) in lines.iter().enumerate() {
-        if bytes[line.start] == b'{' {
-            // The count from this line starts outside a string: on the lane outside one
-            // here, or on a new one.
-            let lane = lanes.iter().position(|lane| lane.quote == Quote::Out).unwrap_or_else(|| {
-                lanes.push(Lane::default());
-                lanes.len() - 1
-            });
-            lanes[lane].wait(k);
-        }
-        if lanes.is_empty() {
-            continue;
-        }
-        charge(line.next - line.start);
-        for (at, &b) in bytes.iter().enumerate().take(line.next).skip(line.start) {
-            for lane in &mut lanes {
-                lane.step(b, at, &mut closes);
-            }
-            if let [a, b] = lanes.as_mut_slice()
-                && a.quote == b.quote
-            {
-                let b = lanes.pop().expect("two lanes");
-                let a = lanes.pop().expect("two lanes");
-                lanes.push(a.merge(b));
-            }
-        }
-        // A lane no line waits on any more serves nothing.
-        lanes.retain(|lane| lane.pending > 0);
-    }
-    closes
-}
-
-/// Where a count of JSON brackets is: outside a string, in one, or after a backslash in one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Quote {
-    #[default]
-    Out,
-    In,
-    Escaped,
-}
-
-/// One count of brackets ([`json_closes`]) and the lines waiting on it.
-#[derive(Debug, Default)]
-struct Lane {
-    quote: Quote,
-    /// Brackets opened less brackets closed since the lane began (below 0 when it began
-    /// inside a value).
-    depth: i64,
-    /// The lines waiting on the lane, by the depth at which their value closes.
-    waiting: BTreeMap<i64, Vec<usize>>,
-    /// How many lines are waiting.
-    pending: usize,
-}
-
-impl Lane {
-    /// Line `k`, whose `{` is the lane's next byte, waits for its close.
-    fn wait(&mut self, k: usize) {
-        self.waiting.entry(self.depth).or_default().push(k);
-        self.pending += 1;
-    }
-
-    /// The lane after byte `b`, at `at`: a line whose value this byte closes gets its close.
-    fn step(&mut self, b: u8, at: usize, closes: &mut [Option<usize>]) {
-        self.quote = match self.quote {
-            Quote::Escaped => Quote::In,
-            Quote::In => match b {
-                b'\\' => Quote::Escaped,
-                b'"' => Quote::Out,
-                _ => Quote::In,
-            },
-            Quote::Out if b == b'"' => Quote::In,
-            Quote::Out => {
-                match b {
-                    b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' => {
-                        self.depth -= 1;
-                        if let Some(done) = self.waiting.remove(&self.depth) {
-                            self.pending -= done.len();
-                            for k in done {
-                                closes[k] = Some(at);
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-                Quote::Out
-            }
-        };
-    }
-
-    /// The lane `self` and `other` go on as, now that they are in the same state: the one
-    /// with fewer waiting lines joins the other, its depths moved to the other's count.
-    fn merge(mut self, mut other: Lane) -> Lane {
-        if self.pending < other.pending {
-            std::mem::swap(&mut self, &mut other);
-        }
-        let shift = self.depth - other.depth;
-        for (depth, lines) in other.waiting {
-            self.waiting.entry(depth + shift).or_default().extend(lines);
-        }
-        self.pending += other.pending;
-        self
-    }
-}
-
 // Work done by `extract`: bytes looked at, counted in tests (which bound it by the reply's
 // size) and nowhere else.
 #[cfg(test)]
@@ -721,14 +377,12 @@ mod tests {
     /// nested fence, line numbers counted from the start for each block): the reference the
     /// linear scan is checked against.
     mod reference {
-        use super::super::{
-            Block, Line, Span, applydiff_end, best, charge, dedent, diff_end, fence_close, fence_open, leading_spaces,
-            split_lines,
-        };
+        use super::super::{Block, Span, charge, dedent, fence_close, fence_open, leading_spaces};
         use crate::LineRange;
+        use crate::core::ReplyLines;
 
         pub(super) fn extract(reply: &str) -> Vec<Block<'_>> {
-            let lines = split_lines(reply);
+            let lines = ReplyLines::new(reply);
             let mut blocks = Vec::new();
             scan(reply, &lines, 0, lines.len(), &mut blocks);
             if blocks.is_empty()
@@ -737,7 +391,12 @@ mod tests {
                 blocks.push(block(reply, Span::new(0, reply.len()), None, dialect, score));
             }
             super::super::mark_cut_off(reply, &mut blocks);
+            charge(lines.bytes_read());
             blocks
+        }
+        fn best(text: &str) -> Option<(&'static str, u8)> {
+            charge(text.len());
+            crate::detect_all(text).first().filter(|(_, score)| *score > 0).map(|(d, score)| (d.name(), *score))
         }
         fn block<'a>(
             reply: &'a str,
@@ -764,17 +423,12 @@ mod tests {
                 cut_off: false,
             }
         }
-        fn scan<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize, out: &mut Vec<Block<'a>>) {
-            let text = |i: usize| {
-                charge(lines[i].next - lines[i].start + 1);
-                &reply[lines[i].start..lines[i].end]
-            };
-            let span_of = |a: usize, b: usize| {
-                // Lines a..b (exclusive); empty at the start of line a when a == b.
-                let start = lines.get(a).map_or(reply.len(), |l| l.start);
-                let end = if b > a { lines[b - 1].next } else { start };
-                Span::new(start, end)
-            };
+        /// The scan before issue 25, where the dialects' `bare_block` stands for the ends
+        /// it found itself (`*** End Patch`, `applydiff_end`, `diff_end`), asked without
+        /// the note of a failed candidate; a `{` line is counted from that line.
+        fn scan<'a>(reply: &'a str, lines: &ReplyLines<'a>, from: usize, to: usize, out: &mut Vec<Block<'a>>) {
+            let text = |i: usize| lines.line(i);
+            let span_of = |a: usize, b: usize| lines.span(a, b);
             let mut i = from;
             while i < to {
                 let line = text(i);
@@ -805,18 +459,10 @@ mod tests {
                     i = close.map_or(to, |j| j + 1);
                     continue;
                 }
-                let end = if line.trim() == "*** Begin Patch" {
-                    Some(((i + 1..to).find(|&j| text(j).trim() == "*** End Patch")).map_or(to, |j| j + 1))
-                } else if line.trim_start().starts_with(">>> file:") {
-                    Some(applydiff_end(&text, i, to))
-                } else if line.starts_with("diff --git ")
-                    || (line.starts_with("--- ") && i + 1 < to && text(i + 1).starts_with("+++ "))
-                {
-                    Some(diff_end(&text, i, to))
-                } else if line.starts_with('{') {
-                    json_end(reply, lines, i, to)
+                let end = if line.starts_with('{') {
+                    json_end(lines, i, to)
                 } else {
-                    None
+                    crate::dialects().iter().find_map(|d| d.bare_block(lines, i, to, 0))
                 };
                 match end {
                     Some(end) => {
@@ -834,15 +480,16 @@ mod tests {
                 }
             }
         }
-        fn bare_blocks<'a>(reply: &'a str, lines: &[Line], from: usize, to: usize) -> Vec<Block<'a>> {
+        fn bare_blocks<'a>(reply: &'a str, lines: &ReplyLines<'a>, from: usize, to: usize) -> Vec<Block<'a>> {
             let mut inner = Vec::new();
             scan(reply, lines, from, to, &mut inner);
             inner.retain(|b| b.fence.is_none());
             inner
         }
-        pub(super) fn json_end(reply: &str, lines: &[Line], i: usize, to: usize) -> Option<usize> {
-            let start = lines[i].start;
-            let limit = lines.get(to).map_or(reply.len(), |l| l.start);
+        pub(super) fn json_end(lines: &ReplyLines<'_>, i: usize, to: usize) -> Option<usize> {
+            let reply = lines.text();
+            let start = lines.span(i, i + 1).start;
+            let limit = lines.span(to, to).start;
             let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
             for (offset, b) in reply[start..limit].bytes().enumerate() {
                 charge(1);
@@ -862,7 +509,7 @@ mod tests {
                         depth = depth.saturating_sub(1);
                         if depth == 0 {
                             let at = start + offset;
-                            return (i..to).find(|&k| lines[k].next > at).map(|k| k + 1);
+                            return (i..to).find(|&k| lines.span(k, k + 1).end > at).map(|k| k + 1);
                         }
                     }
                     _ => {}
@@ -1228,13 +875,13 @@ mod tests {
             reply in "[{}\\[\\]\"\\\\\na ]{0,120}",
             cut in 0usize..40,
         ) {
-            let reader = Reader::new(&reply);
-            let to = reader.lines.len().saturating_sub(cut % 3 * cut / 2);
+            let lines = ReplyLines::new(&reply);
+            let to = lines.len().saturating_sub(cut % 3 * cut / 2);
             for i in 0..to {
-                if reply[reader.lines[i].start..].starts_with('{') {
+                if reply[lines.span(i, i + 1).start..].starts_with('{') {
                     proptest::prop_assert_eq!(
-                        reader.json_end(i, to),
-                        reference::json_end(&reply, &reader.lines, i, to),
+                        lines.json_end(i, to),
+                        reference::json_end(&lines, i, to),
                         "line {} to {} of {:?}", i, to, reply
                     );
                 }

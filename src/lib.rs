@@ -19,6 +19,9 @@
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
+//! A [`Dialects`] registry holds them and a user's own dialects (any type implementing
+//! [`Dialect`]): its methods detect, extract, parse, apply a reply and convert with all of
+//! them; the free functions use the built-in ones.
 //!
 //! [`prompt()`] gives the instructions to hand a model so that it writes a dialect well.
 //!
@@ -68,7 +71,10 @@ pub mod schema;
 
 pub use document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};
 pub mod extract;
+mod registry;
 pub mod reply;
+
+pub use registry::Dialects;
 
 pub use extract::{Block, detect_all, extract};
 pub use reply::{
@@ -76,7 +82,8 @@ pub use reply::{
     apply_text_with, compute_blocks, plan_reply,
 };
 
-/// Every dialect compiled in, in the order [`detect`] prefers them on a tie.
+/// Every dialect compiled in, in the order [`detect`] prefers them on a tie: the dialects
+/// of [`Dialects::builtin`], which a user's own dialects can join.
 ///
 /// ```
 /// for dialect in polypatch::dialects() {
@@ -116,7 +123,7 @@ pub fn dialect_names() -> Vec<&'static str> {
 /// assert!(polypatch::dialect("yaml").is_none());
 /// ```
 pub fn dialect(name: &str) -> Option<&'static dyn Dialect> {
-    dialects().into_iter().find(|d| d.name() == name)
+    Dialects::global().get(name)
 }
 
 /// The dialect `text` most looks like, if any looks like it at all.
@@ -126,14 +133,7 @@ pub fn dialect(name: &str) -> Option<&'static dyn Dialect> {
 /// assert_eq!(dialect.name(), "unified");
 /// ```
 pub fn detect(text: &str) -> Option<&'static dyn Dialect> {
-    let mut best: Option<(&'static dyn Dialect, u8)> = None;
-    for d in dialects() {
-        let score = d.sniff(text);
-        if score > 0 && best.is_none_or(|(_, b)| score > b) {
-            best = Some((d, score));
-        }
-    }
-    best.map(|(d, _)| d)
+    Dialects::global().detect(text)
 }
 
 /// Which dialect to read a patch as: one by name, or [`Format::Auto`] to detect it.
@@ -242,39 +242,7 @@ pub fn parse(text: &str, format: Format) -> Result<EditPlan, PatchError> {
 /// assert_eq!(plan.files[0].path, "z.txt");
 /// ```
 pub fn parse_with(text: &str, format: Format, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-    let dialect = match format {
-        Format::Auto => detect(text).ok_or_else(|| {
-            PatchError::new(
-                "polypatch",
-                ErrorKind::UNKNOWN_FORMAT,
-                format!(
-                    "the text does not look like any known patch format ({}); name the format",
-                    dialect_names().join(", ")
-                ),
-                None,
-            )
-        })?,
-        named => named.dialect().ok_or_else(|| {
-            PatchError::new(
-                "polypatch",
-                ErrorKind::UNKNOWN_FORMAT,
-                format!(
-                    "the `{named}` format is not compiled in (cargo feature `{named}`); compiled in: {}",
-                    dialect_names().join(", ")
-                ),
-                None,
-            )
-        })?,
-    };
-    // A text that stops mid-line inside a fence that never closes (a chat reply cut off by
-    // an output limit) is refused whatever the dialect makes of it: its last line is half a
-    // line. Only such a text is searched for fences.
-    if core::cut_off_line(text).is_some()
-        && let Some(error) = extract(text).last().and_then(|b| reply::cut_off(text, b, dialect.name()))
-    {
-        return Err(error);
-    }
-    dialect.parse_with(text, options)
+    Dialects::global().parse_with(text, format.name(), options)
 }
 
 /// Why a one-call apply ([`apply_str`]) did not give a result.

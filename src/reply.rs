@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     ApplyOptions, ApplyReport, Change, EditPlan, EditReport, Failure, FileReport, FileSource, FileStore, LineRange,
-    Overlay, ParseOptions, PatchError, Span, Status, compute, dialect,
+    Overlay, ParseOptions, PatchError, Span, Status, compute,
 };
 
 /// Where a block came from.
@@ -226,6 +226,8 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
+/// [`Dialects::plan_reply`](crate::Dialects::plan_reply) does it with the dialects of a
+/// registry (a user's own among them).
 ///
 /// ```
 /// use polypatch::{plan_reply, ParseOptions};
@@ -237,7 +239,16 @@ fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
 /// assert_eq!(dialects, ["unified", "ai-patch"]);
 /// ```
 pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBlock>, ReplyError> {
-    let blocks = crate::extract(reply);
+    plan_reply_in(crate::Dialects::global(), reply, options)
+}
+
+/// [`plan_reply`] with the dialects of `dialects`.
+pub(crate) fn plan_reply_in(
+    dialects: &crate::Dialects,
+    reply: &str,
+    options: &ParseOptions,
+) -> Result<Vec<PlannedBlock>, ReplyError> {
+    let blocks = dialects.extract(reply);
     if blocks.is_empty() {
         return Err(ReplyError::NoPatch);
     }
@@ -252,8 +263,8 @@ pub fn plan_reply(reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBloc
             fence: block.fence.map(str::to_string),
             source: None,
         };
-        // `extract` names compiled-in dialects only.
-        let Some(d) = dialect(block.dialect) else { continue };
+        // `extract` names the registry's dialects only.
+        let Some(d) = dialects.get(block.dialect) else { continue };
         // A fence that never closes, in a reply that stops mid-line: whatever the block
         // parses as, its last line is half a line (a complete-looking `def f(se`).
         if let Some(error) = cut_off(reply, block, block.dialect) {
@@ -460,6 +471,8 @@ pub fn apply_blocks<S: FileStore + ?Sized>(
 /// ([`crate::extract()`]), parsed, and located in order on the files as the blocks before
 /// left them; nothing is written unless all of them are located. See the
 /// [module documentation](self) for the report.
+/// [`Dialects::apply_text`](crate::Dialects::apply_text) does it with the dialects of a
+/// registry.
 ///
 /// ```
 /// use polypatch::{apply_text, ApplyOptions, MemoryFileSet, ReplyError};

@@ -215,6 +215,8 @@ impl ConvertError {
 /// The source is computed against `files` (nothing is written), each changed file's
 /// content before and after is written in the target dialect, and the result is checked
 /// by applying it in memory with exact matching only: it must give the same bytes.
+/// [`Dialects::convert`](crate::Dialects::convert) converts with the dialects of a
+/// registry (from a user's own dialect, say).
 ///
 /// ```
 /// use polypatch::{Format, MemoryFileSet};
@@ -234,16 +236,29 @@ pub fn convert<'a, S: FileSource + ?Sized>(
     to: Format,
     options: &ConvertOptions,
 ) -> Result<Converted, ConvertError> {
-    let dialect = to.dialect().ok_or_else(|| unknown(to.name()))?;
+    convert_in(crate::Dialects::global(), input.into(), files, to.name(), options)
+}
+
+/// [`convert`] with the dialects of `dialects` ([`crate::Dialects::convert`]): the source
+/// is parsed, written ([`Dialect::render`](crate::Dialect::render)) and the result checked
+/// with them, so a user's own dialect converts both ways when it renders.
+pub(crate) fn convert_in<S: FileSource + ?Sized>(
+    dialects: &crate::Dialects,
+    input: Input<'_>,
+    files: &S,
+    to: &str,
+    options: &ConvertOptions,
+) -> Result<Converted, ConvertError> {
+    let dialect = dialects.get(to).ok_or_else(|| unknown(dialects, to))?;
     let target = dialect.name();
     let parsed;
-    let plan = match input.into() {
+    let plan = match input {
         Input::Plan(plan) => plan,
         Input::Text { text, format } => {
-            if format != Format::Auto && format.dialect().is_none() {
-                return Err(unknown(format.name()));
+            if format != Format::Auto && dialects.get(format.name()).is_none() {
+                return Err(unknown(dialects, format.name()));
             }
-            parsed = crate::parse_with(text, format, &options.parse).map_err(ConvertError::Malformed)?;
+            parsed = dialects.parse_with(text, format.name(), &options.parse).map_err(ConvertError::Malformed)?;
             &parsed
         }
     };
@@ -255,7 +270,7 @@ pub fn convert<'a, S: FileSource + ?Sized>(
     } else {
         let render = RenderOptions::default().context(options.context);
         let text = dialect.render(&deltas, &render)?;
-        match verify(target, &text, files, &computed.changes, &deltas) {
+        match verify(dialects, target, &text, files, &computed.changes, &deltas) {
             Ok(()) => text,
             // The dialect's plainest form (Aptix: whole contents, AI-PATCH: context only,
             // ap: single snippets), tried when it differs from the first text.
@@ -264,7 +279,7 @@ pub fn convert<'a, S: FileSource + ?Sized>(
                 if plain == text {
                     return Err(first);
                 }
-                verify(target, &plain, files, &computed.changes, &deltas).map_err(|_| first)?;
+                verify(dialects, target, &plain, files, &computed.changes, &deltas).map_err(|_| first)?;
                 plain
             }
         }
@@ -272,13 +287,14 @@ pub fn convert<'a, S: FileSource + ?Sized>(
     Ok(Converted { text, dialect: target, source: plan.dialect.clone(), files: deltas.len() })
 }
 
-fn unknown(name: &str) -> ConvertError {
-    ConvertError::UnknownFormat { name: name.to_owned(), known: crate::dialect_names().join(", ") }
+fn unknown(dialects: &crate::Dialects, name: &str) -> ConvertError {
+    ConvertError::UnknownFormat { name: name.to_owned(), known: dialects.names().join(", ") }
 }
 
 /// Applies the output in memory, exact tier only, and checks that it gives the same files
 /// as the source patch.
 fn verify<S: FileSource + ?Sized>(
+    dialects: &crate::Dialects,
     target: &'static str,
     text: &str,
     files: &S,
@@ -292,7 +308,8 @@ fn verify<S: FileSource + ?Sized>(
         detail,
     };
     let first = deltas.first().map_or("", |d| d.path.as_str());
-    let plan = crate::parse(text, target.parse().unwrap_or_default())
+    let plan = dialects
+        .parse(text, target)
         .map_err(|e| unfaithful(first, format!("its rendering does not parse back: {}", e.message)))?;
     let strict = ApplyOptions::default().strict(true).dry_run(true);
     let got = match polypatch_core::compute(&plan, files, &strict) {

@@ -142,7 +142,7 @@ mod lower;
 mod render;
 mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -177,6 +177,16 @@ impl Dialect for AiPatch {
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         Ok(lower(&parse(text)?))
+    }
+
+    /// A `*** Begin Patch` line to its `*** End Patch` line (to `to` when it has none).
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, _failed: usize) -> Option<usize> {
+        (lines.line(at).trim() == "*** Begin Patch")
+            .then(|| (at + 1..to).find(|&j| lines.line(j).trim() == "*** End Patch").map_or(to, |j| j + 1))
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["text", "patch"]
     }
 
     /// Hunks with `@@ <line>` scope lines where a line above places a hunk; in the plain

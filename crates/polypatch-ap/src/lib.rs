@@ -200,6 +200,10 @@ impl Dialect for Ap {
         Ok(lower(&parse(text)?))
     }
 
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["yaml", "yml"]
+    }
+
     /// The spec asks for the shortest unique snippet (§4.2): one line of context, which
     /// also keeps the content's indentation (§3.3), more only where needed, and long
     /// deletions as ranges. The plain form has single snippets with all the context asked

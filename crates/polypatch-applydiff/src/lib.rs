@@ -108,6 +108,7 @@
 //! let _ = FileContents { path: "a.rs", before: Some("x\n"), after: Some("y\n") };
 //! ```
 
+mod bare;
 pub mod error;
 pub mod feedback;
 mod lower;
@@ -115,7 +116,7 @@ mod render;
 pub mod session;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use feedback::{FeedbackStatus, feedback, format_invalid, session_feedback};
@@ -153,6 +154,16 @@ impl Dialect for ApplyDiff {
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
         Ok(lower(&parse(text)?))
+    }
+
+    /// A run of `>>> file:` blocks, each closed by its `<` (or `<<<`) line after `--- to`;
+    /// blocks separated only by blank lines belong to one run.
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, _failed: usize) -> Option<usize> {
+        bare::bare_block(lines, at, to)
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["text", "applydiff"]
     }
 
     /// A block per hunk, or the whole file (`mode=replace`); no plainer form.

@@ -84,7 +84,9 @@ mod render;
 mod schema;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions};
+use polypatch_core::{
+    Dialect, EditPlan, ErrorKind, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions, ReplyLines,
+};
 
 pub use error::KINDS;
 pub use lower::{lower, lower_with};
@@ -122,6 +124,16 @@ impl Dialect for Aptix {
     /// [`Aptix::parse`] with the binary limits of `options` for `gitPatch` diffs.
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         lower_with(&parse(text)?, options)
+    }
+
+    /// A JSON object that starts a line, to the line of its closing brace
+    /// ([`ReplyLines::json_end`]).
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, _failed: usize) -> Option<usize> {
+        if lines.line(at).starts_with('{') { lines.json_end(at, to) } else { None }
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["json"]
     }
 
     /// A file bundle: minimal `find`/`replace` pairs, `gitPatch` for binary content and

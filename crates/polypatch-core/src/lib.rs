@@ -93,6 +93,7 @@ pub use ir::plan::{
     FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Occurrence, Policy, PostProcess, Replacement,
     Scope, Target,
 };
+pub use ir::reply_lines::ReplyLines;
 pub use ir::span::{Span, locate_line};
 pub use ir::tier::{Tier, TierSet};
 pub use render::{FileDelta, Operation, RenderError, RenderOptions};

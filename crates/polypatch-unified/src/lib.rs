@@ -117,6 +117,7 @@
 //! whose span points at the offending text; [`PatchError::render`] shows its line and
 //! column with a caret.
 
+mod bare;
 pub mod error;
 mod lower;
 mod path;
@@ -126,7 +127,9 @@ mod syntax;
 pub mod binary;
 pub mod generate;
 
-use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions};
+use polypatch_core::{
+    Dialect, EditPlan, ErrorKind, FileDelta, ParseOptions, PatchError, RenderError, RenderOptions, ReplyLines,
+};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -161,6 +164,16 @@ impl Dialect for Unified {
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         lower::parse_and_lower(text, options)
+    }
+
+    /// A raw diff: from a `diff --git` line, or a `--- ` line followed by a `+++ ` line, to
+    /// the last line that belongs to it (prose after it is left out).
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, failed: usize) -> Option<usize> {
+        bare::bare_block(lines, at, to, failed)
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["diff", "patch"]
     }
 
     /// A git diff ([`generate`]), renames found by content as `git diff -M` finds them; no

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::ir::error_kind::ErrorKind;
 use crate::ir::plan::EditPlan;
+use crate::ir::reply_lines::ReplyLines;
 use crate::ir::span::Span;
 use crate::render::{FileDelta, RenderError, RenderOptions};
 use crate::text::eol::LineBreaks;
@@ -13,11 +14,14 @@ use crate::text::eol::LineBreaks;
 /// A patch format that lowers into an [`EditPlan`].
 ///
 /// Dialect crates implement this; core knows none of them. The facade crate registers
-/// each behind a cargo feature of the same name. A dialect implements [`name`](Self::name),
+/// each behind a cargo feature of the same name, in its `Dialects` registry; a user's own
+/// dialect joins them there. A dialect implements [`name`](Self::name),
 /// [`sniff`](Self::sniff) and [`parse`](Self::parse); the rest have defaults that say
-/// "this dialect has none", so a dialect implements only what it has: writing
-/// ([`render`](Self::render)), instructions for a model ([`prompt`](Self::prompt)) and a
-/// JSON Schema of its input ([`schema`](Self::schema)).
+/// "this dialect has none", so a dialect implements only what it has: where its blocks
+/// written bare in a chat reply end ([`bare_block`](Self::bare_block)), its fences' tags
+/// ([`fence_tags`](Self::fence_tags)), writing ([`render`](Self::render)), instructions
+/// for a model ([`prompt`](Self::prompt)) and a JSON Schema of its input
+/// ([`schema`](Self::schema)).
 pub trait Dialect: Send + Sync {
     /// The dialect's stable name (`"ai-patch"`, `"unified"`, `"ap"`, …).
     fn name(&self) -> &'static str;
@@ -33,6 +37,61 @@ pub trait Dialect: Send + Sync {
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         let _ = options;
         self.parse(text)
+    }
+
+    /// Where a block of this dialect written bare in a model's reply (outside a fence, or
+    /// among other lines inside one) that starts at line `at` of `lines` ends: one past its
+    /// last line, after `at` and at most `to` (the end of the lines looked at: the reply's,
+    /// or a fence's content); `None` when no such block starts at line `at`. The default:
+    /// the dialect has no bare blocks, only fenced ones and a whole reply that is one patch.
+    ///
+    /// Cheap for a line that starts none: `extract` asks every dialect, in the registry's
+    /// order, at every line outside a fence; the first whose candidate some dialect's
+    /// [`Dialect::sniff`] recognises gives the block, and the scan goes on after it. A
+    /// candidate no dialect recognises is passed over a line at a time.
+    ///
+    /// `failed` keeps that scan linear in the reply's size: one past the last line of the
+    /// furthest candidate of this dialect that no dialect recognised (`at` or less when
+    /// there is none). A candidate that ends at or before it lies inside a text every
+    /// sniffer scored 0 and is skipped without being sniffed (a sniffer scores a run of
+    /// whole lines above 0 only for markers in those lines, so their run scores 0 too). A
+    /// dialect whose candidates that start inside one of its own end where that one ends
+    /// (a diff's `--- ` line inside a diff) returns `Some(failed)` for `at < failed`
+    /// without reading on; one that ignores `failed` is as correct, but a reply of many
+    /// nested candidates costs it time by the square of their size.
+    ///
+    /// ```
+    /// use polypatch_core::{Dialect, EditPlan, ReplyLines};
+    /// # use polypatch_core::PatchError;
+    ///
+    /// /// Blocks from a `BEGIN` line to an `END` line.
+    /// struct Marked;
+    /// impl Dialect for Marked {
+    ///     fn name(&self) -> &'static str { "marked" }
+    ///     fn sniff(&self, text: &str) -> u8 { if text.lines().any(|l| l == "BEGIN") { 90 } else { 0 } }
+    ///     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> { Ok(EditPlan::new("marked", Vec::new())) }
+    ///     fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, _failed: usize) -> Option<usize> {
+    ///         (lines.line(at) == "BEGIN").then(|| (at + 1..to).find(|&j| lines.line(j) == "END").map_or(to, |j| j + 1))
+    ///     }
+    /// }
+    /// let lines = ReplyLines::new("Hi\nBEGIN\nx\nEND\nBye\n");
+    /// assert_eq!(Marked.bare_block(&lines, 1, lines.len(), 0), Some(4));
+    /// assert_eq!(Marked.bare_block(&lines, 0, lines.len(), 0), None);
+    /// ```
+    fn bare_block(&self, lines: &ReplyLines<'_>, at: usize, to: usize, failed: usize) -> Option<usize> {
+        let _ = (lines, at, to, failed);
+        None
+    }
+
+    /// The info strings a model tags a fenced block of this dialect with (`diff` and
+    /// `patch` for a unified diff), the one to write first; empty by default.
+    ///
+    /// Metadata for whoever writes a fence (a renderer wrapping its output for a chat, a
+    /// prompt's example): `extract` does not read it, and no tag changes which dialect a
+    /// block is. A fenced block is the dialect its content sniffs as, whatever its tag
+    /// (models tag a diff `patch`, an AI-PATCH `diff`, anything `text`).
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &[]
     }
 
     /// Writes `deltas` (one per changed file, in order) as a patch of this dialect.
