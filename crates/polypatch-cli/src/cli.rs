@@ -316,9 +316,21 @@ pub fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     }
 }
 
-/// The library's [`polypatch::Format`] of a name [`resolve_format`] returned.
-pub fn library_format(name: Option<&str>) -> polypatch::Format {
-    name.map_or(polypatch::Format::Auto, |name| name.parse().expect("resolve_format checked the name"))
+/// The dialects the command line reads and writes: the built-in ones, one registry made
+/// once. Every verb looks a dialect up here by name, so a dialect added to the registry
+/// needs no line in the command line.
+pub fn dialects() -> &'static polypatch::Dialects {
+    static DIALECTS: std::sync::OnceLock<polypatch::Dialects> = std::sync::OnceLock::new();
+    DIALECTS.get_or_init(polypatch::Dialects::builtin)
+}
+
+/// Parses `text` as the dialect a name [`resolve_format`] returned (`None`: detected).
+pub fn parse_as(
+    text: &str,
+    format: Option<&str>,
+    options: &polypatch::ParseOptions,
+) -> Result<polypatch::EditPlan, polypatch::PatchError> {
+    dialects().parse_with(text, format.unwrap_or("auto"), options)
 }
 
 /// Parses the command line. Dialects are cargo features, so the `--format` help lists the

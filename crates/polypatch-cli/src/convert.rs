@@ -9,7 +9,7 @@
 //! met, and retrying will not help, as with a usage error. 1 stays "the patch does not fit
 //! these files", so a script can tell "fix the patch" from "pick another target".
 
-use polypatch::convert::{ConvertError, ConvertOptions, Input, convert};
+use polypatch::convert::{ConvertError, ConvertOptions, Input};
 use polypatch::{ApplyOptions, ParseOptions};
 use serde::Serialize;
 
@@ -57,12 +57,12 @@ pub fn run(args: &ConvertArgs) -> Exit {
         .apply(ApplyOptions::default().strict(args.strict).skip_missing_text(args.skip_missing_find))
         .parse(parse)
         .context(args.context);
-    match convert(
-        Input::Text { text: &text, format: cli::library_format(format) },
-        &files,
-        cli::library_format(Some(to)),
-        &options,
-    ) {
+    // Parsed here, by name, so that the registry's dialects are the ones read and written.
+    let plan = match cli::parse_as(&text, format, &options.parse) {
+        Ok(plan) => plan,
+        Err(err) => return malformed(&err, &text),
+    };
+    match cli::dialects().convert(Input::Plan(&plan), &files, to, &options) {
         Ok(converted) => {
             if args.json {
                 stdout(&document(&Document::Converted {

@@ -179,7 +179,7 @@ impl Run<'_> {
         let whole = if !args.more.is_empty() {
             None
         } else if self.format.is_some() {
-            Some(polypatch::parse_with(text, cli::library_format(self.format), parse))
+            Some(cli::parse_as(text, self.format, parse))
         } else {
             match is_reply(text, parse) {
                 Ok((_, Some(plan))) => Some(Ok(plan)),
@@ -494,7 +494,7 @@ fn plan_sources(
         };
         let source = several.then(|| if cli::is_stdin(path) { "-".to_string() } else { path.display().to_string() });
         let planned = if format.is_some() || (several && is_reply(&text, &parse).is_ok()) {
-            polypatch::parse_with(&text, cli::library_format(format), &parse)
+            cli::parse_as(&text, format, &parse)
                 .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
                 .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect), error })
         } else {
