@@ -30,7 +30,7 @@ pub struct ReplyLines<'a> {
     text: &'a str,
     lines: Vec<LineAt>,
     /// For each line that starts with `{`, the byte of the bracket that closes it
-    /// ([`json_closes`]); computed on the first [`ReplyLines::json_end`].
+    /// ([`ReplyLines::json_closes`]); computed on the first [`ReplyLines::json_end`].
     json: OnceCell<Vec<Option<usize>>>,
     /// Bytes looked at ([`ReplyLines::bytes_read`]).
     read: Cell<usize>,
