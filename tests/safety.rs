@@ -174,7 +174,8 @@ fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a
     // One block, then two blocks editing the file one after the other (the second reads
     // it through the overlay, over the first one's change).
     let second = "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+dos\n*** End Patch\n";
-    for reply in [format!("Fix:\n\n```\n{patch}```\n"), format!("Fix:\n\n```\n{patch}```\n\nThen:\n\n```\n{second}```\n")]
+    for reply in
+        [format!("Fix:\n\n```\n{patch}```\n"), format!("Fix:\n\n```\n{patch}```\n\nThen:\n\n```\n{second}```\n")]
     {
         let dir = tempfile::tempdir().unwrap();
         let mut files = SavedMeanwhile::new(dir.path());
