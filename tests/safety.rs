@@ -105,3 +105,87 @@ fn absolute_path_inside_the_root_is_accepted() {
     apply_patch(&h.root, &patch).unwrap();
     assert_eq!(fs::read_to_string(h.root.join("inside.txt")).unwrap(), "changed\n");
 }
+
+/// The disk, with another program that saves `a.txt` right after polypatch first read it
+/// (while the patch is located, before anything is written).
+struct SavedMeanwhile {
+    disk: DiskFileSet,
+    saved: std::sync::atomic::AtomicBool,
+}
+
+/// What the other program saves: a line more than polypatch read.
+const THEIRS: &str = "one\ntwo\ntheir line\n";
+
+impl SavedMeanwhile {
+    fn new(root: &Path) -> Self {
+        fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+        SavedMeanwhile { disk: DiskFileSet::new(root).unwrap(), saved: false.into() }
+    }
+}
+
+impl polypatch::FileSource for SavedMeanwhile {
+    fn resolve(&self, path: &str) -> Result<polypatch::RelPath, polypatch::PathError> {
+        self.disk.resolve(path)
+    }
+
+    fn as_written(&self, path: &str) -> Result<polypatch::RelPath, polypatch::PathError> {
+        self.disk.as_written(path)
+    }
+
+    fn read(&self, path: &polypatch::RelPath) -> std::io::Result<polypatch::Entry> {
+        let entry = self.disk.read(path)?;
+        if path.as_str() == "a.txt" && !self.saved.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            fs::write(self.disk.full_path(path), THEIRS).unwrap();
+        }
+        Ok(entry)
+    }
+
+    fn is_symlink(&self, path: &str) -> bool {
+        self.disk.is_symlink(path)
+    }
+}
+
+impl polypatch::FileStore for SavedMeanwhile {
+    fn commit(&mut self, changes: &[polypatch::Change]) -> Result<(), polypatch::CommitError> {
+        self.disk.commit(changes)
+    }
+}
+
+/// A file another program saves after polypatch read it is not replaced, whether one
+/// patch is applied or a reply's blocks are (located on an overlay of the disk, whose
+/// changes are then committed): both refuse with the same error, and the other program's
+/// bytes stay. A reply once read every changed file again to compute its changes, and the
+/// commit then checked the file against that second read: the save in between was lost.
+#[test]
+fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a_reply() {
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** End Patch\n";
+    let expected = "`a.txt` was changed by another program while the patch was applied; read it again and \
+                    regenerate the patch; every step was undone, no file was changed";
+    let only_theirs = vec![("a.txt".to_string(), THEIRS.as_bytes().to_vec())];
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = SavedMeanwhile::new(dir.path());
+    let plan = parse(patch, polypatch::Format::AiPatch).unwrap();
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    assert_eq!((err.commit_error.as_deref(), err.rolled_back), (Some(expected), true));
+    assert_eq!(err.to_string(), format!("could not write the changes: {expected}"));
+    assert_eq!(snapshot(dir.path()), only_theirs);
+
+    // One block, then two blocks editing the file one after the other (the second reads
+    // it through the overlay, over the first one's change).
+    let second = "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+dos\n*** End Patch\n";
+    for reply in
+        [format!("Fix:\n\n```\n{patch}```\n"), format!("Fix:\n\n```\n{patch}```\n\nThen:\n\n```\n{second}```\n")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = SavedMeanwhile::new(dir.path());
+        let err = polypatch::apply_text(&reply, &mut files, &ApplyOptions::default()).unwrap_err();
+        let polypatch::ReplyError::NotApplied { commit_error, rolled_back, .. } = &err else {
+            panic!("not a commit failure: {err:?}")
+        };
+        assert_eq!((commit_error.as_deref(), *rolled_back), (Some(expected), true), "{reply}");
+        assert_eq!(err.kind(), "not_applied");
+        assert_eq!(err.to_string(), format!("could not write the changes: {expected}"));
+        assert_eq!(snapshot(dir.path()), only_theirs, "{reply}");
+    }
+}

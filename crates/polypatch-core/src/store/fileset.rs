@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
+use std::sync::{Mutex, PoisonError};
 
 use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
@@ -439,6 +440,14 @@ impl FileStore for MemoryFileSet {
 /// each other's results, and [`Overlay::changes`] gives one set of changes for a single
 /// [`FileStore::commit`].
 ///
+/// The base is read once per path, the first time the overlay is asked for it (or for its
+/// mode, or its changes): every later look, [`Overlay::changes`] included, is at that
+/// read. So a plan is computed, and its changes told apart from the base, on one read of
+/// each file, and a base that checks at commit that a file is still as it was read
+/// ([`DiskFileSet`](crate::DiskFileSet), against another program's save) checks it against
+/// the read the changes were computed from, not a later one that would take the other
+/// program's bytes for the original.
+///
 /// ```
 /// use polypatch_core::{Change, ChangeKind, Entry, FileSource, MemoryFileSet, Overlay, RelPath};
 ///
@@ -461,12 +470,31 @@ pub struct Overlay<'a, S: ?Sized> {
     /// pending write creates. Counted, so that recording and reading stay constant time
     /// per path, however many files are pending (a reply of many blocks).
     writes_under: HashMap<String, usize>,
+    /// What the base held at each path it was read at: the base is read once per path.
+    read: Mutex<HashMap<RelPath, Entry>>,
 }
 
 impl<'a, S: FileSource + ?Sized> Overlay<'a, S> {
     /// The file set as it is, nothing pending.
     pub fn new(base: &'a S) -> Self {
-        Overlay { base, pending: Vec::new(), at: HashMap::new(), writes_under: HashMap::new() }
+        Overlay {
+            base,
+            pending: Vec::new(),
+            at: HashMap::new(),
+            writes_under: HashMap::new(),
+            read: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// What the base holds at `path`, as it was the first time the overlay read it.
+    fn base_read(&self, path: &RelPath) -> io::Result<Entry> {
+        let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(entry) = read.get(path) {
+            return Ok(entry.clone());
+        }
+        let entry = self.base.read(path)?;
+        read.insert(path.clone(), entry.clone());
+        Ok(entry)
     }
 
     /// Puts `changes` on top of the pending ones: the last change of a path wins (a write
@@ -516,12 +544,13 @@ impl<'a, S: FileSource + ?Sized> Overlay<'a, S> {
 
     /// The changes that turn the base into this view, one per path, in the order the paths
     /// were first changed. A file created and then deleted again, or written back to its
-    /// base bytes and mode, needs no change and is left out.
+    /// base bytes and mode, needs no change and is left out. The base is compared as the
+    /// overlay first read it, not read again.
     pub fn changes(&self) -> Vec<Change> {
         self.pending
             .iter()
             .filter(|change| {
-                let base = self.base.read(&change.path).ok();
+                let base = self.base_read(&change.path).ok();
                 match (&change.kind, base) {
                     (ChangeKind::Delete, Some(Entry::Missing)) => false,
                     (ChangeKind::Write { bytes, mode }, Some(Entry::File { bytes: old, mode: old_mode })) => {
@@ -547,7 +576,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
     fn read(&self, path: &RelPath) -> io::Result<Entry> {
         match self.pending_kind(path) {
             Some(ChangeKind::Write { bytes, mode }) => {
-                let mode = match (mode, self.base.read(path)?) {
+                let mode = match (mode, self.base_read(path)?) {
                     (Some(m), _) => Some(*m),
                     (None, Entry::File { mode, .. }) => mode,
                     (None, _) => None,
@@ -556,7 +585,7 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
             }
             Some(ChangeKind::Delete) => Ok(Entry::Missing),
             None => {
-                let entry = self.base.read(path)?;
+                let entry = self.base_read(path)?;
                 // A folder a pending write creates.
                 let written_under = self.writes_under.contains_key(path.as_str());
                 Ok(if entry == Entry::Missing && written_under { Entry::Directory } else { entry })

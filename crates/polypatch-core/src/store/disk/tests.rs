@@ -761,6 +761,48 @@ fn a_file_changed_after_it_was_read_is_not_replaced() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
+/// A reply's blocks are located on an [`Overlay`] of the disk and its changes committed
+/// at once: a file another program saves after the overlay read it is not replaced,
+/// whether the save comes before the overlay's changes are taken or before a second
+/// block reads the file over the first one's change. The overlay reads each file once, so
+/// the commit checks it against the read the changes were computed from (a second read,
+/// taken as the original, once let the commit overwrite the save).
+#[test]
+fn a_file_changed_after_an_overlay_read_it_is_not_replaced() {
+    use crate::{ApplyOptions, Edit, EditPlan, FileEdit, Overlay, compute};
+    let first = EditPlan::new("", vec![FileEdit::modify("a.txt", vec![Edit::replace(["one"], ["1"])])]);
+    let second = EditPlan::new("", vec![FileEdit::modify("a.txt", vec![Edit::replace(["two"], ["2"])])]);
+    for blocks in [vec![&first], vec![&first, &second]] {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let mut set = DiskFileSet::new(dir.path()).unwrap();
+        let changes = {
+            let mut overlay = Overlay::new(&set);
+            for (i, plan) in blocks.iter().enumerate() {
+                let computed = compute(plan, &overlay, &ApplyOptions::default()).unwrap();
+                overlay.record(&computed.changes);
+                if i == 0 {
+                    // A line more: seen whatever the file system's timestamps.
+                    fs::write(dir.path().join("a.txt"), "one\ntwo\ntheirs\n").unwrap();
+                }
+            }
+            overlay.changes()
+        };
+        assert_eq!(changes.len(), 1);
+        let err = set.commit(&changes).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`a.txt` was changed by another program while the patch was applied; read it again and regenerate the \
+             patch; every step was undone, no file was changed",
+            "{} blocks",
+            blocks.len()
+        );
+        assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\ntwo\ntheirs\n");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["a.txt"]);
+    }
+}
+
 #[test]
 fn an_interrupted_commit_blocks_the_next_until_recovered() {
     let dir = tempfile::tempdir().unwrap();
