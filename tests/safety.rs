@@ -200,9 +200,10 @@ fn a_conversion_shows_the_bytes_the_patch_was_located_on_not_a_later_save() {
     let options = polypatch::convert::ConvertOptions::default();
     let clean = tempfile::tempdir().unwrap();
     fs::write(clean.path().join("a.txt"), "one\ntwo\n").unwrap();
-    let want = polypatch::convert(patch, &DiskFileSet::new(clean.path()).unwrap(), polypatch::Format::Unified, &options)
-        .unwrap()
-        .text;
+    let want =
+        polypatch::convert(patch, &DiskFileSet::new(clean.path()).unwrap(), polypatch::Format::Unified, &options)
+            .unwrap()
+            .text;
     assert!(want.ends_with("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n"), "{want}");
 
     let dir = tempfile::tempdir().unwrap();
