@@ -660,9 +660,9 @@ mod tests {
             let blocks = polypatch::plan_reply(&format!("Fix:\n\n```\n{patch}```\n"), &ParseOptions::default());
             Planned { blocks: blocks.unwrap(), whole: false }
         };
-        let diff_of = |planned: Planned, files: &dyn FileSource| match planned.diff(files, &ApplyOptions::default()) {
-            Ok((_, diff)) => diff.unwrap(),
-            Err(_) => panic!("not located"),
+        let diff_of = |planned: Planned, files: &dyn FileSource| {
+            let Ok((_, diff)) = planned.diff(files, &ApplyOptions::default()) else { panic!("not located") };
+            diff.unwrap()
         };
         let want = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n";
         for planned in [&whole as &dyn Fn() -> Planned, &reply] {
