@@ -189,3 +189,26 @@ fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a
         assert_eq!(snapshot(dir.path()), only_theirs, "{reply}");
     }
 }
+
+/// A conversion shows the files as the patch was located on them: the old side of its
+/// unified diff, and the files its rendering is checked against, are polypatch's first read
+/// of each file. The changes were once described against a second read: another program's
+/// save in between became the old side, and the diff (fed to `git apply`) undid that save.
+#[test]
+fn a_conversion_shows_the_bytes_the_patch_was_located_on_not_a_later_save() {
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** End Patch\n";
+    let options = polypatch::convert::ConvertOptions::default();
+    let clean = tempfile::tempdir().unwrap();
+    fs::write(clean.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let want =
+        polypatch::convert(patch, &DiskFileSet::new(clean.path()).unwrap(), polypatch::Format::Unified, &options)
+            .unwrap()
+            .text;
+    assert!(want.ends_with("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n"), "{want}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let files = SavedMeanwhile::new(dir.path());
+    let got = polypatch::convert(patch, &files, polypatch::Format::Unified, &options).map(|c| c.text);
+    assert_eq!(got.as_deref().map_err(ToString::to_string), Ok(want.as_str()));
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), THEIRS);
+}

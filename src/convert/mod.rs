@@ -262,6 +262,10 @@ pub(crate) fn convert_in<S: FileSource + ?Sized>(
             &parsed
         }
     };
+    // Each file is read once: the changes, their old sides and the check of the rendering
+    // all see the bytes the patch was located on, never another program's later save
+    // (which the output would otherwise show as the original, and so undo).
+    let files = &polypatch_core::Overlay::new(files);
     let apply = options.apply.clone().dry_run(true);
     let computed = polypatch_core::compute(plan, files, &apply).map_err(|e| ConvertError::NotApplied(Box::new(e)))?;
     let deltas = changes::deltas(files, &computed.changes, &computed.report)?;

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{
-    ApplyError, ApplyOptions, ApplyReport, BlockInfo, Change, DiskFileSet, EditPlan, ParseOptions, PatchError,
-    PlannedBlock, ReplyError, ReplyReport, ReportDocument,
+    ApplyError, ApplyOptions, ApplyReport, BlockInfo, Change, DiskFileSet, EditPlan, FileSource, Overlay, ParseOptions,
+    PatchError, PlannedBlock, ReplyError, ReplyReport, ReportDocument,
 };
 
 use crate::cli::{self, ApplyArgs};
@@ -81,7 +81,11 @@ impl Planned {
     }
 
     /// Locates every block, writing nothing: the report, and the changes that would write it.
-    fn locate(&self, files: &DiskFileSet, options: &ApplyOptions) -> Result<(Report, Vec<Change>), Failed> {
+    fn locate<S: FileSource + ?Sized>(
+        &self,
+        files: &S,
+        options: &ApplyOptions,
+    ) -> Result<(Report, Vec<Change>), Failed> {
         match self.plan() {
             Some(plan) => polypatch::compute(plan, files, options)
                 .map(|computed| (Report::Whole(computed.report), computed.changes))
@@ -90,6 +94,21 @@ impl Planned {
                 .map(|computed| (Report::Blocks(computed.report), computed.changes))
                 .map_err(Failed::Blocks),
         }
+    }
+
+    /// Locates every block, writing nothing: the report, and the changes as a git diff
+    /// (`Err` inside when a file cannot be read). The diff's old side is the bytes the
+    /// edits were located on: each file is read once, through an [`Overlay`], so another
+    /// program's save after that read is not shown as the original (the diff would then
+    /// undo it, fed to `git apply`).
+    fn diff<S: FileSource + ?Sized>(
+        &self,
+        files: &S,
+        options: &ApplyOptions,
+    ) -> Result<(Report, io::Result<String>), Failed> {
+        let once = Overlay::new(files);
+        let (report, changes) = self.locate(&once, options)?;
+        Ok((report, polypatch::unified::generate::diff_changes(&once, &changes, &DiffOptions::default())))
     }
 
     /// Locates every block, then writes all the changes at once (nothing on a dry run).
@@ -204,7 +223,7 @@ impl Run<'_> {
     /// `--json`, the report with the diff in it).
     fn diff(&self, planned: &Planned, files: &DiskFileSet, options: &ApplyOptions, warnings: &[String]) -> Exit {
         let json = self.args.json;
-        let (report, changes) = match planned.locate(files, options) {
+        let (report, diff) = match planned.diff(files, options) {
             Ok(located) => located,
             Err(Failed::Whole(err)) => {
                 if json {
@@ -216,7 +235,7 @@ impl Run<'_> {
             }
             Err(Failed::Blocks(err)) => return blocks_failed(json, &err, warnings),
         };
-        let diff = match polypatch::unified::generate::diff_changes(files, &changes, &DiffOptions::default()) {
+        let diff = match diff {
             Ok(diff) => diff,
             Err(err) => {
                 return usage_error(json, &anyhow::Error::new(err).context("cannot read the files to show the diff"));
@@ -579,4 +598,82 @@ fn no_patch(json: bool, err: &anyhow::Error) -> Exit {
         stderr(&output::usage_text(err));
     }
     Exit::Invalid
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use polypatch::{Entry, PathError, RelPath};
+
+    use super::*;
+
+    /// What another program saves: a line more than polypatch read.
+    const THEIRS: &str = "one\ntwo\ntheir line\n";
+
+    /// The disk, with another program that saves `a.txt` right after polypatch first read it.
+    struct SavedMeanwhile {
+        disk: DiskFileSet,
+        saved: AtomicBool,
+    }
+
+    impl SavedMeanwhile {
+        fn new(root: &Path) -> Self {
+            fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+            SavedMeanwhile { disk: DiskFileSet::new(root).unwrap(), saved: false.into() }
+        }
+    }
+
+    impl FileSource for SavedMeanwhile {
+        fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
+            self.disk.resolve(path)
+        }
+
+        fn as_written(&self, path: &str) -> Result<RelPath, PathError> {
+            self.disk.as_written(path)
+        }
+
+        fn read(&self, path: &RelPath) -> io::Result<Entry> {
+            let entry = self.disk.read(path)?;
+            if path.as_str() == "a.txt" && !self.saved.swap(true, Ordering::SeqCst) {
+                fs::write(self.disk.full_path(path), THEIRS).unwrap();
+            }
+            Ok(entry)
+        }
+
+        fn is_symlink(&self, path: &str) -> bool {
+            self.disk.is_symlink(path)
+        }
+    }
+
+    /// `diff` shows the bytes the edits were located on as the old side, for a whole patch
+    /// and for a reply's blocks: another program's save after polypatch read the file is
+    /// not shown as the original. The diff once read every changed file again: the save
+    /// became the old side, and the diff (fed to `git apply`) would have undone it.
+    #[test]
+    fn the_diff_shows_the_bytes_the_edits_were_located_on_not_a_later_save() {
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** End Patch\n";
+        let whole = || Planned::whole(polypatch::parse(patch, polypatch::Format::AiPatch).unwrap());
+        let reply = || {
+            let blocks = polypatch::plan_reply(&format!("Fix:\n\n```\n{patch}```\n"), &ParseOptions::default());
+            Planned { blocks: blocks.unwrap(), whole: false }
+        };
+        let diff_of = |planned: Planned, files: &dyn FileSource| {
+            let Ok((_, diff)) = planned.diff(files, &ApplyOptions::default()) else { panic!("not located") };
+            diff.unwrap()
+        };
+        let want = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n";
+        for planned in [&whole as &dyn Fn() -> Planned, &reply] {
+            let clean = tempfile::tempdir().unwrap();
+            let clean_diff = diff_of(planned(), &SavedMeanwhile::new(clean.path()).disk);
+            assert!(clean_diff.ends_with(want), "{clean_diff}");
+
+            let dir = tempfile::tempdir().unwrap();
+            let files = SavedMeanwhile::new(dir.path());
+            assert_eq!(diff_of(planned(), &files), clean_diff);
+            assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), THEIRS);
+        }
+    }
 }

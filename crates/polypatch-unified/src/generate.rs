@@ -274,16 +274,25 @@ pub fn diff_files<'a>(
 /// the files it was computed from: how any patch, in any dialect, would change the tree.
 /// Deletions paired with creations of similar content show as renames.
 ///
+/// The old side is read from `files`: it must be the files as the plan was computed on
+/// them. Where another program may save a file meanwhile (a
+/// [`DiskFileSet`](polypatch_core::DiskFileSet)), compute the plan on an
+/// [`Overlay`](polypatch_core::Overlay) of the files and pass that same overlay here: it
+/// reads each file once, so the old side is the bytes the edits were located on. Read
+/// again, the other program's save would be shown as the original, and the diff, fed to
+/// `git apply`, would undo it.
+///
 /// ```
-/// use polypatch_core::{ApplyOptions, MemoryFileSet, compute};
+/// use polypatch_core::{ApplyOptions, MemoryFileSet, Overlay, compute};
 /// use polypatch_unified::generate::{DiffOptions, diff_changes};
 ///
 /// let files = MemoryFileSet::new().with("a.txt", "one\ntwo\n");
 /// let plan = polypatch_unified::parse("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n")
 ///     .and_then(|p| polypatch_unified::lower(&p, &Default::default()))
 ///     .unwrap();
-/// let computed = compute(&plan, &files, &ApplyOptions::default()).unwrap();
-/// let diff = diff_changes(&files, &computed.changes, &DiffOptions::default()).unwrap();
+/// let once = Overlay::new(&files);
+/// let computed = compute(&plan, &once, &ApplyOptions::default()).unwrap();
+/// let diff = diff_changes(&once, &computed.changes, &DiffOptions::default()).unwrap();
 /// assert!(diff.ends_with("@@ -1,2 +1,2 @@\n one\n-two\n+2\n"));
 /// ```
 pub fn diff_changes<S: FileSource + ?Sized>(
