@@ -150,83 +150,6 @@ fn a_commit_waits_for_the_lock_then_refuses() {
     assert_eq!(names(root), ["a.txt"]);
 }
 
-/// Real operations that stop at the first rename until told to go on.
-struct Paused {
-    inner: RealOps,
-    reached: std::sync::Mutex<Option<mpsc::Sender<()>>>,
-    go: std::sync::Mutex<mpsc::Receiver<()>>,
-}
-
-impl Ops for Paused {
-    fn open_root(&self, root: &Path) -> io::Result<Dir> {
-        self.inner.open_root(root)
-    }
-    fn open_dir(&self, dir: &Dir, name: &str) -> io::Result<Dir> {
-        self.inner.open_dir(dir, name)
-    }
-    fn mkdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
-        self.inner.mkdir(dir, name)
-    }
-    fn rmdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
-        self.inner.rmdir(dir, name)
-    }
-    fn stat(&self, dir: &Dir, name: &str) -> io::Result<Option<Meta>> {
-        self.inner.stat(dir, name)
-    }
-    fn read(&self, dir: &Dir, name: &str, max: u64, xattrs: bool) -> io::Result<Read> {
-        self.inner.read(dir, name, max, xattrs)
-    }
-    fn xattrs(&self, dir: &Dir, name: &str) -> io::Result<(Meta, Xattrs)> {
-        self.inner.xattrs(dir, name)
-    }
-    fn set_xattrs(&self, file: &File, xattrs: &Xattrs) -> io::Result<()> {
-        self.inner.set_xattrs(file, xattrs)
-    }
-    fn create(&self, dir: &Dir, name: &str, mode: u32) -> io::Result<File> {
-        self.inner.create(dir, name, mode)
-    }
-    fn write(&self, file: &mut File, bytes: &FileBytes) -> io::Result<()> {
-        self.inner.write(file, bytes)
-    }
-    fn set_mode(&self, file: &File, mode: u32) -> io::Result<()> {
-        self.inner.set_mode(file, mode)
-    }
-    fn set_owner_and_mode(&self, file: &File, uid: u32, gid: u32, mode: Option<u32>) -> io::Result<()> {
-        self.inner.set_owner_and_mode(file, uid, gid, mode)
-    }
-    fn sync(&self, file: &File) -> io::Result<()> {
-        self.inner.sync(file)
-    }
-    fn sync_dir(&self, dir: &Dir) -> io::Result<()> {
-        self.inner.sync_dir(dir)
-    }
-    fn link(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
-        self.inner.link(dir, from, to)
-    }
-    fn rename(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
-        if let Some(reached) = self.reached.lock().unwrap().take() {
-            reached.send(()).unwrap();
-            self.go.lock().unwrap().recv().unwrap();
-        }
-        self.inner.rename(dir, from, to)
-    }
-    fn rename_new(&self, dir: &Dir, from: &str, to: &str) -> io::Result<()> {
-        self.inner.rename_new(dir, from, to)
-    }
-    fn remove(&self, dir: &Dir, name: &str) -> io::Result<()> {
-        self.inner.remove(dir, name)
-    }
-    fn list(&self, dir: &Dir) -> io::Result<Vec<String>> {
-        self.inner.list(dir)
-    }
-    fn lock(&self, dir: &Dir, name: &str) -> io::Result<Option<File>> {
-        self.inner.lock(dir, name)
-    }
-    fn is_locked(&self, dir: &Dir, name: &str) -> io::Result<bool> {
-        self.inner.is_locked(dir, name)
-    }
-}
-
 /// A recovery while a commit runs (stopped at its first rename) leaves its journal, its
 /// temporary files and backups alone and says it is running; the commit then finishes.
 #[test]
@@ -236,11 +159,17 @@ fn recovery_leaves_a_running_commit_alone() {
     let changes = scenario(&root);
     let (reached_tx, reached) = mpsc::channel();
     let (go, go_rx) = mpsc::channel();
-    let ops = Arc::new(Paused {
-        inner: RealOps,
-        reached: std::sync::Mutex::new(Some(reached_tx)),
-        go: std::sync::Mutex::new(go_rx),
-    });
+    // Real operations that stop at the first rename until told to go on.
+    let ops = Faulty::new(usize::MAX, false);
+    *ops.hook.lock().unwrap() = Some((
+        "rename",
+        1,
+        Box::new(move || {
+            reached_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        }),
+    ));
+    ops.armed.store(true, Ordering::SeqCst);
     let commit = {
         let root = root.clone();
         std::thread::spawn(move || DiskFileSet::with_ops(&root, ops).unwrap().commit(&changes))
