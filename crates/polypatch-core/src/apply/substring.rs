@@ -505,7 +505,7 @@ fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
     if loose.is_empty() {
         return None;
     }
-    let q = whole_file(&pat, lines.len(), false, 1.0);
+    let q = Query::whole_file(&pat, lines.len(), false, 1.0);
     let found = decide::locate(lines, &q, loose).ok()?.into_iter().next()?;
     let at = LineRange::from_zero_based(found.start, found.end);
     Some(Done {
@@ -633,7 +633,7 @@ fn lenient_apply(
         changed: &changed,
         index: Some(hashes),
         effort: ov.effort,
-        ..whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
+        ..Query::whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
     };
     let found = match decide::locate(&file.lines, &q, tiers) {
         Ok(found) => found.into_iter().next().expect("located once"),
@@ -834,31 +834,12 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
     splice_lines(file, hashes, found.line..found.line + 1, new);
 }
 
-/// A query for `pat` anywhere in a file of `len` lines, at one place.
-fn whole_file(pat: &[LineText], len: usize, ignore_blank: bool, threshold: f64) -> Query<'_> {
-    Query {
-        pat,
-        lo: 0,
-        hi: len,
-        hint: None,
-        at_eof: false,
-        occurrence: Occurrence::Unique,
-        ignore_blank,
-        threshold,
-        base: Tier::Exact,
-        positional: false,
-        prefix: false,
-        changed: &[],
-        index: None,
-        effort: None,
-    }
-}
-
 /// The failure for a `find` that is nowhere, with the file's closest region.
 fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64, ov: Overrides<'_>) -> Failure {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let pat: Vec<LineText> = body.split('\n').map(LineText::from).collect();
-    let q = Query { effort: ov.effort, ..whole_file(&pat, lines.len(), edit.policy.ignore_blank_lines, threshold) };
+    let q =
+        Query { effort: ov.effort, ..Query::whole_file(&pat, lines.len(), edit.policy.ignore_blank_lines, threshold) };
     let mut failure = miss_failure(lines, &q, Miss::NotFound, "lines");
     let first = pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()).unwrap_or("");
     let shown = clip_line(first, MAX_EXCERPT_CHARS);

@@ -220,24 +220,32 @@ impl Idx {
     }
 }
 
+impl<'a> Query<'a> {
+    /// A query for `pat` anywhere in a file of `len` lines, at one place, from the exact
+    /// tier on, with no hint, scope or index.
+    pub(crate) fn whole_file(pat: &'a [LineText], len: usize, ignore_blank: bool, threshold: f64) -> Query<'a> {
+        Query {
+            pat,
+            lo: 0,
+            hi: len,
+            hint: None,
+            at_eof: false,
+            occurrence: Occurrence::Unique,
+            ignore_blank,
+            threshold,
+            base: Tier::Exact,
+            positional: false,
+            prefix: false,
+            changed: &[],
+            index: None,
+            effort: None,
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn test_query(pat: &[LineText], n: usize, occurrence: Occurrence) -> Query<'_> {
-    Query {
-        pat,
-        lo: 0,
-        hi: n,
-        hint: None,
-        at_eof: false,
-        occurrence,
-        ignore_blank: false,
-        threshold: crate::ir::plan::DEFAULT_FUZZY_THRESHOLD,
-        base: Tier::Exact,
-        positional: false,
-        prefix: false,
-        changed: &[],
-        index: None,
-        effort: None,
-    }
+    Query { occurrence, ..Query::whole_file(pat, n, false, crate::ir::plan::DEFAULT_FUZZY_THRESHOLD) }
 }
 
 /// Owned pattern lines, for tests.
