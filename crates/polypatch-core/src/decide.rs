@@ -111,7 +111,7 @@ use crate::locate::engine::Classified;
 use crate::locate::fold::{PatKey, is_blank, key_eq};
 use crate::locate::query::{Found, Miss, Query, View};
 use crate::text::eol::Eol;
-use crate::text::lines::{Line, LineText};
+use crate::text::lines::{Line, LineRef, LineText, Lines};
 
 /// The outcome of locating an edit.
 #[derive(Debug)]
@@ -168,7 +168,7 @@ impl NewSide<'_> {
 /// Decides what the located old side `old` of query `q` means, looking for the new side
 /// where the rules need it. `tiers` are the policy's allowed tiers.
 pub(crate) fn decide(
-    lines: &[Line],
+    lines: Lines<'_>,
     q: &Query<'_>,
     old: Result<Vec<Found>, Miss>,
     new: Option<&NewSide<'_>>,
@@ -198,7 +198,7 @@ pub(crate) fn decide(
 
 /// [`decide`] for an edit with a new side to look for.
 fn decide_with_new_side(
-    lines: &[Line],
+    lines: Lines<'_>,
     q: &Query<'_>,
     old: Result<Vec<Found>, Miss>,
     new: &NewSide<'_>,
@@ -226,7 +226,7 @@ fn decide_with_new_side(
 }
 
 /// Rule 3: the old side stands at `o`.
-fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: TierSet) -> Decision {
+fn one_place(lines: Lines<'_>, q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: TierSet) -> Decision {
     let first_like = matches!(q.occurrence, Occurrence::First | Occurrence::FirstAfterAnchor);
     let strictest = tiers.iter().next().unwrap_or(Tier::Exact);
     if new.weak && o.tier == Tier::Fuzzy && removes_only_similar(lines, q, &o, new.kept) {
@@ -358,7 +358,7 @@ fn one_place(lines: &[Line], q: &Query<'_>, o: Found, new: &NewSide<'_>, tiers: 
 /// for `version = "1.0.86"`): it must be more similar than the old side by the ambiguity
 /// margin.
 fn fuzzy_rival(
-    lines: &[Line],
+    lines: Lines<'_>,
     q: &Query<'_>,
     o: &Found,
     new: &NewSide<'_>,
@@ -384,7 +384,7 @@ fn fuzzy_rival(
 /// characters swapped for others, the length kept: the mark of a sibling line
 /// (`self.a1 = 0` for `self.a2 = 0`, `x_min` for `x_max`) more than of a typo, which
 /// usually drops or doubles a character (`import sy` for `import sys`).
-fn removes_only_similar(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
+fn removes_only_similar(lines: Lines<'_>, q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
     let mut is_kept = vec![false; q.pat.len()];
     kept.iter().flatten().for_each(|&i| {
         if let Some(k) = is_kept.get_mut(i) {
@@ -393,7 +393,7 @@ fn removes_only_similar(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option
     });
     (q.pat.iter().zip(&o.map).zip(&is_kept)).any(|((p, f), k)| {
         !k && f.is_some_and(|f| {
-            let text = &lines[f].text;
+            let text = lines.text(f);
             !key_eq(Tier::Unicode, text, &PatKey::new(p)) && text.trim().chars().count() == p.trim().chars().count()
         })
     })
@@ -418,12 +418,12 @@ fn same_place(o: &Found, n: &Found, kept: &[Option<usize>]) -> bool {
 /// comparison tier among the lines equal to their file line at one (the lines that only
 /// resemble theirs left out), and no stricter than `floor`, the policy's strictest tier
 /// (an `ap` snippet is compared trimmed whatever its indentation in the YAML).
-fn lines_tier(lines: &[Line], pat: &[LineText], o: &Found, floor: Tier) -> Tier {
+fn lines_tier(lines: Lines<'_>, pat: &[LineText], o: &Found, floor: Tier) -> Tier {
     let mut loosest = floor;
     for (p, f) in pat.iter().zip(&o.map) {
         let Some(f) = f else { continue };
         let key = PatKey::new(p);
-        if let Some(t) = PER_LINE.into_iter().find(|&t| key_eq(t, &lines[*f].text, &key)) {
+        if let Some(t) = PER_LINE.into_iter().find(|&t| key_eq(t, lines.text(*f), &key)) {
             loosest = loosest.max(t);
         }
     }
@@ -437,10 +437,10 @@ const PER_LINE: [Tier; 4] = [Tier::Exact, Tier::TrailingWhitespace, Tier::Trimme
 /// to a file line, equal to it at a comparison tier or within a typo of it (the cap the
 /// fuzzy tier allows a changed line). A line that is no typo of the file's (another
 /// statement in its place) means the old side only resembles that place.
-fn old_stands(lines: &[Line], q: &Query<'_>, o: &Found) -> bool {
+fn old_stands(lines: Lines<'_>, q: &Query<'_>, o: &Found) -> bool {
     (q.pat.iter().zip(&o.map)).all(|(p, f)| {
         f.is_some_and(|f| {
-            let (file, key) = (&lines[f].text, PatKey::new(p));
+            let (file, key) = (lines.text(f), PatKey::new(p));
             if PER_LINE.into_iter().any(|t| key_eq(t, file, &key)) {
                 return true;
             }
@@ -460,7 +460,7 @@ fn old_stands(lines: &[Line], q: &Query<'_>, o: &Found) -> bool {
 /// Whether every line the edit removes stands at the fuzzy match `o` as written
 /// (whitespace and look-alikes aside), and there is at least one: what makes the match
 /// only similar is in the lines the edit keeps, so the lines it would change are there.
-fn removed_stand(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
+fn removed_stand(lines: Lines<'_>, q: &Query<'_>, o: &Found, kept: &[Option<usize>]) -> bool {
     let mut is_kept = vec![false; q.pat.len()];
     kept.iter().flatten().for_each(|&i| {
         if let Some(k) = is_kept.get_mut(i) {
@@ -469,7 +469,7 @@ fn removed_stand(lines: &[Line], q: &Query<'_>, o: &Found, kept: &[Option<usize>
     });
     let mut removed = (q.pat.iter().zip(&o.map).zip(&is_kept)).filter(|(_, k)| !**k).peekable();
     removed.peek().is_some()
-        && removed.all(|((p, f), _)| f.is_some_and(|f| key_eq(Tier::Unicode, &lines[f].text, &PatKey::new(p))))
+        && removed.all(|((p, f), _)| f.is_some_and(|f| key_eq(Tier::Unicode, lines.text(f), &PatKey::new(p))))
 }
 
 /// Whether a line the edit removes (matched at the file lines `removed_at`) is a line
@@ -499,14 +499,14 @@ fn added_lines(n: &Found, kept: &[Option<usize>]) -> HashSet<usize> {
 /// at the file lines `old_at`) has nothing: a line sitting on a removed line is explained
 /// as well by a typo in the removed line as by the edit, so only a pure addition shows
 /// the edit was made.
-fn adds_present(lines: &[Line], old_at: &HashSet<usize>, n: &Found, new: &NewSide<'_>) -> bool {
+fn adds_present(lines: Lines<'_>, old_at: &HashSet<usize>, n: &Found, new: &NewSide<'_>) -> bool {
     let mut pure = false;
     for (j, k) in new.kept.iter().enumerate() {
         if k.is_some() {
             continue;
         }
         let Some(Some(f)) = n.map.get(j) else { continue };
-        if !key_eq(Tier::Unicode, &lines[*f].text, &PatKey::new(&new.q.pat[j])) {
+        if !key_eq(Tier::Unicode, lines.text(*f), &PatKey::new(&new.q.pat[j])) {
             return false;
         }
         pure |= !old_at.contains(f);
@@ -516,9 +516,9 @@ fn adds_present(lines: &[Line], old_at: &HashSet<usize>, n: &Found, new: &NewSid
 
 /// Whether every line the new side at `n` adds stands in the file as written (whitespace
 /// and look-alikes aside).
-fn adds_as_written(lines: &[Line], n: &Found, new: &NewSide<'_>) -> bool {
+fn adds_as_written(lines: Lines<'_>, n: &Found, new: &NewSide<'_>) -> bool {
     new.kept.iter().enumerate().filter(|(_, k)| k.is_none()).all(|(j, _)| match n.map.get(j) {
-        Some(Some(f)) => key_eq(Tier::Unicode, &lines[*f].text, &PatKey::new(&new.q.pat[j])),
+        Some(Some(f)) => key_eq(Tier::Unicode, lines.text(*f), &PatKey::new(&new.q.pat[j])),
         _ => true,
     })
 }
@@ -531,7 +531,7 @@ fn removed_absent(removed_at: &HashSet<usize>, n: &Found, kept: &[Option<usize>]
 }
 
 /// Every place of the new side at the first of `tiers` that has any, in `lo..hi`.
-fn find(lines: &[Line], new: &NewSide<'_>, tiers: TierSet, lo: usize, hi: usize) -> Option<(Tier, Vec<Found>)> {
+fn find(lines: Lines<'_>, new: &NewSide<'_>, tiers: TierSet, lo: usize, hi: usize) -> Option<(Tier, Vec<Found>)> {
     if tiers.is_empty() || lo >= hi {
         return None;
     }
@@ -553,7 +553,7 @@ fn nearest(places: &[Found], hint: Option<usize>) -> Found {
 /// Locates `q.pat` in `lines`, trying `tiers` in order: the engine's candidates at the
 /// first tier that has any, and rule 1 ([`choose`]) on them. For [`Occurrence::All`] every
 /// match at the first tier that matches anything is returned.
-pub(crate) fn locate(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
+pub(crate) fn locate(lines: Lines<'_>, q: &Query<'_>, tiers: TierSet) -> Result<Vec<Found>, Miss> {
     let mut classified = Classified::new(lines, q, tiers);
     let Some((tier, candidates)) = classified.first_tier(q, tiers) else { return Err(Miss::NotFound) };
     let view = classified.view_of(tier);
@@ -670,25 +670,25 @@ pub(crate) fn new_side<'a>(
 /// texts and, where the patch gives the terminators (`patch_ends`), the same terminators
 /// (a last line without one counts as the same, unless the plan adds a final newline).
 pub(crate) fn replacement_unchanged(
-    lines: &[Line],
+    lines: Lines<'_>,
     (start, end): (usize, usize),
     new: &[Line],
     patch_ends: bool,
     adds_final_newline: bool,
 ) -> bool {
-    let same_end = |a: &Line, b: &Line| !patch_ends || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline);
-    new.len() == end - start && new.iter().zip(&lines[start..end]).all(|(a, b)| a.text == b.text && same_end(a, b))
+    let same_end = |a: &Line, b: LineRef<'_>| !patch_ends || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline);
+    new.len() == end - start && new.iter().zip(lines.slice(start..end)).all(|(a, b)| a.text == b.text && same_end(a, b))
 }
 
 /// Rule 6: for an insertion next to a located block, whether its lines `new` (shaped as
 /// they would be written) already stand there: from `at` on for an insertion after the
 /// block (`at` is the block's end), up to `at` for one before it (`at` is its start).
 /// Compared trimmed, so re-indented lines count as there.
-pub(crate) fn insertion_already_there(lines: &[Line], at: usize, new: &[Line], after: bool) -> bool {
+pub(crate) fn insertion_already_there(lines: Lines<'_>, at: usize, new: &[Line], after: bool) -> bool {
     if after {
-        block_eq(&lines[at.min(lines.len())..], new)
+        block_eq(lines.slice(at.min(lines.len())..), new)
     } else {
-        at >= new.len() && block_eq(&lines[at - new.len()..at], new)
+        at >= new.len() && block_eq(lines.slice(at - new.len()..at), new)
     }
 }
 
@@ -696,14 +696,14 @@ pub(crate) fn insertion_already_there(lines: &[Line], at: usize, new: &[Line], a
 /// anchor, at a line number), where its lines `new` already stand: right after the
 /// position or, at the end of the file, right before it (compared trimmed). Returns the
 /// first of those lines; `None` when they are not there, or when there are none.
-pub(crate) fn inserted_at_already_there(lines: &[Line], at: usize, new: &[Line]) -> Option<usize> {
+pub(crate) fn inserted_at_already_there(lines: Lines<'_>, at: usize, new: &[Line]) -> Option<usize> {
     if new.is_empty() {
         return None;
     }
-    if block_eq(&lines[at..], new) {
+    if block_eq(lines.slice(at..), new) {
         return Some(at);
     }
-    (at == lines.len() && at >= new.len() && block_eq(&lines[at - new.len()..at], new)).then(|| at - new.len())
+    (at == lines.len() && at >= new.len() && block_eq(lines.slice(at - new.len()..at), new)).then(|| at - new.len())
 }
 
 /// Rule 2: for an edit whose dialect counts a target not found as done
@@ -712,14 +712,14 @@ pub(crate) fn inserted_at_already_there(lines: &[Line], at: usize, new: &[Line])
 /// characters, or every line within a typo of the file's (the fuzzy tier's cap on changed
 /// lines, whatever the score). Such lines were not removed: "already applied" is never a
 /// shortcut past a lenient match, and the edit is refused naming them.
-pub(crate) fn target_still_like(lines: &[Line], q: &Query<'_>, tiers: TierSet) -> Option<Found> {
+pub(crate) fn target_still_like(lines: Lines<'_>, q: &Query<'_>, tiers: TierSet) -> Option<Found> {
     let lenient = TierSet::only(Tier::Unicode).with(Tier::Fuzzy).difference(tiers);
     let probe = Query { threshold: 0.8, ..q.clone() };
     locate(lines, &probe, lenient).ok().and_then(|like| like.into_iter().next())
 }
 
 /// Whether the first lines of `have` equal `want` (trimmed).
-fn block_eq(have: &[Line], want: &[Line]) -> bool {
+fn block_eq(have: Lines<'_>, want: &[Line]) -> bool {
     have.len() >= want.len() && want.iter().zip(have).all(|(w, h)| w.text.trim() == h.text.trim())
 }
 
@@ -737,7 +737,7 @@ fn block_eq(have: &[Line], want: &[Line]) -> bool {
 /// it adds beside its old side with the file's blank line between them, and adds nothing.
 /// The lines it adds must then say something (not only blank lines).
 pub(crate) fn replacement_already_there(
-    lines: &[Line],
+    lines: Lines<'_>,
     old: &[LineText],
     new: &[LineText],
     f: &Found,
@@ -764,13 +764,13 @@ pub(crate) fn replacement_already_there(
     // do not count), against the new side's old part (a fuzzy match only resembles it),
     // and the new lines before and after it.
     let file_eq = |at: Vec<usize>, want: &[&LineText]| {
-        at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, &lines[i].text, &PatKey::new(w)))
+        at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, lines.text(i), &PatKey::new(w)))
     };
     let (above, below) = (&new[..k], &new[k + old.len()..]);
-    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| counts(&&lines[i].text)).take(above.len()).collect();
+    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| !skip_blank || !is_blank(lines.text(i))).take(above.len()).collect();
     before.reverse();
-    let within = (f.start..f.end).filter(|&i| counts(&&lines[i].text)).collect();
-    let after = (f.end..lines.len()).filter(|&i| counts(&&lines[i].text)).take(below.len()).collect();
+    let within = (f.start..f.end).filter(|&i| !skip_blank || !is_blank(lines.text(i))).collect();
+    let after = (f.end..lines.len()).filter(|&i| !skip_blank || !is_blank(lines.text(i))).take(below.len()).collect();
     file_eq(within, &new[k..k + old.len()]) && file_eq(before, above) && file_eq(after, below)
 }
 
@@ -779,14 +779,13 @@ pub(crate) fn replacement_already_there(
 /// line (keeps it and adds lines after it) leaves the end line in place, so a re-run finds
 /// the same range again and, compared with the range alone, would add those lines once
 /// more. `ap` §3.1: re-applying changes nothing.
-pub(crate) fn range_already_there(lines: &[Line], edit: &Edit, f: &Found, start: usize, new: &[Line]) -> bool {
+pub(crate) fn range_already_there(lines: Lines<'_>, edit: &Edit, f: &Found, start: usize, new: &[Line]) -> bool {
     if !matches!(edit.target, Target::Range { .. }) || new.len() <= f.end - f.start {
         return false;
     }
     let tier = f.tier.min(Tier::Unicode);
-    lines
-        .get(start..start + new.len())
-        .is_some_and(|have| new.iter().zip(have).all(|(n, h)| key_eq(tier, &h.text, &PatKey::new(&n.text))))
+    start + new.len() <= lines.len()
+        && new.iter().zip(lines.slice(start..start + new.len())).all(|(n, h)| key_eq(tier, h.text, &PatKey::new(&n.text)))
 }
 
 /// A line the edit removes or replaces that matched its file line only by likeness.
@@ -814,7 +813,7 @@ pub(crate) struct Unlike {
 /// the patch wrote them: they are compared without their indentation). Only a match at [`Tier::Fuzzy`] can have
 /// such lines; every other tier forgives at most whitespace and look-alikes.
 pub(crate) fn unlike_removals(
-    lines: &[Line],
+    lines: Lines<'_>,
     pat: &[LineText],
     f: &Found,
     kept: &[Option<usize>],
@@ -928,10 +927,10 @@ mod tests {
     ) -> Decision {
         let f = TextFile::parse(file);
         let (old, new) = (test_lines(old), test_lines(new));
-        let q = Query { threshold, ..test_query(&old, f.lines.len(), occurrence) };
-        let located = locate(&f.lines, &q, TierSet::ALL);
+        let q = Query { threshold, ..test_query(&old, f.len(), occurrence) };
+        let located = locate(f.lines(), &q, TierSet::ALL);
         let side = NewSide { q: Query { pat: &new, ..q.clone() }, kept, weak: NewSide::is_weak(kept, old.len()) };
-        decide(&f.lines, &q, located, Some(&side), TierSet::ALL)
+        decide(f.lines(), &q, located, Some(&side), TierSet::ALL)
     }
 
     #[test]
@@ -1108,14 +1107,14 @@ mod tests {
         // side stands at line 2: refused with both places instead of deleting that one.
         let file = TextFile::parse("one:\n    alpha\n  beta\ntwo:\n  alpha\n");
         let (old, new) = (test_lines(&["alpha", "beta"]), test_lines(&["alpha"]));
-        let q = Query { hint: Some(4), ..test_query(&old, file.lines.len(), Occurrence::First) };
+        let q = Query { hint: Some(4), ..test_query(&old, file.len(), Occurrence::First) };
         let side = NewSide { q: Query { pat: &new, ..q.clone() }, kept: &[Some(0)], weak: true };
-        let got = decide(&file.lines, &q, locate(&file.lines, &q, TierSet::ALL), Some(&side), TierSet::ALL);
+        let got = decide(file.lines(), &q, locate(file.lines(), &q, TierSet::ALL), Some(&side), TierSet::ALL);
         assert!(matches!(got, Decision::Unclear { ref old, ref new } if (old.start, new.start) == (1, 4)), "{got:?}");
         // Without the hint the weak side is no evidence.
         let q = Query { hint: None, ..q };
         let side = NewSide { q: Query { pat: &new, ..q.clone() }, ..side };
-        let got = decide(&file.lines, &q, locate(&file.lines, &q, TierSet::ALL), Some(&side), TierSet::ALL);
+        let got = decide(file.lines(), &q, locate(file.lines(), &q, TierSet::ALL), Some(&side), TierSet::ALL);
         assert!(matches!(got, Decision::Apply(ref f, _) if f[0].start == 1), "{got:?}");
     }
 
@@ -1144,14 +1143,14 @@ mod tests {
             TextFile::parse("def restock(self, amount):\n    if amount <= 0:\n        raise ValueError(\"amount\")\n");
         let old =
             test_lines(&["def restock(self, amount):", "    if amount < 0:", "        raise ValueError(\"amount\")"]);
-        let q = test_query(&old, file.lines.len(), Occurrence::Unique);
-        let found = locate(&file.lines, &q, TierSet::ALL).unwrap().remove(0);
+        let q = test_query(&old, file.len(), Occurrence::Unique);
+        let found = locate(file.lines(), &q, TierSet::ALL).unwrap().remove(0);
         assert_eq!(found.tier, Tier::Fuzzy);
         // The second line is replaced: it differs.
         let kept = [Some(0), None, Some(2)];
-        assert_eq!(unlike_removals(&file.lines, &old, &found, &kept, None), [Unlike { pat: 1, file: 1 }]);
+        assert_eq!(unlike_removals(file.lines(), &old, &found, &kept, None), [Unlike { pat: 1, file: 1 }]);
         // A context line that differs is no matter.
-        assert!(unlike_removals(&file.lines, &old, &found, &[Some(0), Some(1), Some(2)], None).is_empty());
+        assert!(unlike_removals(file.lines(), &old, &found, &[Some(0), Some(1), Some(2)], None).is_empty());
         // Without explicit context, an edit writing the file's line in its place loses nothing...
         let written = |second: &str| {
             test_lines(&[
@@ -1162,13 +1161,13 @@ mod tests {
             ])
         };
         let kept = [Some(0), None, None, Some(2)];
-        assert!(unlike_removals(&file.lines, &old, &found, &kept, Some(&written("  if amount <= 0:"))).is_empty());
+        assert!(unlike_removals(file.lines(), &old, &found, &kept, Some(&written("  if amount <= 0:"))).is_empty());
         // ... but another line is a change to it.
-        let got = unlike_removals(&file.lines, &old, &found, &kept, Some(&written("    if amount < 1:")));
+        let got = unlike_removals(file.lines(), &old, &found, &kept, Some(&written("    if amount < 1:")));
         assert_eq!(got, [Unlike { pat: 1, file: 1 }]);
         // A strict tier forgives whitespace and look-alikes only: nothing to check.
         let exact = Found { tier: Tier::Unicode, ..found.clone() };
-        assert!(unlike_removals(&file.lines, &old, &exact, &[None, None, None], None).is_empty());
+        assert!(unlike_removals(file.lines(), &old, &exact, &[None, None, None], None).is_empty());
     }
 
     #[test]
@@ -1206,8 +1205,9 @@ mod tests {
     #[test]
     fn rule_6_probes_for_insertions_and_unchanged_replacements() {
         let file = TextFile::parse("a\nb\nc\n");
-        let lines = &file.lines;
-        let bc = TextFile::parse("  b\nc\n").lines;
+        let lines = file.lines();
+        let bc_file = TextFile::parse("  b\nc\n");
+        let bc = bc_file.lines();
         // At a fixed position: right after it, or at the end of the file right before it.
         assert_eq!(inserted_at_already_there(lines, 1, &bc), Some(1), "compared trimmed");
         assert_eq!(inserted_at_already_there(lines, 3, &bc), Some(1));
@@ -1221,8 +1221,10 @@ mod tests {
         assert!(!insertion_already_there(lines, 2, &bc, true));
         // A replacement that writes the same lines changes nothing; terminators count only
         // when the patch gives them, and a last line without one only if the plan adds it.
-        let short = TextFile::parse("a\nb").lines;
-        let ended = TextFile::parse("a\nb\n").lines;
+        let short_file = TextFile::parse("a\nb");
+        let short = short_file.lines();
+        let ended_file = TextFile::parse("a\nb\n");
+        let ended = ended_file.lines();
         assert!(replacement_unchanged(lines, (1, 3), &TextFile::parse("b\nc\n").lines, true, false));
         assert!(!replacement_unchanged(lines, (1, 3), &bc, false, false), "a re-indented line is a change");
         assert!(!replacement_unchanged(lines, (0, 2), &ended[..1], false, false), "fewer lines");

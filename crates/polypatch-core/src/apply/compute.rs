@@ -538,12 +538,12 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             let bom_is_text = git && text.bom && (byte_exact || shows_bom(&m.edits));
             if bom_is_text {
                 text.bom = false;
-                if let Some(first) = text.lines.first_mut() {
-                    first.text.to_mut().insert(0, BOM);
+                if let Some(first) = text.lines().first() {
+                    text.set_text(0, &format!("{BOM}{}", first.text));
                 }
             }
             let ended_with_newline = text.ends_with_newline();
-            let marked_twice = text.bom && text.lines.first().is_some_and(|l| l.text.starts_with(BOM));
+            let marked_twice = text.bom && text.lines().first().is_some_and(|l| l.text.starts_with(BOM));
             let ov = Overrides {
                 fresh: m.preimage.as_deref().is_some_and(names),
                 adds_final_newline: m.final_newline == Some(true),
@@ -560,24 +560,22 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     }
                 }
                 // The failed edits carry the reasons; the file is failed with them.
-                text.release();
                 return Ok(Status::Failed);
             }
             // The file's byte order mark stays the file's, once: a new first line that
             // brings its own (a patch that copied the mark) does not add a second one.
-            if let Some(first) = text.lines.first_mut().filter(|_| text.bom && !marked_twice) {
-                let keep = first.text.trim_start_matches(BOM).len();
-                let cut = first.text.len() - keep;
-                if cut > 0 {
-                    first.text.to_mut().replace_range(..cut, "");
+            if let Some(first) = text.lines().first().filter(|_| text.bom && !marked_twice) {
+                let kept = first.text.trim_start_matches(BOM);
+                if kept.len() < first.text.len() {
+                    text.set_text(0, &kept.to_string());
                 }
             }
             // Post-processing belongs to a file the edits changed: a re-run touches nothing.
             let edited = m.edits.is_empty() || report.edits.iter().any(|e| e.status == Status::Applied);
             if m.post.strip_trailing_whitespace && edited {
-                for line in &mut text.lines {
-                    let keep = line.text.trim_end_matches([' ', '\t']).len();
-                    line.text.truncate(keep);
+                for i in 0..text.len() {
+                    let keep = text.line(i).text.trim_end_matches([' ', '\t']).len();
+                    text.truncate_text(i, keep);
                 }
             }
             fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
@@ -814,19 +812,19 @@ fn shows_bom(edits: &[Edit]) -> bool {
 /// Every line but the last ends with a terminator; the last one ends as the original
 /// file's last line did (a missing final newline stays missing, a present one stays).
 fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
-    let Some(last) = text.lines.len().checked_sub(1) else { return };
+    let Some(last) = text.len().checked_sub(1) else { return };
     // The file's own terminator is counted only when a line needs one.
     let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || ended_with_newline);
-    if text.lines.iter().enumerate().any(|(i, l)| open(i, l.eol)) {
+    if text.lines().iter().enumerate().any(|(i, l)| open(i, l.eol)) {
         let eol = text.dominant_eol();
-        for (i, line) in text.lines.iter_mut().enumerate() {
-            if open(i, line.eol) {
-                line.eol = eol;
+        for i in 0..text.len() {
+            if open(i, text.line(i).eol) {
+                text.set_eol(i, eol);
             }
         }
     }
     if !ended_with_newline {
-        text.lines[last].eol = Eol::None;
+        text.set_eol(last, Eol::None);
     }
 }
 
@@ -851,10 +849,10 @@ fn check_expect(path: &RelPath, blob: &FileBytes, expect: &Expect) -> Result<(),
         Expect::Lines(want) => {
             // Compared as bytes, as git compares them (also for a file that is not UTF-8).
             let mut text = blob.lossless_lines(LineBreaks::LfOrCrLf);
-            if let Some(first) = text.lines.first_mut().filter(|_| text.bom) {
-                first.text.to_mut().insert(0, BOM); // git's line 1 holds the mark
+            if let Some(first) = text.lines().first().filter(|_| text.bom) {
+                text.set_text(0, &format!("{BOM}{}", first.text)); // git's line 1 holds the mark
             }
-            let have: Vec<&str> = text.lines.iter().map(|l| l.text.as_str()).collect();
+            let have: Vec<&str> = text.texts();
             if have == *want {
                 return Ok(());
             }

@@ -11,7 +11,7 @@ use crate::ir::tier::Tier;
 use crate::locate::effort::{Effort, Skip};
 use crate::locate::fuzzy;
 use crate::locate::query::{Found, Miss, Query, View};
-use crate::text::lines::{Line, LineText};
+use crate::text::lines::{LineText, Lines};
 
 /// How long the line diff shown with a closest region may take; past it, `similar` gives
 /// a coarser (still correct) diff.
@@ -21,7 +21,7 @@ const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
 /// Every part of it is bounded: at most [`crate::MAX_CANDIDATES`] places are listed (and
 /// the rest counted), excerpts are clipped, and the closest region is searched within a
 /// work budget.
-pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str) -> Failure {
+pub(crate) fn miss_failure(lines: Lines<'_>, q: &Query<'_>, miss: Miss, what: &str) -> Failure {
     match miss {
         Miss::Ambiguous(tier, places, scores) => {
             let total = places.len();
@@ -79,7 +79,7 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
                 let expected = q.pat.join("\n") + "\n";
                 let have =
-                    lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n") + "\n";
+                    lines.slice(found.start..found.end).texts().collect::<Vec<_>>().join("\n") + "\n";
                 let diff = block_diff(lines, q.pat, &found);
                 let similarity = fuzzy::distance::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
                 let similarity = (similarity * 100.0).round() / 100.0;
@@ -98,8 +98,8 @@ pub(crate) fn miss_failure(lines: &[Line], q: &Query<'_>, miss: Miss, what: &str
 
 /// The diff from the pattern's lines to the file's lines at `found` (`patch expects` /
 /// `file has`), as a failure shows it.
-pub(crate) fn block_diff(lines: &[Line], pat: &[LineText], found: &Found) -> String {
-    let have: Vec<&str> = lines[found.start..found.end].iter().map(|l| l.text.as_str()).collect();
+pub(crate) fn block_diff(lines: Lines<'_>, pat: &[LineText], found: &Found) -> String {
+    let have: Vec<&str> = lines.slice(found.start..found.end).texts().collect();
     let (shown_expected, shown_have) = focus_lines(pat, &have, found);
     similar::TextDiff::configure()
         .timeout(DIFF_TIMEOUT)

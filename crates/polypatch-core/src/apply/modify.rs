@@ -21,7 +21,7 @@ use crate::locate::engine;
 use crate::locate::fold::is_blank;
 use crate::locate::index::LineHashes;
 use crate::locate::query::{Found, Miss, Query};
-use crate::text::lines::{Line, LineText, TextFile};
+use crate::text::lines::{Line, LineText, Lines, TextFile};
 
 use crate::apply::miss::{block_diff, miss_failure};
 use crate::apply::write::{Done, Overrides, align, apply_at, removals_allowed, splice_lines, unlike_removed};
@@ -53,7 +53,7 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
             notes: Vec::new(),
         };
         // Every edit, text edits included, keeps the hashes in step with the lines it changes.
-        let len_before = file.lines.len();
+        let len_before = file.len();
         let mut result = apply_edit(file, &hashes, edit, &mut cursor, ov, &placed);
         if let (Ok(Done { lines: Some(at), .. }), Some(hint)) = (&result, edit.scope.line_hint) {
             ov.drift = isize::try_from(at.start).unwrap_or(isize::MAX).saturating_sub_unsigned(hint);
@@ -64,7 +64,7 @@ pub(crate) fn modify(file: &mut TextFile, edits: &[Edit], ov: Overrides<'_>, pat
                 Target::Lines(pat) => Some(pat.as_slice()),
                 _ => None,
             };
-            place(&mut placed, (at.start - 1, at.end), old, file.lines.len(), len_before);
+            place(&mut placed, (at.start - 1, at.end), old, file.len(), len_before);
         }
         if let Some(effort) = ov.effort {
             let name = || format!("`{path}`, {}", edit_name(edit, i + 1));
@@ -216,7 +216,7 @@ fn apply_edit(
     let leniency = leniency(edit, ov);
     let Leniency { tiers, base, threshold } = leniency;
     let policy = &edit.policy;
-    let len = file.lines.len();
+    let len = file.len();
     let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
     let mut lo = if edit.scope.after_previous { (*cursor).min(len) } else { 0 };
 
@@ -240,8 +240,8 @@ fn apply_edit(
             index: Some(hashes),
             effort: ov.effort,
         };
-        let found = decide::locate(&file.lines, &q, tiers.without(Tier::Fuzzy))
-            .map_err(|miss| miss_failure(&file.lines, &q, miss, "anchor"))?;
+        let found = decide::locate(file.lines(), &q, tiers.without(Tier::Fuzzy))
+            .map_err(|miss| miss_failure(file.lines(), &q, miss, "anchor"))?;
         lo = found[0].end;
         anchored = Some((found[0].tier, found[0].confidence));
     }
@@ -284,9 +284,9 @@ fn locate_and_apply(
         return done;
     }
     let prep = prepare(job)?;
-    let q = prep.query(hashes, file.lines.len());
-    let located = locate_target(&file.lines, &q, &prep);
-    let verdict = decide_edit(&file.lines, &q, &prep, located)?;
+    let q = prep.query(hashes, file.len());
+    let located = locate_target(file.lines(), &q, &prep);
+    let verdict = decide_edit(file.lines(), &q, &prep, located)?;
     apply_verdict(file, hashes, &prep, verdict, cursor)
 }
 
@@ -303,12 +303,12 @@ fn apply_unlocated(
     let at = match &edit.target {
         Target::Text(_) => return Some(crate::apply::substring::apply_text(file, hashes, edit, ov, job.leniency)),
         Target::StartOfFile => 0,
-        Target::EndOfFile => file.lines.len(),
+        Target::EndOfFile => file.len(),
         Target::Lines(pat) if pat.iter().all(|l| edit.policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {
             if job.anchored {
                 job.lo
             } else if let Some(h) = job.hint {
-                h.min(file.lines.len())
+                h.min(file.len())
             } else {
                 return Some(Err(Failure::new(
                     FailureKind::InvalidPlan,
@@ -425,7 +425,7 @@ struct Located {
 
 /// Step 2: locates the old side of `q` (a range ends at the first occurrence of its end
 /// block after the start block).
-fn locate_target(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>) -> Located {
+fn locate_target(lines: Lines<'_>, q: &Query<'_>, prep: &Prepared<'_>) -> Located {
     let Leniency { tiers, base, .. } = prep.job.leniency;
     // A numbered hunk that stands exactly at (or near) its line number is found by
     // looking outward from it, without scanning the file.
@@ -488,7 +488,7 @@ enum Verdict {
 
 /// Step 3: what the located old side means ([`decide()`]), and the checks on the order of
 /// hunks, the line number and a range's removed lines.
-fn decide_edit(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>, located: Located) -> Result<Verdict, Failure> {
+fn decide_edit(lines: Lines<'_>, q: &Query<'_>, prep: &Prepared<'_>, located: Located) -> Result<Verdict, Failure> {
     let (job, edit) = (prep.job, &*prep.edit);
     let (policy, ov) = (&edit.policy, job.ov);
     let Located { found: located, range_miss, range_unlike } = located;
@@ -550,7 +550,7 @@ fn decide_edit(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>, located: Loca
 }
 
 /// An edit of lines not found, as its policy says ([`Missing`]).
-fn if_missing(lines: &[Line], q: &Query<'_>, prep: &Prepared<'_>, mut notes: Vec<String>) -> Result<Done, Failure> {
+fn if_missing(lines: Lines<'_>, q: &Query<'_>, prep: &Prepared<'_>, mut notes: Vec<String>) -> Result<Done, Failure> {
     match prep.edit.policy.if_missing {
         Missing::Error => Err(miss_failure(lines, q, Miss::NotFound, "lines")),
         Missing::Skip => Ok(Done { status: Status::Skipped, tier: None, confidence: 0.0, lines: None, notes }),
@@ -590,9 +590,9 @@ fn apply_verdict(
         // Out of order: the cursor stays after the previous hunk's place, moved by what
         // this one changes before it.
         Verdict::OutOfOrder(found, same_place, notes) => {
-            let (was, len) = (*cursor, file.lines.len());
+            let (was, len) = (*cursor, file.len());
             let done = apply_at(file, hashes, edit, prep.pat, &prep.kept, &found, cursor, ov)?;
-            *cursor = (was + file.lines.len()).saturating_sub(len);
+            *cursor = (was + file.len()).saturating_sub(len);
             let mut done = Done { notes, ..done };
             if let (Status::AlreadyApplied, Some(n)) = (done.status, same_place) {
                 done.tier = Some(n.tier);
@@ -610,7 +610,7 @@ fn apply_verdict(
     let policy = &edit.policy;
     let mut first: Option<Done> = None;
     for f in found.into_iter().rev() {
-        let f = widen_blank_lines(&file.lines, f, policy.leading_blank_lines, policy.trailing_blank_lines);
+        let f = widen_blank_lines(file.lines(), f, policy.leading_blank_lines, policy.trailing_blank_lines);
         first = Some(apply_at(file, hashes, edit, prep.pat, &prep.kept, &f, cursor, ov)?);
     }
     let mut done = first.expect("located at least once");
@@ -624,7 +624,7 @@ fn apply_verdict(
 }
 
 /// Where the target of `q` stands exactly before `q.lo` (the first place, if several).
-fn exactly_before(lines: &[Line], q: &Query<'_>) -> Option<(usize, usize)> {
+fn exactly_before(lines: Lines<'_>, q: &Query<'_>) -> Option<(usize, usize)> {
     let before = Query { lo: 0, hi: q.lo, hint: None, occurrence: Occurrence::First, ..q.clone() };
     match decide::locate(lines, &before, TierSet::only(Tier::Exact)) {
         Ok(found) => found.first().map(|f| (f.start, f.end)),
@@ -660,7 +660,7 @@ fn out_of_order_or_not((start, end): &(usize, usize), after: &Found, lo: usize) 
 /// exactly there instead means already applied. `Ok(None)`: not there exactly either.
 /// Found exactly but not usable: a failure saying that the order is the problem.
 fn before_previous(
-    lines: &[Line],
+    lines: Lines<'_>,
     q: &Query<'_>,
     new_side: Option<&NewSide<'_>>,
     placed: &Placed<'_>,
@@ -783,7 +783,7 @@ fn before_previous(
 /// of `pat` beyond them, on the file's lines next to the place now (a line of another
 /// earlier edit's place is assumed to match). An edit whose old lines are not known may
 /// have held anything. The work is `pat`'s length times the place's.
-fn could_have_stood(lines: &[Line], pat: &[LineText], p: &Place<'_>, placed: &[Place<'_>]) -> bool {
+fn could_have_stood(lines: Lines<'_>, pat: &[LineText], p: &Place<'_>, placed: &[Place<'_>]) -> bool {
     let Some(old) = p.old else { return true };
     let eq = |a: &str, b: &str| a.trim() == b.trim();
     // The other places within reach of `pat` (usually none).
@@ -821,9 +821,9 @@ fn overlaps((a, b): (usize, usize), (s, e): (usize, usize)) -> bool {
 ///
 /// The counts are the patch's (up to `usize::MAX`): the work is bounded by the blank lines
 /// actually there, each side stopping at its first other line or at the file's edge.
-fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usize) -> Found {
-    let before = lines[..f.start].iter().rev().take(leading).take_while(|l| is_blank(&l.text)).count();
-    let after = lines[f.end..].iter().take(trailing).take_while(|l| is_blank(&l.text)).count();
+fn widen_blank_lines(lines: Lines<'_>, mut f: Found, leading: usize, trailing: usize) -> Found {
+    let before = lines.slice(..f.start).iter().rev().take(leading).take_while(|l| is_blank(&l.text)).count();
+    let after = lines.slice(f.end..).iter().take(trailing).take_while(|l| is_blank(&l.text)).count();
     f.start -= before;
     f.end += after;
     f
@@ -831,7 +831,7 @@ fn widen_blank_lines(lines: &[Line], mut f: Found, leading: usize, trailing: usi
 
 /// A match found only by likeness far from where the patch's line number (`hint`,
 /// 0-based) puts it: refused, naming both places.
-fn far_failure(lines: &[Line], pat: &[LineText], f: &Found, hint: usize) -> Failure {
+fn far_failure(lines: Lines<'_>, pat: &[LineText], f: &Found, hint: usize) -> Failure {
     let at = LineRange::from_zero_based(f.start, f.end);
     let similarity = (f.confidence * 100.0).round() / 100.0;
     let mut failure = Failure::new(
@@ -874,13 +874,13 @@ fn insert_at(
         Action::Replace(Replacement { line_ends: Some(ends), .. }) => Some(ends),
         _ => None,
     };
-    let at = at.min(file.lines.len());
+    let at = at.min(file.len());
     // New lines end like the line before them (at the start of the file, the first line).
-    let near = ov.eol_near(&file.lines, Some(at.saturating_sub(1)));
+    let near = ov.eol_near(file.lines(), Some(at.saturating_sub(1)));
     let new: Vec<Line> =
         lines.iter().enumerate().map(|(j, t)| Line { text: t.clone(), eol: shape::line_end(ends, j, near) }).collect();
     let lines_range = LineRange::from_zero_based(at, at);
-    let status = if let Some(there) = inserted_at_already_there(&file.lines, at, &new) {
+    let status = if let Some(there) = inserted_at_already_there(file.lines(), at, &new) {
         *cursor = there + new.len();
         Status::AlreadyApplied
     } else {
@@ -893,7 +893,7 @@ fn insert_at(
 }
 
 /// The target is not in the file as written, but lines like it are (at `like`).
-fn similar_failure(lines: &[Line], q: &Query<'_>, like: &Found) -> Failure {
+fn similar_failure(lines: Lines<'_>, q: &Query<'_>, like: &Found) -> Failure {
     let mut failure = miss_failure(lines, q, Miss::NotFound, "lines");
     let at = LineRange::from_zero_based(like.start, like.end);
     failure.message = format!(

@@ -22,7 +22,7 @@ use crate::ir::tier::Tier;
 use crate::locate::fold::{TAB_WIDTH, indent_width, is_blank};
 use crate::locate::query::Found;
 use crate::text::eol::{Eol, Newline};
-use crate::text::lines::{Line, LineText};
+use crate::text::lines::{Line, LineText, Lines};
 
 /// How added lines are indented at one located block.
 pub(crate) struct Shaper<'a> {
@@ -58,7 +58,7 @@ impl<'a> Shaper<'a> {
     /// (`ap`'s `INSERT_AFTER` a line ending with `{`, `:`, …): content no deeper than that
     /// line would not be inside the block, so it is not read as absolute there.
     pub(crate) fn new(
-        lines: &'a [Line],
+        lines: Lines<'a>,
         pat: &'a [LineText],
         found: &'a Found,
         mode: Indent,
@@ -66,7 +66,7 @@ impl<'a> Shaper<'a> {
         after_opener: bool,
     ) -> Self {
         let opener = after_opener
-            .then(|| found.map.iter().rev().flatten().next().map(|&fi| indent_width(&lines[fi].text).0))
+            .then(|| found.map.iter().rev().flatten().next().map(|&fi| indent_width(lines.text(fi)).0))
             .flatten();
         let target_indent = first_line_indent(lines, found);
         let snippet = pat.iter().find(|l| !is_blank(l)).map_or("", |l| leading(l));
@@ -138,7 +138,7 @@ impl Shaper<'_> {
 
 /// How the patch's indentation of the target's lines maps to the file's.
 struct IndentMap<'a> {
-    lines: &'a [Line],
+    lines: Lines<'a>,
     pat: &'a [LineText],
     found: &'a Found,
     /// File columns per patch column, as a fraction: learned from old lines at two
@@ -147,7 +147,7 @@ struct IndentMap<'a> {
 }
 
 impl<'a> IndentMap<'a> {
-    fn new(lines: &'a [Line], pat: &'a [LineText], found: &'a Found) -> Self {
+    fn new(lines: Lines<'a>, pat: &'a [LineText], found: &'a Found) -> Self {
         let mut map = IndentMap { lines, pat, found, ratio: (1, 1) };
         let mut widths: Vec<(usize, usize)> =
             (0..pat.len()).filter_map(|i| map.pair(i)).map(|(p, f)| (indent_width(p).0, indent_width(f).0)).collect();
@@ -165,7 +165,7 @@ impl<'a> IndentMap<'a> {
     /// non-blank file line.
     fn pair(&self, i: usize) -> Option<(&'a str, &'a str)> {
         let fi = self.found.map.get(i).copied().flatten()?;
-        let (p, f) = (&self.pat[i], &self.lines[fi].text);
+        let (p, f) = (&self.pat[i], self.lines.text(fi));
         (!is_blank(p) && !is_blank(f)).then(|| (leading(p), leading(f)))
     }
 
@@ -276,9 +276,9 @@ fn leading(line: &str) -> &str {
 
 /// Whether every non-blank old line matched to a non-blank file line has the file line's
 /// indentation, character for character.
-fn same_indentation(lines: &[Line], pat: &[LineText], found: &Found) -> bool {
+fn same_indentation(lines: Lines<'_>, pat: &[LineText], found: &Found) -> bool {
     pat.iter().zip(&found.map).all(|(p, f)| match f {
-        Some(fi) if !is_blank(p) && !is_blank(&lines[*fi].text) => leading(p) == leading(&lines[*fi].text),
+        Some(fi) if !is_blank(p) && !is_blank(lines.text(*fi)) => leading(p) == leading(lines.text(*fi)),
         _ => true,
     })
 }
@@ -295,9 +295,9 @@ fn shift(text: &str, delta: isize, tabs: bool) -> String {
 }
 
 /// The indentation of the file line matched by the target's first non-blank line.
-fn first_line_indent(lines: &[Line], f: &Found) -> String {
+fn first_line_indent(lines: Lines<'_>, f: &Found) -> String {
     let first = f.map.iter().flatten().next().copied().unwrap_or(f.start);
-    let first = (first..f.end.max(first + 1)).find(|&i| i < lines.len() && !is_blank(&lines[i].text)).unwrap_or(first);
+    let first = (first..f.end.max(first + 1)).find(|&i| i < lines.len() && !is_blank(lines.text(i))).unwrap_or(first);
     lines.get(first).map_or(String::new(), |l| leading(&l.text).to_string())
 }
 
@@ -380,7 +380,7 @@ fn ops(kept: &[Option<usize>], old_len: usize) -> Vec<Op> {
 /// it has another number), the result is unclear: `Err` with the file lines
 /// (`start..end`) of those blank lines.
 pub(crate) fn blank_lines_replacement(
-    lines: &[Line],
+    lines: Lines<'_>,
     pat: &[LineText],
     found: &Found,
     kept: &[Option<usize>],
@@ -397,7 +397,7 @@ pub(crate) fn blank_lines_replacement(
     let (Some(&(first_op, first_line)), Some(&(_, last_line))) = (anchors.first(), anchors.last()) else {
         return Ok((found.start, found.end, Vec::new()));
     };
-    let blank_run = |range: &mut dyn Iterator<Item = usize>| range.take_while(|&i| is_blank(&lines[i].text)).count();
+    let blank_run = |range: &mut dyn Iterator<Item = usize>| range.take_while(|&i| is_blank(lines.text(i))).count();
     let mut out = Vec::new();
 
     // Before the first anchor: the patch's blank lines take the file's nearest ones.
@@ -409,7 +409,7 @@ pub(crate) fn blank_lines_replacement(
     let mut end = last_line + 1;
     for (k, &(op, fi)) in anchors.iter().enumerate() {
         if let Op::Keep(_) = ops[op] {
-            out.push(lines[fi].clone());
+            out.push(Line::from(lines.line(fi)));
         }
         if let Some(&(next_op, next_line)) = anchors.get(k + 1) {
             let between = &ops[op + 1..next_op];
@@ -450,7 +450,7 @@ fn blank_ops(segment: &[Op]) -> usize {
 /// of their own could go on either side: `Err`.
 fn segment(
     out: &mut Vec<Line>,
-    lines: &[Line],
+    lines: Lines<'_>,
     ops: &[Op],
     file_blanks: std::ops::Range<usize>,
     extras: bool,
@@ -471,14 +471,14 @@ fn segment(
     let mut piece = Vec::new();
     for op in ops {
         match op {
-            Op::Keep(_) => piece.extend(blanks.next().map(|fi| lines[fi].clone())),
+            Op::Keep(_) => piece.extend(blanks.next().map(|fi| Line::from(lines.line(fi)))),
             Op::Remove(_) => {
                 blanks.next();
             }
             Op::Add(j) => piece.push(added(*j)),
         }
     }
-    let left: Vec<Line> = if extras { blanks.map(|fi| lines[fi].clone()).collect() } else { Vec::new() };
+    let left: Vec<Line> = if extras { blanks.map(|fi| Line::from(lines.line(fi))).collect() } else { Vec::new() };
     let adds = ops.iter().any(|op| matches!(op, Op::Add(_)));
     if left.is_empty() || !adds {
         out.extend(piece);
@@ -518,7 +518,7 @@ pub(crate) fn line_end(ends: Option<&Vec<Newline>>, j: usize, near: Eol) -> Eol 
 /// line's own, so each region of a file that mixes `\n` and `\r\n` keeps its ending;
 /// `usual` (the file's most frequent) when there is no such line or it is the last line
 /// and has none.
-pub(crate) fn neighbour_eol(lines: &[Line], near: Option<usize>, usual: Eol) -> Eol {
+pub(crate) fn neighbour_eol(lines: Lines<'_>, near: Option<usize>, usual: Eol) -> Eol {
     match near.and_then(|i| lines.get(i)).map(|l| l.eol) {
         None | Some(Eol::None) => usual,
         Some(eol) => eol,

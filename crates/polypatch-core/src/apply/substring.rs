@@ -65,7 +65,7 @@ use crate::locate::fold::folded;
 use crate::locate::index::LineHashes;
 use crate::locate::query::{Miss, Query};
 use crate::text::eol::Eol;
-use crate::text::lines::{Line, LineText, TextFile, pieces_of_lines};
+use crate::text::lines::{Line, LineText, Lines, TextFile};
 
 /// How many non-whitespace characters a replacement needs to show, by standing in the
 /// file, that the edit was already applied.
@@ -83,7 +83,7 @@ struct Joined {
 }
 
 impl Joined {
-    fn new(lines: &[Line]) -> Joined {
+    fn new(lines: Lines<'_>) -> Joined {
         let mut starts = Vec::with_capacity(lines.len() + 1);
         let mut len = 0;
         let mut lf_only = true;
@@ -97,7 +97,7 @@ impl Joined {
         if lf_only {
             // The lines as they stand: runs of the file's text copied whole, not line by
             // line (a text edit joins the file again for each edit).
-            let copied: Result<(), std::convert::Infallible> = pieces_of_lines(lines, |piece| {
+            let copied: Result<(), std::convert::Infallible> = lines.try_for_each_piece(|piece| {
                 text.push_str(piece);
                 Ok(())
             });
@@ -205,7 +205,7 @@ pub(crate) fn apply_text(
     };
     elision_in_replacement(&find, &with)?;
     let t = Texts { find, with };
-    let joined = Joined::new(&file.lines);
+    let joined = Joined::new(file.lines());
     let judge = !ov.fresh && edit.policy.detect_already_applied;
     let matches: Vec<usize> = find_all(&joined.text, &t.find).collect();
     if !matches.is_empty() {
@@ -232,11 +232,11 @@ pub(crate) fn apply_text(
     }
     if judge
         && matches!(evidence, Evidence::None)
-        && let Some(done) = loose_evidence(&file.lines, &t, tiers)
+        && let Some(done) = loose_evidence(file.lines(), &t, tiers)
     {
         return Ok(done);
     }
-    let mut failure = not_found(&file.lines, &t, edit, threshold, ov);
+    let mut failure = not_found(file.lines(), &t, edit, threshold, ov);
     if let Evidence::Weak(at, why) = &evidence {
         let at = joined.line_range(*at, t.with.len());
         let _ = write!(
@@ -413,27 +413,18 @@ fn replace_exact(
         segment.push_str(&joined.text[at..joined.starts[l1 + 1]]);
         segment
     };
-    // The lines move, they are not cloned: a clone counts a reference of the file's text
-    // per line, and counting the whole file in and out again for every edit was most of
-    // an Aptix patch's time.
     if let [(l0, l1, list)] = groups.as_slice() {
         // One place (the usual case): its lines are spliced in, the rest stay where they are.
-        let new = segment_lines(&segment(*l0, *l1, list), file.lines[*l1].eol, ov);
+        let new = segment_lines(&segment(*l0, *l1, list), file.lines().eol(*l1), ov);
         splice_lines(file, hashes, *l0..*l1 + 1, new);
         return;
     }
     // Many places: the file is rebuilt once, not shifted once per place.
-    let mut old = std::mem::take(&mut file.lines).into_iter();
-    let mut lines = Vec::with_capacity(old.len());
-    let mut next = 0;
-    for (l0, l1, list) in groups {
-        lines.extend(old.by_ref().take(l0 - next));
-        let last_eol = old.by_ref().take(l1 + 1 - l0).last().map_or(Eol::None, |line| line.eol);
-        lines.extend(segment_lines(&segment(l0, l1, &list), last_eol, ov));
-        next = l1 + 1;
-    }
-    lines.extend(old);
-    file.lines = lines;
+    let places: Vec<_> = groups
+        .iter()
+        .map(|(l0, l1, list)| (*l0..*l1 + 1, segment_lines(&segment(*l0, *l1, list), file.lines().eol(*l1), ov)))
+        .collect();
+    file.splice_many(places.iter().map(|(range, new)| (range.clone(), new.iter().map(|l| (l.text.as_str(), l.eol)))));
     // Changed at many places at once: the hashes are made again when next needed.
     hashes.clear();
 }
@@ -489,7 +480,7 @@ impl Evidence {
 /// look-alikes, never fuzzily), at one place: the edit matched loosely when it was
 /// applied, and stands there now (a re-run of a `find` and replacement that both left out
 /// a blank line the file has).
-fn loose_evidence(lines: &[Line], t: &Texts, tiers: TierSet) -> Option<Done> {
+fn loose_evidence(lines: Lines<'_>, t: &Texts, tiers: TierSet) -> Option<Done> {
     let body = t.with.strip_suffix('\n').unwrap_or(&t.with);
     if !body.contains('\n') || telling(t).is_err() {
         return None;
@@ -608,7 +599,7 @@ fn lenient_apply(
         if to_eol && !t.with.is_empty() && !t.with.ends_with('\n') {
             return Ok(None);
         }
-        let Some(found) = in_line(&file.lines, body, tiers, to_eol)? else { return Ok(None) };
+        let Some(found) = in_line(file.lines(), body, tiers, to_eol)? else { return Ok(None) };
         let confidence = found.tier.confidence();
         if let Some(done) = guard(found.line, found.line + 1, found.tier, confidence)? {
             return Ok(Some(done));
@@ -633,13 +624,13 @@ fn lenient_apply(
         changed: &changed,
         index: Some(hashes),
         effort: ov.effort,
-        ..Query::whole_file(&pat, file.lines.len(), edit.policy.ignore_blank_lines, threshold)
+        ..Query::whole_file(&pat, file.len(), edit.policy.ignore_blank_lines, threshold)
     };
-    let found = match decide::locate(&file.lines, &q, tiers) {
+    let found = match decide::locate(file.lines(), &q, tiers) {
         Ok(found) => found.into_iter().next().expect("located once"),
         Err(Miss::NotFound) => return Ok(None),
         Err(miss) => {
-            let mut failure = miss_failure(&file.lines, &q, miss, "lines");
+            let mut failure = miss_failure(file.lines(), &q, miss, "lines");
             failure.message = failure.message.replacen("the lines match", "the lines of the text to find match", 1);
             return Err(failure);
         }
@@ -725,7 +716,7 @@ impl Normal {
 
 /// Rule 2 for a one-line `find`: its one place inside a line, at the first tier that has
 /// any; several places at that tier are an ambiguity.
-fn in_line(lines: &[Line], find: &str, tiers: TierSet, to_eol: bool) -> Result<Option<InLine>, Failure> {
+fn in_line(lines: Lines<'_>, find: &str, tiers: TierSet, to_eol: bool) -> Result<Option<InLine>, Failure> {
     let find = find.trim();
     if find.is_empty() {
         return Ok(None);
@@ -804,7 +795,7 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
     }
     with = with.strip_prefix(lead).unwrap_or(with);
     with = with.strip_suffix(trail).unwrap_or(with);
-    let text = &file.lines[found.line].text;
+    let text = file.lines().text(found.line);
     let indent = &text[..text.len() - text.trim_start().len()];
     let whole = found.start == indent.len() && text[found.end..].trim().is_empty();
     let mut new = String::new();
@@ -827,15 +818,15 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
     if whole && with.trim().is_empty() {
         new = String::new();
     }
-    if file.lines[found.line].eol != Eol::None {
+    if file.lines().eol(found.line) != Eol::None {
         new.push('\n');
     }
-    let new = segment_lines(&new, file.lines[found.line].eol, ov);
+    let new = segment_lines(&new, file.lines().eol(found.line), ov);
     splice_lines(file, hashes, found.line..found.line + 1, new);
 }
 
 /// The failure for a `find` that is nowhere, with the file's closest region.
-fn not_found(lines: &[Line], t: &Texts, edit: &Edit, threshold: f64, ov: Overrides<'_>) -> Failure {
+fn not_found(lines: Lines<'_>, t: &Texts, edit: &Edit, threshold: f64, ov: Overrides<'_>) -> Failure {
     let body = t.find.strip_suffix('\n').unwrap_or(&t.find);
     let pat: Vec<LineText> = body.split('\n').map(LineText::from).collect();
     let q =
@@ -906,7 +897,7 @@ mod tests {
             drop(hashes.trimmed_chars(lines));
             drop(hashes.lines_with_text(lines));
         };
-        made(&hashes, &f.lines);
+        made(&hashes, f.lines());
         let r = apply_text(
             &mut f,
             &hashes,
@@ -914,7 +905,7 @@ mod tests {
             ov,
             Leniency { tiers: p.tiers, base: Tier::Exact, threshold: p.fuzzy_threshold },
         );
-        made(&hashes, &f.lines);
+        made(&hashes, f.lines());
         (f.render(), r)
     }
 

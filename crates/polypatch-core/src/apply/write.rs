@@ -18,7 +18,7 @@ use crate::locate::fold::is_blank;
 use crate::locate::index::LineHashes;
 use crate::locate::query::Found;
 use crate::text::eol::Eol;
-use crate::text::lines::{Line, LineText, TextFile};
+use crate::text::lines::{Line, LineText, Lines, TextFile};
 
 use crate::apply::miss::block_diff;
 
@@ -54,7 +54,7 @@ pub(crate) struct Overrides<'a> {
 
 impl Overrides<'_> {
     /// The terminator of a new line written in place of, or next to, file line `near`.
-    pub(crate) fn eol_near(self, lines: &[Line], near: Option<usize>) -> Eol {
+    pub(crate) fn eol_near(self, lines: Lines<'_>, near: Option<usize>) -> Eol {
         if self.neighbour_ends { shape::neighbour_eol(lines, near, self.eol) } else { self.eol }
     }
 }
@@ -62,8 +62,9 @@ impl Overrides<'_> {
 /// Replaces lines `range` of `file` by `new`, the line hashes kept in step: every edit
 /// changes a file's lines through here.
 pub(crate) fn splice_lines(file: &mut TextFile, hashes: &LineHashes, range: std::ops::Range<usize>, new: Vec<Line>) {
-    hashes.splice(range.clone(), &new);
-    file.lines.splice(range, new);
+    let start = range.start;
+    file.splice(range.clone(), new.iter().map(|line| (line.text.as_str(), line.eol)));
+    hashes.splice(range, file.lines().slice(start..start + new.len()));
 }
 
 /// What applying one edit did.
@@ -102,23 +103,23 @@ pub(crate) fn apply_at(
     let (fresh, adds_final_newline) = (ov.fresh, ov.adds_final_newline);
     match &edit.action {
         Action::Replace(rep) => {
-            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, &rep.lines, false);
+            let shaper = Shaper::new(file.lines(), pat, f, edit.policy.indent, &rep.lines, false);
             let ends = rep.line_ends.as_ref();
             let aligned = shape::aligned_old(kept, pat.len());
             // Without the patch's terminators, a new line ends like the line it replaces
             // or, for an insertion, the kept line next to it.
-            let near = |j: usize| ov.eol_near(&file.lines, f.map.get(aligned[j]).copied().flatten());
+            let near = |j: usize| ov.eol_near(file.lines(), f.map.get(aligned[j]).copied().flatten());
             let added = |j: usize| Line {
                 text: shaper.line(aligned[j], &rep.lines[j]).into(),
                 eol: shape::line_end(ends, j, near(j)),
             };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
-                shape::blank_lines_replacement(&file.lines, pat, f, kept, added).map_err(unclear_blank_lines)?
+                shape::blank_lines_replacement(file.lines(), pat, f, kept, added).map_err(unclear_blank_lines)?
             } else {
                 // Kept lines as the file has them, added lines shaped.
                 let new = (0..rep.lines.len())
                     .map(|j| match kept.get(j).copied().flatten().and_then(|i| f.map.get(i).copied().flatten()) {
-                        Some(fi) => file.lines[fi].clone(),
+                        Some(fi) => Line::from(file.line(fi)),
                         None => added(j),
                     })
                     .collect();
@@ -127,14 +128,14 @@ pub(crate) fn apply_at(
             let at = Found { start, end, ..f.clone() };
             // With terminators from the patch, a changed terminator is a change too.
             let unchanged =
-                replacement_unchanged(&file.lines, (start, end), &new, rep.line_ends.is_some(), adds_final_newline);
+                replacement_unchanged(file.lines(), (start, end), &new, rep.line_ends.is_some(), adds_final_newline);
             // Already applied: the patch's new side already stands where the old side was
             // found, e.g. a context-only hunk, or a replacement that keeps the old lines.
             let hint = edit.scope.line_hint.map(|n| n.saturating_sub(1));
             let skip_blank = f.tier == Tier::BlankLines || edit.policy.ignore_blank_lines;
             if unchanged
-                || (!fresh && replacement_already_there(&file.lines, pat, &rep.lines, f, hint, skip_blank))
-                || (!fresh && range_already_there(&file.lines, edit, f, start, &new))
+                || (!fresh && replacement_already_there(file.lines(), pat, &rep.lines, f, hint, skip_blank))
+                || (!fresh && range_already_there(file.lines(), edit, f, start, &new))
             {
                 *cursor = end;
                 return Ok(Done::at(Status::AlreadyApplied, &at));
@@ -142,16 +143,16 @@ pub(crate) fn apply_at(
             // Without explicit context, a removed line the edit writes back as it is loses
             // nothing.
             let written = rep.kept.is_none().then_some(rep.lines.as_slice());
-            let unlike = unlike_removals(&file.lines, pat, f, kept, written);
-            let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
+            let unlike = unlike_removals(file.lines(), pat, f, kept, written);
+            let notes = unlike_removed(file.lines(), pat, f, &unlike, removals_allowed(edit, ov))?;
             let n = new.len();
             splice_lines(file, hashes, start..end, new);
             *cursor = start + n;
             Ok(Done { notes, ..Done::at(Status::Applied, &at) })
         }
         Action::Delete => {
-            let unlike = unlike_removals(&file.lines, pat, f, &[], None);
-            let notes = unlike_removed(&file.lines, pat, f, &unlike, removals_allowed(edit, ov))?;
+            let unlike = unlike_removals(file.lines(), pat, f, &[], None);
+            let notes = unlike_removed(file.lines(), pat, f, &unlike, removals_allowed(edit, ov))?;
             splice_lines(file, hashes, f.start..f.end, Vec::new());
             *cursor = f.start;
             Ok(Done { notes, ..Done::at(Status::Applied, f) })
@@ -159,12 +160,12 @@ pub(crate) fn apply_at(
         Action::InsertBefore { lines } | Action::InsertAfter { lines } => {
             let after = matches!(edit.action, Action::InsertAfter { .. });
             let opener = after && pat.iter().rev().find(|l| !is_blank(l)).is_some_and(|l| opens_block(l));
-            let shaper = Shaper::new(&file.lines, pat, f, edit.policy.indent, lines, opener);
+            let shaper = Shaper::new(file.lines(), pat, f, edit.policy.indent, lines, opener);
             let near = if after { pat.len().saturating_sub(1) } else { 0 };
-            let eol = ov.eol_near(&file.lines, f.map.get(near).copied().flatten());
+            let eol = ov.eol_near(file.lines(), f.map.get(near).copied().flatten());
             let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text).into(), eol }).collect();
             let at = if after { f.end } else { f.start };
-            if insertion_already_there(&file.lines, at, &new, after) {
+            if insertion_already_there(file.lines(), at, &new, after) {
                 *cursor = if after { f.end + new.len() } else { f.end };
                 return Ok(Done::at(Status::AlreadyApplied, f));
             }
@@ -187,7 +188,7 @@ pub(crate) fn removals_allowed(edit: &Edit, ov: Overrides<'_>) -> bool {
 /// otherwise the failure that refuses the edit, showing the file's line against the
 /// patch's.
 pub(crate) fn unlike_removed(
-    lines: &[Line],
+    lines: Lines<'_>,
     pat: &[LineText],
     f: &Found,
     unlike: &[Unlike],
@@ -195,7 +196,7 @@ pub(crate) fn unlike_removed(
 ) -> Result<Vec<String>, Failure> {
     let Some(first) = unlike.first() else { return Ok(Vec::new()) };
     let line = |u: &Unlike| {
-        let (have, want) = (lines[u.file].text.trim(), pat[u.pat].trim());
+        let (have, want) = (lines.text(u.file).trim(), pat[u.pat].trim());
         (clip_line(have, MAX_EXCERPT_CHARS), clip_line(want, MAX_EXCERPT_CHARS))
     };
     if allowed {
@@ -225,7 +226,7 @@ pub(crate) fn unlike_removed(
         2 => " (and 1 more such line)".to_string(),
         n => format!(" (and {} more such lines)", n - 1),
     };
-    let (file_word, patch_word) = differing_words(lines[first.file].text.trim(), pat[first.pat].trim());
+    let (file_word, patch_word) = differing_words(lines.text(first.file).trim(), pat[first.pat].trim());
     let mut failure = Failure::new(
         FailureKind::NotFound,
         format!(

@@ -9,7 +9,7 @@ use crate::ir::plan::Occurrence;
 use crate::ir::tier::{Tier, TierSet};
 use crate::locate::index::{Norm, Table};
 use crate::locate::query::{Found, Query, View};
-use crate::text::lines::Line;
+use crate::text::lines::Lines;
 
 /// The tiers compared line by line with one key each, which nest: a window that matches
 /// exactly also matches ignoring trailing whitespace, …, and ignoring look-alikes.
@@ -25,7 +25,7 @@ const KEY_TIERS: TierSet = TierSet::only(Tier::Exact)
 /// keys. The blank-lines tier looks through a second view that skips blank lines, the
 /// prefix tier compares line starts, and the fuzzy tier scores seeded windows.
 pub(crate) struct Classified<'a> {
-    lines: &'a [Line],
+    lines: Lines<'a>,
     view: View<'a>,
     /// The view that skips blank lines, for [`Tier::BlankLines`] (built when needed).
     blank: Option<View<'a>>,
@@ -35,7 +35,7 @@ pub(crate) struct Classified<'a> {
 }
 
 impl<'a> Classified<'a> {
-    pub(crate) fn new(lines: &'a [Line], q: &Query<'a>, allowed: TierSet) -> Classified<'a> {
+    pub(crate) fn new(lines: Lines<'a>, q: &Query<'a>, allowed: TierSet) -> Classified<'a> {
         Classified { lines, view: View::new(lines, q), blank: None, allowed, scanned: None, cands: Vec::new() }
     }
 
@@ -142,7 +142,7 @@ impl<'a> Classified<'a> {
 
 /// Whether one of the few longest lines with text of the query's pattern is nowhere in its
 /// region, trimmed (looked up through the file's trimmed hashes; `false` without them).
-fn absent_line(lines: &[Line], q: &Query<'_>) -> bool {
+fn absent_line(lines: Lines<'_>, q: &Query<'_>) -> bool {
     const LOOKED_UP: usize = 3;
     let Some(index) = q.index else { return false };
     let hi = q.hi.min(lines.len());
@@ -153,7 +153,7 @@ fn absent_line(lines: &[Line], q: &Query<'_>) -> bool {
     let mut buf = String::new();
     longest.into_iter().take(LOOKED_UP).any(|t| {
         let h = Norm::Trimmed.hash(t, &mut buf);
-        !table.positions(lo..hi, h).any(|p| crate::locate::fold::trim(&lines[p].text) == t)
+        !table.positions(lo..hi, h).any(|p| crate::locate::fold::trim(lines.text(p)) == t)
     })
 }
 
@@ -170,7 +170,7 @@ pub(crate) const NEAR_HINT: usize = 1_000;
 /// match within [`NEAR_HINT`] lines of the hint, or when two stand at the same distance: the
 /// full search then decides and reports (it finds the same nearest exact match, through the
 /// line hashes, where there is one farther away).
-pub(crate) fn exact_near_hint(lines: &[Line], q: &Query<'_>) -> Option<Found> {
+pub(crate) fn exact_near_hint(lines: Lines<'_>, q: &Query<'_>) -> Option<Found> {
     let hint = q.hint?;
     let m = q.pat.len();
     if q.ignore_blank || q.at_eof || q.occurrence == Occurrence::All || m == 0 || q.hi > lines.len() || q.hi < q.lo + m
@@ -178,7 +178,7 @@ pub(crate) fn exact_near_hint(lines: &[Line], q: &Query<'_>) -> Option<Found> {
         return None;
     }
     let last = q.hi - m;
-    let at = |s: usize| q.pat.iter().zip(&lines[s..s + m]).all(|(p, l)| l.text == *p);
+    let at = |s: usize| q.pat.iter().zip(lines.slice(s..s + m)).all(|(p, l)| l.text == *p);
     let h = hint.clamp(q.lo, last);
     for d in 0..=(last - q.lo).min(NEAR_HINT) {
         let below = h.checked_add(d).filter(|&s| s <= last);
@@ -295,8 +295,8 @@ mod tests {
         let file = TextFile::parse("a\nx\nb\nx\nc\nx\n");
         let p = pat(&["x"]);
         let at = |hint: Option<usize>, lo: usize| {
-            let q = Query { lo, hint, ..q(&p, file.lines.len()) };
-            exact_near_hint(&file.lines, &q).map(|f| (f.start, f.end, f.tier))
+            let q = Query { lo, hint, ..q(&p, file.len()) };
+            exact_near_hint(file.lines(), &q).map(|f| (f.start, f.end, f.tier))
         };
         assert_eq!(at(Some(1), 0), Some((1, 2, Tier::Exact)));
         assert_eq!(at(Some(4), 0), None, "lines 3 and 5 are as near: a tie");
@@ -306,8 +306,8 @@ mod tests {
         assert_eq!(at(Some(0), 2), Some((3, 4, Tier::Exact)), "never before the region");
         assert_eq!(at(None, 0), None, "no hint: the full search");
         let none = pat(&["y"]);
-        let q = Query { hint: Some(2), ..q(&none, file.lines.len()) };
-        assert!(exact_near_hint(&file.lines, &q).is_none());
+        let q = Query { hint: Some(2), ..q(&none, file.len()) };
+        assert!(exact_near_hint(file.lines(), &q).is_none());
     }
 
     /// Beyond [`NEAR_HINT`] lines the outward look stops, and the full search (through the
@@ -327,20 +327,20 @@ mod tests {
         let file = TextFile::parse(&(text.clone() + "tail\n"));
         let index = crate::locate::index::LineHashes::default();
         let p = pat(&["x"]);
-        let far = Query { hint: Some(0), index: Some(&index), ..q(&p, file.lines.len()) };
-        assert_eq!(exact_near_hint(&file.lines, &far), None, "past the look's reach");
+        let far = Query { hint: Some(0), index: Some(&index), ..q(&p, file.len()) };
+        assert_eq!(exact_near_hint(file.lines(), &far), None, "past the look's reach");
         let near = Query { hint: Some(n - 5), ..far };
-        assert_eq!(exact_near_hint(&file.lines, &near).map(|f| f.start), Some(n));
-        let got = locate(&file.lines, &far, TierSet::ALL).unwrap();
+        assert_eq!(exact_near_hint(file.lines(), &near).map(|f| f.start), Some(n));
+        let got = locate(file.lines(), &far, TierSet::ALL).unwrap();
         assert_eq!((got[0].start, got[0].tier), (n, Tier::Exact));
         // Two far places at the same distance from the hint (lines 0 and n): a tie, which
         // the full search reports as such.
         let twice = TextFile::parse(&("x\n".to_string() + &numbered(1, n) + "x\n"));
         let index2 = crate::locate::index::LineHashes::default();
         let tie = Query { hint: Some(n / 2), index: Some(&index2), ..q(&p, twice.lines.len()) };
-        assert_eq!(exact_near_hint(&twice.lines, &tie), None);
+        assert_eq!(exact_near_hint(twice.lines(), &tie), None);
         assert_eq!(
-            locate(&twice.lines, &tie, TierSet::ALL),
+            locate(twice.lines(), &tie, TierSet::ALL),
             Err(Miss::Ambiguous(Tier::Exact, vec![(0, 1), (n, n + 1)], vec![]))
         );
     }
@@ -349,9 +349,9 @@ mod tests {
     fn exact_then_lenient_tiers() {
         let f = TextFile::parse("fn a() {\n    let x = 1;\n    x\n}\n");
         let p = pat(&["let x = 1;", "x"]);
-        let got = locate(&f.lines, &q(&p, f.lines.len()), TierSet::ALL).unwrap();
+        let got = locate(f.lines(), &q(&p, f.len()), TierSet::ALL).unwrap();
         assert_eq!((got[0].start, got[0].end, got[0].tier), (1, 3, Tier::Indentation));
-        let strict = locate(&f.lines, &q(&p, f.lines.len()), TierSet::only(Tier::Exact));
+        let strict = locate(f.lines(), &q(&p, f.len()), TierSet::only(Tier::Exact));
         assert_eq!(strict, Err(Miss::NotFound));
     }
 
@@ -361,13 +361,13 @@ mod tests {
         let p = pat(&["alpha", "beta"]);
         let mut query = q(&p, 4);
         assert_eq!(
-            locate(&f.lines, &query, TierSet::ALL),
+            locate(f.lines(), &query, TierSet::ALL),
             Err(Miss::Ambiguous(Tier::Exact, vec![(0, 2), (2, 4)], vec![]))
         );
         query.occurrence = Occurrence::First;
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 0);
         query.hint = Some(3);
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 2);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 2);
     }
 
     #[test]
@@ -378,21 +378,21 @@ mod tests {
             .collect();
         let f = TextFile::parse(&text);
         let p = pat(&["alpha"]);
-        let mut query = Query { hint: Some(10), ..q(&p, f.lines.len()) };
+        let mut query = Query { hint: Some(10), ..q(&p, f.len()) };
         assert_eq!(
-            locate(&f.lines, &query, TierSet::ALL),
+            locate(f.lines(), &query, TierSet::ALL),
             Err(Miss::Ambiguous(Tier::Exact, vec![(0, 1), (8, 9), (12, 13)], vec![]))
         );
         // An in-order search from the hint (`@@ :11`): the one at or after it, never the
         // first in the file.
         query.occurrence = Occurrence::First;
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 12);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 12);
         // Nearest wins, either side.
         query.hint = Some(9);
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 8);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 8);
         // Without a hint, the first.
         query.hint = None;
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 0);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 0);
     }
 
     #[test]
@@ -401,10 +401,10 @@ mod tests {
         let p = pat(&["}"]);
         let mut query = q(&p, 4);
         query.occurrence = Occurrence::First;
-        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, ..))));
+        assert!(matches!(locate(f.lines(), &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Exact, ..))));
         // Searching after the first function leaves one place.
         query.lo = 2;
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 3);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 3);
     }
 
     #[test]
@@ -413,14 +413,14 @@ mod tests {
         let p = pat(&["a", "b"]);
         let mut query = q(&p, 4);
         query.occurrence = Occurrence::First;
-        assert!(matches!(locate(&f.lines, &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Indentation, ..))));
+        assert!(matches!(locate(f.lines(), &query, TierSet::ALL), Err(Miss::Ambiguous(Tier::Indentation, ..))));
     }
 
     #[test]
     fn inconsistent_indentation_is_not_the_indentation_tier() {
         let f = TextFile::parse("    a\n  b\n");
         let p = pat(&["a", "b"]);
-        let got = locate(&f.lines, &q(&p, 2), TierSet::ALL).unwrap();
+        let got = locate(f.lines(), &q(&p, 2), TierSet::ALL).unwrap();
         assert_eq!(got[0].tier, Tier::Trimmed);
     }
 
@@ -428,9 +428,9 @@ mod tests {
     fn ignore_blank_lines_maps_pattern_to_file() {
         let f = TextFile::parse("x\n\na\n\n\nb\ny\n");
         let p = pat(&["a", "", "b"]);
-        let mut query = q(&p, f.lines.len());
+        let mut query = q(&p, f.len());
         query.ignore_blank = true;
-        let got = locate(&f.lines, &query, TierSet::ALL).unwrap();
+        let got = locate(f.lines(), &query, TierSet::ALL).unwrap();
         assert_eq!((got[0].start, got[0].end), (2, 6));
         assert_eq!(got[0].map, vec![Some(2), None, Some(5)]);
     }
@@ -441,6 +441,6 @@ mod tests {
         let p = pat(&["a"]);
         let mut query = q(&p, 3);
         query.at_eof = true;
-        assert_eq!(locate(&f.lines, &query, TierSet::ALL).unwrap()[0].start, 2);
+        assert_eq!(locate(f.lines(), &query, TierSet::ALL).unwrap()[0].start, 2);
     }
 }

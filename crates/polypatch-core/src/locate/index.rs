@@ -21,8 +21,7 @@ use foldhash::fast::FixedState;
 
 use crate::ir::tier::Tier;
 use crate::locate::fold::{folded, trim, trim_end};
-use crate::text::lines::Line;
-use crate::text::shared::SharedText;
+use crate::text::lines::Lines;
 
 /// How lines are normalized before hashing: what a key tier compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,9 +138,9 @@ impl Table {
     /// The lines of `range` that are not blank (empty or whitespace only), in a table of
     /// trimmed lines: a line whose hash is not the empty text's is not blank; one whose
     /// hash is (should another text share it) is read.
-    pub(crate) fn not_blank(&self, range: Range<usize>, lines: &[Line]) -> Vec<usize> {
+    pub(crate) fn not_blank(&self, range: Range<usize>, lines: Lines<'_>) -> Vec<usize> {
         let empty = low(hash(""));
-        range.filter(|&i| self.hashes[i] != empty || !crate::locate::fold::is_blank(&lines[i].text)).collect()
+        range.filter(|&i| self.hashes[i] != empty || !crate::locate::fold::is_blank(lines.text(i))).collect()
     }
 
     fn splice(&mut self, range: Range<usize>, hashes: &[u64]) {
@@ -192,7 +191,7 @@ fn trimmed_count(t: &str) -> u32 {
 impl LineHashes {
     /// The hashes of `lines` under `norm`, computed now if no search needed them yet.
     /// `lines` must be the lines the hashes were kept in step with.
-    pub(crate) fn get(&self, norm: Norm, lines: &[Line]) -> Ref<'_, Table> {
+    pub(crate) fn get(&self, norm: Norm, lines: Lines<'_>) -> Ref<'_, Table> {
         let kept = |norm: Norm| {
             let cell = self.by_norm[norm.slot()].borrow();
             cell.as_ref().is_some_and(|h| h.len() == lines.len())
@@ -219,7 +218,7 @@ impl LineHashes {
 
     /// The number of characters of each of `lines`, trimmed ([`u32::MAX`]: that many or
     /// more, count them), computed now if no search needed them yet.
-    pub(crate) fn trimmed_chars(&self, lines: &[Line]) -> Ref<'_, [u32]> {
+    pub(crate) fn trimmed_chars(&self, lines: Lines<'_>) -> Ref<'_, [u32]> {
         if self.chars.borrow().as_ref().is_none_or(|c| c.len() != lines.len()) {
             debug_assert!(self.chars.borrow().is_none(), "line lengths out of step with the file's lines");
             self.fill_trimmed(lines);
@@ -230,7 +229,7 @@ impl LineHashes {
 
     /// The trimmed lines' hashes, folded hashes and lengths, in one pass trimming each
     /// line once. The lenient tiers that need one need the others soon after.
-    fn fill_trimmed(&self, lines: &[Line]) {
+    fn fill_trimmed(&self, lines: Lines<'_>) {
         let (trimmed, folded, chars) = hash_trimmed_and_folded(lines);
         // Only what is missing (or out of step) is replaced: a search may hold the rest.
         let n = lines.len();
@@ -252,7 +251,7 @@ impl LineHashes {
 
     /// The indices of `lines` that are not blank, in order, computed now if no search
     /// needed them yet.
-    pub(crate) fn lines_with_text(&self, lines: &[Line]) -> Rc<Vec<usize>> {
+    pub(crate) fn lines_with_text(&self, lines: Lines<'_>) -> Rc<Vec<usize>> {
         let fresh = || self.get(Norm::Trimmed, lines).not_blank(0..lines.len(), lines);
         let kept = self.with_text.borrow().clone();
         let list = kept.unwrap_or_else(|| {
@@ -265,7 +264,7 @@ impl LineHashes {
     }
 
     /// Lines `range` are replaced by `new`: the hashes that were computed follow.
-    pub(crate) fn splice(&self, range: Range<usize>, new: &[Line]) {
+    pub(crate) fn splice(&self, range: Range<usize>, new: Lines<'_>) {
         if let Some(list) = self.with_text.borrow_mut().as_mut() {
             // The lines after the change move by the difference; the new ones with text
             // take the place of the old ones.
@@ -323,7 +322,7 @@ impl LineHashes {
 /// Tests check every use of what is kept against a fresh computation (small files only: a
 /// test of a large file would spend its time here).
 #[cfg_attr(not(debug_assertions), allow(unused_variables))]
-fn check_in_step<T: PartialEq + std::fmt::Debug>(kept: Option<&T>, lines: &[Line], fresh: impl FnOnce() -> T) {
+fn check_in_step<T: PartialEq + std::fmt::Debug>(kept: Option<&T>, lines: Lines<'_>, fresh: impl FnOnce() -> T) {
     #[cfg(debug_assertions)]
     if lines.len() <= 20_000 {
         assert_eq!(kept, Some(&fresh()), "kept line hashes or lengths out of step with the file's lines");
@@ -332,26 +331,18 @@ fn check_in_step<T: PartialEq + std::fmt::Debug>(kept: Option<&T>, lines: &[Line
 
 /// The trimmed lines' hashes, their folded hashes (`None`: every line is ASCII, and folds
 /// to itself) and their lengths in characters.
-fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Option<Table>, Vec<u32>) {
+fn hash_trimmed_and_folded(lines: Lines<'_>) -> (Table, Option<Table>, Vec<u32>) {
     let mut buf = String::new();
     let mut trimmed = Table::with_capacity(lines.len());
     let mut folded: Option<Table> = None;
     let mut chars = Vec::with_capacity(lines.len());
-    // Whether the last buffer seen (the file's text, most lines are ranges of) is ASCII:
-    // checked once for the whole text rather than line by line.
-    let mut ascii_buffer: Option<(&SharedText, bool)> = None;
-    for line in lines {
-        let t = trim(&line.text);
+    // Whether the file's texts are all ASCII: checked once for the whole of them rather
+    // than line by line.
+    let all_ascii = lines.all_ascii();
+    for t in lines.texts() {
+        let t = trim(t);
         let h = hash(t);
-        let ascii = match (line.text.buffer(), ascii_buffer) {
-            (Some(buf), Some((seen, ascii))) if SharedText::ptr_eq(buf, seen) => ascii || t.is_ascii(),
-            (Some(buf), _) => {
-                let ascii = buf.is_ascii();
-                ascii_buffer = Some((buf, ascii));
-                ascii || t.is_ascii()
-            }
-            (None, _) => t.is_ascii(),
-        };
+        let ascii = all_ascii || t.is_ascii();
         if ascii {
             chars.push(u32::try_from(t.len()).unwrap_or(u32::MAX));
         } else {
@@ -366,7 +357,7 @@ fn hash_trimmed_and_folded(lines: &[Line]) -> (Table, Option<Table>, Vec<u32>) {
     (trimmed, folded, chars)
 }
 
-fn hash_all(norm: Norm, lines: &[Line]) -> Table {
+fn hash_all(norm: Norm, lines: Lines<'_>) -> Table {
     let mut buf = String::new();
     Table::new(lines.iter().map(|l| norm.hash(&l.text, &mut buf)))
 }
@@ -424,10 +415,10 @@ mod tests {
     fn trimmed_and_folded_come_together_and_name_the_blank_lines() {
         let file = TextFile::parse("\n  \n\t\nx\n y \n\u{201C}q\u{201D}\n");
         let hashes = LineHashes::default();
-        let trimmed = hashes.get(Norm::Trimmed, &file.lines).clone();
-        assert_eq!(trimmed.not_blank(0..6, &file.lines), vec![3, 4, 5]);
-        assert_eq!(trimmed.not_blank(1..4, &file.lines), vec![3]);
-        let folded = hashes.get(Norm::Folded, &file.lines).clone();
+        let trimmed = hashes.get(Norm::Trimmed, file.lines()).clone();
+        assert_eq!(trimmed.not_blank(0..6, file.lines()), vec![3, 4, 5]);
+        assert_eq!(trimmed.not_blank(1..4, file.lines()), vec![3]);
+        let folded = hashes.get(Norm::Folded, file.lines()).clone();
         let mut buf = String::new();
         assert_eq!(folded.hashes[5], low(Norm::Folded.hash("\"q\"", &mut buf)));
         assert_eq!(folded.hashes[4], trimmed.hashes[4], "an ASCII line folds to itself");
@@ -439,39 +430,41 @@ mod tests {
         let mut buf = String::new();
         let mut file = TextFile::parse("a\n  b\nc\n");
         let hashes = LineHashes::default();
-        let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
-        assert_eq!(hashes.get(Norm::Folded, &file.lines).hashes, trimmed);
+        let trimmed = hashes.get(Norm::Trimmed, file.lines()).hashes.clone();
+        assert_eq!(hashes.get(Norm::Folded, file.lines()).hashes, trimmed);
         assert!(hashes.folded_is_trimmed.get() && hashes.by_norm[Norm::Folded.slot()].borrow().is_none());
         // An ASCII line spliced in keeps them one.
-        let new = TextFile::parse("x\n").lines;
+        let new_file = TextFile::parse("x\n");
+        let new = new_file.lines();
         hashes.splice(0..1, &new);
         file.lines.splice(0..1, new);
         assert!(hashes.folded_is_trimmed.get());
         // A line that folds parts them.
-        let new = TextFile::parse(" \u{201C}q\u{201D}\n").lines;
+        let new_file = TextFile::parse(" \u{201C}q\u{201D}\n");
+        let new = new_file.lines();
         hashes.splice(1..2, &new);
         file.lines.splice(1..2, new);
         assert!(!hashes.folded_is_trimmed.get());
-        let folded = hashes.get(Norm::Folded, &file.lines).hashes.clone();
-        let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
+        let folded = hashes.get(Norm::Folded, file.lines()).hashes.clone();
+        let trimmed = hashes.get(Norm::Trimmed, file.lines()).hashes.clone();
         assert_eq!(folded[1], low(Norm::Folded.hash("\"q\"", &mut buf)));
         assert_ne!(folded[1], trimmed[1]);
         assert_eq!((folded[0], folded[2]), (trimmed[0], trimmed[2]));
         // The folded hashes asked for first, of a file that folds and of one that does not.
         let hashes = LineHashes::default();
-        assert_eq!(hashes.get(Norm::Folded, &file.lines).hashes, folded);
+        assert_eq!(hashes.get(Norm::Folded, file.lines()).hashes, folded);
         let ascii = TextFile::parse("a\n  b\n");
         let hashes = LineHashes::default();
         let want: Vec<u32> = ["a", "b"].iter().map(|t| low(Norm::Trimmed.hash(t, &mut buf))).collect();
-        assert_eq!(hashes.get(Norm::Folded, &ascii.lines).hashes, want);
-        assert_eq!(hashes.get(Norm::Trimmed, &ascii.lines).hashes, want);
+        assert_eq!(hashes.get(Norm::Folded, ascii.lines()).hashes, want);
+        assert_eq!(hashes.get(Norm::Trimmed, ascii.lines()).hashes, want);
         // A file whose first line to fold stands in the middle: the lines before share.
         let file = TextFile::parse("a\nb\n\u{2014}\nd\n");
         let hashes = LineHashes::default();
-        let folded = hashes.get(Norm::Folded, &file.lines).hashes.clone();
+        let folded = hashes.get(Norm::Folded, file.lines()).hashes.clone();
         let want: Vec<u32> = ["a", "b", "-", "d"].iter().map(|t| low(Norm::Folded.hash(t, &mut buf))).collect();
         assert_eq!(folded, want);
-        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1]);
+        assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1, 1, 1, 1]);
         assert!(!hashes.folded_is_trimmed.get());
     }
 
@@ -479,56 +472,59 @@ mod tests {
     fn the_lines_with_text_follow_the_splices() {
         let mut file = TextFile::parse("a\n\nb\n \nc\n");
         let hashes = LineHashes::default();
-        assert_eq!(*hashes.lines_with_text(&file.lines), vec![0, 2, 4]);
+        assert_eq!(*hashes.lines_with_text(file.lines()), vec![0, 2, 4]);
         // Growing: two lines for one with text, one blank among them.
-        let new = TextFile::parse("x\n\ny\n").lines;
+        let new_file = TextFile::parse("x\n\ny\n");
+        let new = new_file.lines();
         hashes.splice(1..3, &new);
         file.lines.splice(1..3, new);
-        assert_eq!(*hashes.lines_with_text(&file.lines), vec![0, 1, 3, 5]);
+        assert_eq!(*hashes.lines_with_text(file.lines()), vec![0, 1, 3, 5]);
         // Shrinking, while a view still holds the list (it keeps what it saw).
-        let held = hashes.lines_with_text(&file.lines);
+        let held = hashes.lines_with_text(file.lines());
         hashes.splice(0..4, &[]);
         file.lines.drain(0..4);
-        assert_eq!(*hashes.lines_with_text(&file.lines), vec![1]);
+        assert_eq!(*hashes.lines_with_text(file.lines()), vec![1]);
         assert_eq!(*held, vec![0, 1, 3, 5]);
         // At the end, and after a clear.
-        let new = TextFile::parse("\t\nz\n").lines;
+        let new_file = TextFile::parse("\t\nz\n");
+        let new = new_file.lines();
         hashes.splice(2..2, &new);
         file.lines.extend(new);
-        assert_eq!(*hashes.lines_with_text(&file.lines), vec![1, 3]);
+        assert_eq!(*hashes.lines_with_text(file.lines()), vec![1, 3]);
         hashes.clear();
-        assert_eq!(*hashes.lines_with_text(&file.lines), vec![1, 3]);
+        assert_eq!(*hashes.lines_with_text(file.lines()), vec![1, 3]);
     }
 
     #[test]
     fn splices_keep_the_hashes_in_step() {
         let mut file = TextFile::parse("a\n  b\nc \nd\n");
         let hashes = LineHashes::default();
-        let exact = hashes.get(Norm::End, &file.lines).hashes.clone();
+        let exact = hashes.get(Norm::End, file.lines()).hashes.clone();
         assert_eq!(exact.len(), 4);
-        let new = TextFile::parse("x\ny\n").lines;
-        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1]);
+        let new_file = TextFile::parse("x\ny\n");
+        let new = new_file.lines();
+        assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1, 1, 1, 1]);
         hashes.splice(1..3, &new);
         file.lines.splice(1..3, new);
         let mut buf = String::new();
         let want: Vec<u64> = ["a", "x", "y", "d"].iter().map(|t| Norm::End.hash(t, &mut buf)).collect();
-        assert_eq!(hashes.get(Norm::End, &file.lines).hashes, want.iter().map(|&h| low(h)).collect::<Vec<_>>());
+        assert_eq!(hashes.get(Norm::End, file.lines()).hashes, want.iter().map(|&h| low(h)).collect::<Vec<_>>());
         let tags: Vec<u8> = want.iter().map(|&h| tag(h)).collect();
-        assert_eq!(hashes.get(Norm::End, &file.lines).tags, tags);
-        let at: Vec<usize> = hashes.get(Norm::End, &file.lines).positions(0..4, want[1]).collect();
+        assert_eq!(hashes.get(Norm::End, file.lines()).tags, tags);
+        let at: Vec<usize> = hashes.get(Norm::End, file.lines()).positions(0..4, want[1]).collect();
         assert_eq!(at, vec![1]);
-        assert_eq!(hashes.get(Norm::End, &file.lines).positions(2..4, want[1]).count(), 0);
+        assert_eq!(hashes.get(Norm::End, file.lines()).positions(2..4, want[1]).count(), 0);
         // A normalization computed after the splice starts from the current lines.
-        let trimmed = hashes.get(Norm::Trimmed, &file.lines).hashes.clone();
+        let trimmed = hashes.get(Norm::Trimmed, file.lines()).hashes.clone();
         assert_eq!(trimmed, want.iter().map(|&h| low(h)).collect::<Vec<_>>());
         hashes.splice(4..4, &TextFile::parse(" e\n").lines);
         file.lines.push(TextFile::parse(" e\n").lines.remove(0));
-        assert_eq!(hashes.get(Norm::Trimmed, &file.lines).hashes[4], low(Norm::Trimmed.hash("e", &mut buf)));
-        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1, 1, 1, 1, 1]);
+        assert_eq!(hashes.get(Norm::Trimmed, file.lines()).hashes[4], low(Norm::Trimmed.hash("e", &mut buf)));
+        assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1, 1, 1, 1, 1]);
         hashes.clear();
         file.lines.truncate(1);
-        assert_eq!(&*hashes.trimmed_chars(&file.lines), &[1]);
-        assert_eq!(hashes.get(Norm::End, &file.lines).len(), 1);
-        assert_eq!(hashes.get(Norm::End, &file.lines).tags.len(), 1);
+        assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1]);
+        assert_eq!(hashes.get(Norm::End, file.lines()).len(), 1);
+        assert_eq!(hashes.get(Norm::End, file.lines()).tags.len(), 1);
     }
 }

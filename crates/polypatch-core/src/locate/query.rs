@@ -10,7 +10,7 @@ use crate::ir::tier::Tier;
 use crate::locate::effort::Effort;
 use crate::locate::fold::{PatKey, is_blank};
 use crate::locate::index::LineHashes;
-use crate::text::lines::{Line, LineText};
+use crate::text::lines::{LineText, Lines};
 
 /// A located block.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ pub(crate) struct Query<'a> {
 
 /// The file lines a query looks at, and the pattern lines it compares.
 pub(crate) struct View<'a> {
-    pub lines: &'a [Line],
+    pub lines: Lines<'a>,
     /// File line indices in the search region (non-blank ones only when ignoring blanks).
     pub idx: Idx,
     /// Pattern lines compared, with their index in the pattern.
@@ -97,12 +97,12 @@ pub(crate) struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub(crate) fn new(lines: &'a [Line], q: &Query<'a>) -> View<'a> {
+    pub(crate) fn new(lines: Lines<'a>, q: &Query<'a>) -> View<'a> {
         View::with_blank(lines, q, q.ignore_blank)
     }
 
     /// The view of `q`, skipping blank lines when `skip_blank`.
-    pub(crate) fn with_blank(lines: &'a [Line], q: &Query<'a>, skip_blank: bool) -> View<'a> {
+    pub(crate) fn with_blank(lines: Lines<'a>, q: &Query<'a>, skip_blank: bool) -> View<'a> {
         let hi = q.hi.min(lines.len());
         let lo = q.lo.min(hi);
         let idx = if skip_blank {
@@ -113,7 +113,7 @@ impl<'a> View<'a> {
                 let to = list.partition_point(|&i| i < hi);
                 Idx::List(list, from, to - from)
             } else {
-                let list: Vec<usize> = (lo..hi).filter(|&i| !is_blank(&lines[i].text)).collect();
+                let list: Vec<usize> = (lo..hi).filter(|&i| !is_blank(lines.text(i))).collect();
                 let len = list.len();
                 Idx::List(Rc::new(list), 0, len)
             }
@@ -133,7 +133,7 @@ impl<'a> View<'a> {
 
     #[inline]
     pub(crate) fn file(&self, view_pos: usize) -> &'a str {
-        &self.lines[self.idx.at(view_pos)].text
+        self.lines.text(self.idx.at(view_pos))
     }
 
     /// Whether the pattern has lines to compare and fits in the region.
@@ -157,7 +157,7 @@ impl<'a> View<'a> {
     pub(crate) fn ends_at_eof(&self, s: usize) -> bool {
         let last = self.idx.at(s + self.pat.len() - 1);
         if self.skip_blank {
-            self.lines[last + 1..].iter().all(|l| is_blank(&l.text))
+            self.lines.slice(last + 1..).iter().all(|l| is_blank(&l.text))
         } else {
             last + 1 == self.lines.len()
         }

@@ -90,13 +90,6 @@ struct Lines {
     whole: OnceLock<Whole>,
 }
 
-/// The lines give back their counts of the file's text in one go.
-impl Drop for Lines {
-    fn drop(&mut self) {
-        std::mem::take(&mut self.file).release();
-    }
-}
-
 impl Lines {
     /// Hands the bytes to `piece` in order, runs of unchanged lines as one piece each.
     fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {

@@ -5,12 +5,12 @@
 use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::ops::{Deref, Range};
+use std::ops::{Deref, Range, RangeBounds};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::text::eol::{Eol, LineBreaks};
-use crate::text::shared::{SharedText, release_runs};
+use crate::text::shared::SharedText;
 
 /// One line: its text without terminator, and the terminator.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -93,9 +93,8 @@ impl LineText {
     where
         I: IntoIterator<Item = Range<usize>>,
     {
-        let ranges = ranges.into_iter();
-        let mut cut = Cutter { handles: buf.handles(ranges.size_hint().0), buf, who: "LineText::slices" };
-        ranges.map(|range| cut.slice(range)).collect()
+        let mut cut = Cutter { buf, who: "LineText::slices" };
+        ranges.into_iter().map(|range| cut.slice(range)).collect()
     }
 
     /// A cutter of many [`LineText::slice`]s of `buf` one at a time, counting their
@@ -111,7 +110,7 @@ impl LineText {
     /// assert_eq!([old, new], ["old", "new"]);
     /// ```
     pub fn cutter(buf: &SharedText) -> Cutter<'_> {
-        Cutter { handles: buf.handles(CUTTER_BATCH), buf, who: "Cutter::slice" }
+        Cutter { buf, who: "Cutter::slice" }
     }
 
     /// Copies `lines` into one buffer they all share ([`LineText::slice`]s of it): one
@@ -133,11 +132,10 @@ impl LineText {
         let mut buf = String::with_capacity(len);
         lines.clone().for_each(|line| buf.push_str(line));
         let buf = SharedText::new(buf);
-        let mut handles = buf.handles(count);
         let mut out = Vec::with_capacity(count);
         let mut at = 0;
         for line in lines.take(count) {
-            out.push(LineText::counted(handles.take(), at, at + line.len()));
+            out.push(LineText::shared(&buf, at, at + line.len()));
             at += line.len();
         }
         out
@@ -147,15 +145,9 @@ impl LineText {
     /// 4 GiB) gets a copy of its own.
     #[inline]
     fn shared(buf: &SharedText, start: usize, end: usize) -> LineText {
-        LineText::counted(buf.clone(), start, end)
-    }
-
-    /// `buf[start..end]` with a handle of `buf` counted already.
-    #[inline]
-    fn counted(buf: SharedText, start: usize, end: usize) -> LineText {
         match (u32::try_from(start), u32::try_from(end - start)) {
-            (Ok(start), Ok(len)) if len != WHOLE => LineText { buf, start, len },
-            _ => LineText::copied(&buf, start, end),
+            (Ok(start), Ok(len)) if len != WHOLE => LineText { buf: buf.clone(), start, len },
+            _ => LineText::copied(buf, start, end),
         }
     }
 
@@ -209,17 +201,6 @@ impl LineText {
         self.as_str().to_string()
     }
 
-    /// The buffer this text is a range of; `None` for a text of its own.
-    pub(crate) fn buffer(&self) -> Option<&SharedText> {
-        self.range().map(|(buf, ..)| buf)
-    }
-
-    /// The buffer and byte range this text is a range of; `None` for a text of its own.
-    fn range(&self) -> Option<(&SharedText, usize, usize)> {
-        let start = self.start as usize;
-        (self.len != WHOLE).then(|| (&self.buf, start, start + self.len as usize))
-    }
-
     /// Whether the text is a range of a buffer (a decoded file's text) rather than a text
     /// of its own.
     #[cfg(test)]
@@ -228,13 +209,9 @@ impl LineText {
     }
 }
 
-/// How many references a [`Cutter`] counts at once.
-const CUTTER_BATCH: usize = 256;
-
 /// Cuts [`LineText`]s from one [`SharedText`] ([`LineText::cutter`]).
 pub struct Cutter<'a> {
     buf: &'a SharedText,
-    handles: crate::text::shared::Handles<'a>,
     /// The function named in a panic.
     who: &'static str,
 }
@@ -260,7 +237,7 @@ impl Cutter<'_> {
     #[inline]
     pub fn slice(&mut self, range: Range<usize>) -> LineText {
         check_range(self.buf, &range, self.who);
-        LineText::counted(self.handles.take(), range.start, range.end)
+        LineText::shared(self.buf, range.start, range.end)
     }
 }
 
@@ -412,64 +389,223 @@ impl<'de> Deserialize<'de> for LineText {
     }
 }
 
-/// A decoded text file.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// A decoded text file: its lines, each a range of the text that was read or of the texts
+/// written into it since, with its own terminator.
+///
+/// The lines hold no reference to a text of their own: a file of a hundred thousand
+/// lines is one shared text (counted once, however many lines it has), one buffer of the
+/// texts edits wrote, and a list of ranges. A line is read through its file
+/// ([`TextFile::line`], [`TextFile::lines`]).
+///
+/// ```
+/// use polypatch_core::{Eol, TextFile};
+///
+/// let mut file = TextFile::parse("one\ntwo\r\n");
+/// assert_eq!(file.line(1).text, "two");
+/// assert_eq!(file.line(1).eol, Eol::CrLf);
+/// file.set_text(0, "1");
+/// assert_eq!(file.render(), "1\ntwo\r\n");
+/// ```
+#[derive(Clone, Default)]
 pub struct TextFile {
-    /// The lines. A file ending with a newline has no empty last line here.
-    pub lines: Vec<Line>,
+    /// The text that was read: the unchanged lines are ranges of it.
+    text: SharedText,
+    /// The texts written since, each followed by its terminator: the other lines' ranges.
+    added: String,
+    /// Where each line is.
+    at: Vec<At>,
     /// Whether the file started with a UTF-8 byte order mark.
     pub bom: bool,
 }
 
-const BOM: &str = "\u{feff}";
+/// Where one line of a [`TextFile`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct At {
+    /// Where its text starts, in bytes.
+    start: usize,
+    /// Where its text ends (its terminator is not part of it).
+    end: usize,
+    /// Its terminator.
+    eol: Eol,
+    /// A range of the texts written since ([`TextFile::added`]), not of the file's text.
+    added: bool,
+}
 
-/// The lines' text and terminators, handed to `piece` in order and without a copy, as
-/// [`TextFile::try_for_each_piece`] gives them (without the byte order mark): each run of
-/// lines that still stand one after the other in their shared buffer (terminators
-/// included) as one slice of it, and a line with a text of its own as its text and then
-/// its terminator. Empty pieces are left out. Stops at the first error `piece` returns.
-pub(crate) fn pieces_of_lines<'a, E>(
-    lines: &'a [Line],
-    mut piece: impl FnMut(&'a str) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
-    // The run being gathered: its buffer, and where it starts and ends in it.
-    let mut run: Option<(&'a str, usize, usize)> = None;
-    for line in lines {
-        let eol = line.eol.as_str();
-        let here = line.text.buffer().and_then(|buf| {
-            let start = line.text.as_ptr().addr() - buf.as_ptr().addr();
-            let end = start + line.text.len();
+/// One line of a [`TextFile`], as read through it: its text without terminator, and the
+/// terminator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineRef<'a> {
+    /// The text, without the terminator.
+    pub text: &'a str,
+    /// The terminator.
+    pub eol: Eol,
+}
+
+impl From<LineRef<'_>> for Line {
+    fn from(line: LineRef<'_>) -> Line {
+        Line { text: LineText::from(line.text), eol: line.eol }
+    }
+}
+
+/// The lines of a [`TextFile`], or a run of them ([`Lines::slice`]): a view that reads
+/// each line without copying it. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Lines<'a> {
+    text: &'a str,
+    added: &'a str,
+    at: &'a [At],
+}
+
+impl<'a> Lines<'a> {
+    /// How many lines.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The text of line `i` (from 0), without its terminator.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, as indexing a slice does.
+    #[inline]
+    pub fn text(&self, i: usize) -> &'a str {
+        self.text_at(&self.at[i])
+    }
+
+    #[inline]
+    fn text_at(&self, at: &At) -> &'a str {
+        let buf = if at.added { self.added } else { self.text };
+        &buf[at.start..at.end]
+    }
+
+    /// The terminator of line `i` (from 0).
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, as indexing a slice does.
+    #[inline]
+    pub fn eol(&self, i: usize) -> Eol {
+        self.at[i].eol
+    }
+
+    /// Line `i` (from 0).
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, as indexing a slice does.
+    #[inline]
+    pub fn line(&self, i: usize) -> LineRef<'a> {
+        let at = &self.at[i];
+        LineRef { text: self.text_at(at), eol: at.eol }
+    }
+
+    /// Line `i` (from 0), if there is one.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<LineRef<'a>> {
+        (i < self.len()).then(|| self.line(i))
+    }
+
+    /// The first line, if any.
+    pub fn first(&self) -> Option<LineRef<'a>> {
+        self.get(0)
+    }
+
+    /// The last line, if any.
+    pub fn last(&self) -> Option<LineRef<'a>> {
+        self.len().checked_sub(1).map(|i| self.line(i))
+    }
+
+    /// The lines of `range` (from 0, end excluded).
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of the lines, as slicing a slice does.
+    #[inline]
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Lines<'a> {
+        let range = (range.start_bound().cloned(), range.end_bound().cloned());
+        Lines { at: &self.at[range], ..*self }
+    }
+
+    /// Whether the texts the lines are ranges of are all ASCII (so every line is).
+    pub(crate) fn all_ascii(&self) -> bool {
+        self.text.is_ascii() && self.added.is_ascii()
+    }
+
+    /// The lines in order.
+    #[inline]
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = LineRef<'a>> + ExactSizeIterator + Clone + 'a {
+        let view = *self;
+        self.at.iter().map(move |at| LineRef { text: view.text_at(at), eol: at.eol })
+    }
+
+    /// The lines' texts in order, without their terminators.
+    #[inline]
+    pub fn texts(&self) -> impl DoubleEndedIterator<Item = &'a str> + ExactSizeIterator + Clone + 'a {
+        let view = *self;
+        self.at.iter().map(move |at| view.text_at(at))
+    }
+
+    /// The text and terminator of each line, handed to `piece` in order and without a copy:
+    /// each run of lines that still stand one after the other in their buffer (terminators
+    /// included) as one slice of it. Empty pieces are left out. Stops at the first error
+    /// `piece` returns.
+    pub(crate) fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+        // The run being gathered: its buffer, and where it starts and ends in it.
+        let mut run: Option<(bool, usize, usize)> = None;
+        for at in self.at {
+            let buf = if at.added { self.added } else { self.text };
             // Matched as patterns, not compared as slices: no `memcmp` call per line.
             let follows = matches!(
-                (line.eol, &buf.as_bytes()[end..]),
+                (at.eol, &buf.as_bytes()[at.end..]),
                 (Eol::None, _) | (Eol::Lf, [b'\n', ..]) | (Eol::Cr, [b'\r', ..]) | (Eol::CrLf, [b'\r', b'\n', ..])
             );
-            follows.then_some((buf.as_str(), start, end + eol.len()))
-        });
-        match (&mut run, here) {
-            (Some((buf, _, end)), Some((b, start, with_eol))) if std::ptr::eq(*buf, b) && *end == start => {
-                *end = with_eol;
-            }
-            (_, Some(next)) => {
-                if let Some((buf, start, end)) = run.replace(next) {
-                    emit(&buf[start..end])?;
+            let with_eol = at.end + at.eol.as_str().len();
+            match &mut run {
+                Some((added, _, end)) if follows && *added == at.added && *end == at.start => *end = with_eol,
+                _ => {
+                    if let Some((added, start, end)) = run.take() {
+                        emit(&(if added { self.added } else { self.text })[start..end])?;
+                    }
+                    if follows {
+                        run = Some((at.added, at.start, with_eol));
+                    } else {
+                        emit(&buf[at.start..at.end])?;
+                        emit(at.eol.as_str())?;
+                    }
                 }
-            }
-            (_, None) => {
-                if let Some((buf, start, end)) = run.take() {
-                    emit(&buf[start..end])?;
-                }
-                emit(&line.text)?;
-                emit(eol)?;
             }
         }
+        if let Some((added, start, end)) = run {
+            emit(&(if added { self.added } else { self.text })[start..end])?;
+        }
+        Ok(())
     }
-    if let Some((buf, start, end)) = run {
-        emit(&buf[start..end])?;
-    }
-    Ok(())
 }
+
+impl fmt::Debug for Lines<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for Lines<'a> {
+    type Item = LineRef<'a>;
+    type IntoIter = Box<dyn DoubleEndedIterator<Item = LineRef<'a>> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+const BOM: &str = "\u{feff}";
 
 impl TextFile {
     /// Splits UTF-8 text into lines. `\r\n`, `\n` and a lone `\r` all end a line, each
@@ -492,50 +628,40 @@ impl TextFile {
         let bytes = text.as_bytes();
         // Room for lines of 32 bytes on average, without a pass to count them (reading the
         // text twice costs more than growing the list now and then).
-        let mut lines = Vec::with_capacity(bytes.len() / 32 + 1);
+        let mut at = Vec::with_capacity(bytes.len() / 32 + 1);
         let mut start = if bom { BOM.len() } else { 0 };
-        // A file has at most one line more than bytes: its lines' counts are taken at once.
-        let mut handles = text.handles(bytes.len() + 1);
+        let line = |start, end, eol| At { start, end, eol, added: false };
         if memchr::memchr(b'\r', &bytes[start..]).is_none() {
             // Every line ends at a `\n` (most files): found a block at a time, not with a
             // search per line.
             let from = start;
             crate::text::newlines::for_each_newline(&bytes[from..], |i| {
                 let i = from + i;
-                lines.push(Line { text: LineText::counted(handles.take(), start, i), eol: Eol::Lf });
+                at.push(line(start, i, Eol::Lf));
                 start = i + 1;
             });
-            if start < text.len() {
-                lines.push(Line { text: LineText::counted(handles.take(), start, text.len()), eol: Eol::None });
+        } else {
+            for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+                if i < start {
+                    continue; // the `\n` of a `\r\n` already consumed (or the mark's bytes)
+                }
+                let (eol, next) = if bytes[i] == b'\n' {
+                    (Eol::Lf, i + 1)
+                } else if bytes.get(i + 1) == Some(&b'\n') {
+                    (Eol::CrLf, i + 2)
+                } else if !lone_cr {
+                    continue;
+                } else {
+                    (Eol::Cr, i + 1)
+                };
+                at.push(line(start, i, eol));
+                start = next;
             }
-            return TextFile { lines, bom };
-        }
-        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-            if i < start {
-                continue; // the `\n` of a `\r\n` already consumed (or the mark's bytes)
-            }
-            let (eol, next) = if bytes[i] == b'\n' {
-                (Eol::Lf, i + 1)
-            } else if bytes.get(i + 1) == Some(&b'\n') {
-                (Eol::CrLf, i + 2)
-            } else if !lone_cr {
-                continue;
-            } else {
-                (Eol::Cr, i + 1)
-            };
-            lines.push(Line { text: LineText::counted(handles.take(), start, i), eol });
-            start = next;
         }
         if start < text.len() {
-            lines.push(Line { text: LineText::counted(handles.take(), start, text.len()), eol: Eol::None });
+            at.push(line(start, text.len(), Eol::None));
         }
-        TextFile { lines, bom }
-    }
-
-    /// Drops the file with one atomic operation per run of lines that share a text,
-    /// instead of one per line (as dropping it line by line does).
-    pub(crate) fn release(self) {
-        release_runs(self.lines.into_iter().map(|line| line.text.buf));
+        TextFile { text: text.clone(), added: String::new(), at, bom }
     }
 
     /// Decodes bytes; `None` when they are not UTF-8.
@@ -546,6 +672,150 @@ impl TextFile {
     /// Decodes bytes with the given line breaks; `None` when they are not UTF-8.
     pub fn decode_with(bytes: &[u8], breaks: LineBreaks) -> Option<TextFile> {
         std::str::from_utf8(bytes).ok().map(|t| TextFile::parse_with(t, breaks))
+    }
+
+    /// Makes a file of `lines`, each a text and its terminator.
+    ///
+    /// ```
+    /// use polypatch_core::{Eol, TextFile};
+    ///
+    /// let file = TextFile::from_lines([("a", Eol::Lf), ("b", Eol::None)]);
+    /// assert_eq!(file.render(), "a\nb");
+    /// ```
+    pub fn from_lines<'n>(lines: impl IntoIterator<Item = (&'n str, Eol)>) -> TextFile {
+        let mut file = TextFile::default();
+        file.splice(0..0, lines);
+        file
+    }
+
+    /// The lines.
+    #[inline]
+    pub fn lines(&self) -> Lines<'_> {
+        Lines { text: &self.text, added: &self.added, at: &self.at }
+    }
+
+    /// How many lines. A file ending with a newline has no empty last line.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether the file has no line (it is empty, or holds only a byte order mark).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// Line `i` (from 0).
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, as indexing a slice does.
+    #[inline]
+    pub fn line(&self, i: usize) -> LineRef<'_> {
+        self.lines().line(i)
+    }
+
+    /// Where `text` and then `eol` are written into the texts written since: its range
+    /// there.
+    fn add(&mut self, text: &str, eol: Eol) -> At {
+        let start = self.added.len();
+        self.added.push_str(text);
+        self.added.push_str(eol.as_str());
+        At { start, end: start + text.len(), eol, added: true }
+    }
+
+    /// Replaces the lines of `range` with `new` (each a text and its terminator), as
+    /// [`Vec::splice`] does.
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not a range of the lines.
+    pub fn splice<'n>(&mut self, range: Range<usize>, new: impl IntoIterator<Item = (&'n str, Eol)>) {
+        let new: Vec<At> = new.into_iter().map(|(text, eol)| self.add(text, eol)).collect();
+        self.at.splice(range, new);
+    }
+
+    /// Replaces the lines of each range with its new lines (texts and terminators), as one
+    /// [`TextFile::splice`] per range would, in one pass over the lines: the ranges in
+    /// order, none overlapping another.
+    ///
+    /// # Panics
+    ///
+    /// When a range is not a range of the lines, or starts before the previous one ends.
+    pub(crate) fn splice_many<'n, I>(&mut self, places: impl IntoIterator<Item = (Range<usize>, I)>)
+    where
+        I: IntoIterator<Item = (&'n str, Eol)>,
+    {
+        let old = std::mem::take(&mut self.at);
+        let mut at = Vec::with_capacity(old.len());
+        let mut next = 0;
+        for (range, new) in places {
+            at.extend_from_slice(&old[next..range.start]);
+            for (text, eol) in new {
+                at.push(self.add(text, eol));
+            }
+            next = range.end;
+        }
+        at.extend_from_slice(&old[next..]);
+        self.at = at;
+    }
+
+    /// Inserts a line before line `i` (at the end for `i` = [`TextFile::len`]).
+    ///
+    /// # Panics
+    ///
+    /// When `i` is past the end.
+    pub fn insert(&mut self, i: usize, text: &str, eol: Eol) {
+        self.splice(i..i, [(text, eol)]);
+    }
+
+    /// Adds a line at the end.
+    pub fn push(&mut self, text: &str, eol: Eol) {
+        let at = self.add(text, eol);
+        self.at.push(at);
+    }
+
+    /// Removes line `i`.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`.
+    pub fn remove(&mut self, i: usize) {
+        self.at.remove(i);
+    }
+
+    /// Gives line `i` the text `text`, keeping its terminator.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`.
+    pub fn set_text(&mut self, i: usize, text: &str) {
+        let eol = self.at[i].eol;
+        self.at[i] = self.add(text, eol);
+    }
+
+    /// Gives line `i` the terminator `eol`.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`.
+    pub fn set_eol(&mut self, i: usize, eol: Eol) {
+        self.at[i].eol = eol;
+    }
+
+    /// Shortens the text of line `i` to `len` bytes, as [`String::truncate`] does (a
+    /// longer `len` changes nothing), without copying it.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, or `len` is not on a character boundary of its text.
+    pub fn truncate_text(&mut self, i: usize, len: usize) {
+        let text = self.line(i).text;
+        if len < text.len() {
+            assert!(text.is_char_boundary(len), "assertion failed: self.is_char_boundary(new_len)");
+            self.at[i].end = self.at[i].start + len;
+        }
     }
 
     /// The file's bytes.
@@ -566,29 +836,30 @@ impl TextFile {
     }
 
     /// The file's bytes, as [`TextFile::render`] gives them, handed to `piece` in order
-    /// and without a copy: the byte order mark, each run of lines that still stand one
-    /// after the other in their shared buffer (terminators included) as one slice of it,
-    /// and a line with a text of its own as its text and then its terminator. Empty
-    /// pieces are left out. Stops at the first error `piece` returns, and returns it.
+    /// and without a copy: the byte order mark, then each run of lines that still stand
+    /// one after the other in the text that was read or in the texts written since
+    /// (terminators included) as one slice of it, and a line cut short or given another
+    /// terminator as its text and then its terminator. Empty pieces are left out. Stops at
+    /// the first error `piece` returns, and returns it.
     ///
     /// Writing a file this way costs no copy of it: an edited file's unchanged lines are
     /// still ranges of the text that was read.
     ///
     /// ```
-    /// use polypatch_core::{LineText, TextFile};
+    /// use polypatch_core::TextFile;
     ///
     /// let mut file = TextFile::parse("one\ntwo\nthree\r\nfour\n");
-    /// file.lines[1].text = LineText::from("2");
+    /// file.set_text(1, "2");
     /// let mut pieces = Vec::new();
     /// file.try_for_each_piece(|p| Ok::<_, ()>(pieces.push(p))).unwrap();
-    /// assert_eq!(pieces, ["one\n", "2", "\n", "three\r\nfour\n"]);
+    /// assert_eq!(pieces, ["one\n", "2\n", "three\r\nfour\n"]);
     /// assert_eq!(pieces.concat(), file.render());
     /// ```
     pub fn try_for_each_piece<'a, E>(&'a self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
         if self.bom {
             piece(BOM)?;
         }
-        pieces_of_lines(&self.lines, piece)
+        self.lines().try_for_each_piece(piece)
     }
 
     /// The terminator new lines get: the most frequent one in the file (the first seen on
@@ -596,8 +867,8 @@ impl TextFile {
     pub fn dominant_eol(&self) -> Eol {
         let mut counts = [0usize; 3];
         let mut first = [usize::MAX; 3];
-        for (i, line) in self.lines.iter().enumerate() {
-            let k = match line.eol {
+        for (i, at) in self.at.iter().enumerate() {
+            let k = match at.eol {
                 Eol::Lf => 0,
                 Eol::CrLf => 1,
                 Eol::Cr => 2,
@@ -615,12 +886,28 @@ impl TextFile {
 
     /// Whether the file is empty or its last line ends with a terminator.
     pub fn ends_with_newline(&self) -> bool {
-        self.lines.last().is_none_or(|l| l.eol != Eol::None)
+        self.at.last().is_none_or(|l| l.eol != Eol::None)
     }
 
     /// The texts of the lines.
     pub fn texts(&self) -> Vec<&str> {
-        self.lines.iter().map(|l| l.text.as_str()).collect()
+        self.lines().texts().collect()
+    }
+}
+
+/// Files are equal when their lines (texts and terminators) and marks are, wherever the
+/// lines' texts are kept.
+impl PartialEq for TextFile {
+    fn eq(&self, other: &TextFile) -> bool {
+        self.bom == other.bom && self.len() == other.len() && self.lines().iter().eq(other.lines().iter())
+    }
+}
+
+impl Eq for TextFile {}
+
+impl fmt::Debug for TextFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TextFile").field("lines", &self.lines()).field("bom", &self.bom).finish()
     }
 }
 

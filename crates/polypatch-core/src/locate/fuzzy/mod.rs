@@ -177,7 +177,8 @@ mod tests {
             })
             .map(|l| if l.is_empty() { "\n".to_string() } else { l })
             .collect();
-        let lines = TextFile::parse(&file).lines;
+        let lines_file = TextFile::parse(&file);
+        let lines = lines_file.lines();
         for pat in [
             vec!["call_3(xxxxx);".to_string(), String::new(), "  call_9();".to_string()],
             vec!["no such line at all, and longer than every line of the file by a good margin: ".repeat(3)],
@@ -232,7 +233,8 @@ mod tests {
         fn the_shortcuts_find_what_the_full_searches_find((file, pat, changed) in similar_lines()) {
             let text: String = file.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
             let pat: Vec<LineText> = pat.into_iter().map(LineText::from).collect();
-            let lines = TextFile::parse(&text).lines;
+            let lines_file = TextFile::parse(&text);
+            let lines = lines_file.lines();
             // The shortcuts through the file's kept hashes and lengths, against the full
             // searches without them; over the region's lines, and over its lines that are
             // not blank (a listed view).
@@ -283,7 +285,8 @@ mod tests {
             skip_blank: bool,
         ) {
             let text: String = file.iter().flat_map(|l| [*l, "\n"]).collect();
-            let lines = TextFile::parse(&text).lines;
+            let lines_file = TextFile::parse(&text);
+            let lines = lines_file.lines();
             let lo = lo.min(lines.len());
             let hi = (lo + len).min(lines.len());
             let mut texts: Vec<String> = ["a", "b", "c c", "d", "é", "x"].iter().map(ToString::to_string).collect();
@@ -413,7 +416,7 @@ mod tests {
     fn one_typo_is_found_with_its_score() {
         let f = TextFile::parse("fn main() {\n    let total = compute(a, b);\n    println!(\"{total}\");\n}\n");
         let p = lines(&["let totl = compute(a, b);", "println!(\"{total}\");"]);
-        let got = locate(&f.lines, &query(&p, 4), TierSet::ALL).unwrap();
+        let got = locate(f.lines(), &query(&p, 4), TierSet::ALL).unwrap();
         assert_eq!((got[0].start, got[0].end, got[0].tier), (1, 3, Tier::Fuzzy));
         assert!(got[0].confidence > 0.95 && got[0].confidence < 1.0, "{}", got[0].confidence);
     }
@@ -422,7 +425,7 @@ mod tests {
     fn single_line_typo_without_any_exact_line() {
         let f = TextFile::parse("alpha = 1\nbeta_value = compute_something(x)\ngamma = 3\n");
         let p = lines(&["beta_value = compute_somethng(x)"]);
-        let got = locate(&f.lines, &query(&p, 3), TierSet::ALL).unwrap();
+        let got = locate(f.lines(), &query(&p, 3), TierSet::ALL).unwrap();
         assert_eq!((got[0].start, got[0].tier), (1, Tier::Fuzzy));
     }
 
@@ -430,7 +433,7 @@ mod tests {
     fn near_ties_are_ambiguous() {
         let f = TextFile::parse("value = compute(1)\nvalue = compute(2)\n");
         let p = lines(&["value = compute(3)"]);
-        assert!(matches!(locate(&f.lines, &query(&p, 2), TierSet::ALL), Err(Miss::Ambiguous(Tier::Fuzzy, ..))));
+        assert!(matches!(locate(f.lines(), &query(&p, 2), TierSet::ALL), Err(Miss::Ambiguous(Tier::Fuzzy, ..))));
     }
 
     #[test]
@@ -439,7 +442,7 @@ mod tests {
         // not count as a typo.
         let f = TextFile::parse("a\n\n\na\na\na\na = 0\na\n");
         let p = lines(&["a", "", "a", "a", "a", "a", "a = 0", "a"]);
-        assert!(locate(&f.lines, &query(&p, 8), TierSet::only(Tier::Fuzzy)).is_err());
+        assert!(locate(f.lines(), &query(&p, 8), TierSet::only(Tier::Fuzzy)).is_err());
     }
 
     #[test]
@@ -448,19 +451,19 @@ mod tests {
         let f = TextFile::parse("# SPDX-License-Identifier: MIT\n\nfrom attr.setters import *  # noqa\n");
         let p = lines(&["# SPDX-License-Identifier: MIT", "", "from attr.filters import *  # noqa"]);
         let mut q = query(&p, 3);
-        assert!(locate(&f.lines, &q, TierSet::ALL).is_ok(), "as context, the line may drift");
+        assert!(locate(f.lines(), &q, TierSet::ALL).is_ok(), "as context, the line may drift");
         q.changed = &[false, false, true];
-        assert_eq!(locate(&f.lines, &q, TierSet::ALL), Err(Miss::NotFound));
+        assert_eq!(locate(f.lines(), &q, TierSet::ALL), Err(Miss::NotFound));
         // One typo in it is still found.
         let typo = lines(&["# SPDX-License-Identifier: MIT", "", "from attr.setter import *  # noqa"]);
         let q = Query { changed: &[false, false, true], ..query(&typo, 3) };
-        assert_eq!(locate(&f.lines, &q, TierSet::ALL).unwrap()[0].tier, Tier::Fuzzy);
+        assert_eq!(locate(f.lines(), &q, TierSet::ALL).unwrap()[0].tier, Tier::Fuzzy);
     }
 
     #[test]
     fn dissimilar_is_not_found() {
         let f = TextFile::parse("completely different\ncontent here\n");
         let p = lines(&["nothing like it at all"]);
-        assert_eq!(locate(&f.lines, &query(&p, 2), TierSet::ALL), Err(Miss::NotFound));
+        assert_eq!(locate(f.lines(), &query(&p, 2), TierSet::ALL), Err(Miss::NotFound));
     }
 }
