@@ -676,7 +676,8 @@ pub(crate) fn replacement_unchanged(
     patch_ends: bool,
     adds_final_newline: bool,
 ) -> bool {
-    let same_end = |a: &Line, b: LineRef<'_>| !patch_ends || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline);
+    let same_end =
+        |a: &Line, b: LineRef<'_>| !patch_ends || a.eol == b.eol || (b.eol == Eol::None && !adds_final_newline);
     new.len() == end - start && new.iter().zip(lines.slice(start..end)).all(|(a, b)| a.text == b.text && same_end(a, b))
 }
 
@@ -767,7 +768,8 @@ pub(crate) fn replacement_already_there(
         at.len() == want.len() && at.iter().zip(want).all(|(&i, w)| key_eq(tier, lines.text(i), &PatKey::new(w)))
     };
     let (above, below) = (&new[..k], &new[k + old.len()..]);
-    let mut before: Vec<usize> = (0..f.start).rev().filter(|&i| !skip_blank || !is_blank(lines.text(i))).take(above.len()).collect();
+    let mut before: Vec<usize> =
+        (0..f.start).rev().filter(|&i| !skip_blank || !is_blank(lines.text(i))).take(above.len()).collect();
     before.reverse();
     let within = (f.start..f.end).filter(|&i| !skip_blank || !is_blank(lines.text(i))).collect();
     let after = (f.end..lines.len()).filter(|&i| !skip_blank || !is_blank(lines.text(i))).take(below.len()).collect();
@@ -785,7 +787,10 @@ pub(crate) fn range_already_there(lines: Lines<'_>, edit: &Edit, f: &Found, star
     }
     let tier = f.tier.min(Tier::Unicode);
     start + new.len() <= lines.len()
-        && new.iter().zip(lines.slice(start..start + new.len())).all(|(n, h)| key_eq(tier, h.text, &PatKey::new(&n.text)))
+        && new
+            .iter()
+            .zip(lines.slice(start..start + new.len()))
+            .all(|(n, h)| key_eq(tier, h.text, &PatKey::new(&n.text)))
 }
 
 /// A line the edit removes or replaces that matched its file line only by likeness.
@@ -1206,8 +1211,8 @@ mod tests {
     fn rule_6_probes_for_insertions_and_unchanged_replacements() {
         let file = TextFile::parse("a\nb\nc\n");
         let lines = file.lines();
-        let bc_file = TextFile::parse("  b\nc\n");
-        let bc = bc_file.lines();
+        let owned = |text: &str| TextFile::parse(text).lines().iter().map(Line::from).collect::<Vec<_>>();
+        let bc = owned("  b\nc\n");
         // At a fixed position: right after it, or at the end of the file right before it.
         assert_eq!(inserted_at_already_there(lines, 1, &bc), Some(1), "compared trimmed");
         assert_eq!(inserted_at_already_there(lines, 3, &bc), Some(1));
@@ -1223,13 +1228,12 @@ mod tests {
         // when the patch gives them, and a last line without one only if the plan adds it.
         let short_file = TextFile::parse("a\nb");
         let short = short_file.lines();
-        let ended_file = TextFile::parse("a\nb\n");
-        let ended = ended_file.lines();
-        assert!(replacement_unchanged(lines, (1, 3), &TextFile::parse("b\nc\n").lines, true, false));
+        let ended = owned("a\nb\n");
+        assert!(replacement_unchanged(lines, (1, 3), &owned("b\nc\n"), true, false));
         assert!(!replacement_unchanged(lines, (1, 3), &bc, false, false), "a re-indented line is a change");
         assert!(!replacement_unchanged(lines, (0, 2), &ended[..1], false, false), "fewer lines");
-        assert!(replacement_unchanged(&short, (0, 2), &ended, true, false));
-        assert!(!replacement_unchanged(&short, (0, 2), &ended, true, true), "the plan adds the final newline");
-        assert!(replacement_unchanged(&short, (0, 2), &ended, false, true), "no terminators from the patch");
+        assert!(replacement_unchanged(short, (0, 2), &ended, true, false));
+        assert!(!replacement_unchanged(short, (0, 2), &ended, true, true), "the plan adds the final newline");
+        assert!(replacement_unchanged(short, (0, 2), &ended, false, true), "no terminators from the patch");
     }
 }

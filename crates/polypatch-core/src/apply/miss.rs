@@ -78,8 +78,7 @@ pub(crate) fn miss_failure(lines: Lines<'_>, q: &Query<'_>, miss: Miss, what: &s
             if let Some((s, score)) = closest {
                 let found = view.found(s, q.pat.len(), Tier::Fuzzy, score);
                 let expected = q.pat.join("\n") + "\n";
-                let have =
-                    lines.slice(found.start..found.end).texts().collect::<Vec<_>>().join("\n") + "\n";
+                let have = lines.slice(found.start..found.end).texts().collect::<Vec<_>>().join("\n") + "\n";
                 let diff = block_diff(lines, q.pat, &found);
                 let similarity = fuzzy::distance::similarity(expected.trim_end(), have.trim_end()).unwrap_or(score);
                 let similarity = (similarity * 100.0).round() / 100.0;

@@ -890,7 +890,7 @@ mod tests {
         let p = &e.policy;
         let ov = Overrides { eol: f.dominant_eol(), neighbour_ends: true, ..Overrides::default() };
         let hashes = LineHashes::default();
-        let made = |hashes: &LineHashes, lines: &[crate::text::lines::Line]| {
+        let made = |hashes: &LineHashes, lines: Lines<'_>| {
             for norm in [Norm::End, Norm::Trimmed, Norm::Folded] {
                 drop(hashes.get(norm, lines));
             }

@@ -337,7 +337,7 @@ mod tests {
         // the full search reports as such.
         let twice = TextFile::parse(&("x\n".to_string() + &numbered(1, n) + "x\n"));
         let index2 = crate::locate::index::LineHashes::default();
-        let tie = Query { hint: Some(n / 2), index: Some(&index2), ..q(&p, twice.lines.len()) };
+        let tie = Query { hint: Some(n / 2), index: Some(&index2), ..q(&p, twice.len()) };
         assert_eq!(exact_near_hint(twice.lines(), &tie), None);
         assert_eq!(
             locate(twice.lines(), &tie, TierSet::ALL),

@@ -366,6 +366,7 @@ fn hash_all(norm: Norm, lines: Lines<'_>) -> Table {
 mod tests {
     use super::*;
     use crate::locate::fold::{PatKey, key_eq};
+    use crate::text::eol::Eol;
     use crate::text::lines::TextFile;
 
     #[test]
@@ -436,14 +437,14 @@ mod tests {
         // An ASCII line spliced in keeps them one.
         let new_file = TextFile::parse("x\n");
         let new = new_file.lines();
-        hashes.splice(0..1, &new);
-        file.lines.splice(0..1, new);
+        hashes.splice(0..1, new);
+        file.splice(0..1, new.iter().map(|l| (l.text, l.eol)));
         assert!(hashes.folded_is_trimmed.get());
         // A line that folds parts them.
         let new_file = TextFile::parse(" \u{201C}q\u{201D}\n");
         let new = new_file.lines();
-        hashes.splice(1..2, &new);
-        file.lines.splice(1..2, new);
+        hashes.splice(1..2, new);
+        file.splice(1..2, new.iter().map(|l| (l.text, l.eol)));
         assert!(!hashes.folded_is_trimmed.get());
         let folded = hashes.get(Norm::Folded, file.lines()).hashes.clone();
         let trimmed = hashes.get(Norm::Trimmed, file.lines()).hashes.clone();
@@ -476,20 +477,20 @@ mod tests {
         // Growing: two lines for one with text, one blank among them.
         let new_file = TextFile::parse("x\n\ny\n");
         let new = new_file.lines();
-        hashes.splice(1..3, &new);
-        file.lines.splice(1..3, new);
+        hashes.splice(1..3, new);
+        file.splice(1..3, new.iter().map(|l| (l.text, l.eol)));
         assert_eq!(*hashes.lines_with_text(file.lines()), vec![0, 1, 3, 5]);
         // Shrinking, while a view still holds the list (it keeps what it saw).
         let held = hashes.lines_with_text(file.lines());
-        hashes.splice(0..4, &[]);
-        file.lines.drain(0..4);
+        hashes.splice(0..4, TextFile::default().lines());
+        file.splice(0..4, []);
         assert_eq!(*hashes.lines_with_text(file.lines()), vec![1]);
         assert_eq!(*held, vec![0, 1, 3, 5]);
         // At the end, and after a clear.
         let new_file = TextFile::parse("\t\nz\n");
         let new = new_file.lines();
-        hashes.splice(2..2, &new);
-        file.lines.extend(new);
+        hashes.splice(2..2, new);
+        file.splice(2..2, new.iter().map(|l| (l.text, l.eol)));
         assert_eq!(*hashes.lines_with_text(file.lines()), vec![1, 3]);
         hashes.clear();
         assert_eq!(*hashes.lines_with_text(file.lines()), vec![1, 3]);
@@ -504,8 +505,8 @@ mod tests {
         let new_file = TextFile::parse("x\ny\n");
         let new = new_file.lines();
         assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1, 1, 1, 1]);
-        hashes.splice(1..3, &new);
-        file.lines.splice(1..3, new);
+        hashes.splice(1..3, new);
+        file.splice(1..3, new.iter().map(|l| (l.text, l.eol)));
         let mut buf = String::new();
         let want: Vec<u64> = ["a", "x", "y", "d"].iter().map(|t| Norm::End.hash(t, &mut buf)).collect();
         assert_eq!(hashes.get(Norm::End, file.lines()).hashes, want.iter().map(|&h| low(h)).collect::<Vec<_>>());
@@ -517,12 +518,12 @@ mod tests {
         // A normalization computed after the splice starts from the current lines.
         let trimmed = hashes.get(Norm::Trimmed, file.lines()).hashes.clone();
         assert_eq!(trimmed, want.iter().map(|&h| low(h)).collect::<Vec<_>>());
-        hashes.splice(4..4, &TextFile::parse(" e\n").lines);
-        file.lines.push(TextFile::parse(" e\n").lines.remove(0));
+        hashes.splice(4..4, TextFile::parse(" e\n").lines());
+        file.push(" e", Eol::Lf);
         assert_eq!(hashes.get(Norm::Trimmed, file.lines()).hashes[4], low(Norm::Trimmed.hash("e", &mut buf)));
         assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1, 1, 1, 1, 1]);
         hashes.clear();
-        file.lines.truncate(1);
+        file.splice(1..file.len(), []);
         assert_eq!(&*hashes.trimmed_chars(file.lines()), &[1]);
         assert_eq!(hashes.get(Norm::End, file.lines()).len(), 1);
         assert_eq!(hashes.get(Norm::End, file.lines()).tags.len(), 1);

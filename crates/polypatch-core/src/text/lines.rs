@@ -21,20 +21,22 @@ pub struct Line {
     pub eol: Eol,
 }
 
-/// The text of one line, without its terminator: a range of the decoded file's text,
-/// which all of the file's lines share, or a text of its own (a line an edit wrote).
+/// The text of one line of a patch, without its terminator: a range of the patch's text,
+/// which all of its lines share, or a text of its own.
 ///
-/// A decoded file keeps one copy of its text, not one allocation per line; cloning a line
-/// is cheap. It reads as a `str` (through [`Deref`]), compares, hashes, prints and
-/// serializes as its text, whatever it is made of.
+/// A parsed patch keeps one copy of its text, not one allocation per line; cloning a line
+/// counts a reference. (A file's lines are read through the file: [`TextFile::line`].)
+/// It reads as a `str` (through [`Deref`]), compares, hashes, prints and serializes as its
+/// text, whatever it is made of.
 ///
 /// ```
-/// use polypatch_core::{LineText, TextFile};
+/// use polypatch_core::{LineText, SharedText};
 ///
-/// let file = TextFile::parse("one\ntwo\n");
-/// assert_eq!(file.lines[1].text, "two");
-/// assert_eq!(file.lines[1].text, LineText::from("two".to_string()));
-/// assert_eq!(file.lines[1].text.len(), 3);
+/// let patch = SharedText::new("-one\n+two\n".to_string());
+/// let lines = LineText::slices(&patch, [1..4, 6..9]);
+/// assert_eq!(lines[1], "two");
+/// assert_eq!(lines[1], LineText::from("two".to_string()));
+/// assert_eq!(lines[1].len(), 3);
 /// ```
 #[derive(Clone)]
 pub struct LineText {
@@ -51,7 +53,7 @@ const WHOLE: u32 = u32::MAX;
 
 impl LineText {
     /// The text `buf[range]`, sharing `buf` instead of copying it: many lines cut from one
-    /// text (a parsed patch's lines, a file's lines) cost one allocation in all, and each
+    /// text (a parsed patch's lines) cost one allocation in all, and each
     /// clone of a line only counts a reference. A range that does not fit the offsets a
     /// line keeps (past 4 GiB) gets a copy of its own; either way the line reads, compares
     /// and serializes as its text.
@@ -201,7 +203,7 @@ impl LineText {
         self.as_str().to_string()
     }
 
-    /// Whether the text is a range of a buffer (a decoded file's text) rather than a text
+    /// Whether the text is a range of a buffer (a parsed patch's text) rather than a text
     /// of its own.
     #[cfg(test)]
     fn is_range(&self) -> bool {
@@ -1080,7 +1082,7 @@ mod tests {
             }
             let breaks = if any { LineBreaks::Any } else { LineBreaks::LfOrCrLf };
             let file = TextFile::parse_shared(&SharedText::new(text.clone()), breaks);
-            let got: Vec<(String, Eol)> = file.lines.iter().map(|l| (l.text.to_string(), l.eol)).collect();
+            let got: Vec<(String, Eol)> = file.lines().iter().map(|l| (l.text.to_string(), l.eol)).collect();
             proptest::prop_assert_eq!((file.bom, got), reference_split(&text, breaks));
             proptest::prop_assert_eq!(file.render(), text);
         }
@@ -1090,8 +1092,8 @@ mod tests {
     fn splits_lone_cr() {
         let f = TextFile::parse("one\r\ntwo\rthree\nfour");
         assert_eq!(f.texts(), ["one", "two", "three", "four"]);
-        assert_eq!(f.lines[1].eol, Eol::Cr);
-        assert_eq!(f.lines[3].eol, Eol::None);
+        assert_eq!(f.line(1).eol, Eol::Cr);
+        assert_eq!(f.line(3).eol, Eol::None);
         assert!(!f.ends_with_newline());
     }
 
@@ -1104,63 +1106,88 @@ mod tests {
 
     #[test]
     fn line_texts_are_ranges_of_one_buffer_and_compare_as_text() {
-        let f = TextFile::parse("alpha\nbeta\r\ngamma");
-        assert!(f.lines.iter().all(|l| l.text.is_range()));
+        let buf = SharedText::new("alpha\nbeta\r\ngamma".to_string());
+        let lines = LineText::slices(&buf, [0..5, 6..10, 12..17]);
+        assert!(lines.iter().all(|l| l.is_range()));
         let owned = LineText::from("beta".to_string());
         assert!(!owned.is_range());
         // Shared and owned texts are equal exactly when their text is, and hash alike.
-        assert_eq!(f.lines[1].text, owned);
-        assert_eq!(f.lines[1].text, "beta");
-        assert_eq!(f.lines[1].text, *"beta");
-        assert_eq!(f.lines[1].text, "beta".to_string());
-        assert_eq!("beta", f.lines[1].text);
-        assert_eq!("beta".to_string(), f.lines[1].text);
-        assert_ne!(f.lines[0].text, owned);
+        assert_eq!(lines[1], owned);
+        assert_eq!(lines[1], "beta");
+        assert_eq!(lines[1], *"beta");
+        assert_eq!(lines[1], "beta".to_string());
+        assert_eq!("beta", lines[1]);
+        assert_eq!("beta".to_string(), lines[1]);
+        assert_ne!(lines[0], owned);
         let hash = |t: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             t(&mut h);
             h.finish()
         };
-        assert_eq!(hash(&|h| f.lines[1].text.hash(h)), hash(&|h| owned.hash(h)));
-        assert_eq!(hash(&|h| f.lines[1].text.hash(h)), hash(&|h| "beta".hash(h)));
-        let set: std::collections::HashSet<LineText> = f.lines.iter().map(|l| l.text.clone()).collect();
+        assert_eq!(hash(&|h| lines[1].hash(h)), hash(&|h| owned.hash(h)));
+        assert_eq!(hash(&|h| lines[1].hash(h)), hash(&|h| "beta".hash(h)));
+        let set: std::collections::HashSet<LineText> = lines.iter().cloned().collect();
         assert!(set.contains("gamma") && set.contains(&owned));
         // It reads, prints and converts as its text.
-        assert_eq!(f.lines[2].text.len(), 5);
-        assert!(f.lines[2].text.starts_with("gam"));
-        assert_eq!(format!("{}|{:?}", f.lines[0].text, f.lines[0].text), "alpha|\"alpha\"");
-        assert_eq!(format!("{:?}", f.lines[0]), format!("{:?}", Line { text: "alpha".into(), eol: Eol::Lf }));
-        assert_eq!(String::from(f.lines[2].text.clone()), "gamma");
+        assert_eq!(lines[2].len(), 5);
+        assert!(lines[2].starts_with("gam"));
+        assert_eq!(format!("{}|{:?}", lines[0], lines[0]), "alpha|\"alpha\"");
+        assert_eq!(String::from(lines[2].clone()), "gamma");
         assert_eq!(LineText::from("x").into_string(), "x");
         assert_eq!(LineText::default(), "");
-        assert!(f.lines[0].text < owned && owned < f.lines[2].text);
+        assert!(lines[0] < owned && owned < lines[2]);
     }
 
     #[test]
-    fn released_files_give_back_every_count() {
-        let mut one = SharedText::new("a\nb\r\nc".to_string());
-        let mut two = SharedText::new("x\ny\n".to_string());
-        let mut f = TextFile::parse_shared(&one, LineBreaks::Any);
-        let g = TextFile::parse_shared(&two, LineBreaks::Any);
-        assert!(one.get_mut().is_none() && two.get_mut().is_none());
-        // Lines of two texts interleaved, a text of its own, a line cut short.
-        f.lines.insert(1, g.lines[1].clone());
-        f.lines.push(Line { text: "own".into(), eol: Eol::Lf });
-        f.lines[0].text.truncate(0);
-        let mut slices = LineText::slices(&two, [0..1, 2..3, 2..2]);
-        assert_eq!(slices, ["x", "y", ""]);
-        let mut cut = LineText::cutter(&two);
-        slices.extend((0..600).map(|i| cut.slice(i % 2 * 2..i % 2 * 2 + 1)));
-        drop(cut);
-        assert_eq!(slices[600], "y");
+    fn a_file_holds_one_count_of_its_text_and_its_lines_none() {
+        let mut text = SharedText::new("a\nb\r\nc".to_string());
+        let mut f = TextFile::parse_shared(&text, LineBreaks::Any);
+        assert!(text.get_mut().is_none(), "the file shares the text");
+        assert!(std::ptr::eq(f.text.as_str(), text.as_str()), "without a copy");
+        // Lines read through the file, whatever changed them.
+        f.insert(1, "y", Eol::Lf);
+        f.push("own", Eol::Lf);
+        f.truncate_text(0, 0);
         assert_eq!(f.render(), "\ny\nb\r\ncown\n");
-        f.release();
-        assert!(one.get_mut().is_some(), "every count of `one` given back");
-        g.release();
-        assert!(two.get_mut().is_none(), "the slices still hold `two`");
-        drop(slices);
-        assert!(two.get_mut().is_some());
-        assert_eq!(LineText::slices(&two, std::iter::empty()), Vec::<LineText>::new());
+        assert_eq!(f.len(), 5);
+        assert_eq!(f.line(4), LineRef { text: "own", eol: Eol::Lf });
+        assert_eq!(f.lines().get(5), None);
+        assert_eq!(f.lines().last(), Some(LineRef { text: "own", eol: Eol::Lf }));
+        assert_eq!(f.lines().slice(1..3).texts().collect::<Vec<_>>(), ["y", "b"]);
+        assert_eq!(format!("{:?}", f.lines().slice(3..4)), r#"[LineRef { text: "c", eol: None }]"#);
+        // Copies share the text too, and equal files compare equal wherever their lines are.
+        let g = f.clone();
+        assert_eq!(f, g);
+        let same = [("", Eol::Lf), ("y", Eol::Lf), ("b", Eol::CrLf), ("c", Eol::None), ("own", Eol::Lf)];
+        assert_eq!(f, TextFile::from_lines(same));
+        assert_ne!(f, TextFile::parse(&f.render()), "the same bytes, other lines");
+        drop((f, g));
+        assert!(text.get_mut().is_some(), "every count given back");
+        // A line is 24 bytes: two offsets and its terminator, no pointer to a text.
+        assert_eq!(std::mem::size_of::<At>(), 24);
+    }
+
+    #[test]
+    fn splicing_many_places_is_splicing_each() {
+        let text = "0\n1\n2\n3\n4\n5\n";
+        let mut many = TextFile::parse(text);
+        many.splice_many([
+            (1..2, vec![("one", Eol::Lf), ("uno", Eol::CrLf)]),
+            (3..5, vec![]),
+            (6..6, vec![("end", Eol::None)]),
+        ]);
+        let mut each = TextFile::parse(text);
+        each.splice(6..6, [("end", Eol::None)]);
+        each.splice(3..5, []);
+        each.splice(1..2, [("one", Eol::Lf), ("uno", Eol::CrLf)]);
+        assert_eq!(many, each);
+        assert_eq!(many.render(), "0\none\nuno\r\n2\n5\nend");
+        let from = TextFile::from_lines([("a", Eol::CrLf), ("b", Eol::None)]);
+        assert_eq!(from.render(), "a\r\nb");
+        let mut set = TextFile::parse("x\ny");
+        set.set_eol(1, Eol::CrLf);
+        set.remove(0);
+        assert_eq!(set.render(), "y\r\n");
     }
 
     #[test]
@@ -1172,10 +1199,11 @@ mod tests {
     #[test]
     fn line_texts_serialize_as_strings() {
         let f = TextFile::parse("one\ntwo");
-        let json = serde_json::to_string(&f.lines).unwrap();
+        let lines: Vec<Line> = f.lines().iter().map(Line::from).collect();
+        let json = serde_json::to_string(&lines).unwrap();
         assert_eq!(json, r#"[{"text":"one","eol":"Lf"},{"text":"two","eol":"None"}]"#);
         let back: Vec<Line> = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, f.lines);
+        assert_eq!(back, lines);
         assert_eq!(serde_json::to_string(&LineText::from("q\"")).unwrap(), r#""q\"""#);
         assert!(serde_json::from_str::<LineText>("1").is_err());
     }
@@ -1239,50 +1267,51 @@ mod tests {
     #[test]
     fn editing_a_line_leaves_the_shared_buffer_and_its_neighbours_alone() {
         let mut f = TextFile::parse("first\n  middle  \nlast\n");
-        f.lines[1].text.to_mut().push('!');
-        f.lines[0].text.truncate(3);
-        f.lines[2].text.truncate(10); // past the end: nothing changes
+        let before = f.text.clone();
+        f.set_text(1, &format!("{}!", f.line(1).text));
+        f.truncate_text(0, 3);
+        f.truncate_text(2, 10); // past the end: nothing changes
         assert_eq!(f.texts(), ["fir", "  middle  !", "last"]);
-        assert!(f.lines[0].text.is_range() && f.lines[2].text.is_range() && !f.lines[1].text.is_range());
-        // A text of its own is changed in place; a clone keeps what it had.
-        let before = f.lines[1].text.clone();
-        f.lines[1].text.truncate(8);
-        f.lines[1].text.to_mut().insert(0, '>');
-        assert_eq!(f.lines[1].text, ">  middle");
-        assert_eq!(before, "  middle  !");
+        assert!(!f.at[0].added && !f.at[2].added && f.at[1].added);
+        assert_eq!(f.text, before, "the text read stays as it was");
+        f.truncate_text(1, 8);
+        f.set_text(1, &format!(">{}", f.line(1).text));
+        assert_eq!(f.line(1).text, ">  middle");
         // Lines spliced in between ranges of the buffer render in place.
-        f.lines.insert(1, Line { text: "new".into(), eol: Eol::CrLf });
+        f.insert(1, "new", Eol::CrLf);
         assert_eq!(f.render(), "fir\nnew\r\n>  middle\nlast\n");
-        let g = TextFile::parse("caf\u{e9} \u{e9}t\u{e9}\n");
-        let mut t = g.lines[0].text.clone();
-        t.truncate(3);
-        assert_eq!(t, "caf");
-        assert!(t.is_range());
+        let mut g = TextFile::parse("caf\u{e9} \u{e9}t\u{e9}\n");
+        g.truncate_text(0, 3);
+        assert_eq!(g.line(0).text, "caf");
+        assert!(!g.at[0].added);
     }
 
     #[test]
     fn rendering_copies_runs_of_the_buffer_and_nothing_else() {
         let naive = |f: &TextFile| {
             let mut out = String::from(if f.bom { BOM } else { "" });
-            for line in &f.lines {
-                out.push_str(&line.text);
+            for line in f.lines() {
+                out.push_str(line.text);
                 out.push_str(line.eol.as_str());
             }
             out
         };
         let text = "\u{feff}a\r\nbb\n\nc\rdd\r\n\r\ne\r\r\nf";
-        let other = TextFile::parse("x\ny\n");
-        // Every change a run must stop at: a reordered, dropped, truncated or borrowed
-        // line, a changed terminator, a text of its own.
-        let changes: [&dyn Fn(&mut TextFile); 8] = [
+        // Every change a run must stop at: a reordered, dropped, truncated or written
+        // line, a changed terminator, lines written one after the other.
+        let changes: [&dyn Fn(&mut TextFile); 9] = [
             &|_| {},
-            &|f| f.lines.swap(1, 2),
-            &|f| drop(f.lines.remove(2)),
-            &|f| f.lines[1].text.truncate(1),
-            &|f| f.lines[0].eol = Eol::Lf,
-            &|f| f.lines[3].eol = Eol::CrLf,
-            &|f| f.lines[4].text = LineText::from("dd"),
-            &|f| f.lines.insert(2, other.lines[1].clone()),
+            &|f| f.at.swap(1, 2),
+            &|f| f.remove(2),
+            &|f| f.truncate_text(1, 1),
+            &|f| f.set_eol(0, Eol::Lf),
+            &|f| f.set_eol(3, Eol::CrLf),
+            &|f| f.set_text(4, "dd"),
+            &|f| f.insert(2, "y", Eol::Lf),
+            &|f| {
+                f.splice(1..3, [("p", Eol::Lf), ("q", Eol::CrLf)]);
+                f.set_eol(1, Eol::None);
+            },
         ];
         for breaks in [LineBreaks::Any, LineBreaks::LfOrCrLf] {
             for (i, change) in changes.iter().enumerate() {
@@ -1312,19 +1341,25 @@ mod tests {
             // Unchanged, the lines are one run after the mark; a line an edit wrote parts it.
             let mut f = TextFile::parse_with(text, breaks);
             assert_eq!(pieces(&f), [BOM, &text[BOM.len()..]]);
-            f.lines[1].text = LineText::from("BB");
-            assert_eq!(pieces(&f)[..4], [BOM, "a\r\n", "BB", "\n"]);
-            assert_eq!(pieces(&f).len(), 5);
-            // Every line a text of its own: each text and terminator a piece, none empty.
-            f.lines.iter_mut().for_each(|l| l.text = LineText::from(l.text.as_str()));
-            assert_eq!(pieces(&f).concat(), text.replace("bb", "BB"));
+            f.set_text(1, "BB");
+            assert_eq!(pieces(&f)[..4], [BOM, "a\r\n", "BB\n", &text[BOM.len() + 6..]]);
+            assert_eq!(pieces(&f).len(), 4);
+            // Lines written one after the other are one run of the written texts.
+            for i in 0..f.len() {
+                f.set_text(i, &f.line(i).text.to_string());
+            }
+            assert_eq!(pieces(&f), [BOM, &text[BOM.len()..].replace("bb", "BB")]);
+            // A line cut short: its text and its terminator apart, none empty.
+            f.truncate_text(2, 0);
+            f.truncate_text(3, 0);
             assert!(pieces(&f).iter().all(|p| !p.is_empty()));
+            assert_eq!(pieces(&f).concat(), f.render());
         }
         assert!(pieces(&TextFile::parse("")).is_empty());
         // The first error stops the walk and comes back.
         let mut seen = 0;
         let mut g = TextFile::parse("a\nb\n");
-        g.lines[0].text = LineText::from("A");
+        g.set_eol(0, Eol::CrLf);
         assert_eq!(
             g.try_for_each_piece(|_| {
                 seen += 1;
@@ -1338,8 +1373,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "is_char_boundary")]
     fn truncating_inside_a_character_panics_as_a_string_does() {
-        let mut t = TextFile::parse("caf\u{e9}").lines[0].text.clone();
-        t.truncate(4);
+        TextFile::parse("caf\u{e9}").truncate_text(0, 4);
     }
 
     #[test]
@@ -1372,7 +1406,7 @@ mod tests {
         let f = TextFile::parse_with("\u{feff}a\rb\r\n", LineBreaks::LfOrCrLf);
         assert!(f.bom);
         assert_eq!(f.texts(), ["a\rb"]);
-        assert_eq!(f.lines[0].eol, Eol::CrLf);
+        assert_eq!(f.line(0).eol, Eol::CrLf);
     }
 
     #[test]

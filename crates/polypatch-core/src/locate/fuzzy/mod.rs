@@ -187,7 +187,7 @@ mod tests {
             let pat: Vec<LineText> = pat.iter().map(|l| LineText::from(l.as_str())).collect();
             let hashes = crate::locate::index::LineHashes::default();
             let q = Query { index: Some(&hashes), ..query(&pat, lines.len()) };
-            let view = View::new(&lines, &q);
+            let view = View::new(lines, &q);
             let patterns: Vec<Pattern> = view.pat.iter().map(|(_, p)| Pattern::new(trim(p))).collect();
             let (m, n) = (view.pat.len(), view.idx.len());
             let want = near_ranked_by_sorting_all(&view, &patterns, m, n);
@@ -241,14 +241,14 @@ mod tests {
             let hashes = crate::locate::index::LineHashes::default();
             let q = Query { changed: &changed, index: Some(&hashes), ..query(&pat, lines.len()) };
             let plain_q = Query { index: None, ..q.clone() };
-            let listed = |q| View::with_blank(&lines, q, true);
+            let listed = |q| View::with_blank(lines, q, true);
             let (lview, lplain) = (listed(&q), listed(&plain_q));
             let starts = |view: &View<'_>| {
                 capped_starts(view, &capped_patterns(view, &changed), &mut Budget::new(u64::MAX))
             };
             proptest::prop_assert_eq!(starts(&lview), starts(&lplain));
-            let view = View::new(&lines, &q);
-            let plain = View::new(&lines, &plain_q);
+            let view = View::new(lines, &q);
+            let plain = View::new(lines, &plain_q);
             for floor in [0.5, 0.7, 0.9] {
                 let sorted = |view: &View<'_>, by_caps| {
                     let mut found = scored(view, floor, &changed, &mut Budget::new(u64::MAX), by_caps);
@@ -297,9 +297,9 @@ mod tests {
             let pat = crate::locate::query::test_lines(&["a"]);
             let hashes = crate::locate::index::LineHashes::default();
             let q = Query { index: Some(&hashes), lo, hi, ignore_blank: skip_blank, ..query(&pat, lines.len()) };
-            let view = View::with_blank(&lines, &q, skip_blank);
+            let view = View::with_blank(lines, &q, skip_blank);
             let plain_q = Query { index: None, ..q.clone() };
-            let plain = View::with_blank(&lines, &plain_q, skip_blank);
+            let plain = View::with_blank(lines, &plain_q, skip_blank);
             let want = by_text(&plain, &texts);
             proptest::prop_assert!(want.values().all(|at| at.len() <= MAX_SEEDS_PER_LINE + 1));
             proptest::prop_assert_eq!(&by_tags(&view, &texts), &want);
