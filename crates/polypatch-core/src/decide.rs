@@ -832,13 +832,13 @@ pub(crate) fn unlike_removals(
     for (i, p) in pat.iter().enumerate() {
         let Some(Some(at)) = f.map.get(i) else { continue };
         let Some(file) = lines.get(*at) else { continue };
-        if in_place[i] == InPlace::Kept || key_eq(Tier::Unicode, &file.text, &PatKey::new(p)) {
+        if in_place[i] == InPlace::Kept || key_eq(Tier::Unicode, file.text, &PatKey::new(p)) {
             continue;
         }
         let rewritten = match (written, in_place[i]) {
             (Some(new), InPlace::Written(from, to)) => new
                 .get(from..to)
-                .is_some_and(|group| group.iter().any(|n| key_eq(Tier::Unicode, &file.text, &PatKey::new(n)))),
+                .is_some_and(|group| group.iter().any(|n| key_eq(Tier::Unicode, file.text, &PatKey::new(n)))),
             _ => false,
         };
         if !rewritten {

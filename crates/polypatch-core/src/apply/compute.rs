@@ -565,9 +565,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             // The file's byte order mark stays the file's, once: a new first line that
             // brings its own (a patch that copied the mark) does not add a second one.
             if let Some(first) = text.lines().first().filter(|_| text.bom && !marked_twice) {
-                let kept = first.text.trim_start_matches(BOM);
-                if kept.len() < first.text.len() {
-                    text.set_text(0, &kept.to_string());
+                let marks = first.text.len() - first.text.trim_start_matches(BOM).len();
+                if marks > 0 {
+                    let kept = first.text[marks..].to_string();
+                    text.set_text(0, &kept);
                 }
             }
             // Post-processing belongs to a file the edits changed: a re-run touches nothing.

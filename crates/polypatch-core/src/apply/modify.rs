@@ -792,7 +792,7 @@ fn could_have_stood(lines: Lines<'_>, pat: &[LineText], p: &Place<'_>, placed: &
         placed.iter().filter(|o| !std::ptr::eq(*o, p) && o.end + reach > p.start && o.start < p.end + reach).collect();
     let changed = |k: usize| near.iter().any(|o| k >= o.start && k < o.end);
     let beside =
-        |k: Option<usize>, line: &str| k.is_some_and(|k| changed(k) || lines.get(k).is_some_and(|l| eq(&l.text, line)));
+        |k: Option<usize>, line: &str| k.is_some_and(|k| changed(k) || lines.get(k).is_some_and(|l| eq(l.text, line)));
     let (m, n) = (pat.len(), old.len());
     // `pat[i]` at old index `i + d - (m - 1)`: `d` from 0 (its last line on the first old
     // line) to `m + n - 2` (its first line on the last old line).
@@ -822,8 +822,8 @@ fn overlaps((a, b): (usize, usize), (s, e): (usize, usize)) -> bool {
 /// The counts are the patch's (up to `usize::MAX`): the work is bounded by the blank lines
 /// actually there, each side stopping at its first other line or at the file's edge.
 fn widen_blank_lines(lines: Lines<'_>, mut f: Found, leading: usize, trailing: usize) -> Found {
-    let before = lines.slice(..f.start).iter().rev().take(leading).take_while(|l| is_blank(&l.text)).count();
-    let after = lines.slice(f.end..).iter().take(trailing).take_while(|l| is_blank(&l.text)).count();
+    let before = lines.slice(..f.start).iter().rev().take(leading).take_while(|l| is_blank(l.text)).count();
+    let after = lines.slice(f.end..).iter().take(trailing).take_while(|l| is_blank(l.text)).count();
     f.start -= before;
     f.end += after;
     f
@@ -885,7 +885,7 @@ fn insert_at(
         Status::AlreadyApplied
     } else {
         let n = new.len();
-        splice_lines(file, hashes, at..at, new);
+        splice_lines(file, hashes, at..at, &new);
         *cursor = at + n;
         Status::Applied
     };

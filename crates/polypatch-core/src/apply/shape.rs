@@ -298,7 +298,7 @@ fn shift(text: &str, delta: isize, tabs: bool) -> String {
 fn first_line_indent(lines: Lines<'_>, f: &Found) -> String {
     let first = f.map.iter().flatten().next().copied().unwrap_or(f.start);
     let first = (first..f.end.max(first + 1)).find(|&i| i < lines.len() && !is_blank(lines.text(i))).unwrap_or(first);
-    lines.get(first).map_or(String::new(), |l| leading(&l.text).to_string())
+    lines.get(first).map_or(String::new(), |l| leading(l.text).to_string())
 }
 
 /// For each new line, the old line it follows: a kept line itself; an added line, the

@@ -104,7 +104,7 @@ impl Joined {
             let Ok(()) = copied;
         } else {
             for line in lines {
-                text.push_str(&line.text);
+                text.push_str(line.text);
                 if line.eol != Eol::None {
                     text.push('\n');
                 }
@@ -416,7 +416,7 @@ fn replace_exact(
     if let [(l0, l1, list)] = groups.as_slice() {
         // One place (the usual case): its lines are spliced in, the rest stay where they are.
         let new = segment_lines(&segment(*l0, *l1, list), file.lines().eol(*l1), ov);
-        splice_lines(file, hashes, *l0..*l1 + 1, new);
+        splice_lines(file, hashes, *l0..*l1 + 1, &new);
         return;
     }
     // Many places: the file is rebuilt once, not shifted once per place.
@@ -733,7 +733,7 @@ fn in_line(lines: Lines<'_>, find: &str, tiers: TierSet, to_eol: bool) -> Result
         let mut places: Vec<InLine> = Vec::new();
         let mut total = 0usize;
         for (i, line) in lines.iter().enumerate() {
-            let norm = Normal::new(&line.text, fold);
+            let norm = Normal::new(line.text, fold);
             for (at, _) in norm.text.match_indices(&needle) {
                 let end = at + needle.len();
                 if !(norm.starts_char(at) && norm.starts_char(end))
@@ -786,7 +786,7 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
     let trail = &body[body.trim_end().len()..];
     let to_eol = t.find.ends_with('\n');
     if to_eol && t.with.is_empty() {
-        splice_lines(file, hashes, found.line..found.line + 1, Vec::new());
+        splice_lines(file, hashes, found.line..found.line + 1, &[]);
         return;
     }
     let mut with = t.with.as_str();
@@ -822,7 +822,7 @@ fn replace_in_line(file: &mut TextFile, hashes: &LineHashes, t: &Texts, found: &
         new.push('\n');
     }
     let new = segment_lines(&new, file.lines().eol(found.line), ov);
-    splice_lines(file, hashes, found.line..found.line + 1, new);
+    splice_lines(file, hashes, found.line..found.line + 1, &new);
 }
 
 /// The failure for a `find` that is nowhere, with the file's closest region.

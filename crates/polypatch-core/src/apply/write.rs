@@ -61,7 +61,7 @@ impl Overrides<'_> {
 
 /// Replaces lines `range` of `file` by `new`, the line hashes kept in step: every edit
 /// changes a file's lines through here.
-pub(crate) fn splice_lines(file: &mut TextFile, hashes: &LineHashes, range: std::ops::Range<usize>, new: Vec<Line>) {
+pub(crate) fn splice_lines(file: &mut TextFile, hashes: &LineHashes, range: std::ops::Range<usize>, new: &[Line]) {
     let start = range.start;
     file.splice(range.clone(), new.iter().map(|line| (line.text.as_str(), line.eol)));
     hashes.splice(range, file.lines().slice(start..start + new.len()));
@@ -146,14 +146,14 @@ pub(crate) fn apply_at(
             let unlike = unlike_removals(file.lines(), pat, f, kept, written);
             let notes = unlike_removed(file.lines(), pat, f, &unlike, removals_allowed(edit, ov))?;
             let n = new.len();
-            splice_lines(file, hashes, start..end, new);
+            splice_lines(file, hashes, start..end, &new);
             *cursor = start + n;
             Ok(Done { notes, ..Done::at(Status::Applied, &at) })
         }
         Action::Delete => {
             let unlike = unlike_removals(file.lines(), pat, f, &[], None);
             let notes = unlike_removed(file.lines(), pat, f, &unlike, removals_allowed(edit, ov))?;
-            splice_lines(file, hashes, f.start..f.end, Vec::new());
+            splice_lines(file, hashes, f.start..f.end, &[]);
             *cursor = f.start;
             Ok(Done { notes, ..Done::at(Status::Applied, f) })
         }
@@ -170,7 +170,7 @@ pub(crate) fn apply_at(
                 return Ok(Done::at(Status::AlreadyApplied, f));
             }
             let n = new.len();
-            splice_lines(file, hashes, at..at, new);
+            splice_lines(file, hashes, at..at, &new);
             *cursor = f.end + n;
             Ok(Done::at(Status::Applied, f))
         }

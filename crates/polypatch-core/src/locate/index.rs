@@ -223,7 +223,7 @@ impl LineHashes {
             debug_assert!(self.chars.borrow().is_none(), "line lengths out of step with the file's lines");
             self.fill_trimmed(lines);
         }
-        check_in_step(self.chars.borrow().as_ref(), lines, || lines.iter().map(|l| char_count(&l.text)).collect());
+        check_in_step(self.chars.borrow().as_ref(), lines, || lines.iter().map(|l| char_count(l.text)).collect());
         Ref::map(self.chars.borrow(), |c| c.as_deref().expect("computed above"))
     }
 
@@ -275,20 +275,20 @@ impl LineHashes {
             for i in &mut list[to..] {
                 *i = i.wrapping_add(shift);
             }
-            let added = new.iter().enumerate().filter(|(_, l)| !crate::locate::fold::is_blank(&l.text));
+            let added = new.iter().enumerate().filter(|(_, l)| !crate::locate::fold::is_blank(l.text));
             list.splice(from..to, added.map(|(k, _)| range.start + k));
         }
         {
             let mut chars = self.chars.borrow_mut();
             match chars.as_mut() {
                 Some(c) if range.end <= c.len() => {
-                    c.splice(range.clone(), new.iter().map(|l| char_count(&l.text)));
+                    c.splice(range.clone(), new.iter().map(|l| char_count(l.text)));
                 }
                 _ => *chars = None,
             }
         }
         let mut buf = String::new();
-        if self.folded_is_trimmed.get() && new.iter().any(|l| !trim(&l.text).is_ascii()) {
+        if self.folded_is_trimmed.get() && new.iter().any(|l| !trim(l.text).is_ascii()) {
             // A line that folds to another text: the folded hashes part from the trimmed.
             let trimmed = self.by_norm[Norm::Trimmed.slot()].borrow().clone();
             *self.by_norm[Norm::Folded.slot()].borrow_mut() = trimmed;
@@ -303,7 +303,7 @@ impl LineHashes {
                 continue;
             }
             let norm = Norm::ALL[slot];
-            hashes.splice(range.clone(), &new.iter().map(|l| norm.hash(&l.text, &mut buf)).collect::<Vec<_>>());
+            hashes.splice(range.clone(), &new.iter().map(|l| norm.hash(l.text, &mut buf)).collect::<Vec<_>>());
         }
     }
 
@@ -359,7 +359,7 @@ fn hash_trimmed_and_folded(lines: Lines<'_>) -> (Table, Option<Table>, Vec<u32>)
 
 fn hash_all(norm: Norm, lines: Lines<'_>) -> Table {
     let mut buf = String::new();
-    Table::new(lines.iter().map(|l| norm.hash(&l.text, &mut buf)))
+    Table::new(lines.iter().map(|l| norm.hash(l.text, &mut buf)))
 }
 
 #[cfg(test)]

@@ -157,7 +157,7 @@ impl<'a> View<'a> {
     pub(crate) fn ends_at_eof(&self, s: usize) -> bool {
         let last = self.idx.at(s + self.pat.len() - 1);
         if self.skip_blank {
-            self.lines.slice(last + 1..).iter().all(|l| is_blank(&l.text))
+            self.lines.slice(last + 1..).iter().all(|l| is_blank(l.text))
         } else {
             last + 1 == self.lines.len()
         }

@@ -530,6 +530,7 @@ impl<'a> Lines<'a> {
     ///
     /// When `range` is not a range of the lines, as slicing a slice does.
     #[inline]
+    #[must_use]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Lines<'a> {
         let range = (range.start_bound().cloned(), range.end_bound().cloned());
         Lines { at: &self.at[range], ..*self }
@@ -909,7 +910,8 @@ impl Eq for TextFile {}
 
 impl fmt::Debug for TextFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TextFile").field("lines", &self.lines()).field("bom", &self.bom).finish()
+        // The lines as they read, not where their texts are kept.
+        f.debug_struct("TextFile").field("lines", &self.lines()).field("bom", &self.bom).finish_non_exhaustive()
     }
 }
 
@@ -1108,7 +1110,7 @@ mod tests {
     fn line_texts_are_ranges_of_one_buffer_and_compare_as_text() {
         let buf = SharedText::new("alpha\nbeta\r\ngamma".to_string());
         let lines = LineText::slices(&buf, [0..5, 6..10, 12..17]);
-        assert!(lines.iter().all(|l| l.is_range()));
+        assert!(lines.iter().all(LineText::is_range));
         let owned = LineText::from("beta".to_string());
         assert!(!owned.is_range());
         // Shared and owned texts are equal exactly when their text is, and hash alike.
@@ -1346,7 +1348,8 @@ mod tests {
             assert_eq!(pieces(&f).len(), 4);
             // Lines written one after the other are one run of the written texts.
             for i in 0..f.len() {
-                f.set_text(i, &f.line(i).text.to_string());
+                let same = f.line(i).text.to_string();
+                f.set_text(i, &same);
             }
             assert_eq!(pieces(&f), [BOM, &text[BOM.len()..].replace("bb", "BB")]);
             // A line cut short: its text and its terminator apart, none empty.
