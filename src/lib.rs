@@ -43,8 +43,8 @@ use std::str::FromStr;
 /// stability promise of the items at the top of the crate).
 pub use polypatch_core as core;
 pub use polypatch_core::{
-    AMBIGUITY_MARGIN, Action, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit, Change,
-    ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE,
+    AMBIGUITY_MARGIN, Action, AlreadyApplied, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit,
+    Change, ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE,
     DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, DiskFileSet, Durability, Edit, EditPlan, EditReport, Entry, ErrorKind,
     Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileReport, FileSource, FileStore, IfExists, IfMissing,
     Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence,

@@ -77,7 +77,7 @@ mod schema;
 mod store;
 mod text;
 
-pub use apply::compute::{ApplyError, ApplyOptions, Computed, apply, compute};
+pub use apply::compute::{AlreadyApplied, ApplyError, ApplyOptions, Computed, apply, compute};
 pub use apply::elision;
 pub use apply::report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,

@@ -10,6 +10,7 @@ use crate::ir::plan::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, Modify,
     Target,
 };
+use crate::ir::tier::Tier;
 use crate::locate::effort::Effort;
 use crate::store::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
 use crate::text::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
@@ -49,6 +50,36 @@ pub struct ApplyOptions {
     /// and the edit is refused. The CLI's `--allow-fuzzy-removals`.
     #[serde(default)]
     pub allow_fuzzy_removals: bool,
+    /// The most lenient tier any edit may match at: the tiers past it are off for every
+    /// edit, whatever its dialect's policy allows (`Some(Tier::Unicode)`: lenient about
+    /// whitespace, indentation, blank lines and look-alike characters, never by
+    /// similarity). An edit's strictest tier stays allowed even when it is past this one
+    /// (an edit cannot be made stricter than its own floor: [`ApplyOptions::strict`] keeps
+    /// only that one). `None` (the default): every tier the edit's policy allows.
+    #[serde(default)]
+    pub max_tier: Option<Tier>,
+    /// What an edit or file operation found already applied (its new side already stands
+    /// where the old side should be) does to the plan. Default
+    /// [`AlreadyApplied::Accept`].
+    #[serde(default)]
+    pub already_applied: AlreadyApplied,
+}
+
+/// What an apply does with an edit or file operation it finds already applied
+/// ([`ApplyOptions::already_applied`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AlreadyApplied {
+    /// Reported as [`Status::AlreadyApplied`] and counted as success: a patch applied
+    /// twice changes nothing the second time, and says so (an agent that retries after a
+    /// lost reply is not told its edit failed).
+    #[default]
+    Accept,
+    /// Failed with [`FailureKind::AlreadyApplied`], and the whole plan with it (nothing
+    /// is written): for a caller that must apply each patch exactly once and wants to
+    /// hear when a file already holds a change.
+    Refuse,
 }
 
 impl ApplyOptions {
@@ -77,6 +108,45 @@ impl ApplyOptions {
     #[must_use]
     pub fn allow_fuzzy_removals(mut self, yes: bool) -> Self {
         self.allow_fuzzy_removals = yes;
+        self
+    }
+
+    /// Builder: no edit matches at a tier past `tier` (see [`ApplyOptions::max_tier`]).
+    ///
+    /// ```
+    /// use polypatch_core::{ApplyOptions, Tier};
+    ///
+    /// // Lenient about whitespace and look-alikes, never by similarity.
+    /// let options = ApplyOptions::default().max_tier(Tier::Unicode);
+    /// assert_eq!(options.max_tier, Some(Tier::Unicode));
+    /// ```
+    #[must_use]
+    pub fn max_tier(mut self, tier: Tier) -> Self {
+        self.max_tier = Some(tier);
+        self
+    }
+
+    /// Builder: every edit's similarity threshold (the fuzzy tier's floor, from 0 to 1:
+    /// how alike a block must be to the edit's lines to match; the dialects' default is
+    /// 0.8). A higher one finds fewer places by similarity; it never makes a match
+    /// ambiguous that was not.
+    ///
+    /// # Panics
+    ///
+    /// When `threshold` is not a number from 0 to 1 (or is NaN).
+    #[must_use]
+    pub fn fuzzy_threshold(mut self, threshold: f64) -> Self {
+        assert!(!threshold.is_nan(), "a fuzzy threshold is a number from 0 to 1, not NaN");
+        assert!((0.0..=1.0).contains(&threshold), "a fuzzy threshold is a number from 0 to 1, not {threshold}");
+        self.fuzzy_threshold = Some(threshold);
+        self
+    }
+
+    /// Builder: what an edit found already applied does to the plan (see
+    /// [`ApplyOptions::already_applied`]).
+    #[must_use]
+    pub fn already_applied(mut self, policy: AlreadyApplied) -> Self {
+        self.already_applied = policy;
         self
     }
 
@@ -162,6 +232,7 @@ pub fn compute<S: FileSource + ?Sized>(
     let effort = Effort::default();
     let ov = Overrides {
         strict: options.strict,
+        max_tier: options.max_tier,
         fuzzy_threshold: options.fuzzy_threshold,
         skip_missing_text: options.skip_missing_text,
         fuzzy_removals: options.allow_fuzzy_removals,
@@ -183,6 +254,9 @@ pub fn compute<S: FileSource + ?Sized>(
         report.files.push(file);
     }
     settle_gone(&mut report, gone);
+    if options.already_applied == AlreadyApplied::Refuse {
+        refuse_already_applied(&mut report);
+    }
     // Nothing is written here: what would change is `located`, never `applied`.
     report.mark_not_written();
     if !report.is_success() {
@@ -191,6 +265,37 @@ pub fn compute<S: FileSource + ?Sized>(
     }
     let changes = state.into_changes();
     Ok(Computed { report, changes })
+}
+
+/// [`AlreadyApplied::Refuse`]: every edit and file operation found already applied fails,
+/// saying so.
+fn refuse_already_applied(report: &mut ApplyReport) {
+    let todo = "the file already holds this change: check that the patch was not applied before; to accept \
+                changes found already applied, apply without refusing them";
+    for file in &mut report.files {
+        let mut refused = 0;
+        for edit in file.edits.iter_mut().filter(|e| e.status == Status::AlreadyApplied) {
+            let what = if edit.label.is_empty() { format!("edit {}", edit.index) } else { edit.label.clone() };
+            let at = edit.lines.map(|l| format!(" (at {l})")).unwrap_or_default();
+            edit.status = Status::Failed;
+            edit.failure = Some(Failure::new(
+                FailureKind::AlreadyApplied,
+                format!("{what} of `{}` is already applied{at}", file.path),
+                todo,
+            ));
+            refused += 1;
+        }
+        if file.status == Status::AlreadyApplied || refused > 0 {
+            if file.status == Status::AlreadyApplied && refused == 0 {
+                file.failure = Some(Failure::new(
+                    FailureKind::AlreadyApplied,
+                    format!("the {} of `{}` is already applied", file.operation, file.path),
+                    todo,
+                ));
+            }
+            file.status = Status::Failed;
+        }
+    }
 }
 
 /// The in-memory view of the file set while a plan is computed: each path touched, as

@@ -202,7 +202,13 @@ fn leniency(edit: &Edit, ov: Overrides<'_>) -> Leniency {
     let tiers = edit.policy.tiers;
     let base = tiers.iter().next().unwrap_or(Tier::Exact);
     let threshold = ov.fuzzy_threshold.unwrap_or(edit.policy.fuzzy_threshold);
-    Leniency { tiers: if ov.strict { TierSet::only(base) } else { tiers }, base, threshold }
+    let tiers = match (ov.strict, ov.max_tier) {
+        (true, _) => TierSet::only(base),
+        // The edit's own floor stays: a caller's cap cannot make an edit stricter than it.
+        (false, Some(max)) => tiers.intersect(TierSet::range(Tier::Exact, max)).with(base),
+        (false, None) => tiers,
+    };
+    Leniency { tiers, base, threshold }
 }
 
 fn apply_edit(

@@ -343,6 +343,9 @@ pub enum FailureKind {
     /// searches ran out (a patch of thousands of such edits: split it). The message says
     /// which.
     SearchSkipped,
+    /// The edit or file operation is already applied, and the caller asked to refuse
+    /// what is ([`crate::AlreadyApplied::Refuse`]).
+    AlreadyApplied,
 }
 
 impl FailureKind {
@@ -360,6 +363,7 @@ impl FailureKind {
             FailureKind::Elision => "elision",
             FailureKind::Io => "i/o error",
             FailureKind::SearchSkipped => "search skipped",
+            FailureKind::AlreadyApplied => "already applied",
         }
     }
 }

@@ -27,6 +27,8 @@ use crate::apply::miss::block_diff;
 #[allow(clippy::struct_excessive_bools, reason = "independent switches, each read in one place")]
 pub(crate) struct Overrides<'a> {
     pub strict: bool,
+    /// [`crate::ApplyOptions::max_tier`].
+    pub max_tier: Option<Tier>,
     pub fuzzy_threshold: Option<f64>,
     /// The file is known to be the one the edits were made for: nothing is already applied.
     pub fresh: bool,
