@@ -53,20 +53,33 @@ pub use polypatch_core::{
 };
 
 #[cfg(feature = "ai-patch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ai-patch")))]
 pub use polypatch_aipatch as aipatch;
 #[cfg(feature = "ap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ap")))]
 pub use polypatch_ap as ap;
 #[cfg(feature = "applydiff")]
+#[cfg_attr(docsrs, doc(cfg(feature = "applydiff")))]
 pub use polypatch_applydiff as applydiff;
 #[cfg(feature = "aptix")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aptix")))]
 pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
+#[cfg_attr(docsrs, doc(cfg(feature = "unified")))]
 pub use polypatch_unified as unified;
 
+#[cfg(feature = "convert")]
+#[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
 pub mod convert;
+#[cfg(feature = "convert")]
+#[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
 pub use convert::convert;
 mod document;
+#[cfg(feature = "editor")]
+#[cfg_attr(docsrs, doc(cfg(feature = "editor")))]
 pub mod editor;
+#[cfg(feature = "schema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
 pub mod schema;
 
 pub use document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};

@@ -141,7 +141,7 @@ impl Dialect for Aptix {
     /// never refuses.
     fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
         let style = if options.plain { render::Style::Replace } else { render::Style::Patch };
-        Ok(render::render(deltas, style))
+        render::render(deltas, style)
     }
 
     fn prompt(&self) -> Option<&'static str> {
