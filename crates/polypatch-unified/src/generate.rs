@@ -132,6 +132,7 @@ impl DiffOptions {
 
     /// Whether binary content is written as a `GIT binary patch` (never without the
     /// `git-binary` feature).
+    #[cfg_attr(not(feature = "git-binary"), allow(clippy::unused_self, reason = "the feature's version reads it"))]
     fn binary_data(&self) -> bool {
         #[cfg(feature = "git-binary")]
         return self.binary;

@@ -118,6 +118,9 @@
 //! whose span points at the offending text; [`PatchError::render`] shows its line and
 //! column with a caret.
 
+// docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod bare;
 pub mod error;
 mod lower;
@@ -188,7 +191,9 @@ impl Dialect for Unified {
     /// content that is not text in a build without the `git-binary` feature
     /// ([`Operation::Binary`](polypatch_core::Operation::Binary)).
     fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
-        render::render(deltas, options)
+        #[cfg(not(feature = "git-binary"))]
+        render::refuse_binary(deltas)?;
+        Ok(render::render(deltas, options))
     }
 
     fn prompt(&self) -> Option<&'static str> {

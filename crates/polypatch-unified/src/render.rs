@@ -1,31 +1,37 @@
 //! Writing the deltas of a conversion as a git diff, through [`crate::generate`].
 
-use polypatch_core::render::{self, FileDelta, RenderError, RenderOptions};
+#[cfg(not(feature = "git-binary"))]
+use polypatch_core::render::RenderError;
+use polypatch_core::render::{self, FileDelta, RenderOptions};
 #[cfg(not(feature = "git-binary"))]
 use polypatch_core::{Operation, render::refuse};
 
 use crate::generate::{DiffOptions, Side, diff_files};
 
+/// Refuses binary content (on either side: git writes a deleted file's bytes too), which
+/// takes a `GIT binary patch`, in a build without the zlib that writes one.
+#[cfg(not(feature = "git-binary"))]
+pub(crate) fn refuse_binary(deltas: &[FileDelta]) -> Result<(), RenderError> {
+    let binary = |d: &&FileDelta| {
+        [&d.before, &d.after].iter().any(|s| s.as_ref().is_some_and(|s| render::text(&s.bytes).is_none()))
+    };
+    match deltas.iter().find(binary) {
+        Some(delta) => Err(refuse(crate::error::DIALECT, Operation::Binary, delta, NO_GIT_BINARY)),
+        None => Ok(()),
+    }
+}
+
+/// Why binary content is refused in a build without the `git-binary` feature.
+#[cfg(not(feature = "git-binary"))]
+const NO_GIT_BINARY: &str = "it takes a `GIT binary patch`, and this build of polypatch lacks the \
+     `git-binary` feature that writes one (zlib); build polypatch with that feature (on by default; the polypatch \
+     command has it)";
+
 /// The deltas as `git diff -M` writes them: every rename is handed to [`diff_files`] as the
 /// deletion and the creation it pairs (the creation right after the deletion, where the
 /// plan touched it), so that renames are found by content as in a diff of the two trees
 /// ([`crate::generate::diff_changes`]), not only where the plan moved a file.
-/// Why binary content is refused in a build without the `git-binary` feature.
-#[cfg(not(feature = "git-binary"))]
-pub(crate) const NO_GIT_BINARY: &str = "it takes a `GIT binary patch`, and this build of polypatch lacks the \
-     `git-binary` feature that writes one (zlib); build polypatch with that feature (on by default; the polypatch \
-     command has it)";
-
-pub(crate) fn render(deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
-    // Binary content (on either side: git writes a deleted file's bytes too) needs a
-    // `GIT binary patch`, which a build without zlib cannot write.
-    #[cfg(not(feature = "git-binary"))]
-    if let Some(delta) = deltas
-        .iter()
-        .find(|d| [&d.before, &d.after].iter().any(|s| s.as_ref().is_some_and(|s| render::text(&s.bytes).is_none())))
-    {
-        return Err(refuse(crate::error::DIALECT, Operation::Binary, delta, NO_GIT_BINARY));
-    }
+pub(crate) fn render(deltas: &[FileDelta], options: &RenderOptions) -> String {
     fn side<'a>(path: &'a str, s: &'a render::Side) -> Side<'a> {
         Side { path, bytes: &s.bytes, mode: s.mode }
     }
@@ -40,7 +46,7 @@ pub(crate) fn render(deltas: &[FileDelta], options: &RenderOptions) -> Result<St
             pairs.push((old, new));
         }
     }
-    Ok(diff_files(pairs, &DiffOptions::default().context(options.context).renames(true)))
+    diff_files(pairs, &DiffOptions::default().context(options.context).renames(true))
 }
 
 #[cfg(test)]

@@ -878,6 +878,7 @@ impl<'a> LineParser<'a> {
 
     /// Without the `git-binary` feature, the data (zlib) cannot be read: refused.
     #[cfg(not(feature = "git-binary"))]
+    #[allow(clippy::unused_self, reason = "the feature's version reads the lines")]
     fn block_data(&self, _: usize, _: usize, head: Line<'_>, name: Option<&str>) -> Result<Vec<u8>, PatchError> {
         let patch =
             name.map_or_else(|| "a `GIT binary patch`".to_owned(), |n| format!("the `GIT binary patch` of `{n}`"));
