@@ -20,7 +20,6 @@
 //! assert_eq!(json["report"]["files"][0]["status"], "applied");
 //! ```
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{ApplyError, ApplyReport, BlockInfo, BlockReport, ErrorKind, PatchError, ReplyError, ReplyReport, Status};
@@ -30,7 +29,8 @@ use crate::{ApplyError, ApplyReport, BlockInfo, BlockReport, ErrorKind, PatchErr
 pub const JSON_VERSION: u32 = 1;
 
 /// How a run ended: the document's `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Outcome {
@@ -77,7 +77,8 @@ impl Outcome {
 /// One JSON document describing a run. Build it with [`ReportDocument::of_result`],
 /// [`ReportDocument::malformed`] or [`ReportDocument::usage`], then add what the caller
 /// has (warnings, a diff, feedback).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ReportDocument {
     /// Always [`JSON_VERSION`].
@@ -118,7 +119,8 @@ pub struct ReportDocument {
 }
 
 /// Why a patch or a request was refused.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct DocumentError {
     /// The dialect whose parser refused the patch (`polypatch` for refusals before any
@@ -143,7 +145,8 @@ pub struct DocumentError {
 }
 
 /// An `ApplyDiff` session as a document shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SessionBlock {
     /// The `[SESSION CONTEXT]` block as printed.
@@ -304,6 +307,8 @@ impl ReportDocument {
 
     /// The JSON Schema (draft 2020-12) of this document. Every object in it refuses
     /// properties it does not list, so a document with a field the schema lacks is invalid.
+    #[cfg(feature = "schema")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
     pub fn schema() -> serde_json::Value {
         polypatch_core::closed_schema(&schemars::schema_for!(ReportDocument))
     }
@@ -351,7 +356,7 @@ pub fn located(report: &ApplyReport) -> ApplyReport {
     report
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ai-patch"))]
 mod tests {
     use super::*;
     use crate::{ApplyOptions, MemoryFileSet, apply, parse};
@@ -389,6 +394,7 @@ mod tests {
         assert_eq!(json, r#"{"version":1,"status":"usage_error","error":{"message":"no such file"}}"#);
     }
 
+    #[cfg(feature = "schema")]
     #[test]
     fn every_object_of_the_schema_is_closed() {
         let schema = ReportDocument::schema();

@@ -26,7 +26,6 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -35,7 +34,8 @@ use crate::{
 };
 
 /// What an editor sends: the patch, its format, the buffers, the options.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 #[allow(clippy::struct_excessive_bools, reason = "the apply's switches, each read in one place")]
@@ -110,7 +110,8 @@ impl Request {
 }
 
 /// What the editor gets back: the run's document and the new buffers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Response {
     /// The run's document (`version`, `status`, `report` or `error`, `warnings`).
@@ -288,5 +289,5 @@ impl FileSource for BuffersOverRoot {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ai-patch"))]
 mod tests;

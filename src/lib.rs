@@ -32,6 +32,29 @@
 //! [`FileEdit::modify`], [`EditPlan::new`]) and match their enums with a wildcard arm.
 //! [`core`] exposes the engine's lower-level building blocks (line splitting, binary
 //! deltas, elision markers) for dialect authors; they may change in any minor release.
+//!
+//! # Cargo features
+//!
+//! All on by default. A build that needs less turns the defaults off and names what it
+//! needs: `polypatch = { version = "0.1", default-features = false, features = ["unified"] }`
+//! parses and applies unified diffs (in memory, to a directory, from a chat reply) and
+//! compiles none of the rest.
+//!
+//! | feature | what it adds | what it compiles in |
+//! |---|---|---|
+//! | `ai-patch`, `unified`, `ap`, `applydiff`, `aptix` | one dialect each ([`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`]) | its crate (`ap`: a YAML parser) |
+//! | `git-binary` | `GIT binary patch` data in unified diffs and Aptix `gitPatch` entries, read and written | zlib (flate2) |
+//! | `convert` | [`convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
+//! | `editor` | [`editor`]: the editor protocol | |
+//! | `schema` | [`schema`] and [`ReportDocument::schema`]: JSON Schemas | schemars and its derive |
+//!
+//! Without `git-binary`, a binary patch is refused where it is read, as the unified
+//! dialect's `unsupported_binary` error naming the feature, and converting binary content
+//! to a diff is refused ([`convert::Operation::Binary`]). The JSON report
+//! ([`ReportDocument::to_json`]) is in every build.
+
+// docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod prompt;
 pub use prompt::prompt;
@@ -53,20 +76,33 @@ pub use polypatch_core::{
 };
 
 #[cfg(feature = "ai-patch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ai-patch")))]
 pub use polypatch_aipatch as aipatch;
 #[cfg(feature = "ap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ap")))]
 pub use polypatch_ap as ap;
 #[cfg(feature = "applydiff")]
+#[cfg_attr(docsrs, doc(cfg(feature = "applydiff")))]
 pub use polypatch_applydiff as applydiff;
 #[cfg(feature = "aptix")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aptix")))]
 pub use polypatch_aptix as aptix;
 #[cfg(feature = "unified")]
+#[cfg_attr(docsrs, doc(cfg(feature = "unified")))]
 pub use polypatch_unified as unified;
 
+#[cfg(feature = "convert")]
+#[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
 pub mod convert;
+#[cfg(feature = "convert")]
+#[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
 pub use convert::convert;
 mod document;
+#[cfg(feature = "editor")]
+#[cfg_attr(docsrs, doc(cfg(feature = "editor")))]
 pub mod editor;
+#[cfg(feature = "schema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
 pub mod schema;
 
 pub use document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};

@@ -3,10 +3,13 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+#[cfg(feature = "convert")]
+use crate::FileSource;
+#[cfg(feature = "convert")]
 use crate::convert::{ConvertError, ConvertOptions, Converted, Input};
 use crate::extract::Block;
 use crate::reply::{PlannedBlock, ReplyError, ReplyReport};
-use crate::{ApplyOptions, Dialect, EditPlan, ErrorKind, FileSource, FileStore, Format, ParseOptions, PatchError};
+use crate::{ApplyOptions, Dialect, EditPlan, ErrorKind, FileStore, Format, ParseOptions, PatchError};
 
 /// The dialects in use, in the order [`Dialects::detect`] prefers them on a tie: what
 /// detecting, extracting, parsing, applying a reply and converting know.
@@ -215,6 +218,8 @@ impl Dialects {
     /// [`Dialect::render`]), resolved against `files`, as [`crate::convert()`]: a text
     /// input is parsed with these dialects (its [`Format`] names one of them, or
     /// [`Format::Auto`] detects it among them), and the result is checked with them.
+    #[cfg(feature = "convert")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
     pub fn convert<'a, S: FileSource + ?Sized>(
         &self,
         input: impl Into<Input<'a>>,

@@ -56,7 +56,7 @@ pub fn format(name: &str) -> Option<Value> {
     crate::dialect(name)?.schema()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "ap", feature = "aptix"))]
 mod tests {
     use super::*;
 

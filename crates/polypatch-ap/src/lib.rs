@@ -154,6 +154,9 @@
 //! once, untyped, into a tree with spans, and every rule of the format is checked on that
 //! tree, so a misindented key is never reported as a type error somewhere else.
 
+// docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod error;
 mod lower;
 mod render;

@@ -52,6 +52,10 @@ pub const BINARY_TOO_LARGE: ErrorKind = ErrorKind::new("binary_too_large");
 /// ([`ParseOptions::max_total_binary_size`](polypatch_core::ParseOptions::max_total_binary_size)):
 /// the unified dialect's kind of the same code, passed on.
 pub const BINARY_TOTAL_TOO_LARGE: ErrorKind = ErrorKind::new("binary_total_too_large");
+/// A `gitPatch` entry's `GIT binary patch` in a build without the `git-binary` feature
+/// (the zlib its data is compressed with): the unified dialect's kind of the same code,
+/// passed on; listed in [`KINDS`] only in such a build.
+pub const UNSUPPORTED_BINARY: ErrorKind = polypatch_unified::error::UNSUPPORTED_BINARY;
 
 /// Every [`ErrorKind`] this dialect reports, in the order its parser checks for them
 /// ([`Dialect::error_kinds`](polypatch_core::Dialect::error_kinds)). A bundle cut off
@@ -77,6 +81,8 @@ pub const KINDS: &[ErrorKind] = &[
     GIT_PATCH,
     BINARY_TOO_LARGE,
     BINARY_TOTAL_TOO_LARGE,
+    #[cfg(not(feature = "git-binary"))]
+    UNSUPPORTED_BINARY,
 ];
 
 /// An error of this dialect.

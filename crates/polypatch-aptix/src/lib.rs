@@ -77,6 +77,9 @@
 //! by the unified dialect inside the same transaction, and must name only its entry's
 //! file. Several files apply all or nothing, as in every dialect.
 
+// docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod error;
 mod lower;
 mod render;
@@ -141,7 +144,7 @@ impl Dialect for Aptix {
     /// never refuses.
     fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
         let style = if options.plain { render::Style::Replace } else { render::Style::Patch };
-        Ok(render::render(deltas, style))
+        render::render(deltas, style)
     }
 
     fn prompt(&self) -> Option<&'static str> {

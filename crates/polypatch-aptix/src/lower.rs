@@ -5,7 +5,7 @@ use polypatch_core::{
     PatchError, Policy, Replacement, Span, Target, Tier, TierSet,
 };
 
-use crate::error::{BINARY_TOO_LARGE, BINARY_TOTAL_TOO_LARGE, DIALECT, GIT_PATCH, error};
+use crate::error::{BINARY_TOO_LARGE, BINARY_TOTAL_TOO_LARGE, DIALECT, GIT_PATCH, UNSUPPORTED_BINARY, error};
 use crate::syntax::{Body, Bundle, FileEntry, Find, Limit, Operation};
 
 /// Lowers a checked bundle. Fails only for a `gitPatch` whose diff is malformed or names
@@ -129,11 +129,16 @@ fn git_patch(
     let plan = polypatch_unified::Unified.parse_with(diff, &limits).map_err(|e| {
         let (line, col) = e.line_col(diff).unwrap_or((0, 0));
         // A limit is not a malformed diff: its kind says which limit, and how to raise it.
+        // Nor is binary data this build cannot read.
         let kind = match e.kind {
-            BINARY_TOO_LARGE | BINARY_TOTAL_TOO_LARGE => e.kind,
+            BINARY_TOO_LARGE | BINARY_TOTAL_TOO_LARGE | UNSUPPORTED_BINARY => e.kind,
             _ => GIT_PATCH,
         };
-        let what = if kind == GIT_PATCH { "is malformed" } else { "is over a limit" };
+        let what = match kind {
+            GIT_PATCH => "is malformed",
+            UNSUPPORTED_BINARY => "is not supported by this build",
+            _ => "is over a limit",
+        };
         error(
             kind,
             format!("{name}: the diff in \"content\" {what} (its line {line}, column {col}): {}", e.message),

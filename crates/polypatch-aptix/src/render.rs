@@ -6,6 +6,7 @@
 
 use std::fmt::Write as _;
 
+use polypatch_core::RenderError;
 use polypatch_core::render::hunks::{self, Hunk, after_hunks, split};
 use polypatch_core::render::{FileDelta, Side, text, texts};
 
@@ -18,7 +19,7 @@ pub(crate) enum Style {
     Replace,
 }
 
-pub(crate) fn render(deltas: &[FileDelta], style: Style) -> String {
+pub(crate) fn render(deltas: &[FileDelta], style: Style) -> Result<String, RenderError> {
     let mut entries = Vec::new();
     for delta in deltas {
         let binary = [&delta.before, &delta.after].iter().any(|s| s.as_ref().is_some_and(|s| text(&s.bytes).is_none()));
@@ -31,6 +32,19 @@ pub(crate) fn render(deltas: &[FileDelta], style: Style) -> String {
         let created = delta.before.is_none() || delta.renamed_to.is_some();
         if git {
             let old = if created { None } else { delta.before.as_ref() };
+            // A build without zlib writes no `GIT binary patch` (unified's `git-binary`).
+            if !polypatch_unified::GIT_BINARY
+                && (text(&after.bytes).is_none() || old.is_some_and(|o| text(&o.bytes).is_none()))
+            {
+                return Err(polypatch_core::render::refuse(
+                    crate::error::DIALECT,
+                    polypatch_core::Operation::Binary,
+                    delta,
+                    "a `gitPatch` entry takes a `GIT binary patch`, and this build of polypatch lacks the `git-binary` \
+                     feature that writes one (zlib); build polypatch with that feature (on by default; the polypatch \
+                     command has it)",
+                ));
+            }
             entries.push(entry(new_path, "gitPatch", Some(("content", json(&git_diff(new_path, old, after))))));
             continue;
         }
@@ -45,7 +59,7 @@ pub(crate) fn render(deltas: &[FileDelta], style: Style) -> String {
             None => entries.push(entry(new_path, "replace", Some(("content", json(after_text))))),
         }
     }
-    format!("{{\n  \"root\": \".\",\n  \"files\": [\n{}\n  ]\n}}\n", entries.join(",\n"))
+    Ok(format!("{{\n  \"root\": \".\",\n  \"files\": [\n{}\n  ]\n}}\n", entries.join(",\n")))
 }
 
 /// A `files[]` entry, with its last field already rendered.
@@ -111,7 +125,7 @@ fn git_diff(path: &str, before: Option<&Side>, after: &Side) -> String {
 
 #[cfg(test)]
 mod tests {
-    use polypatch_core::{ApplyOptions, Dialect, MemoryFileSet, RenderOptions, apply};
+    use polypatch_core::{Dialect, RenderOptions};
 
     use super::*;
     use crate::Aptix;
@@ -120,8 +134,10 @@ mod tests {
         Side::new(bytes.to_vec(), None)
     }
 
+    #[cfg(feature = "git-binary")]
     #[test]
     fn a_rename_is_a_delete_and_a_create_and_binary_content_a_git_patch() {
+        use polypatch_core::{ApplyOptions, MemoryFileSet, apply};
         let moved = FileDelta::new("t.txt", Some(side(b"a\n")), Some(side(b"b\n"))).renamed_to("u.txt");
         let binary = FileDelta::new("b.bin", None, Some(side(b"\x00\x01")));
         let text = Aptix.render(&[moved, binary], &RenderOptions::default()).unwrap();
@@ -131,6 +147,31 @@ mod tests {
         apply(&Aptix.parse(&text).unwrap(), &mut files, &ApplyOptions::default().strict(true)).unwrap();
         assert_eq!((files.get_str("t.txt"), files.get_str("u.txt")), (None, Some("b\n")));
         assert_eq!(files.get("b.bin"), Some(&b"\x00\x01"[..]));
+    }
+
+    /// A build without zlib refuses what needs a `GIT binary patch`, reading or writing, and
+    /// says which feature turns it on.
+    #[cfg(not(feature = "git-binary"))]
+    #[test]
+    fn without_git_binary_binary_content_is_refused_naming_the_feature() {
+        let binary = FileDelta::new("b.bin", None, Some(side(b"\x00\x01")));
+        let err = Aptix.render(&[binary], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(polypatch_core::Operation::Binary));
+        assert!(err.to_string().contains("lacks the `git-binary` feature"), "{err}");
+
+        let bundle = r#"{"files": [{"path": "b.bin", "operation": "gitPatch", "content":
+            "diff --git a/b.bin b/b.bin\nnew file mode 100644\nGIT binary patch\nliteral 1\nIcmZPo000310RR91\n\nliteral 0\nHcmV?d00001\n\n"}]}"#;
+        let err = Aptix.parse(bundle).unwrap_err();
+        assert_eq!(err.kind, crate::error::UNSUPPORTED_BINARY);
+        assert!(
+            err.message.starts_with(
+                "files[0] (b.bin): the diff in \"content\" is not supported by this build (its line 4, column 1): the \
+                 `GIT binary patch` of `b.bin` cannot be read: this build of polypatch lacks the `git-binary` feature"
+            ),
+            "{}",
+            err.message
+        );
+        assert!(crate::error::KINDS.contains(&err.kind));
     }
 
     #[test]

@@ -67,6 +67,9 @@
 //! assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
 //! ```
 
+// docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod apply;
 mod decide;
 mod ir;
@@ -98,6 +101,7 @@ pub use ir::span::{Span, locate_line};
 pub use ir::tier::{Tier, TierSet};
 pub use render::{FileDelta, Operation, RenderError, RenderOptions};
 #[cfg(feature = "schemars")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub use schema::closed_schema;
 pub use store::disk::{DiskFileSet, Durability, Recovery};
 pub use store::fileset::{

@@ -55,6 +55,9 @@ pub const BINARY_TOO_LARGE: ErrorKind = ErrorKind::new("binary_too_large");
 /// The binary data of a whole patch expands to more bytes
 /// than the limit ([`ParseOptions::max_total_binary_size`](polypatch_core::ParseOptions::max_total_binary_size)).
 pub const BINARY_TOTAL_TOO_LARGE: ErrorKind = ErrorKind::new("binary_total_too_large");
+/// A `GIT binary patch` in a build without the `git-binary` feature (the zlib its data is
+/// compressed with): listed in [`KINDS`] only in such a build.
+pub const UNSUPPORTED_BINARY: ErrorKind = ErrorKind::new("unsupported_binary");
 /// A symbolic link (mode `120000`): polypatch writes regular files only.
 pub const UNSUPPORTED_SYMLINK: ErrorKind = ErrorKind::new("unsupported_symlink");
 /// A submodule (mode `160000`): it is not a file.
@@ -90,6 +93,8 @@ pub const KINDS: &[ErrorKind] = &[
     INVALID_BINARY,
     BINARY_TOO_LARGE,
     BINARY_TOTAL_TOO_LARGE,
+    #[cfg(not(feature = "git-binary"))]
+    UNSUPPORTED_BINARY,
     UNSUPPORTED_SYMLINK,
     UNSUPPORTED_SUBMODULE,
 ];

@@ -4,7 +4,8 @@
 //! the extended headers (`new file mode`, `deleted file mode`, `old mode`/`new mode`,
 //! `similarity index` + `rename from`/`rename to`, `index`), `---`/`+++`, and hunks with
 //! `\ No newline at end of file` where a side ends without a newline. Binary content
-//! becomes a `GIT binary patch` with literal blocks (or `Binary files … differ`).
+//! becomes a `GIT binary patch` with literal blocks (or `Binary files … differ`; always
+//! that in a build without the `git-binary` feature).
 //! [`diff_files`] concatenates several changes and pairs deletions with additions as
 //! renames when asked. The line diff is [`similar`]'s Myers; the text is written here.
 //!
@@ -62,6 +63,7 @@ use similar::algorithms::{DiffHook, myers};
 
 use polypatch_core::{ChangeKind, Entry, FileSource};
 
+#[cfg(feature = "git-binary")]
 use crate::binary::encode_block;
 
 /// How [`diff_file`] and [`diff_files`] write a diff.
@@ -71,7 +73,9 @@ use crate::binary::encode_block;
 ///
 /// let options = DiffOptions::default().context(1).renames(true).prefixes("old/", "new/");
 /// assert_eq!(options.context, 1);
-/// assert!(options.binary && options.renames);
+/// assert!(options.renames);
+/// #[cfg(feature = "git-binary")]
+/// assert!(options.binary);
 /// assert_eq!(options.prefixes, ("old/".to_string(), "new/".to_string()));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +88,10 @@ pub struct DiffOptions {
     /// For content that is not UTF-8 or contains a NUL byte: `true` (the default) writes a
     /// `GIT binary patch` with literal blocks (`git diff --binary`), which applies;
     /// `false` writes only `Binary files a/x and b/x differ` (`git diff`), which does not.
+    /// A build without the `git-binary` feature has no zlib to write the data with: it
+    /// always writes `Binary files … differ`.
+    #[cfg(feature = "git-binary")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "git-binary")))]
     pub binary: bool,
     /// [`diff_files`] pairs a deleted file with an added one as a rename when their
     /// content is identical or at least 50% similar (`git diff -M`); `false` by default.
@@ -95,7 +103,13 @@ pub struct DiffOptions {
 
 impl Default for DiffOptions {
     fn default() -> Self {
-        DiffOptions { context: 3, binary: true, renames: false, prefixes: ("a/".to_owned(), "b/".to_owned()) }
+        DiffOptions {
+            context: 3,
+            #[cfg(feature = "git-binary")]
+            binary: true,
+            renames: false,
+            prefixes: ("a/".to_owned(), "b/".to_owned()),
+        }
     }
 }
 
@@ -108,10 +122,22 @@ impl DiffOptions {
     }
 
     /// Builder: binary patches (`true`) or `Binary files … differ` (`false`).
+    #[cfg(feature = "git-binary")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "git-binary")))]
     #[must_use]
     pub fn binary(mut self, yes: bool) -> Self {
         self.binary = yes;
         self
+    }
+
+    /// Whether binary content is written as a `GIT binary patch` (never without the
+    /// `git-binary` feature).
+    #[cfg_attr(not(feature = "git-binary"), allow(clippy::unused_self, reason = "the feature's version reads it"))]
+    fn binary_data(&self) -> bool {
+        #[cfg(feature = "git-binary")]
+        return self.binary;
+        #[cfg(not(feature = "git-binary"))]
+        false
     }
 
     /// Builder: rename detection in [`diff_files`].
@@ -484,7 +510,7 @@ fn write_content(out: &mut String, old: Option<Side<'_>>, new: Option<Side<'_>>,
     let old_text = old_bytes.map(text);
     let new_text = new_bytes.map(text);
     let binary = matches!(old_text, Some(None)) || matches!(new_text, Some(None));
-    let full = binary && options.binary;
+    let full = binary && options.binary_data();
 
     // The mode follows the ids only when it is unchanged (no mode lines above).
     let _ = write!(out, "index {}..{}", index_id(old_bytes, full), index_id(new_bytes, full));
@@ -499,20 +525,20 @@ fn write_content(out: &mut String, old: Option<Side<'_>>, new: Option<Side<'_>>,
     let old_path = old.map(|s| s.path);
     let new_path = new.map(|s| s.path);
     if binary {
+        #[cfg(feature = "git-binary")]
         if options.binary {
             out.push_str("GIT binary patch\n");
             out.push_str(&encode_block(new_bytes.unwrap_or_default()));
             out.push_str(&encode_block(old_bytes.unwrap_or_default()));
-        } else {
-            let name =
-                |prefix: &str, path: Option<&str>| path.map_or_else(|| "/dev/null".to_owned(), |p| quote(prefix, p));
-            let _ = writeln!(
-                out,
-                "Binary files {} and {} differ",
-                name(&options.prefixes.0, old_path),
-                name(&options.prefixes.1, new_path)
-            );
+            return;
         }
+        let name = |prefix: &str, path: Option<&str>| path.map_or_else(|| "/dev/null".to_owned(), |p| quote(prefix, p));
+        let _ = writeln!(
+            out,
+            "Binary files {} and {} differ",
+            name(&options.prefixes.0, old_path),
+            name(&options.prefixes.1, new_path)
+        );
         return;
     }
 

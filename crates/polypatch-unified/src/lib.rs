@@ -47,7 +47,8 @@
 //!   empty context line; `\ No newline at end of file` (any line starting with `\`) after a
 //!   line of either side.
 //! - **binary patches**: `GIT binary patch` with a `literal <size>` or `delta <size>` block
-//!   (base85 lines, zlib) and an optional reverse block.
+//!   (base85 lines, zlib) and an optional reverse block, with the `git-binary` feature (on
+//!   by default); without it such a section is refused as [`error::UNSUPPORTED_BINARY`].
 //! - **plain diffs**: `diff -u` and `diff -ruN` output, with timestamps after the names (a
 //!   tab, or spaces before a date); `Index:` and `====` lines, a `diff -ruN x y` command
 //!   line, mail headers, prose and markdown fences before, between and after file sections
@@ -117,6 +118,9 @@
 //! whose span points at the offending text; [`PatchError::render`] shows its line and
 //! column with a caret.
 
+// docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod bare;
 pub mod error;
 mod lower;
@@ -124,6 +128,8 @@ mod path;
 mod render;
 mod syntax;
 
+#[cfg(feature = "git-binary")]
+#[cfg_attr(docsrs, doc(cfg(feature = "git-binary")))]
 pub mod binary;
 pub mod generate;
 
@@ -132,6 +138,10 @@ use polypatch_core::{
 };
 
 pub use error::KINDS;
+
+/// Whether this build reads and writes `GIT binary patch` data: the `git-binary` feature
+/// (on by default), which brings zlib.
+pub const GIT_BINARY: bool = cfg!(feature = "git-binary");
 pub use lower::lower;
 pub use path::PathName;
 pub use syntax::{
@@ -177,8 +187,12 @@ impl Dialect for Unified {
     }
 
     /// A git diff ([`generate`]), renames found by content as `git diff -M` finds them; no
-    /// plainer form. A git diff says every byte and mode, so it never refuses.
+    /// plainer form. A git diff says every byte and mode, so it never refuses, except
+    /// content that is not text in a build without the `git-binary` feature
+    /// ([`Operation::Binary`](polypatch_core::Operation::Binary)).
     fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        #[cfg(not(feature = "git-binary"))]
+        render::refuse_binary(deltas)?;
         Ok(render::render(deltas, options))
     }
 
@@ -243,5 +257,54 @@ mod tests {
         assert_eq!(plan.files[0].path, "z.txt");
         let err = Unified.parse_with(diff, &ParseOptions::default().strip(3)).unwrap_err();
         assert_eq!((err.dialect, err.kind), ("unified", BAD_STRIP));
+    }
+
+    /// A new file holding one NUL byte, as `git diff --binary` writes it.
+    const BINARY_DIFF: &str = "diff --git a/b.bin b/b.bin\nnew file mode 100644\nindex 0000000..f76dd23\n\
+                               GIT binary patch\nliteral 1\nIcmZPo000310RR91\n\nliteral 0\nHcmV?d00001\n\n";
+
+    #[cfg(feature = "git-binary")]
+    #[test]
+    fn with_git_binary_a_binary_patch_is_read_and_written() {
+        let plan = Unified.parse(BINARY_DIFF).unwrap();
+        assert_eq!(plan.files[0].path, "b.bin");
+        assert!(!KINDS.contains(&error::UNSUPPORTED_BINARY));
+        let delta = FileDelta::new("b.bin", None, Some(polypatch_core::render::Side::new(vec![0], None)));
+        let text = Unified.render(&[delta], &RenderOptions::default()).unwrap();
+        assert!(text.contains("GIT binary patch\nliteral 1\n"), "{text}");
+    }
+
+    /// A build without zlib refuses a binary patch where it is read, with the feature to
+    /// turn on, and refuses to write one; `generate` writes what `git diff` writes without
+    /// `--binary`.
+    #[cfg(not(feature = "git-binary"))]
+    #[test]
+    fn without_git_binary_a_binary_patch_is_refused_naming_the_feature() {
+        use polypatch_core::Operation;
+        let err = Unified.parse(BINARY_DIFF).unwrap_err();
+        assert_eq!(err.kind, error::UNSUPPORTED_BINARY);
+        assert_eq!(
+            err.message,
+            "the `GIT binary patch` of `b.bin` cannot be read: this build of polypatch lacks the `git-binary` \
+             feature (the zlib its data is compressed with); build polypatch with that feature (on by default; the \
+             polypatch command has it), or send the file whole"
+        );
+        let span = err.span.unwrap();
+        assert_eq!(&BINARY_DIFF[span.start..span.end], "literal 1");
+        assert!(KINDS.contains(&error::UNSUPPORTED_BINARY));
+
+        let delta = FileDelta::new("b.bin", None, Some(polypatch_core::render::Side::new(vec![0], None)));
+        let err = Unified.render(&[delta], &RenderOptions::default()).unwrap_err();
+        assert_eq!(err.operation(), Some(Operation::Binary));
+        assert_eq!(
+            err.to_string(),
+            "unified cannot express binary content (`b.bin`): it takes a `GIT binary patch`, and this build of \
+             polypatch lacks the `git-binary` feature that writes one (zlib); build polypatch with that feature (on \
+             by default; the polypatch command has it)"
+        );
+
+        let new = generate::Side::new("b.bin", b"\0");
+        let text = generate::diff_file(None, Some(new), &generate::DiffOptions::default());
+        assert!(text.ends_with("Binary files /dev/null and b/b.bin differ\n"), "{text}");
     }
 }

@@ -1,8 +1,31 @@
 //! Writing the deltas of a conversion as a git diff, through [`crate::generate`].
 
+#[cfg(not(feature = "git-binary"))]
+use polypatch_core::render::RenderError;
 use polypatch_core::render::{self, FileDelta, RenderOptions};
+#[cfg(not(feature = "git-binary"))]
+use polypatch_core::{Operation, render::refuse};
 
 use crate::generate::{DiffOptions, Side, diff_files};
+
+/// Refuses binary content (on either side: git writes a deleted file's bytes too), which
+/// takes a `GIT binary patch`, in a build without the zlib that writes one.
+#[cfg(not(feature = "git-binary"))]
+pub(crate) fn refuse_binary(deltas: &[FileDelta]) -> Result<(), RenderError> {
+    let binary = |d: &&FileDelta| {
+        [&d.before, &d.after].iter().any(|s| s.as_ref().is_some_and(|s| render::text(&s.bytes).is_none()))
+    };
+    match deltas.iter().find(binary) {
+        Some(delta) => Err(refuse(crate::error::DIALECT, Operation::Binary, delta, NO_GIT_BINARY)),
+        None => Ok(()),
+    }
+}
+
+/// Why binary content is refused in a build without the `git-binary` feature.
+#[cfg(not(feature = "git-binary"))]
+const NO_GIT_BINARY: &str = "it takes a `GIT binary patch`, and this build of polypatch lacks the \
+     `git-binary` feature that writes one (zlib); build polypatch with that feature (on by default; the polypatch \
+     command has it)";
 
 /// The deltas as `git diff -M` writes them: every rename is handed to [`diff_files`] as the
 /// deletion and the creation it pairs (the creation right after the deletion, where the

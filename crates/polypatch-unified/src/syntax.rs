@@ -11,6 +11,8 @@
 
 use polypatch_core::{DEFAULT_MAX_BINARY_SIZE, ParseOptions, PatchError, Span};
 
+#[cfg(not(feature = "git-binary"))]
+use crate::error::UNSUPPORTED_BINARY;
 use crate::error::{
     BINARY_TOO_LARGE, BINARY_TOTAL_TOO_LARGE, BINARY_WITHOUT_DATA, DIALECT, EMPTY_HUNK, EMPTY_SECTION,
     HUNK_OUTSIDE_FILE, INVALID_BINARY, INVALID_HEADER, INVALID_HUNK_HEADER, INVALID_MODE, INVALID_PATH,
@@ -838,12 +840,7 @@ impl<'a> LineParser<'a> {
         while self.text_at(self.pos).is_some_and(|t| !t.is_empty()) {
             self.pos += 1;
         }
-        let data_lines: Vec<&str> = (first..self.pos).map(|i| self.lines.at(i).text).collect();
-        let data = crate::binary::decode(&data_lines, size).map_err(|e| {
-            let at =
-                self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), |l| l.span());
-            error(INVALID_BINARY, format!("bad binary data: {}", e.message), Some(at))
-        })?;
+        let data = self.block_data(first, size, head, name)?;
         if is_literal {
             self.binary_expanded = reached;
         } else {
@@ -865,6 +862,35 @@ impl<'a> LineParser<'a> {
             self.pos += 1;
         }
         Ok(Some(if is_literal { BinaryHunk::Literal(data) } else { BinaryHunk::Delta(data) }))
+    }
+
+    /// The inflated data of the block whose data lines run from `first` to the current
+    /// position, announced as `size` bytes on the line `head`.
+    #[cfg(feature = "git-binary")]
+    fn block_data(&self, first: usize, size: usize, head: Line<'_>, _: Option<&str>) -> Result<Vec<u8>, PatchError> {
+        let data_lines: Vec<&str> = (first..self.pos).map(|i| self.lines.at(i).text).collect();
+        crate::binary::decode(&data_lines, size).map_err(|e| {
+            let at =
+                self.lines.get(first + e.line).filter(|_| e.line < data_lines.len()).map_or(head.span(), |l| l.span());
+            error(INVALID_BINARY, format!("bad binary data: {}", e.message), Some(at))
+        })
+    }
+
+    /// Without the `git-binary` feature, the data (zlib) cannot be read: refused.
+    #[cfg(not(feature = "git-binary"))]
+    #[allow(clippy::unused_self, reason = "the feature's version reads the lines")]
+    fn block_data(&self, _: usize, _: usize, head: Line<'_>, name: Option<&str>) -> Result<Vec<u8>, PatchError> {
+        let patch =
+            name.map_or_else(|| "a `GIT binary patch`".to_owned(), |n| format!("the `GIT binary patch` of `{n}`"));
+        Err(error(
+            UNSUPPORTED_BINARY,
+            format!(
+                "{patch} cannot be read: this build of polypatch lacks the `git-binary` feature (the zlib its data \
+                 is compressed with); build polypatch with that feature (on by default; the polypatch command has \
+                 it), or send the file whole"
+            ),
+            Some(head.span()),
+        ))
     }
 }
 

@@ -86,6 +86,7 @@ proptest! {
     }
 }
 
+#[cfg(feature = "git-binary")]
 #[test]
 fn binary_round_trip() {
     let before: Vec<u8> = (0..=255u8).cycle().take(1000).collect();

@@ -496,6 +496,7 @@ fn bom_is_skipped() {
     assert_eq!(file.span.start, 3);
 }
 
+#[cfg(feature = "git-binary")]
 #[test]
 fn binary_literal_and_reverse_blocks() {
     // `git diff --binary` of a new file holding the bytes 0, 1, 2.
@@ -506,6 +507,7 @@ fn binary_literal_and_reverse_blocks() {
     assert_eq!(binary.reverse, Some(BinaryHunk::Literal(Vec::new())));
 }
 
+#[cfg(feature = "git-binary")]
 #[test]
 fn bad_binary_data_is_invalid_binary() {
     let text = "diff --git a/h.bin b/h.bin\nGIT binary patch\nliteral 5\n!!!!\n\n";
