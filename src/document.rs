@@ -187,7 +187,7 @@ impl ReportDocument {
     /// when every edit was located but writing failed.
     pub fn failure(err: &ApplyError) -> Self {
         ReportDocument {
-            commit_error: err.commit_error.clone(),
+            commit_error: err.commit_error.as_ref().map(ToString::to_string),
             rolled_back: err.commit_error.as_ref().map(|_| err.rolled_back),
             ..Self::failed(&err.report)
         }
@@ -256,7 +256,7 @@ impl ReportDocument {
             }
             Err(ReplyError::NotApplied { report, commit_error, rolled_back }) => ReportDocument {
                 blocks: located_blocks(report),
-                commit_error: commit_error.clone(),
+                commit_error: commit_error.as_ref().map(ToString::to_string),
                 rolled_back: commit_error.as_ref().map(|_| *rolled_back),
                 ..Self::bare(Outcome::Failed)
             },

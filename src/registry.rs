@@ -178,9 +178,10 @@ impl Dialects {
         if crate::core::cut_off_line(text).is_some()
             && let Some(error) = self.extract(text).last().and_then(|b| crate::reply::cut_off(text, b, found.name()))
         {
-            return Err(error);
+            return Err(error.with_source(text));
         }
-        found.parse_with(text, options)
+        // The dialect's errors know their text; a dialect of the caller's may not say so.
+        found.parse_with(text, options).map_err(|e| e.with_source(text))
     }
 
     /// Finds every block of `reply` and parses each with its dialect, as

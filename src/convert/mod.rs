@@ -156,10 +156,10 @@ pub enum ConvertError {
     },
     /// The source patch is malformed.
     #[error("the patch is malformed: {0}")]
-    Malformed(PatchError),
+    Malformed(#[source] PatchError),
     /// The source patch does not apply to the files; the report says why.
     #[error("the patch does not apply to the files: {0}")]
-    NotApplied(Box<ApplyError>),
+    NotApplied(#[source] Box<ApplyError>),
     /// A file could not be read.
     #[error("cannot read `{path}`: {source}")]
     Read {
@@ -319,7 +319,7 @@ fn verify<S: FileSource + ?Sized>(
     let got = match polypatch_core::compute(&plan, files, &strict) {
         Ok(got) => got.changes,
         Err(err) => {
-            let path = err.report.first_failure().map_or(first.to_owned(), |(f, _, _)| f.path.clone());
+            let path = err.report.first_failure().map_or(first.to_owned(), |first| first.file.path.clone());
             return Err(unfaithful(&path, format!("its rendering does not apply exactly: {err}")));
         }
     };

@@ -114,7 +114,6 @@ pub fn report(report: &ApplyReport) -> ApplyReport {
     line(&mut report.dialect);
     for file in &mut report.files {
         line(&mut file.path);
-        line(&mut file.operation);
         if let Some(to) = &mut file.moved_to {
             line(to);
         }

@@ -560,12 +560,12 @@ fn blocks_failed(json: bool, err: &ReplyError, warnings: &[String]) -> Exit {
         Some(cause) if *rolled_back => format!(
             "error: every edit was located, but writing the files failed: {}\nnothing was written: every file is as \
              it was\n",
-            escape::one_line(cause)
+            escape::one_line(&cause.to_string())
         ),
         Some(cause) => format!(
             "error: every edit was located, but writing the files failed: {}\nrun `polypatch recover` in the root to \
              give every file its content from before\n",
-            escape::one_line(cause)
+            escape::one_line(&cause.to_string())
         ),
     };
     out.push_str(&output::blocks_text(report));

@@ -163,7 +163,7 @@ impl Dialect for Unified {
     }
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-        lower::parse_and_lower(text, options)
+        lower::parse_and_lower(text, options).map_err(|e| e.with_source(text))
     }
 
     /// A raw diff: from a `diff --git` line, or a `--- ` line followed by a `+++ ` line, to

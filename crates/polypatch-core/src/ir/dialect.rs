@@ -261,12 +261,42 @@ pub struct PatchError {
     /// default), or also a lone `\r` for a dialect that reads it so (YAML).
     #[serde(skip)]
     pub line_breaks: LineBreaks,
+    /// The 1-based line and column where `span` starts in the patch text, with the span
+    /// they were computed for ([`PatchError::with_source`]): `Display` names them while the
+    /// span is still that one.
+    #[serde(skip)]
+    position: Option<(Span, usize, usize)>,
 }
 
 impl PatchError {
     /// A new error.
     pub fn new(dialect: &'static str, kind: ErrorKind, message: impl Into<String>, span: Option<Span>) -> Self {
-        PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf }
+        PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf, position: None }
+    }
+
+    /// Builder: the error is about `source`, the patch text its span points into (call it
+    /// after [`PatchError::with_line_breaks`]). Its `Display` then says where the span
+    /// starts as a line and column (`(at line 3, column 1)`) rather than as a byte offset
+    /// (`(at byte 22)`). Every built-in dialect's [`Dialect::parse`] and
+    /// [`Dialect::parse_with`] return errors that know their source; an error whose
+    /// span is moved afterwards (into a whole reply's bytes, say) needs it again.
+    ///
+    /// ```
+    /// use polypatch_core::{ErrorKind, PatchError, Span};
+    ///
+    /// let text = "one\ntwo\n";
+    /// let err = PatchError::new("mine", ErrorKind::new("bad_line"), "`two` is not allowed", Some(Span::new(4, 7)));
+    /// assert_eq!(err.to_string(), "malformed mine patch: `two` is not allowed (at byte 4)");
+    /// let err = err.with_source(text);
+    /// assert_eq!(err.to_string(), "malformed mine patch: `two` is not allowed (at line 2, column 1)");
+    /// ```
+    #[must_use]
+    pub fn with_source(mut self, source: &str) -> Self {
+        self.position = self.span.map(|span| {
+            let (line, column) = span.line_col_with(source, self.line_breaks);
+            (span, line, column)
+        });
+        self
     }
 
     /// A [`ErrorKind::TRUNCATED`] error of `dialect`: `text` ends in the middle of a line
@@ -294,7 +324,8 @@ impl PatchError {
                  for it again"
             ),
             Some(span),
-        ))
+        )
+        .with_source(text))
     }
 
     /// Builder: the patch text's lines end as `breaks` says.
@@ -380,10 +411,11 @@ pub fn cut_off_line(text: &str) -> Option<(usize, Span)> {
 impl fmt::Display for PatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "malformed {} patch: {}", self.dialect, self.message)?;
-        if let Some(span) = self.span {
-            write!(f, " (at byte {})", span.start)?;
+        match (self.span, self.position) {
+            (Some(span), Some((at, line, column))) if at == span => write!(f, " (at line {line}, column {column})"),
+            (Some(span), _) => write!(f, " (at byte {})", span.start),
+            (None, _) => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -16,6 +16,27 @@ fn rel(p: &str) -> RelPath {
     RelPath::parse(p, None).unwrap()
 }
 
+/// A root that cannot be used is named in the error, with what was tried; the error keeps
+/// its kind.
+#[test]
+fn a_root_that_cannot_be_opened_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let err = DiskFileSet::new(&missing).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    let os = io::Error::from_raw_os_error(2); // ENOENT, ERROR_FILE_NOT_FOUND
+    assert_eq!(err.to_string(), format!("cannot open the root directory `{}`: {os}", missing.display()));
+
+    let file = dir.path().join("file.txt");
+    fs::write(&file, "x").unwrap();
+    let err = DiskFileSet::new(&file).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::NotADirectory);
+    assert_eq!(
+        err.to_string(),
+        format!("cannot use `{}` as the root directory: it is not a directory", file.display())
+    );
+}
+
 #[test]
 fn commit_writes_and_deletes() {
     let dir = tempfile::tempdir().unwrap();
