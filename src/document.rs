@@ -50,11 +50,23 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a successful run.
+    /// The outcome of a successful run: [`Outcome::Applied`] only when the report was
+    /// committed (its changes written), [`Outcome::DryRun`] when something would change
+    /// but was not written (a dry run, [`crate::compute`]'s report, a report marked not
+    /// written), else [`Outcome::AlreadyApplied`].
     pub fn of(report: &ApplyReport) -> Outcome {
-        if report.dry_run {
+        Self::of_changes(report.dry_run, report.committed, report.files.iter())
+    }
+
+    fn of_changes<'a>(
+        dry_run: bool,
+        committed: bool,
+        mut files: impl Iterator<Item = &'a polypatch_core::FileReport>,
+    ) -> Outcome {
+        let changes = files.any(|f| matches!(f.status, Status::Applied | Status::Located));
+        if dry_run || (changes && !committed) {
             Outcome::DryRun
-        } else if report.files.iter().any(|f| f.status == Status::Applied) {
+        } else if changes {
             Outcome::Applied
         } else {
             Outcome::AlreadyApplied
@@ -71,6 +83,19 @@ impl Outcome {
             Outcome::Malformed => "malformed",
             Outcome::UsageError => "usage_error",
         }
+    }
+}
+
+/// The outcome in words, as messages say it: the JSON name with spaces (`already
+/// applied`, `dry run`, `usage error`).
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::AlreadyApplied => "already applied",
+            Outcome::DryRun => "dry run",
+            Outcome::UsageError => "usage error",
+            other => other.name(),
+        })
     }
 }
 
@@ -227,13 +252,7 @@ impl ReportDocument {
     pub fn of_reply(result: &Result<ReplyReport, ReplyError>, reply: &str) -> Self {
         match result {
             Ok(report) => {
-                let outcome = if report.dry_run {
-                    Outcome::DryRun
-                } else if report.files().any(|(_, f)| f.status == Status::Applied) {
-                    Outcome::Applied
-                } else {
-                    Outcome::AlreadyApplied
-                };
+                let outcome = Outcome::of_changes(report.dry_run, report.committed, report.files().map(|(_, f)| f));
                 ReportDocument { blocks: located_blocks(report), ..Self::bare(outcome) }
             }
             Err(ReplyError::NoPatch) => {
@@ -381,6 +400,43 @@ mod tests {
         let real = ReportDocument::of_result(&apply(&plan, &mut files, &ApplyOptions::default()));
         assert_eq!(real.status, Outcome::Applied);
         assert!(real.report.unwrap().files.iter().all(|f| f.status == Status::Applied));
+    }
+
+    /// A report of changes that were not written is never `applied` nor `already_applied`:
+    /// `compute`'s (whose `dry_run` is not set: it never writes), or one marked not written.
+    #[test]
+    fn a_report_of_changes_not_written_is_a_dry_run() {
+        let plan = parse(TWO, crate::Format::Auto).unwrap();
+        let files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "two\n");
+        let computed = crate::compute(&plan, &files, &ApplyOptions::default()).unwrap();
+        assert!(!computed.report.dry_run && !computed.report.committed);
+        let doc = ReportDocument::success(&computed.report);
+        assert_eq!(doc.status, Outcome::DryRun);
+        assert!(doc.report.unwrap().files.iter().all(|f| f.status == Status::Located));
+
+        let mut files = files;
+        let mut report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(Outcome::of(&report), Outcome::Applied);
+        report.mark_not_written();
+        assert_eq!(Outcome::of(&report), Outcome::DryRun);
+        let again = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(Outcome::of(&again), Outcome::AlreadyApplied);
+    }
+
+    #[test]
+    fn outcomes_display_as_words_and_serialize_as_names() {
+        let all = [
+            (Outcome::Applied, "applied", "applied"),
+            (Outcome::AlreadyApplied, "already applied", "already_applied"),
+            (Outcome::DryRun, "dry run", "dry_run"),
+            (Outcome::Failed, "failed", "failed"),
+            (Outcome::Malformed, "malformed", "malformed"),
+            (Outcome::UsageError, "usage error", "usage_error"),
+        ];
+        for (outcome, word, name) in all {
+            assert_eq!((outcome.to_string().as_str(), outcome.name()), (word, name));
+            assert_eq!(serde_json::to_value(outcome).unwrap(), name);
+        }
     }
 
     #[test]
