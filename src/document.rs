@@ -23,7 +23,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ApplyError, ApplyReport, BlockInfo, BlockReport, ErrorKind, PatchError, ReplyError, ReplyReport, Status};
+use crate::{
+    ApplyError, ApplyReport, BlockInfo, BlockReport, DialectName, ErrorKind, PatchError, ReplyError, ReplyReport,
+    Status,
+};
 
 /// The `version` of every JSON document polypatch writes. It changes only when a field
 /// changes meaning or goes away; new fields may appear without a new version.
@@ -149,7 +152,7 @@ pub struct DocumentError {
     /// The dialect whose parser refused the patch (`polypatch` for refusals before any
     /// dialect); absent for usage errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<String>,
+    pub dialect: Option<DialectName>,
     /// A stable, machine-readable kind (`syntax`, `unknown_format`, `not_utf8`, …); absent
     /// for usage errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -237,7 +240,7 @@ impl ReportDocument {
     pub fn malformed(err: &PatchError, source: &str) -> Self {
         let (line, column) = err.line_col(source).unzip();
         let error = DocumentError {
-            dialect: Some(err.dialect.to_string()),
+            dialect: Some(err.dialect.clone()),
             kind: Some(err.kind.to_string()),
             message: err.message.clone(),
             line,

@@ -45,12 +45,12 @@ pub use polypatch_core as core;
 pub use polypatch_core::{
     AMBIGUITY_MARGIN, Action, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit, Change,
     ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE,
-    DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, DiskFileSet, Durability, Edit, EditPlan, EditReport, Entry, ErrorKind,
-    Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileOperation, FileReport, FileSource, FileStore,
-    FirstFailure, IfExists, IfMissing, Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet, Missing, Modify,
-    NewLineEnds, Newline, Occurrence, Overlay, ParseOptions, PatchError, PathError, PathErrorKind, Policy, PostProcess,
-    Recovery, RelPath, Replacement, Scope, Span, Status, Target, Tier, TierSet, apply, compute, decode_lossless,
-    is_git_dir_name,
+    DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, DialectName, DiskFileSet, Durability, Edit, EditPlan, EditReport, Entry,
+    ErrorKind, Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileOperation, FileReport, FileSource,
+    FileStore, FirstFailure, IfExists, IfMissing, Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet,
+    Missing, Modify, NewLineEnds, Newline, Occurrence, Overlay, ParseOptions, PatchError, PathError, PathErrorKind,
+    Policy, PostProcess, Recovery, RelPath, Replacement, Scope, Span, Status, Target, Tier, TierSet, apply, compute,
+    decode_lossless, is_git_dir_name,
 };
 
 #[cfg(feature = "ai-patch")]

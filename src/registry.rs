@@ -299,7 +299,7 @@ mod tests {
         assert_eq!(dialects.detect("DEL a.txt\n").map(Dialect::name), Some("del"));
         assert_eq!(dialects.detect_all("DEL a.txt\n")[0].0.name(), "del");
         let blocks = dialects.extract(REPLY);
-        let found: Vec<_> = blocks.iter().map(|b| (b.dialect, b.text, b.fence)).collect();
+        let found: Vec<_> = blocks.iter().map(|b| (b.dialect.as_str(), b.text, b.fence)).collect();
         assert_eq!(found, [("del", "DEL a.txt\nDEL b.txt\n", None), ("del", "DEL c.txt\n", Some(""))]);
         // The built-in registry knows none of it.
         assert!(crate::extract(REPLY).is_empty());
@@ -402,7 +402,7 @@ mod tests {
             let tag = dialect.fence_tags()[0];
             let reply = format!("Here:\n```{tag}\n{patch}```\n");
             let blocks = crate::extract(&reply);
-            assert_eq!(blocks.iter().map(|b| (b.dialect, b.fence)).collect::<Vec<_>>(), [(name, Some(tag))]);
+            assert_eq!(blocks.iter().map(|b| (b.dialect.as_str(), b.fence)).collect::<Vec<_>>(), [(name, Some(tag))]);
         }
     }
 }

@@ -27,8 +27,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ApplyOptions, ApplyReport, Change, CommitError, EditPlan, EditReport, Failure, FileReport, FileSource, FileStore,
-    LineRange, Overlay, ParseOptions, PatchError, Span, Status, compute,
+    ApplyOptions, ApplyReport, Change, CommitError, DialectName, EditPlan, EditReport, Failure, FileReport, FileSource,
+    FileStore, LineRange, Overlay, ParseOptions, PatchError, Span, Status, compute,
 };
 
 /// Where a block came from.
@@ -38,7 +38,7 @@ pub struct BlockInfo {
     /// 1-based position of the block among all blocks applied together.
     pub index: usize,
     /// The block's dialect.
-    pub dialect: String,
+    pub dialect: DialectName,
     /// The lines of the block in its text (1-based, inclusive); `None` for a whole patch
     /// file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,7 +53,7 @@ pub struct BlockInfo {
 
 impl BlockInfo {
     /// Information on block `index` (1-based) of `dialect`, with no lines, fence or source.
-    pub fn new(index: usize, dialect: impl Into<String>) -> Self {
+    pub fn new(index: usize, dialect: impl Into<DialectName>) -> Self {
         BlockInfo { index, dialect: dialect.into(), lines: None, fence: None, source: None }
     }
 
@@ -317,16 +317,16 @@ pub(crate) fn plan_reply_in(
     for (i, block) in blocks.iter().enumerate() {
         let info = BlockInfo {
             index: i + 1,
-            dialect: block.dialect.to_string(),
+            dialect: block.dialect.clone(),
             lines: Some(block.lines),
             fence: block.fence.map(str::to_string),
             source: None,
         };
         // `extract` names the registry's dialects only.
-        let Some(d) = dialects.get(block.dialect) else { continue };
+        let Some(d) = dialects.get(block.dialect.as_str()) else { continue };
         // A fence that never closes, in a reply that stops mid-line: whatever the block
         // parses as, its last line is half a line (a complete-looking `def f(se`).
-        if let Some(error) = cut_off(reply, block, block.dialect) {
+        if let Some(error) = cut_off(reply, block, d.name()) {
             return Err(ReplyError::Malformed { block: info, error });
         }
         // A bare last block followed directly by the reply's half last line (`@`, `>>> fi`,

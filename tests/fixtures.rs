@@ -97,7 +97,8 @@ fn run_chat_case(dir: &Path) -> Result<(), Failed> {
         match e {
             Expectation::Strict => strict = true,
             Expectation::Blocks(want) => {
-                let got: Vec<&str> = polypatch::extract(&reply).iter().map(|b| b.dialect).collect();
+                let blocks = polypatch::extract(&reply);
+                let got: Vec<&str> = blocks.iter().map(|b| b.dialect.as_str()).collect();
                 if got != *want {
                     return Err(format!("expected the blocks {want:?}, extract found {got:?}").into());
                 }

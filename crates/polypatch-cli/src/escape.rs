@@ -111,7 +111,9 @@ pub fn report(report: &ApplyReport) -> ApplyReport {
             closest.diff = o;
         }
     };
-    line(&mut report.dialect);
+    if let Cow::Owned(o) = one_line(report.dialect.as_str()) {
+        report.dialect = o.into();
+    }
     for file in &mut report.files {
         line(&mut file.path);
         if let Some(to) = &mut file.moved_to {

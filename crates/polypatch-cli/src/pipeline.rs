@@ -506,7 +506,8 @@ fn plan_sources(
                 Ok(text) => text,
                 Err(Input::Unreadable(err)) => return Err(usage_error(args.json, &err)),
                 Err(Input::NotText(err, lossy)) => {
-                    let block = BlockInfo::new(blocks.len() + 1, err.dialect).with_source(path.display().to_string());
+                    let block =
+                        BlockInfo::new(blocks.len() + 1, err.dialect.clone()).with_source(path.display().to_string());
                     return Err(block_malformed(args.json, &block, &err, &lossy));
                 }
             }
@@ -515,7 +516,7 @@ fn plan_sources(
         let planned = if format.is_some() || (several && is_reply(&text, &parse).is_ok()) {
             cli::parse_as(&text, format, &parse)
                 .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
-                .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect), error })
+                .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect.clone()), error })
         } else {
             polypatch::plan_reply(&text, &parse)
         };

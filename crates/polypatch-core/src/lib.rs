@@ -87,6 +87,7 @@ pub use ir::dialect::{
     DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
     join_lines, quote,
 };
+pub use ir::dialect_name::DialectName;
 pub use ir::error_kind::ErrorKind;
 pub use ir::plan::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,

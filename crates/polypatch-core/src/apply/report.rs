@@ -4,6 +4,7 @@ use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ir::dialect_name::DialectName;
 use crate::ir::tier::Tier;
 
 /// The outcome of applying a plan: one entry per file operation.
@@ -12,8 +13,8 @@ use crate::ir::tier::Tier;
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ApplyReport {
     /// The dialect the plan came from.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub dialect: String,
+    #[serde(default, skip_serializing_if = "DialectName::is_empty")]
+    pub dialect: DialectName,
     /// Whether nothing was written on purpose (`check`, `--dry-run`).
     pub dry_run: bool,
     /// Whether the files were written (false on failure and on dry runs).
@@ -29,7 +30,7 @@ pub struct ApplyReport {
 
 impl ApplyReport {
     /// A report of `files` from the dialect `dialect`, neither a dry run nor committed.
-    pub fn new(dialect: impl Into<String>, files: Vec<FileReport>) -> Self {
+    pub fn new(dialect: impl Into<DialectName>, files: Vec<FileReport>) -> Self {
         ApplyReport { dialect: dialect.into(), dry_run: false, committed: false, files, shortened: 0 }
     }
 
@@ -176,16 +177,8 @@ impl FileReport {
 
 /// What a file operation of a report does (the IR's [`FileOp`](crate::FileOp), without
 /// its content). A move is a `modify` or `replace` with
-/// [`moved_to`](FileReport::moved_to) set.
-///
-/// It serializes as its `snake_case` name (`"modify"`) and displays as the same word:
-///
-/// ```
-/// use polypatch_core::FileOperation;
-///
-/// assert_eq!(FileOperation::Modify.to_string(), "modify");
-/// assert_eq!(serde_json::to_string(&FileOperation::Binary).unwrap(), "\"binary\"");
-/// ```
+/// [`moved_to`](FileReport::moved_to) set. It serializes and displays as its name
+/// (`modify`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -216,6 +209,14 @@ impl FileOperation {
     }
 }
 
+/// The operation's name, as JSON writes it:
+///
+/// ```
+/// use polypatch_core::FileOperation;
+///
+/// assert_eq!(FileOperation::Modify.to_string(), "modify");
+/// assert_eq!(serde_json::to_string(&FileOperation::Binary).unwrap(), "\"binary\"");
+/// ```
 impl fmt::Display for FileOperation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

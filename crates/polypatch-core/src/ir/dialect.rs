@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::ir::dialect_name::DialectName;
 use crate::ir::error_kind::ErrorKind;
 use crate::ir::plan::EditPlan;
 use crate::ir::reply_lines::ReplyLines;
@@ -111,7 +112,7 @@ pub trait Dialect: Send + Sync {
     /// not written.
     fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
         let _ = (deltas, options);
-        Err(RenderError::NotWritable { dialect: self.name() })
+        Err(RenderError::NotWritable { dialect: DialectName::new(self.name()) })
     }
 
     /// Instructions for a model on writing this dialect, as plain text: its shape, how to
@@ -250,7 +251,7 @@ impl ParseOptions {
 #[non_exhaustive]
 pub struct PatchError {
     /// The dialect that rejected the text.
-    pub dialect: &'static str,
+    pub dialect: DialectName,
     /// Why the text was refused: a stable, machine-readable kind.
     pub kind: ErrorKind,
     /// What is wrong, lowercase, no trailing period.
@@ -270,8 +271,20 @@ pub struct PatchError {
 
 impl PatchError {
     /// A new error.
-    pub fn new(dialect: &'static str, kind: ErrorKind, message: impl Into<String>, span: Option<Span>) -> Self {
-        PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf, position: None }
+    pub fn new(
+        dialect: impl Into<DialectName>,
+        kind: ErrorKind,
+        message: impl Into<String>,
+        span: Option<Span>,
+    ) -> Self {
+        PatchError {
+            dialect: dialect.into(),
+            kind,
+            message: message.into(),
+            span,
+            line_breaks: LineBreaks::LfOrCrLf,
+            position: None,
+        }
     }
 
     /// Builder: the error is about `source`, the patch text its span points into (call it
@@ -314,7 +327,7 @@ impl PatchError {
     /// );
     /// assert!(PatchError::truncated("unified", "-a\n+b\n", "").is_none());
     /// ```
-    pub fn truncated(dialect: &'static str, text: &str, detail: &str) -> Option<Self> {
+    pub fn truncated(dialect: impl Into<DialectName>, text: &str, detail: &str) -> Option<Self> {
         let (line, span) = cut_off_line(text)?;
         Some(PatchError::new(
             dialect,
@@ -447,7 +460,7 @@ mod tests {
     fn a_dialect_without_a_renderer_prompt_or_schema_says_so() {
         let delta = FileDelta::new("a.txt", None, Some(Side::new(b"a\n".to_vec(), None)));
         let err = ReadOnly.render(&[delta], &RenderOptions::default()).unwrap_err();
-        assert_eq!(err, RenderError::NotWritable { dialect: "read-only" });
+        assert_eq!(err, RenderError::NotWritable { dialect: "read-only".into() });
         assert_eq!(err.operation(), None);
         assert_eq!(
             err.to_string(),
