@@ -107,7 +107,8 @@ impl Dialect for Sed {
     }
 
     fn error_kinds(&self) -> &'static [ErrorKind] {
-        &[NOT_A_SUBSTITUTION, NO_SUBSTITUTION]
+        const KINDS: &[ErrorKind] = &[NOT_A_SUBSTITUTION, NO_SUBSTITUTION];
+        KINDS
     }
 
     /// A substitution per changed line: a file keeps its number of lines, and the old

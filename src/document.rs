@@ -156,7 +156,7 @@ pub struct DocumentError {
     /// A stable, machine-readable kind (`syntax`, `unknown_format`, `not_utf8`, …); absent
     /// for usage errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<ErrorKind>,
     /// What is wrong and what to do.
     pub message: String,
     /// The 1-based line of the patch where the problem is, when known.
@@ -241,7 +241,7 @@ impl ReportDocument {
         let (line, column) = err.line_col(source).unzip();
         let error = DocumentError {
             dialect: Some(err.dialect.clone()),
-            kind: Some(err.kind.to_string()),
+            kind: Some(err.kind.clone()),
             message: err.message.clone(),
             line,
             column,
@@ -261,7 +261,7 @@ impl ReportDocument {
             Err(ReplyError::NoPatch) => {
                 let error = DocumentError {
                     dialect: None,
-                    kind: Some(ErrorKind::NO_PATCH.to_string()),
+                    kind: Some(ErrorKind::NO_PATCH),
                     message: ReplyError::NoPatch.to_string(),
                     line: None,
                     column: None,
@@ -424,6 +424,22 @@ mod tests {
         assert_eq!(Outcome::of(&report), Outcome::DryRun);
         let again = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
         assert_eq!(Outcome::of(&again), Outcome::AlreadyApplied);
+    }
+
+    /// A malformed patch's document names its dialect and kind as types, with the JSON
+    /// unchanged, and reads back equal.
+    #[test]
+    fn a_malformed_document_has_a_typed_dialect_and_kind_and_reads_back() {
+        let text = "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n";
+        let err = parse(text, crate::Format::AiPatch).unwrap_err();
+        let doc = ReportDocument::malformed(&err, text);
+        let error = doc.error.as_ref().unwrap();
+        assert_eq!(error.dialect, Some(DialectName::new("ai-patch")));
+        assert_eq!(error.kind, Some(crate::aipatch::error::INVALID_HEADER));
+        let json = doc.to_json();
+        assert!(json.contains(r#""error":{"dialect":"ai-patch","kind":"invalid_header","#), "{json}");
+        let back: ReportDocument = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, doc);
     }
 
     #[test]

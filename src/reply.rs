@@ -262,7 +262,7 @@ impl ReplyError {
     /// malformed block's own kind is its error's [`PatchError::kind`]).
     pub fn kind(&self) -> &'static str {
         match self {
-            ReplyError::NoPatch => crate::ErrorKind::NO_PATCH.as_str(),
+            ReplyError::NoPatch => "no_patch", // the code of ErrorKind::NO_PATCH
             ReplyError::Malformed { .. } => "malformed",
             ReplyError::NotApplied { .. } => "not_applied",
         }

@@ -129,10 +129,8 @@ fn git_patch(
     let plan = polypatch_unified::Unified.parse_with(diff, &limits).map_err(|e| {
         let (line, col) = e.line_col(diff).unwrap_or((0, 0));
         // A limit is not a malformed diff: its kind says which limit, and how to raise it.
-        let kind = match e.kind {
-            BINARY_TOO_LARGE | BINARY_TOTAL_TOO_LARGE => e.kind,
-            _ => GIT_PATCH,
-        };
+        let kind =
+            if e.kind == BINARY_TOO_LARGE || e.kind == BINARY_TOTAL_TOO_LARGE { e.kind.clone() } else { GIT_PATCH };
         let what = if kind == GIT_PATCH { "is malformed" } else { "is over a limit" };
         error(
             kind,

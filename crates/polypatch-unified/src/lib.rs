@@ -242,6 +242,6 @@ mod tests {
         let plan = Unified.parse_with(diff, &ParseOptions::default().strip(2)).unwrap();
         assert_eq!(plan.files[0].path, "z.txt");
         let err = Unified.parse_with(diff, &ParseOptions::default().strip(3)).unwrap_err();
-        assert_eq!((err.dialect.as_str(), err.kind), ("unified", BAD_STRIP));
+        assert_eq!((err.dialect.as_str(), err.kind.clone()), ("unified", BAD_STRIP));
     }
 }
