@@ -148,7 +148,11 @@ mod tests {
         let name = DialectName::new("ai-patch");
         assert_eq!(serde_json::to_string(&name).unwrap(), "\"ai-patch\"");
         assert_eq!(serde_json::from_str::<DialectName>("\"ai-patch\"").unwrap(), name);
-        assert!(name == "ai-patch" && "ai-patch" == name && name == *"ai-patch");
+        assert_eq!(name, "ai-patch");
+        assert_eq!("ai-patch", name);
+        assert_eq!(name, *"ai-patch");
+        assert_eq!(name, String::from("ai-patch"));
+        assert_ne!(name, "unified");
         assert_eq!(format!("{name} {name:?}"), "ai-patch \"ai-patch\"");
         assert!(DialectName::default().is_empty());
     }
