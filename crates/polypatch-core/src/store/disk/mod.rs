@@ -288,14 +288,6 @@ impl Clone for DiskFileSet {
     }
 }
 
-/// Wraps an `io::Error` into one of the same kind whose message says it happened while
-/// doing `what` (`cannot open the root directory `/srv/x`: No such file or directory (os
-/// error 2)`). The system's message is part of the text, not a `source()`: a report that
-/// prints the chain of sources (`anyhow`'s `{:#}`) would say it twice.
-fn tried(what: String) -> impl FnOnce(io::Error) -> io::Error {
-    move |e| io::Error::new(e.kind(), format!("{what}: {e}"))
-}
-
 impl DiskFileSet {
     /// The files under `root` (which must be an existing directory). A root that cannot
     /// be opened is an error of the system error's kind that names it and what failed
@@ -306,9 +298,13 @@ impl DiskFileSet {
 
     pub(crate) fn with_ops(root: impl AsRef<Path>, ops: Arc<dyn Ops>) -> io::Result<Self> {
         let asked = root.as_ref();
-        let open = || format!("cannot open the root directory `{}`", asked.display());
-        let given = std::path::absolute(asked).map_err(tried(open()))?;
-        let root = asked.canonicalize().map_err(tried(open()))?;
+        // The system's message is part of the text, not a `source()`: a report that prints
+        // the chain of sources (`anyhow`'s `{:#}`) would say it twice.
+        let open = |e: io::Error| {
+            io::Error::new(e.kind(), format!("cannot open the root directory `{}`: {e}", asked.display()))
+        };
+        let given = std::path::absolute(asked).map_err(open)?;
+        let root = asked.canonicalize().map_err(open)?;
         if !root.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::NotADirectory,
