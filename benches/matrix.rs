@@ -298,7 +298,7 @@ fn build(sources: &mut Sources, dialect: Dialect, kind: Kind, lines: usize, coun
     let id = format!("{}/{}/{}/{count}", dialect.name(), kind.name(), size_name(lines));
     match (polypatch::compute(&plan, &files, &ApplyOptions::default()), kind.tier(dialect)) {
         (Err(e), None) => {
-            let failure = e.report.first_failure().map(|f| f.2.kind);
+            let failure = e.report.first_failure().map(|first| first.failure.kind);
             assert_eq!(failure, Some(FailureKind::NotFound), "{id}: {e}\n{}", e.report);
         }
         (Ok(computed), Some(tier)) => {

@@ -107,7 +107,8 @@ impl Dialect for Sed {
     }
 
     fn error_kinds(&self) -> &'static [ErrorKind] {
-        &[NOT_A_SUBSTITUTION, NO_SUBSTITUTION]
+        const KINDS: &[ErrorKind] = &[NOT_A_SUBSTITUTION, NO_SUBSTITUTION];
+        KINDS
     }
 
     /// A substitution per changed line: a file keeps its number of lines, and the old
@@ -177,7 +178,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // Found in the reply: the fenced block, the AI-PATCH block, the bare run.
     let reply = reply();
     let blocks = dialects.extract(&reply);
-    let found: Vec<_> = blocks.iter().map(|b| (b.dialect, b.fence, b.lines.start, b.lines.end)).collect();
+    let found: Vec<_> = blocks.iter().map(|b| (b.dialect.as_str(), b.fence, b.lines.start, b.lines.end)).collect();
     println!("blocks: {found:?}");
     assert_eq!(
         found,
@@ -233,7 +234,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n def greet(name):\n-    print('Hello, ' + name)\n+    print('Hello, ' + name.title())\n";
     let sed = dialects.convert(diff, &files, "sed", &ConvertOptions::default())?;
     println!("the diff as sed:\n{}", sed.text);
-    assert_eq!((sed.source.as_str(), sed.dialect), ("unified", "sed"));
+    assert_eq!((sed.source.as_str(), sed.dialect.as_str()), ("unified", "sed"));
     assert_eq!(sed.text, "app.py: s/    print('Hello, ' + name)/    print('Hello, ' + name.title())/\n");
     let ai = "*** Begin Patch\n*** Update File: app.py\n@@\n-VERSION = '1.0'\n+VERSION = '1.0.1'\n*** End Patch\n";
     let sed = dialects.convert(ai, &files, "sed", &ConvertOptions::default())?;

@@ -22,7 +22,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ApplyError, ApplyReport, BlockInfo, BlockReport, ErrorKind, PatchError, ReplyError, ReplyReport, Status};
+use crate::{
+    ApplyError, ApplyReport, BlockInfo, BlockReport, DialectName, ErrorKind, PatchError, ReplyError, ReplyReport,
+    Status,
+};
 
 /// The `version` of every JSON document polypatch writes. It changes only when a field
 /// changes meaning or goes away; new fields may appear without a new version.
@@ -50,11 +53,23 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a successful run.
+    /// The outcome of a successful run: [`Outcome::Applied`] only when the report was
+    /// committed (its changes written), [`Outcome::DryRun`] when something would change
+    /// but was not written (a dry run, [`crate::compute`]'s report, a report marked not
+    /// written), else [`Outcome::AlreadyApplied`].
     pub fn of(report: &ApplyReport) -> Outcome {
-        if report.dry_run {
+        Self::of_changes(report.dry_run, report.committed, report.files.iter())
+    }
+
+    fn of_changes<'a>(
+        dry_run: bool,
+        committed: bool,
+        mut files: impl Iterator<Item = &'a polypatch_core::FileReport>,
+    ) -> Outcome {
+        let changes = files.any(|f| matches!(f.status, Status::Applied | Status::Located));
+        if dry_run || (changes && !committed) {
             Outcome::DryRun
-        } else if report.files.iter().any(|f| f.status == Status::Applied) {
+        } else if changes {
             Outcome::Applied
         } else {
             Outcome::AlreadyApplied
@@ -71,6 +86,19 @@ impl Outcome {
             Outcome::Malformed => "malformed",
             Outcome::UsageError => "usage_error",
         }
+    }
+}
+
+/// The outcome in words, as messages say it: the JSON name with spaces (`already
+/// applied`, `dry run`, `usage error`).
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::AlreadyApplied => "already applied",
+            Outcome::DryRun => "dry run",
+            Outcome::UsageError => "usage error",
+            other => other.name(),
+        })
     }
 }
 
@@ -126,11 +154,11 @@ pub struct DocumentError {
     /// The dialect whose parser refused the patch (`polypatch` for refusals before any
     /// dialect); absent for usage errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<String>,
+    pub dialect: Option<DialectName>,
     /// A stable, machine-readable kind (`syntax`, `unknown_format`, `not_utf8`, …); absent
     /// for usage errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<ErrorKind>,
     /// What is wrong and what to do.
     pub message: String,
     /// The 1-based line of the patch where the problem is, when known.
@@ -190,7 +218,7 @@ impl ReportDocument {
     /// when every edit was located but writing failed.
     pub fn failure(err: &ApplyError) -> Self {
         ReportDocument {
-            commit_error: err.commit_error.clone(),
+            commit_error: err.commit_error.as_ref().map(ToString::to_string),
             rolled_back: err.commit_error.as_ref().map(|_| err.rolled_back),
             ..Self::failed(&err.report)
         }
@@ -215,8 +243,8 @@ impl ReportDocument {
     pub fn malformed(err: &PatchError, source: &str) -> Self {
         let (line, column) = err.line_col(source).unzip();
         let error = DocumentError {
-            dialect: Some(err.dialect.to_string()),
-            kind: Some(err.kind.to_string()),
+            dialect: Some(err.dialect.clone()),
+            kind: Some(err.kind.clone()),
             message: err.message.clone(),
             line,
             column,
@@ -230,19 +258,13 @@ impl ReportDocument {
     pub fn of_reply(result: &Result<ReplyReport, ReplyError>, reply: &str) -> Self {
         match result {
             Ok(report) => {
-                let outcome = if report.dry_run {
-                    Outcome::DryRun
-                } else if report.files().any(|(_, f)| f.status == Status::Applied) {
-                    Outcome::Applied
-                } else {
-                    Outcome::AlreadyApplied
-                };
+                let outcome = Outcome::of_changes(report.dry_run, report.committed, report.files().map(|(_, f)| f));
                 ReportDocument { blocks: located_blocks(report), ..Self::bare(outcome) }
             }
             Err(ReplyError::NoPatch) => {
                 let error = DocumentError {
                     dialect: None,
-                    kind: Some(ErrorKind::NO_PATCH.to_string()),
+                    kind: Some(ErrorKind::NO_PATCH),
                     message: ReplyError::NoPatch.to_string(),
                     line: None,
                     column: None,
@@ -259,7 +281,7 @@ impl ReportDocument {
             }
             Err(ReplyError::NotApplied { report, commit_error, rolled_back }) => ReportDocument {
                 blocks: located_blocks(report),
-                commit_error: commit_error.clone(),
+                commit_error: commit_error.as_ref().map(ToString::to_string),
                 rolled_back: commit_error.as_ref().map(|_| *rolled_back),
                 ..Self::bare(Outcome::Failed)
             },
@@ -386,6 +408,59 @@ mod tests {
         let real = ReportDocument::of_result(&apply(&plan, &mut files, &ApplyOptions::default()));
         assert_eq!(real.status, Outcome::Applied);
         assert!(real.report.unwrap().files.iter().all(|f| f.status == Status::Applied));
+    }
+
+    /// A report of changes that were not written is never `applied` nor `already_applied`:
+    /// `compute`'s (whose `dry_run` is not set: it never writes), or one marked not written.
+    #[test]
+    fn a_report_of_changes_not_written_is_a_dry_run() {
+        let plan = parse(TWO, crate::Format::Auto).unwrap();
+        let files = MemoryFileSet::new().with("a.txt", "one\n").with("b.txt", "two\n");
+        let computed = crate::compute(&plan, &files, &ApplyOptions::default()).unwrap();
+        assert!(!computed.report.dry_run && !computed.report.committed);
+        let doc = ReportDocument::success(&computed.report);
+        assert_eq!(doc.status, Outcome::DryRun);
+        assert!(doc.report.unwrap().files.iter().all(|f| f.status == Status::Located));
+
+        let mut files = files;
+        let mut report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(Outcome::of(&report), Outcome::Applied);
+        report.mark_not_written();
+        assert_eq!(Outcome::of(&report), Outcome::DryRun);
+        let again = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+        assert_eq!(Outcome::of(&again), Outcome::AlreadyApplied);
+    }
+
+    /// A malformed patch's document names its dialect and kind as types, with the JSON
+    /// unchanged, and reads back equal.
+    #[test]
+    fn a_malformed_document_has_a_typed_dialect_and_kind_and_reads_back() {
+        let text = "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n";
+        let err = parse(text, crate::Format::AiPatch).unwrap_err();
+        let doc = ReportDocument::malformed(&err, text);
+        let error = doc.error.as_ref().unwrap();
+        assert_eq!(error.dialect, Some(DialectName::new("ai-patch")));
+        assert_eq!(error.kind, Some(crate::aipatch::error::INVALID_HEADER));
+        let json = doc.to_json();
+        assert!(json.contains(r#""error":{"dialect":"ai-patch","kind":"invalid_header","#), "{json}");
+        let back: ReportDocument = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, doc);
+    }
+
+    #[test]
+    fn outcomes_display_as_words_and_serialize_as_names() {
+        let all = [
+            (Outcome::Applied, "applied", "applied"),
+            (Outcome::AlreadyApplied, "already applied", "already_applied"),
+            (Outcome::DryRun, "dry run", "dry_run"),
+            (Outcome::Failed, "failed", "failed"),
+            (Outcome::Malformed, "malformed", "malformed"),
+            (Outcome::UsageError, "usage error", "usage_error"),
+        ];
+        for (outcome, word, name) in all {
+            assert_eq!((outcome.to_string().as_str(), outcome.name()), (word, name));
+            assert_eq!(serde_json::to_value(outcome).unwrap(), name);
+        }
     }
 
     #[test]

@@ -248,8 +248,8 @@ impl BuffersOverRoot {
     fn new(request: &Request, root: Option<&Path>) -> Result<Self, String> {
         let disk = match root {
             Some(root) => Some(
-                DiskFileSet::new(root)
-                    .map_err(|err| format!("cannot use root directory `{}`: {err}", root.display()))?,
+                // The error names the root and what failed.
+                DiskFileSet::new(root).map_err(|err| err.to_string())?,
             ),
             None => None,
         };

@@ -39,7 +39,7 @@
 //! let reply = "Here is the fix:\n\n```diff\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n```\n\nAnd run:\n\n```bash\ncargo test\n```\n";
 //! let blocks = polypatch::extract(reply);
 //! assert_eq!(blocks.len(), 1);
-//! assert_eq!(blocks[0].dialect, "unified");
+//! assert_eq!(blocks[0].dialect.as_str(), "unified");
 //! assert_eq!(blocks[0].fence.as_deref(), Some("diff"));
 //! assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (4, 8));
 //! assert!(blocks[0].text.starts_with("--- a/x.txt\n"));
@@ -48,14 +48,14 @@
 use serde::Serialize;
 
 use crate::core::ReplyLines;
-use crate::{Dialect, Dialects, LineRange, Span};
+use crate::{Dialect, DialectName, Dialects, LineRange, Span};
 
 /// One patch block found in a reply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Block<'a> {
     /// The dialect whose sniffer scored the block highest (`"ai-patch"`, `"unified"`, …).
-    pub dialect: &'static str,
+    pub dialect: DialectName,
     /// The block's bytes in the reply: for a fenced block, the lines between the fences.
     pub span: Span,
     /// The lines of the block in the reply (1-based, inclusive).
@@ -113,7 +113,7 @@ fn leading_spaces(line: &str) -> usize {
 ///              --- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n";
 /// let blocks = polypatch::extract(reply);
 /// assert_eq!(blocks.len(), 1); // the shell snippet is not a patch
-/// assert_eq!((blocks[0].dialect, blocks[0].fence), ("unified", Some("diff")));
+/// assert_eq!((blocks[0].dialect.as_str(), blocks[0].fence), ("unified", Some("diff")));
 /// assert!(blocks[0].text.starts_with("--- a/a.txt"));
 /// ```
 pub fn extract(reply: &str) -> Vec<Block<'_>> {
@@ -200,7 +200,7 @@ impl<'a> Reader<'_, 'a> {
         // Its last byte may be inside a character: `line_at` reads no text.
         let end = if span.end > span.start { self.lines.line_at(span.end - 1) + 1 } else { start };
         Block {
-            dialect,
+            dialect: DialectName::new(dialect),
             span,
             lines: LineRange::from_zero_based(start, end),
             fence,
@@ -413,7 +413,7 @@ mod tests {
             let start = line_of(span.start);
             let end = if span.end > span.start { line_of(span.end - 1) } else { start - 1 };
             Block {
-                dialect,
+                dialect: crate::DialectName::new(dialect),
                 span,
                 lines: LineRange::from_zero_based(start - 1, end),
                 fence,
@@ -525,8 +525,8 @@ mod tests {
     const AP: &str = "version: \"2.0\"\nchanges:\n  - file_path: d.txt\n    modifications:\n      - action: replace\n        target:\n          search: \"four\"\n        content: \"cuatro\"\n";
     const APPLYDIFF: &str = ">>> file: e.txt\n--- from\nfive\n--- to\ncinco\n<\n";
 
-    fn dialects_of(reply: &str) -> Vec<&'static str> {
-        extract(reply).iter().map(|b| b.dialect).collect()
+    fn dialects_of(reply: &str) -> Vec<String> {
+        extract(reply).iter().map(|b| b.dialect.to_string()).collect()
     }
 
     #[test]
@@ -536,7 +536,7 @@ mod tests {
         {
             let blocks = extract(patch);
             assert_eq!(blocks.len(), 1, "{patch}");
-            assert_eq!(blocks[0].dialect, dialect);
+            assert_eq!(blocks[0].dialect.as_str(), dialect);
             assert_eq!(blocks[0].text, patch, "{dialect}");
             assert_eq!(blocks[0].span, Span::new(0, patch.len()));
             assert_eq!(blocks[0].fence, None);
@@ -560,7 +560,7 @@ mod tests {
             let reply = format!("Sure, here it is:\n\n```{tag}\n{patch}```\n\nHope that helps.\n");
             let blocks = extract(&reply);
             assert_eq!(blocks.len(), 1, "{reply}");
-            assert_eq!(blocks[0].dialect, dialect);
+            assert_eq!(blocks[0].dialect.as_str(), dialect);
             assert_eq!(blocks[0].fence, Some(tag));
             assert_eq!(blocks[0].text, patch);
             assert_eq!(blocks[0].lines.start, 4);
@@ -577,13 +577,13 @@ mod tests {
         let reply = format!("`````\n```\nnot a close\n{AI}`````\nafter\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].fence), ("ai-patch", Some("")));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].fence), ("ai-patch", Some("")));
         assert!(blocks[0].text.ends_with(AI), "{blocks:?}");
         // A markdown fence is searched for blocks inside it.
         let reply = format!("````markdown\nText\n```diff\n{DIFF}```\n````\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text, blocks[0].fence), ("unified", DIFF, Some("diff")));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text, blocks[0].fence), ("unified", DIFF, Some("diff")));
     }
 
     #[test]
@@ -592,7 +592,7 @@ mod tests {
         let reply = format!("1. Fix b:\n\n   ```diff\n{indented}   ```\n2. Done.\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].indent, blocks[0].text), ("unified", 3, indented.as_str()));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].indent, blocks[0].text), ("unified", 3, indented.as_str()));
         assert_eq!(blocks[0].content(), DIFF);
         // Content that does not carry the fence's indentation is taken as it is.
         let reply = format!("  ```diff\n{DIFF}  ```\n");
@@ -606,7 +606,7 @@ mod tests {
         let reply = format!("```yaml\n{plan}```\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text), ("ap", plan));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text), ("ap", plan));
     }
 
     #[test]
@@ -630,7 +630,7 @@ mod tests {
         let reply = format!("Run:\n```bash\napply_patch <<'EOF'\n{AI}EOF\n```\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text, blocks[0].fence), ("ai-patch", AI, Some("bash")));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text, blocks[0].fence), ("ai-patch", AI, Some("bash")));
     }
 
     #[test]
@@ -656,7 +656,7 @@ mod tests {
         let reply = format!("```diff\n{AI}```\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text), ("ai-patch", AI));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text), ("ai-patch", AI));
     }
 
     #[test]
@@ -665,7 +665,10 @@ mod tests {
             "First the rename:\n\n{AI}\nThen the diff:\n\n{DIFF}\nThen a block:\n\n{APPLYDIFF}\nAnd the bundle:\n\n```json\n{BUNDLE}```\nThat's all.\n"
         );
         let blocks = extract(&reply);
-        assert_eq!(blocks.iter().map(|b| b.dialect).collect::<Vec<_>>(), ["ai-patch", "unified", "applydiff", "aptix"]);
+        assert_eq!(
+            blocks.iter().map(|b| b.dialect.as_str()).collect::<Vec<_>>(),
+            ["ai-patch", "unified", "applydiff", "aptix"]
+        );
         assert_eq!(blocks.iter().map(|b| b.text).collect::<Vec<_>>(), [AI, DIFF, APPLYDIFF, BUNDLE]);
         assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (3, 8));
         for pair in blocks.windows(2) {
@@ -678,7 +681,7 @@ mod tests {
         let reply = format!("The bundle:\n{BUNDLE}Done.\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text), ("aptix", BUNDLE));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text), ("aptix", BUNDLE));
     }
 
     #[test]
@@ -708,7 +711,7 @@ mod tests {
         let reply = format!("Edits:\n{two}\nDone.\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1);
-        assert_eq!((blocks[0].dialect, blocks[0].text), ("applydiff", two.as_str()));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text), ("applydiff", two.as_str()));
     }
 
     #[test]
@@ -748,7 +751,7 @@ mod tests {
         let reply = format!("{{\"note\": \"x\n{second}Done.\n");
         let blocks = extract(&reply);
         assert_eq!(blocks.len(), 1, "{blocks:?}");
-        assert_eq!((blocks[0].dialect, blocks[0].text), ("aptix", second));
+        assert_eq!((blocks[0].dialect.as_str(), blocks[0].text), ("aptix", second));
         assert_eq!((blocks[0].lines.start, blocks[0].lines.end), (2, 3));
         assert_eq!(blocks, reference::extract(&reply));
     }

@@ -68,11 +68,12 @@ pub use polypatch_core as core;
 pub use polypatch_core::{
     AMBIGUITY_MARGIN, Action, AlreadyApplied, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit,
     Change, ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE,
-    DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, DiskFileSet, Durability, Edit, EditPlan, EditReport, Entry, ErrorKind,
-    Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileReport, FileSource, FileStore, IfExists, IfMissing,
-    Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet, Missing, Modify, NewLineEnds, Newline, Occurrence,
-    Overlay, ParseOptions, PatchError, PathError, PathErrorKind, Policy, PostProcess, Recovery, RelPath, Replacement,
-    Scope, Span, Status, Target, Tier, TierSet, apply, compute, decode_lossless, is_git_dir_name,
+    DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, DialectName, DiskFileSet, Durability, Edit, EditPlan, EditReport, Entry,
+    ErrorKind, Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileOperation, FileReport, FileSource,
+    FileStore, FirstFailure, IfExists, IfMissing, Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet,
+    Missing, Modify, NewLineEnds, Newline, Occurrence, Overlay, ParseOptions, PatchError, PathError, PathErrorKind,
+    Policy, PostProcess, Recovery, RelPath, Replacement, Scope, Span, Status, Target, Tier, TierSet, apply, compute,
+    decode_lossless, is_git_dir_name,
 };
 
 #[cfg(feature = "ai-patch")]
@@ -114,8 +115,8 @@ pub use registry::Dialects;
 
 pub use extract::{Block, detect_all, extract};
 pub use reply::{
-    BlockInfo, BlockReport, ComputedReply, PlannedBlock, ReplyError, ReplyReport, apply_blocks, apply_text,
-    apply_text_with, compute_blocks, plan_reply,
+    BlockFailure, BlockInfo, BlockReport, ComputedReply, PlannedBlock, ReplyError, ReplyReport, apply_blocks,
+    apply_text, apply_text_with, compute_blocks, plan_reply,
 };
 
 /// Every dialect compiled in, in the order [`detect`] prefers them on a tie: the dialects
@@ -298,7 +299,7 @@ pub enum Error {
         /// The path the patch names.
         path: String,
         /// What it does there (`create`, `delete`, `modify`, …).
-        operation: String,
+        operation: FileOperation,
     },
     /// The result is not UTF-8 text (a binary patch).
     #[error("the result for `{path}` is not UTF-8 text; apply binary patches with a file set")]
@@ -327,13 +328,13 @@ pub fn apply_str(patch: &str, path: &str, text: &str) -> Result<String, Error> {
     let mut files = MemoryFileSet::new().with(wanted.clone(), text);
     let report = apply(&plan, &mut files, &ApplyOptions::default())?;
     if let Some(other) =
-        report.files.iter().find(|f| f.path != wanted || f.moved_to.is_some() || f.operation == "delete")
+        report.files.iter().find(|f| f.path != wanted || f.moved_to.is_some() || f.operation == FileOperation::Delete)
     {
-        return Err(Error::OtherFile { path: other.path.clone(), operation: other.operation.clone() });
+        return Err(Error::OtherFile { path: other.path.clone(), operation: other.operation });
     }
     match files.get(&wanted) {
         Some(bytes) => String::from_utf8(bytes.to_vec()).map_err(|_| Error::NotText { path: wanted }),
-        None => Err(Error::OtherFile { path: wanted, operation: "delete".into() }),
+        None => Err(Error::OtherFile { path: wanted, operation: FileOperation::Delete }),
     }
 }
 
@@ -365,14 +366,15 @@ mod tests {
         let create = "*** Begin Patch\n*** Add File: other.txt\n+x\n*** End Patch\n";
         match apply_str(create, "a.txt", "a\n") {
             Err(Error::OtherFile { path, operation }) => {
-                assert_eq!((path.as_str(), operation.as_str()), ("other.txt", "create"));
+                assert_eq!((path.as_str(), operation), ("other.txt", FileOperation::Create));
             }
             other => panic!("expected OtherFile, got {other:?}"),
         }
         let delete = "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n";
-        assert!(
-            matches!(apply_str(delete, "a.txt", "a\n"), Err(Error::OtherFile { operation, .. }) if operation == "delete")
-        );
+        assert!(matches!(
+            apply_str(delete, "a.txt", "a\n"),
+            Err(Error::OtherFile { operation: FileOperation::Delete, .. })
+        ));
         let moved = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+b\n*** End Patch\n";
         assert!(matches!(apply_str(moved, "a.txt", "a\n"), Err(Error::OtherFile { .. })));
     }
@@ -384,7 +386,7 @@ mod tests {
         let missing = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n";
         let err = apply_str(missing, "a.txt", "a\n").unwrap_err();
         let Error::NotApplied(err) = err else { panic!("expected NotApplied, got {err:?}") };
-        assert_eq!(err.report.first_failure().map(|(_, _, f)| f.kind), Some(FailureKind::NotFound));
+        assert_eq!(err.report.first_failure().map(|first| first.failure.kind), Some(FailureKind::NotFound));
         // A path written as `./a.txt` is the same file.
         assert_eq!(apply_str("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n", "./a.txt", "a\n").unwrap(), "b\n");
     }

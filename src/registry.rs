@@ -181,9 +181,10 @@ impl Dialects {
         if crate::core::cut_off_line(text).is_some()
             && let Some(error) = self.extract(text).last().and_then(|b| crate::reply::cut_off(text, b, found.name()))
         {
-            return Err(error);
+            return Err(error.with_source(text));
         }
-        found.parse_with(text, options)
+        // The dialect's errors know their text; a dialect of the caller's may not say so.
+        found.parse_with(text, options).map_err(|e| e.with_source(text))
     }
 
     /// Finds every block of `reply` and parses each with its dialect, as
@@ -303,7 +304,7 @@ mod tests {
         assert_eq!(dialects.detect("DEL a.txt\n").map(Dialect::name), Some("del"));
         assert_eq!(dialects.detect_all("DEL a.txt\n")[0].0.name(), "del");
         let blocks = dialects.extract(REPLY);
-        let found: Vec<_> = blocks.iter().map(|b| (b.dialect, b.text, b.fence)).collect();
+        let found: Vec<_> = blocks.iter().map(|b| (b.dialect.as_str(), b.text, b.fence)).collect();
         assert_eq!(found, [("del", "DEL a.txt\nDEL b.txt\n", None), ("del", "DEL c.txt\n", Some(""))]);
         // The built-in registry knows none of it.
         assert!(crate::extract(REPLY).is_empty());
@@ -406,7 +407,7 @@ mod tests {
             let tag = dialect.fence_tags()[0];
             let reply = format!("Here:\n```{tag}\n{patch}```\n");
             let blocks = crate::extract(&reply);
-            assert_eq!(blocks.iter().map(|b| (b.dialect, b.fence)).collect::<Vec<_>>(), [(name, Some(tag))]);
+            assert_eq!(blocks.iter().map(|b| (b.dialect.as_str(), b.fence)).collect::<Vec<_>>(), [(name, Some(tag))]);
         }
     }
 }

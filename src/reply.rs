@@ -21,12 +21,13 @@
 //! blocks after it are `not_attempted` with empty reports, and nothing is written.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ApplyOptions, ApplyReport, Change, EditPlan, EditReport, Failure, FileReport, FileSource, FileStore, LineRange,
-    Overlay, ParseOptions, PatchError, Span, Status, compute,
+    ApplyOptions, ApplyReport, Change, CommitError, DialectName, EditPlan, EditReport, Failure, FileReport, FileSource,
+    FileStore, LineRange, Overlay, ParseOptions, PatchError, Span, Status, compute,
 };
 
 /// Where a block came from.
@@ -37,7 +38,7 @@ pub struct BlockInfo {
     /// 1-based position of the block among all blocks applied together.
     pub index: usize,
     /// The block's dialect.
-    pub dialect: String,
+    pub dialect: DialectName,
     /// The lines of the block in its text (1-based, inclusive); `None` for a whole patch
     /// file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,7 +53,7 @@ pub struct BlockInfo {
 
 impl BlockInfo {
     /// Information on block `index` (1-based) of `dialect`, with no lines, fence or source.
-    pub fn new(index: usize, dialect: impl Into<String>) -> Self {
+    pub fn new(index: usize, dialect: impl Into<DialectName>) -> Self {
         BlockInfo { index, dialect: dialect.into(), lines: None, fence: None, source: None }
     }
 
@@ -143,13 +144,49 @@ impl ReplyReport {
     }
 
     /// The first failure: its block, file, edit (when an edit failed) and reason.
-    pub fn first_failure(&self) -> Option<(&BlockReport, &FileReport, Option<&EditReport>, &Failure)> {
-        self.blocks.iter().find_map(|b| b.report.first_failure().map(|(file, edit, failure)| (b, file, edit, failure)))
+    pub fn first_failure(&self) -> Option<BlockFailure<'_>> {
+        self.blocks.iter().find_map(|block| {
+            block.report.first_failure().map(|first| BlockFailure {
+                block,
+                file: first.file,
+                edit: first.edit,
+                failure: first.failure,
+            })
+        })
     }
 
     /// Every file report with the block it belongs to, in order.
     pub fn files(&self) -> impl Iterator<Item = (&BlockReport, &FileReport)> {
         self.blocks.iter().flat_map(|b| b.report.files.iter().map(move |f| (b, f)))
+    }
+}
+
+/// The first failure of a reply ([`ReplyReport::first_failure`]): its block, file
+/// operation, edit and reason.
+///
+/// Its `Display` is the one line a caller shows: the block, the path, the edit's label when
+/// an edit failed, and the failure (`block 2 (unified, lines 5-9): a.txt: hunk 1: not
+/// found: …`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct BlockFailure<'a> {
+    /// The block that failed.
+    pub block: &'a BlockReport,
+    /// Its file operation that failed, or whose edit failed.
+    pub file: &'a FileReport,
+    /// The edit that failed; `None` when the file operation itself failed.
+    pub edit: Option<&'a EditReport>,
+    /// Why.
+    pub failure: &'a Failure,
+}
+
+impl fmt::Display for BlockFailure<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: ", self.block.block, self.file.path)?;
+        if let Some(edit) = self.edit {
+            write!(f, "{}: ", edit.name())?;
+        }
+        write!(f, "{}", self.failure)
     }
 }
 
@@ -164,19 +201,20 @@ impl fmt::Display for ReplyReport {
 }
 
 /// Why a reply (or a set of blocks) was not applied. Nothing was written.
-#[derive(Debug, Clone, thiserror::Error)]
+///
+/// Its [`source`](std::error::Error::source) is the block's [`PatchError`] for
+/// [`ReplyError::Malformed`] and the store's [`CommitError`] when writing failed.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
+// A malformed block's error and its block (~250 bytes) are its fields, as callers match
+// them; one error per failed run, returned once: boxing them would cost an API change, not
+// measurable time.
+#[allow(clippy::large_enum_variant)]
 pub enum ReplyError {
     /// The reply holds no patch block at all.
-    #[error(
-        "the reply holds no patch: no fenced or bare block in it, nor the whole text, looks like any known patch \
-         format ({})",
-        crate::dialect_names().join(", ")
-    )]
     NoPatch,
     /// A block could not be parsed. The error's span is in the reply's bytes (for a block
     /// of a reply), so `error.render(reply)` points into the reply.
-    #[error("{block} is malformed: {error}")]
     Malformed {
         /// The block.
         block: BlockInfo,
@@ -184,15 +222,44 @@ pub enum ReplyError {
         error: PatchError,
     },
     /// A block could not be located, or writing failed.
-    #[error("{}", not_applied(.report, .commit_error.as_deref()))]
     NotApplied {
         /// What happened to each block (the failed one carries the reason).
         report: ReplyReport,
-        /// Set when every edit was located but writing failed.
-        commit_error: Option<String>,
+        /// Set when every edit was located but writing failed: why, and whether every step
+        /// was undone.
+        commit_error: Option<Arc<CommitError>>,
         /// After a failed write: whether every step was undone.
         rolled_back: bool,
     },
+}
+
+impl fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplyError::NoPatch => write!(
+                f,
+                "the reply holds no patch: no fenced or bare block in it, nor the whole text, looks like any known \
+                 patch format ({})",
+                crate::dialect_names().join(", ")
+            ),
+            ReplyError::Malformed { block, error } => write!(f, "{block} is malformed: {error}"),
+            ReplyError::NotApplied { report, commit_error, .. } => {
+                f.write_str(&not_applied(report, commit_error.as_deref()))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReplyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReplyError::NoPatch => None,
+            ReplyError::Malformed { error, .. } => Some(error),
+            ReplyError::NotApplied { commit_error, .. } => {
+                commit_error.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+            }
+        }
+    }
 }
 
 impl ReplyError {
@@ -200,23 +267,19 @@ impl ReplyError {
     /// malformed block's own kind is its error's [`PatchError::kind`]).
     pub fn kind(&self) -> &'static str {
         match self {
-            ReplyError::NoPatch => crate::ErrorKind::NO_PATCH.as_str(),
+            ReplyError::NoPatch => "no_patch", // the code of ErrorKind::NO_PATCH
             ReplyError::Malformed { .. } => "malformed",
             ReplyError::NotApplied { .. } => "not_applied",
         }
     }
 }
 
-fn not_applied(report: &ReplyReport, commit: Option<&str>) -> String {
+fn not_applied(report: &ReplyReport, commit: Option<&CommitError>) -> String {
     if let Some(err) = commit {
         return format!("could not write the changes: {err}");
     }
     match report.first_failure() {
-        Some((block, file, Some(edit), failure)) => {
-            let name = if edit.label.is_empty() { format!("edit {}", edit.index) } else { edit.label.clone() };
-            format!("{}: {}: {name}: {failure}", block.block, file.path)
-        }
-        Some((block, file, None, failure)) => format!("{}: {}: {failure}", block.block, file.path),
+        Some(first) => first.to_string(),
         None => "the reply could not be applied".to_string(),
     }
 }
@@ -259,16 +322,16 @@ pub(crate) fn plan_reply_in(
     for (i, block) in blocks.iter().enumerate() {
         let info = BlockInfo {
             index: i + 1,
-            dialect: block.dialect.to_string(),
+            dialect: block.dialect.clone(),
             lines: Some(block.lines),
             fence: block.fence.map(str::to_string),
             source: None,
         };
         // `extract` names the registry's dialects only.
-        let Some(d) = dialects.get(block.dialect) else { continue };
+        let Some(d) = dialects.get(block.dialect.as_str()) else { continue };
         // A fence that never closes, in a reply that stops mid-line: whatever the block
         // parses as, its last line is half a line (a complete-looking `def f(se`).
-        if let Some(error) = cut_off(reply, block, block.dialect) {
+        if let Some(error) = cut_off(reply, block, d.name()) {
             return Err(ReplyError::Malformed { block: info, error });
         }
         // A bare last block followed directly by the reply's half last line (`@`, `>>> fi`,
@@ -300,7 +363,7 @@ pub(crate) fn plan_reply_in(
             Err(mut error) => {
                 let at = |offset: usize| origin[offset.min(text.len())];
                 error.span = error.span.map(|s| Span::new(at(s.start), at(s.end)));
-                return Err(ReplyError::Malformed { block: info, error });
+                return Err(ReplyError::Malformed { block: info, error: error.with_source(reply) });
             }
         }
     }
@@ -453,8 +516,8 @@ pub fn apply_blocks<S: FileStore + ?Sized>(
         if let Err(err) = files.commit(&changes) {
             return Err(ReplyError::NotApplied {
                 report,
-                commit_error: Some(err.to_string()),
                 rolled_back: err.rolled_back,
+                commit_error: Some(Arc::new(err)),
             });
         }
         report.committed = true;
@@ -571,10 +634,14 @@ mod tests {
     fn a_commit_that_was_not_undone_is_reported_so() {
         let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n```\n";
         let err = apply_text(reply, &mut HalfWritten(files()), &ApplyOptions::default()).unwrap_err();
-        let ReplyError::NotApplied { commit_error: Some(commit_error), rolled_back, .. } = err else {
+        let ReplyError::NotApplied { commit_error: Some(commit_error), rolled_back, .. } = &err else {
             panic!("not a commit failure: {err:?}")
         };
         assert!(!rolled_back);
+        // The store's error is the reply error's source, with the io::Error behind it.
+        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<crate::CommitError>());
+        assert_eq!(source.map(|s| s.cause.to_string()), Some("disk gone".to_string()));
+        let commit_error = commit_error.to_string();
         assert!(commit_error.starts_with("disk gone; UNDOING IT FAILED"), "{commit_error}");
         assert!(commit_error.contains("`a.txt.old`"), "{commit_error}");
     }
@@ -596,8 +663,12 @@ mod tests {
             report.to_string().starts_with("block 1 (unified, lines 2-6): located\nlocated: modify a.txt\n"),
             "{report}"
         );
-        let (block, file, _, failure) = report.first_failure().unwrap();
-        assert_eq!((block.block.index, file.path.as_str(), failure.kind), (2, "b.txt", FailureKind::NotFound));
+        let first = report.first_failure().unwrap();
+        assert_eq!(
+            (first.block.block.index, first.file.path.as_str(), first.edit.map(|e| e.index), first.failure.kind),
+            (2, "b.txt", Some(1), FailureKind::NotFound)
+        );
+        assert_eq!(err.to_string(), first.to_string());
         assert!(err.to_string().starts_with("block 2 (unified, lines 9-13): b.txt: "), "{err}");
         assert_eq!(err.kind(), "not_applied");
     }
@@ -613,6 +684,10 @@ mod tests {
         assert_eq!(error.dialect, "ai-patch");
         let (line, _) = error.line_col(reply).unwrap();
         assert_eq!(line, 12, "{}", error.render(reply));
+        // The message names the reply's line, not the block's nor a byte offset.
+        assert!(err.to_string().ends_with("(at line 12, column 1)"), "{err}");
+        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<PatchError>());
+        assert_eq!(source, Some(error));
         assert_eq!(files, self::files());
     }
 

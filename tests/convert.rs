@@ -182,14 +182,18 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
     // Again: already applied, or refused, but nothing changes.
     match polypatch::apply(&plan, &mut files, &exact) {
         Err(err) if err.commit_error.is_some() => {
-            return Err(format!("the re-run failed while writing: {}", err.commit_error.unwrap_or_default()).into());
+            return Err(format!(
+                "the re-run failed while writing: {}",
+                err.commit_error.map(|c| c.to_string()).unwrap_or_default()
+            )
+            .into());
         }
         // Refused, nothing written: right for a file deleted or moved away (gone now) and for an Aptix
         // `find` too short to prove the edit was made (the core will not guess); every
         // other target reports its edits already applied.
         Err(err) => {
-            let deleted = err.report.first_failure().is_some_and(|(f, _, failure)| {
-                failure.kind == polypatch::FailureKind::FileMissing && !after.contains_key(&f.path)
+            let deleted = err.report.first_failure().is_some_and(|first| {
+                first.failure.kind == polypatch::FailureKind::FileMissing && !after.contains_key(&first.file.path)
             });
             if !deleted && target != "aptix" {
                 return Err(format!("the re-run should find everything already applied: {err}\n{}", shown()).into());

@@ -168,7 +168,7 @@ fn a_text_ending_in_a_multibyte_character_without_a_line_break() {
             let blocks = polypatch::extract(&text);
             assert_eq!(blocks.len(), 1, "{text:?}: {blocks:?}");
             let block = &blocks[0];
-            assert_eq!((block.dialect, block.span.end), (dialect, text.len()), "{text:?}");
+            assert_eq!((block.dialect.as_str(), block.span.end), (dialect, text.len()), "{text:?}");
             assert_eq!(block.lines.end, text.lines().count(), "{text:?}");
             assert_eq!(block.text, &text[block.span.start..], "{text:?}");
             let mut files = polypatch::MemoryFileSet::new().with("a.txt", "hello\nworld\n");
@@ -179,7 +179,7 @@ fn a_text_ending_in_a_multibyte_character_without_a_line_break() {
                     assert_eq!(files.get_str("a.txt"), Some(after.as_str()), "{text:?}");
                 }
                 (Err((line, message)), Err(polypatch::ReplyError::Malformed { block, error })) => {
-                    assert_eq!((block.index, error.dialect), (1, dialect), "{text:?}");
+                    assert_eq!((block.index, error.dialect.as_str()), (1, dialect), "{text:?}");
                     assert_eq!(error.line_col(&text).map(|(l, _)| l), Some(line), "{}", error.render(&text));
                     assert!(error.message.contains(message), "{text:?}: {}", error.message);
                     assert_eq!(files.get_str("a.txt"), Some("hello\nworld\n"), "nothing written");

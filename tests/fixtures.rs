@@ -97,7 +97,8 @@ fn run_chat_case(dir: &Path) -> Result<(), Failed> {
         match e {
             Expectation::Strict => strict = true,
             Expectation::Blocks(want) => {
-                let got: Vec<&str> = polypatch::extract(&reply).iter().map(|b| b.dialect).collect();
+                let blocks = polypatch::extract(&reply);
+                let got: Vec<&str> = blocks.iter().map(|b| b.dialect.as_str()).collect();
                 if got != *want {
                     return Err(format!("expected the blocks {want:?}, extract found {got:?}").into());
                 }
@@ -122,7 +123,7 @@ fn run_chat_case(dir: &Path) -> Result<(), Failed> {
             }
         }
         (Outcome::Failed(kind), Err(ReplyError::NotApplied { report, commit_error: None, .. })) => {
-            let (_, _, _, failure) = report.first_failure().ok_or_else(|| format!("no failure in:\n{report}"))?;
+            let failure = report.first_failure().ok_or_else(|| format!("no failure in:\n{report}"))?.failure;
             let got = failure_kind_name(failure.kind);
             if got != *kind {
                 return Err(format!("expected failed:{kind}, got failed:{got}:\n{report}").into());
@@ -348,8 +349,8 @@ fn run_case(dialect: &str, dir: &Path, patch_file: &str) -> Result<(), Failed> {
             if let Some(commit) = &err.commit_error {
                 return Err(format!("expected failed:{kind} before writing, got a commit error: {commit}").into());
             }
-            let (_, _, failure) =
-                err.report.first_failure().ok_or_else(|| format!("no failure in the report:\n{}", err.report))?;
+            let failure =
+                err.report.first_failure().ok_or_else(|| format!("no failure in the report:\n{}", err.report))?.failure;
             let got = failure_kind_name(failure.kind);
             if got != *kind {
                 return Err(format!("expected failed:{kind}, got failed:{got}:\n{}", err.report).into());

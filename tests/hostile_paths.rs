@@ -70,7 +70,7 @@ impl World {
         let plan = parse(patch, dialect.parse().expect("a format name")).map_err(|e| format!("parse: {e}"))?;
         let mut disk = DiskFileSet::new(self.root()).unwrap();
         apply(&plan, &mut disk, options).map_err(|e| {
-            let kind = e.report.first_failure().map(|(_, _, f)| f.kind);
+            let kind = e.report.first_failure().map(|first| first.failure.kind);
             format!("{kind:?}: {e}")
         })
     }
@@ -607,7 +607,7 @@ mod git_dir {
         let plan = parse(patch, polypatch::Format::AiPatch).unwrap();
         let mut files = polypatch::MemoryFileSet::new();
         let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
-        assert_eq!(err.report.first_failure().unwrap().2.kind, polypatch::FailureKind::InvalidPlan);
+        assert_eq!(err.report.first_failure().unwrap().failure.kind, polypatch::FailureKind::InvalidPlan);
         assert_eq!(files.paths().count(), 0);
         apply(&plan, &mut files, &allow).unwrap();
         assert_eq!(files.get_str(".git/info/exclude"), Some("/build\n"));

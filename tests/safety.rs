@@ -25,8 +25,9 @@ fn two_file_patch_whose_second_file_fails_changes_nothing() {
                  *** Update File: second.txt\n@@\n-epsilon\n+EPSILON\n*** End Patch\n";
     let err = apply_patch(dir.path(), patch).unwrap_err();
     assert_eq!(snapshot(dir.path()), before, "the tree must be byte-identical after a failed patch");
-    let (file, _, failure) = err.report.first_failure().unwrap();
-    assert_eq!(file.path, "second.txt");
+    let first = err.report.first_failure().unwrap();
+    let failure = first.failure;
+    assert_eq!(first.file.path, "second.txt");
     assert_eq!(failure.kind, FailureKind::NotFound);
     assert!(!err.report.committed);
 }
@@ -89,7 +90,7 @@ fn hostile_paths_are_refused_for_every_operation() {
             let before_outside = snapshot(&h.outside);
             let patch = format!("*** Begin Patch\n{op}*** End Patch\n");
             let err = apply_patch(&h.root, &patch).expect_err(&patch);
-            let (_, _, failure) = err.report.first_failure().unwrap();
+            let failure = err.report.first_failure().unwrap().failure;
             assert_eq!(failure.kind, FailureKind::PathEscapesRoot, "{patch}\n{failure}");
             assert_eq!(snapshot(&h.root), before_root, "{patch}");
             assert_eq!(snapshot(&h.outside), before_outside, "{patch}");
@@ -167,8 +168,16 @@ fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a
     let mut files = SavedMeanwhile::new(dir.path());
     let plan = parse(patch, polypatch::Format::AiPatch).unwrap();
     let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
-    assert_eq!((err.commit_error.as_deref(), err.rolled_back), (Some(expected), true));
+    assert_eq!(
+        (err.commit_error.as_ref().map(ToString::to_string).as_deref(), err.rolled_back),
+        (Some(expected), true)
+    );
     assert_eq!(err.to_string(), format!("could not write the changes: {expected}"));
+    // The store's error is the source, itself with the io::Error as its source.
+    let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch::CommitError>());
+    assert_eq!(source.map(ToString::to_string).as_deref(), Some(expected));
+    let cause = std::error::Error::source(source.unwrap()).and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert!(cause.is_some_and(|c| expected.starts_with(&c.to_string())), "{cause:?}");
     assert_eq!(snapshot(dir.path()), only_theirs);
 
     // One block, then two blocks editing the file one after the other (the second reads
@@ -183,7 +192,10 @@ fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a
         let polypatch::ReplyError::NotApplied { commit_error, rolled_back, .. } = &err else {
             panic!("not a commit failure: {err:?}")
         };
+        let commit_error = commit_error.as_ref().map(ToString::to_string);
         assert_eq!((commit_error.as_deref(), *rolled_back), (Some(expected), true), "{reply}");
+        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch::CommitError>());
+        assert_eq!(source.map(ToString::to_string).as_deref(), Some(expected), "{reply}");
         assert_eq!(err.kind(), "not_applied");
         assert_eq!(err.to_string(), format!("could not write the changes: {expected}"));
         assert_eq!(snapshot(dir.path()), only_theirs, "{reply}");

@@ -38,8 +38,8 @@ use std::collections::HashMap;
 use crate::Format;
 
 use polypatch_core::{
-    ApplyError, ApplyOptions, Change, ChangeKind, EditPlan, Entry, FileDelta, FileSource, ParseOptions, PatchError,
-    RenderError, RenderOptions,
+    ApplyError, ApplyOptions, Change, ChangeKind, DialectName, EditPlan, Entry, FileDelta, FileSource, ParseOptions,
+    PatchError, RenderError, RenderOptions,
 };
 
 #[cfg(feature = "ap")]
@@ -135,9 +135,9 @@ pub struct Converted {
     /// already applied): there is nothing to write.
     pub text: String,
     /// The target dialect's name.
-    pub dialect: &'static str,
+    pub dialect: DialectName,
     /// The source dialect's name.
-    pub source: String,
+    pub source: DialectName,
     /// How many files the patch changes.
     pub files: usize,
 }
@@ -156,10 +156,10 @@ pub enum ConvertError {
     },
     /// The source patch is malformed.
     #[error("the patch is malformed: {0}")]
-    Malformed(PatchError),
+    Malformed(#[source] PatchError),
     /// The source patch does not apply to the files; the report says why.
     #[error("the patch does not apply to the files: {0}")]
-    NotApplied(Box<ApplyError>),
+    NotApplied(#[source] Box<ApplyError>),
     /// A file could not be read.
     #[error("cannot read `{path}`: {source}")]
     Read {
@@ -172,7 +172,7 @@ pub enum ConvertError {
     #[error("{dialect} cannot express {} (`{path}`): {detail}", operation.describe())]
     Inexpressible {
         /// The target dialect.
-        dialect: &'static str,
+        dialect: DialectName,
         /// What it cannot say.
         operation: Operation,
         /// The file concerned.
@@ -185,7 +185,7 @@ pub enum ConvertError {
     #[error("{dialect} cannot be written, only read; convert to `unified`, which says every change")]
     NotWritable {
         /// The target dialect.
-        dialect: &'static str,
+        dialect: DialectName,
     },
 }
 
@@ -288,7 +288,7 @@ pub(crate) fn convert_in<S: FileSource + ?Sized>(
             }
         }
     };
-    Ok(Converted { text, dialect: target, source: plan.dialect.clone(), files: deltas.len() })
+    Ok(Converted { text, dialect: DialectName::new(target), source: plan.dialect.clone(), files: deltas.len() })
 }
 
 fn unknown(dialects: &crate::Dialects, name: &str) -> ConvertError {
@@ -306,7 +306,7 @@ fn verify<S: FileSource + ?Sized>(
     deltas: &[FileDelta],
 ) -> Result<(), ConvertError> {
     let unfaithful = |path: &str, detail: String| ConvertError::Inexpressible {
-        dialect: target,
+        dialect: DialectName::new(target),
         operation: Operation::Edit,
         path: path.to_owned(),
         detail,
@@ -319,7 +319,7 @@ fn verify<S: FileSource + ?Sized>(
     let got = match polypatch_core::compute(&plan, files, &strict) {
         Ok(got) => got.changes,
         Err(err) => {
-            let path = err.report.first_failure().map_or(first.to_owned(), |(f, _, _)| f.path.clone());
+            let path = err.report.first_failure().map_or(first.to_owned(), |first| first.file.path.clone());
             return Err(unfaithful(&path, format!("its rendering does not apply exactly: {err}")));
         }
     };
@@ -356,7 +356,7 @@ fn verify<S: FileSource + ?Sized>(
         let have = have.unwrap_or_else(original);
         let operation = changes::classify(want.as_deref(), have.as_deref());
         return Err(ConvertError::Inexpressible {
-            dialect: target,
+            dialect: DialectName::new(target),
             operation,
             path: path.to_owned(),
             detail: format!(

@@ -97,6 +97,14 @@ fn unknown_formats_and_unapplicable_patches_are_errors() {
     let missing = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n";
     assert!(matches!(to(missing, &files, "ap"), Err(ConvertError::NotApplied(_))));
     assert!(matches!(to("*** Begin Patch\n", &files, "ap"), Err(ConvertError::Malformed(_))));
+    // Each wraps the error it reports as its source.
+    let source = |err: &ConvertError| std::error::Error::source(err).map(ToString::to_string);
+    let err = to(missing, &files, "ap").unwrap_err();
+    let ConvertError::NotApplied(inner) = &err else { unreachable!() };
+    assert_eq!(source(&err), Some(inner.to_string()));
+    let err = to("*** Begin Patch\n", &files, "ap").unwrap_err();
+    let ConvertError::Malformed(inner) = &err else { unreachable!() };
+    assert_eq!(source(&err), Some(inner.to_string()));
 }
 
 /// Text a YAML or JSON writer can get wrong.

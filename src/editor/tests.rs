@@ -89,6 +89,17 @@ fn a_missing_file_is_read_from_the_root_which_is_left_alone() {
 }
 
 #[test]
+fn a_root_that_does_not_exist_is_a_usage_error_naming_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("nope");
+    let response = handle(&Request::new(RENAME_ONE), Some(&root));
+    assert_eq!(response.document.status, Outcome::UsageError);
+    let message = response.document.error.expect("an error").message;
+    let os = std::io::Error::from_raw_os_error(2);
+    assert_eq!(message, format!("cannot open the root directory `{}`: {os}", root.display()));
+}
+
+#[test]
 fn a_deletion_is_null_and_a_creation_is_the_new_text() {
     let patch = "*** Begin Patch\n*** Delete File: old.txt\n*** Add File: new/file.txt\n+hello\n*** End Patch\n";
     let request = Request::new(patch).with_file("old.txt", "bye\n");

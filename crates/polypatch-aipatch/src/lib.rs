@@ -176,7 +176,7 @@ impl Dialect for AiPatch {
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
-        Ok(lower(&parse(text)?))
+        Ok(lower(&parse(text).map_err(|e| e.with_source(text))?))
     }
 
     /// A `*** Begin Patch` line to its `*** End Patch` line (to `to` when it has none).

@@ -200,7 +200,7 @@ impl Dialect for Ap {
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
-        Ok(lower(&parse(text)?))
+        Ok(lower(&parse(text).map_err(|e| e.with_source(text))?))
     }
 
     fn fence_tags(&self) -> &'static [&'static str] {

@@ -19,9 +19,10 @@ fn an_ambiguous_snippet_fails_with_the_candidates_lines() {
     let plan = Ap.parse(&text).unwrap();
     let mut files = MemoryFileSet::new().with("f.py", FUNCS);
     let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
-    let (file, edit, failure) = err.report.first_failure().unwrap();
-    assert_eq!(file.path, "f.py");
-    assert_eq!(edit.unwrap().label, "change 1 modification 1");
+    let first = err.report.first_failure().unwrap();
+    let failure = first.failure;
+    assert_eq!(first.file.path, "f.py");
+    assert_eq!(first.edit.unwrap().label, "change 1 modification 1");
     assert_eq!(failure.kind, FailureKind::Ambiguous);
     assert_eq!(failure.candidates, [LineRange { start: 2, end: 2 }, LineRange { start: 5, end: 5 }]);
     assert!(err.to_string().contains("change 1 modification 1"), "{err}");
@@ -37,7 +38,7 @@ fn an_ambiguous_anchor_fails_with_its_candidates() {
     let plan = Ap.parse(&text).unwrap();
     let mut files = MemoryFileSet::new().with("f.py", FUNCS);
     let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
-    let (_, _, failure) = err.report.first_failure().unwrap();
+    let failure = err.report.first_failure().unwrap().failure;
     assert_eq!(failure.kind, FailureKind::Ambiguous);
     assert!(failure.message.contains("anchor"), "{}", failure.message);
     assert_eq!(failure.candidates.len(), 2);
@@ -52,7 +53,7 @@ fn a_missing_snippet_names_the_closest_place() {
     let plan = Ap.parse(&text).unwrap();
     let mut files = MemoryFileSet::new().with("f.py", FUNCS);
     let err = apply(&plan, &mut files, &ApplyOptions::default().strict(true)).unwrap_err();
-    let (_, _, failure) = err.report.first_failure().unwrap();
+    let failure = err.report.first_failure().unwrap().failure;
     assert_eq!(failure.kind, FailureKind::NotFound);
     assert!(failure.message.contains("def secnod_one():"), "{}", failure.message);
     assert_eq!(failure.closest.as_ref().unwrap().lines, LineRange { start: 4, end: 4 });

@@ -125,7 +125,7 @@ impl FeedbackStatus {
 /// run, or [`FeedbackStatus::Applied`].
 pub fn status(report: &ApplyReport) -> FeedbackStatus {
     match report.first_failure() {
-        Some((_, _, failure)) => FeedbackStatus::of(failure.kind),
+        Some(first) => FeedbackStatus::of(first.failure.kind),
         None if report.dry_run => FeedbackStatus::WouldApply,
         None => FeedbackStatus::Applied,
     }
@@ -306,7 +306,7 @@ mod tests {
     }
 
     fn file(path: &str, status: Status, edits: Vec<EditReport>) -> FileReport {
-        let mut file = FileReport::new(path, "modify", status);
+        let mut file = FileReport::new(path, polypatch_core::FileOperation::Modify, status);
         file.edits = edits;
         file
     }
@@ -454,7 +454,7 @@ mod tests {
         fuzzy.lines = Some(LineRange { start: 20, end: 20 });
         fuzzy.notes.push("an elision was expanded".into());
         let mut replaced = file("src/new.rs", Status::Applied, Vec::new());
-        replaced.operation = "replace".into();
+        replaced.operation = polypatch_core::FileOperation::Replace;
         let r = report(vec![
             file("src/a.rs", Status::Applied, vec![edit(1, Status::Applied, None), fuzzy]),
             file("src/b.rs", Status::AlreadyApplied, vec![edit(1, Status::AlreadyApplied, None)]),

@@ -153,7 +153,7 @@ impl Dialect for ApplyDiff {
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
-        Ok(lower(&parse(text)?))
+        Ok(lower(&parse(text).map_err(|e| e.with_source(text))?))
     }
 
     /// A run of `>>> file:` blocks, each closed by its `<` (or `<<<`) line after `--- to`;

@@ -464,7 +464,7 @@ mod tests {
     }
 
     fn applied(path: &str, blocks: usize) -> ApplyReport {
-        let mut file = FileReport::new(path, "modify", Status::Applied);
+        let mut file = FileReport::new(path, polypatch_core::FileOperation::Modify, Status::Applied);
         file.edits = edits(&vec![Status::Applied; blocks], None);
         let mut report = ApplyReport::new("applydiff", vec![file]);
         report.committed = true;
@@ -472,7 +472,7 @@ mod tests {
     }
 
     fn failed(path: &str, kind: FailureKind) -> ApplyReport {
-        let mut file = FileReport::new(path, "modify", Status::Failed);
+        let mut file = FileReport::new(path, polypatch_core::FileOperation::Modify, Status::Failed);
         file.edits = edits(&[Status::Applied, Status::Failed], Some(kind));
         ApplyReport::new("applydiff", vec![file])
     }

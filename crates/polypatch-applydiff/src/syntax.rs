@@ -397,7 +397,7 @@ mod tests {
         ];
         for (text, want_kind, want_span) in cases {
             let (got_kind, got_span) = err(text);
-            assert_eq!((got_kind, got_span.as_str()), (*want_kind, *want_span), "{text:?}");
+            assert_eq!((&got_kind, got_span.as_str()), (want_kind, *want_span), "{text:?}");
         }
     }
 

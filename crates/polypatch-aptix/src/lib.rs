@@ -121,12 +121,12 @@ impl Dialect for Aptix {
     }
 
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
-        lower(&parse(text)?)
+        parse(text).and_then(|bundle| lower(&bundle)).map_err(|e| e.with_source(text))
     }
 
     /// [`Aptix::parse`] with the binary limits of `options` for `gitPatch` diffs.
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-        lower_with(&parse(text)?, options)
+        parse(text).and_then(|bundle| lower_with(&bundle, options)).map_err(|e| e.with_source(text))
     }
 
     /// A JSON object that starts a line, to the line of its closing brace

@@ -130,14 +130,14 @@ fn git_patch(
         let (line, col) = e.line_col(diff).unwrap_or((0, 0));
         // A limit is not a malformed diff: its kind says which limit, and how to raise it.
         // Nor is binary data this build cannot read.
-        let kind = match e.kind {
-            BINARY_TOO_LARGE | BINARY_TOTAL_TOO_LARGE | UNSUPPORTED_BINARY => e.kind,
-            _ => GIT_PATCH,
-        };
-        let what = match kind {
-            GIT_PATCH => "is malformed",
-            UNSUPPORTED_BINARY => "is not supported by this build",
-            _ => "is over a limit",
+        let kept = [BINARY_TOO_LARGE, BINARY_TOTAL_TOO_LARGE, UNSUPPORTED_BINARY];
+        let kind = if kept.contains(&e.kind) { e.kind.clone() } else { GIT_PATCH };
+        let what = if kind == GIT_PATCH {
+            "is malformed"
+        } else if kind == UNSUPPORTED_BINARY {
+            "is not supported by this build"
+        } else {
+            "is over a limit"
         };
         error(
             kind,

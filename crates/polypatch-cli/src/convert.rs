@@ -66,8 +66,8 @@ pub fn run(args: &ConvertArgs) -> Exit {
         Ok(converted) => {
             if args.json {
                 stdout(&document(&Document::Converted {
-                    from: &converted.source,
-                    to: converted.dialect,
+                    from: converted.source.as_str(),
+                    to: converted.dialect.as_str(),
                     files: converted.files,
                     patch: &converted.text,
                 }));
@@ -97,7 +97,7 @@ pub fn run(args: &ConvertArgs) -> Exit {
         Err(ConvertError::Inexpressible { dialect, operation, path, detail }) => {
             if args.json {
                 stdout(&document(&Document::Inexpressible {
-                    to: dialect,
+                    to: dialect.as_str(),
                     operation: operation.name(),
                     path: &path,
                     message: &detail,

@@ -111,10 +111,11 @@ pub fn report(report: &ApplyReport) -> ApplyReport {
             closest.diff = o;
         }
     };
-    line(&mut report.dialect);
+    if let Cow::Owned(o) = one_line(report.dialect.as_str()) {
+        report.dialect = o.into();
+    }
     for file in &mut report.files {
         line(&mut file.path);
-        line(&mut file.operation);
         if let Some(to) = &mut file.moved_to {
             line(to);
         }

@@ -108,7 +108,8 @@ pub fn open_root(root: &Path) -> anyhow::Result<DiskFileSet> {
     if !meta.is_dir() {
         bail!("root `{}` is not a directory", root.display());
     }
-    DiskFileSet::new(root).with_context(|| format!("cannot use root directory `{}`", root.display()))
+    // The error names the root and what failed.
+    Ok(DiskFileSet::new(root)?)
 }
 
 /// The root as a file set, committing with `apply`'s durability policy.

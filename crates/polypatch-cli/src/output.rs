@@ -174,7 +174,10 @@ pub fn failure_text(err: &ApplyError) -> String {
         );
     };
     // Every edit was located; the disk refused. Say what was and was not written.
-    let mut out = format!("error: every edit was located, but writing the files failed: {}\n", escape::one_line(cause));
+    let mut out = format!(
+        "error: every edit was located, but writing the files failed: {}\n",
+        escape::one_line(&cause.to_string())
+    );
     let word = if err.rolled_back { "not written" } else { "maybe written" };
     for file in err.report.files.iter().filter(|f| changes(f.status)) {
         let target = match &file.moved_to {
@@ -370,28 +373,36 @@ pub(crate) fn document(value: &impl Serialize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{EditReport, FileReport, Outcome, Span, Tier};
+    use polypatch::{CommitError, EditReport, FileOperation, FileReport, Outcome, Span, Tier};
     use serde_json::Value;
 
     use super::*;
 
     #[test]
     fn a_failed_write_says_what_was_not_written() {
-        let report = ApplyReport::new("ai-patch", vec![file("a.txt", "modify", Status::Applied, &[Status::Applied])]);
-        let err = ApplyError::commit_failed(report, "disk full", true);
+        let report = ApplyReport::new(
+            "ai-patch",
+            vec![file("a.txt", FileOperation::Modify, Status::Applied, &[Status::Applied])],
+        );
+        let err = ApplyError::commit_failed(report, CommitError::from(std::io::Error::other("disk full")));
         assert_eq!(
             failure_text(&err),
-            "error: every edit was located, but writing the files failed: disk full\n\
+            "error: every edit was located, but writing the files failed: disk full; every step was undone, no file \
+             was changed\n\
              not written: modify a.txt\n\
              nothing was written: every file is as it was\n"
         );
-        let err = ApplyError::commit_failed(err.report, "disk full", false);
+        let cause = std::io::Error::other("disk full");
+        let err = ApplyError::commit_failed(
+            err.report,
+            CommitError { cause, rolled_back: false, kept: vec!["a.txt.old".into()] },
+        );
         let text = failure_text(&err);
         assert!(text.contains("maybe written: modify a.txt\n"), "{text}");
         assert!(text.contains("polypatch recover"), "{text}");
     }
 
-    fn file(path: &str, operation: &str, status: Status, edits: &[Status]) -> FileReport {
+    fn file(path: &str, operation: FileOperation, status: Status, edits: &[Status]) -> FileReport {
         let mut file = FileReport::new(path, operation, status);
         file.edits = edits
             .iter()
@@ -418,8 +429,8 @@ mod tests {
     fn summary_counts_edits_and_file_operations() {
         let r = report(
             vec![
-                file("a.py", "modify", Status::Applied, &[Status::Applied, Status::Applied]),
-                file("b.py", "create", Status::Applied, &[]),
+                file("a.py", FileOperation::Modify, Status::Applied, &[Status::Applied, Status::Applied]),
+                file("b.py", FileOperation::Create, Status::Applied, &[]),
             ],
             false,
         );
@@ -431,8 +442,8 @@ mod tests {
     fn summary_mentions_already_applied_and_skipped_parts() {
         let r = report(
             vec![
-                file("a.py", "modify", Status::Applied, &[Status::Applied, Status::AlreadyApplied]),
-                file("b.py", "modify", Status::Skipped, &[Status::Skipped]),
+                file("a.py", FileOperation::Modify, Status::Applied, &[Status::Applied, Status::AlreadyApplied]),
+                file("b.py", FileOperation::Modify, Status::Skipped, &[Status::Skipped]),
             ],
             false,
         );
@@ -441,14 +452,15 @@ mod tests {
 
     #[test]
     fn rerun_is_already_applied() {
-        let r = report(vec![file("a.py", "modify", Status::AlreadyApplied, &[Status::AlreadyApplied])], false);
+        let r =
+            report(vec![file("a.py", FileOperation::Modify, Status::AlreadyApplied, &[Status::AlreadyApplied])], false);
         assert_eq!(summary(&r), "already applied: nothing to do");
         assert_eq!(Outcome::of(&r), Outcome::AlreadyApplied);
     }
 
     #[test]
     fn dry_run_says_nothing_was_written() {
-        let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], true);
+        let r = report(vec![file("a.py", FileOperation::Modify, Status::Applied, &[Status::Applied])], true);
         assert_eq!(summary(&r), "dry run: would apply 1 edit in 1 file, nothing written");
         assert_eq!(Outcome::of(&r), Outcome::DryRun);
     }
@@ -492,7 +504,8 @@ mod tests {
     #[test]
     fn the_session_block_is_escaped_for_the_terminal_and_raw_in_json() {
         let mut session = Session::new(4);
-        let mut r = report(vec![file("a\u{1b}[2J.py", "modify", Status::Applied, &[Status::Applied])], false);
+        let mut r =
+            report(vec![file("a\u{1b}[2J.py", FileOperation::Modify, Status::Applied, &[Status::Applied])], false);
         r.committed = true;
         session.record(&r, &[]);
         let extra = Extra { feedback: None, session: Some((&session, "say \u{202e}hi")) };
@@ -512,7 +525,7 @@ mod tests {
 
     #[test]
     fn report_json_is_one_document() {
-        let r = report(vec![file("a.py", "modify", Status::Applied, &[Status::Applied])], false);
+        let r = report(vec![file("a.py", FileOperation::Modify, Status::Applied, &[Status::Applied])], false);
         let text = success_json_with(&r, &[], &Extra::default());
         assert_eq!(text.lines().count(), 1);
         assert!(text.starts_with(r#"{"version":1,"status":"applied","report":{"#), "{text}");

@@ -506,7 +506,8 @@ fn plan_sources(
                 Ok(text) => text,
                 Err(Input::Unreadable(err)) => return Err(usage_error(args.json, &err)),
                 Err(Input::NotText(err, lossy)) => {
-                    let block = BlockInfo::new(blocks.len() + 1, err.dialect).with_source(path.display().to_string());
+                    let block =
+                        BlockInfo::new(blocks.len() + 1, err.dialect.clone()).with_source(path.display().to_string());
                     return Err(block_malformed(args.json, &block, &err, &lossy));
                 }
             }
@@ -515,7 +516,7 @@ fn plan_sources(
         let planned = if format.is_some() || (several && is_reply(&text, &parse).is_ok()) {
             cli::parse_as(&text, format, &parse)
                 .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
-                .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect), error })
+                .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect.clone()), error })
         } else {
             polypatch::plan_reply(&text, &parse)
         };
@@ -560,12 +561,12 @@ fn blocks_failed(json: bool, err: &ReplyError, warnings: &[String]) -> Exit {
         Some(cause) if *rolled_back => format!(
             "error: every edit was located, but writing the files failed: {}\nnothing was written: every file is as \
              it was\n",
-            escape::one_line(cause)
+            escape::one_line(&cause.to_string())
         ),
         Some(cause) => format!(
             "error: every edit was located, but writing the files failed: {}\nrun `polypatch recover` in the root to \
              give every file its content from before\n",
-            escape::one_line(cause)
+            escape::one_line(&cause.to_string())
         ),
     };
     out.push_str(&output::blocks_text(report));

@@ -83,13 +83,14 @@ mod text;
 pub use apply::compute::{AlreadyApplied, ApplyError, ApplyOptions, Computed, apply, compute};
 pub use apply::elision;
 pub use apply::report::{
-    ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, MAX_CANDIDATES,
-    MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
+    ApplyReport, Closest, EditReport, Failure, FailureKind, FileOperation, FileReport, FirstFailure, LineRange,
+    MAX_CANDIDATES, MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
 };
 pub use ir::dialect::{
     DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
     join_lines, quote,
 };
+pub use ir::dialect_name::DialectName;
 pub use ir::error_kind::ErrorKind;
 pub use ir::plan::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,

@@ -353,7 +353,7 @@ fn file_level_failures_have_kinds() {
     for (fe, kind) in cases {
         let name = fe.path.clone();
         let err = compute(&plan(vec![fe]), &files, &ApplyOptions::default()).unwrap_err();
-        let (_, _, failure) = err.report.first_failure().unwrap();
+        let failure = err.report.first_failure().unwrap().failure;
         assert_eq!(failure.kind, kind, "{name}: {failure}");
     }
 }
@@ -888,13 +888,20 @@ fn a_failed_commit_says_whether_it_was_undone_and_keeps_the_io_error_as_its_sour
 
     let err = apply(&plan, &mut failing(None), &ApplyOptions::default()).unwrap_err();
     assert!(err.rolled_back);
-    assert_eq!(err.commit_error.as_deref(), Some("disk full; every step was undone, no file was changed"));
+    let message = "disk full; every step was undone, no file was changed";
+    assert_eq!(err.commit_error.as_ref().map(ToString::to_string).as_deref(), Some(message));
+    // The apply error's source is the store's error, and its source the io::Error: a caller
+    // tells a full disk from a refusal by its kind.
+    let commit = err.source().and_then(|s| s.downcast_ref::<polypatch_core::CommitError>()).expect("no commit source");
+    assert_eq!(commit.to_string(), message);
+    let io = commit.source().and_then(|s| s.downcast_ref::<std::io::Error>()).expect("no io::Error source");
+    assert_eq!(io.kind(), std::io::ErrorKind::StorageFull);
 
     let err =
         apply(&plan, &mut failing(Some(vec![".polypatch-1.journal".into()])), &ApplyOptions::default()).unwrap_err();
     assert!(!err.rolled_back);
     assert_eq!(
-        err.commit_error.as_deref(),
+        err.commit_error.as_ref().map(ToString::to_string).as_deref(),
         Some(
             "disk full; UNDOING IT FAILED, some files may hold their new content: the originals are kept at \
              `.polypatch-1.journal`; restore them with `DiskFileSet::recover` (`polypatch recover` on the command line)"

@@ -117,7 +117,10 @@ fn after_the_first_failure_edits_are_located_without_the_similarity_search() {
         assert_eq!((failure.closest.as_ref(), failure.candidates.len()), (None, 0));
     }
     assert_eq!(report.files.iter().map(|f| f.status).collect::<Vec<_>>(), [Status::Failed, Status::Failed]);
-    assert_eq!(report.first_failure().map(|(f, e, _)| (f.path.as_str(), e.map(|e| e.index))), Some(("a.rs", Some(2))));
+    assert_eq!(
+        report.first_failure().map(|first| (first.file.path.as_str(), first.edit.map(|e| e.index))),
+        Some(("a.rs", Some(2)))
+    );
 
     // Without the failing edit, the same edits are correct and apply (the fuzzy ones too).
     let plan = EditPlan::new(

@@ -173,7 +173,7 @@ impl Dialect for Unified {
     }
 
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
-        lower::parse_and_lower(text, options)
+        lower::parse_and_lower(text, options).map_err(|e| e.with_source(text))
     }
 
     /// A raw diff: from a `diff --git` line, or a `--- ` line followed by a `+++ ` line, to
@@ -256,7 +256,7 @@ mod tests {
         let plan = Unified.parse_with(diff, &ParseOptions::default().strip(2)).unwrap();
         assert_eq!(plan.files[0].path, "z.txt");
         let err = Unified.parse_with(diff, &ParseOptions::default().strip(3)).unwrap_err();
-        assert_eq!((err.dialect, err.kind), ("unified", BAD_STRIP));
+        assert_eq!((err.dialect.as_str(), err.kind.clone()), ("unified", BAD_STRIP));
     }
 
     /// A new file holding one NUL byte, as `git diff --binary` writes it.

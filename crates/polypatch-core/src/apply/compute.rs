@@ -1,10 +1,14 @@
 //! Applying a plan: compute every file's new content in memory, then commit.
 
+use std::sync::Arc;
+
 use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
 use crate::apply::modify::modify;
-use crate::apply::report::{ApplyReport, Closest, EditReport, Failure, FailureKind, FileReport, LineRange, Status};
+use crate::apply::report::{
+    ApplyReport, Closest, EditReport, Failure, FailureKind, FileOperation, FileReport, LineRange, Status,
+};
 use crate::apply::write::Overrides;
 use crate::ir::plan::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, Modify,
@@ -12,7 +16,9 @@ use crate::ir::plan::{
 };
 use crate::ir::tier::Tier;
 use crate::locate::effort::Effort;
-use crate::store::fileset::{Change, ChangeKind, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath};
+use crate::store::fileset::{
+    Change, ChangeKind, CommitError, Entry, FileSource, FileStore, PathError, PathErrorKind, RelPath,
+};
 use crate::text::binary::{apply_git_delta, blob_id_matches, git_blob_id, id_names};
 use crate::text::eol::{Eol, LineBreaks, NewLineEnds, Newline};
 use crate::text::file_bytes::FileBytes;
@@ -169,14 +175,19 @@ pub struct Computed {
 }
 
 /// The plan could not be applied; nothing was written.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{}", summary(.report, .commit_error.as_deref()))]
+///
+/// When every edit was located but writing failed, [`commit_error`](Self::commit_error)
+/// holds the store's [`CommitError`], which is also the error's
+/// [`source`](std::error::Error::source): its [`cause`](CommitError::cause) is the
+/// `io::Error` (its kind says whether the disk was full, a permission was missing, …).
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ApplyError {
     /// What happened to each file and edit (the failed ones carry the reason).
     pub report: ApplyReport,
-    /// Set when every edit was located but writing failed.
-    pub commit_error: Option<String>,
+    /// Set when every edit was located but writing failed: why, and whether every step
+    /// was undone.
+    pub commit_error: Option<Arc<CommitError>>,
     /// After a failed write: whether every step was undone (no file changed). When it is
     /// `false`, `commit_error` names where the originals are kept.
     pub rolled_back: bool,
@@ -188,23 +199,34 @@ impl ApplyError {
         ApplyError { report, commit_error: None, rolled_back: true }
     }
 
-    /// Every edit was located but writing failed with `error`; `rolled_back` says whether
-    /// every step was undone.
-    pub fn commit_failed(report: ApplyReport, error: impl Into<String>, rolled_back: bool) -> Self {
-        ApplyError { report, commit_error: Some(error.into()), rolled_back }
+    /// Every edit was located but writing failed with `error`, which says whether every
+    /// step was undone.
+    pub fn commit_failed(report: ApplyReport, error: CommitError) -> Self {
+        let rolled_back = error.rolled_back;
+        ApplyError { report, commit_error: Some(Arc::new(error)), rolled_back }
     }
 }
 
-fn summary(report: &ApplyReport, commit: Option<&str>) -> String {
+impl std::fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&summary(&self.report, self.commit_error.as_deref()))
+    }
+}
+
+/// The source is the [`CommitError`] itself (not its `Arc`), so that
+/// `err.source()?.downcast_ref::<CommitError>()` finds it.
+impl std::error::Error for ApplyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.commit_error.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+fn summary(report: &ApplyReport, commit: Option<&CommitError>) -> String {
     if let Some(err) = commit {
         return format!("could not write the changes: {err}");
     }
     match report.first_failure() {
-        Some((file, Some(edit), failure)) => {
-            let name = if edit.label.is_empty() { format!("edit {}", edit.index) } else { edit.label.clone() };
-            format!("{}: {name}: {failure}", file.path)
-        }
-        Some((file, None, failure)) => format!("{}: {failure}", file.path),
+        Some(first) => first.to_string(),
         None => "the patch could not be applied".to_string(),
     }
 }
@@ -417,15 +439,15 @@ impl<S: FileSource + ?Sized> State<'_, S> {
 
     fn file_op(&mut self, fe: &FileEdit, ov: Overrides<'_>) -> FileReport {
         let operation = match &fe.op {
-            FileOp::Create { .. } => "create",
-            FileOp::Delete { .. } => "delete",
-            FileOp::Replace { .. } => "replace",
-            FileOp::Modify(_) => "modify",
-            FileOp::Binary(_) => "binary",
+            FileOp::Create { .. } => FileOperation::Create,
+            FileOp::Delete { .. } => FileOperation::Delete,
+            FileOp::Replace { .. } => FileOperation::Replace,
+            FileOp::Modify(_) => FileOperation::Modify,
+            FileOp::Binary(_) => FileOperation::Binary,
         };
         let mut report = FileReport {
             path: fe.path.clone(),
-            operation: operation.to_string(),
+            operation,
             moved_to: None,
             status: Status::Failed,
             edits: Vec::new(),
@@ -1034,7 +1056,7 @@ fn not_a_file(path: &RelPath, what: &str) -> Failure {
 ///     FileEdit::modify("b.txt", vec![Edit::replace(["three"], ["3"])]), // not in the file
 /// ]);
 /// let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
-/// assert_eq!(err.report.first_failure().unwrap().2.kind, FailureKind::NotFound);
+/// assert_eq!(err.report.first_failure().unwrap().failure.kind, FailureKind::NotFound);
 /// assert_eq!(files.get_str("a.txt"), Some("one\n")); // all or nothing
 /// ```
 pub fn apply<S: FileStore + ?Sized>(
@@ -1046,7 +1068,7 @@ pub fn apply<S: FileStore + ?Sized>(
     report.dry_run = options.dry_run;
     if !options.dry_run {
         if let Err(err) = files.commit(&changes) {
-            return Err(ApplyError::commit_failed(report, err.to_string(), err.rolled_back));
+            return Err(ApplyError::commit_failed(report, err));
         }
         report.mark_committed();
     }

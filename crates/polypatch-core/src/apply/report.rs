@@ -4,6 +4,7 @@ use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
 
+use crate::ir::dialect_name::DialectName;
 use crate::ir::tier::Tier;
 
 /// The outcome of applying a plan: one entry per file operation.
@@ -12,8 +13,8 @@ use crate::ir::tier::Tier;
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ApplyReport {
     /// The dialect the plan came from.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub dialect: String,
+    #[serde(default, skip_serializing_if = "DialectName::is_empty")]
+    pub dialect: DialectName,
     /// Whether nothing was written on purpose (`check`, `--dry-run`).
     pub dry_run: bool,
     /// Whether the files were written (false on failure and on dry runs).
@@ -29,7 +30,7 @@ pub struct ApplyReport {
 
 impl ApplyReport {
     /// A report of `files` from the dialect `dialect`, neither a dry run nor committed.
-    pub fn new(dialect: impl Into<String>, files: Vec<FileReport>) -> Self {
+    pub fn new(dialect: impl Into<DialectName>, files: Vec<FileReport>) -> Self {
         ApplyReport { dialect: dialect.into(), dry_run: false, committed: false, files, shortened: 0 }
     }
 
@@ -56,15 +57,28 @@ impl ApplyReport {
         self.files.iter().all(|f| f.status.is_success())
     }
 
-    /// The first failure, if any.
-    pub fn first_failure(&self) -> Option<(&FileReport, Option<&EditReport>, &Failure)> {
+    /// The first failure, if any: the file operation, the edit when an edit failed, and
+    /// the failure.
+    ///
+    /// ```
+    /// use polypatch_core::{apply, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, MemoryFileSet};
+    ///
+    /// let plan = EditPlan::new("", vec![FileEdit::modify("a.txt", vec![Edit::replace(["two"], ["2"])])]);
+    /// let mut files = MemoryFileSet::new().with("a.txt", "one\n");
+    /// let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    /// let first = err.report.first_failure().unwrap();
+    /// assert_eq!((first.file.path.as_str(), first.edit.map(|e| e.index)), ("a.txt", Some(1)));
+    /// assert_eq!(first.failure.kind, FailureKind::NotFound);
+    /// assert_eq!(first.to_string(), format!("a.txt: edit 1: {}", first.failure));
+    /// ```
+    pub fn first_failure(&self) -> Option<FirstFailure<'_>> {
         for file in &self.files {
             if let Some(failure) = &file.failure {
-                return Some((file, None, failure));
+                return Some(FirstFailure { file, edit: None, failure });
             }
             for edit in &file.edits {
                 if let Some(failure) = &edit.failure {
-                    return Some((file, Some(edit), failure));
+                    return Some(FirstFailure { file, edit: Some(edit), failure });
                 }
             }
         }
@@ -106,6 +120,32 @@ impl ApplyReport {
     }
 }
 
+/// The first failure of a report ([`ApplyReport::first_failure`]): where it is and why.
+///
+/// Its `Display` is the one line a caller shows: the path, the edit's label when an edit
+/// failed, and the failure (`a.txt: hunk 2: not found: …`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct FirstFailure<'a> {
+    /// The file operation that failed, or whose edit failed.
+    pub file: &'a FileReport,
+    /// The edit that failed; `None` when the file operation itself failed (file missing,
+    /// path escapes the root, …).
+    pub edit: Option<&'a EditReport>,
+    /// Why.
+    pub failure: &'a Failure,
+}
+
+impl fmt::Display for FirstFailure<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.file.path)?;
+        if let Some(edit) = self.edit {
+            write!(f, "{}: ", edit.name())?;
+        }
+        write!(f, "{}", self.failure)
+    }
+}
+
 /// What happened to one file operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -113,8 +153,8 @@ impl ApplyReport {
 pub struct FileReport {
     /// The path as given in the patch (normalized, root-relative).
     pub path: String,
-    /// The operation: `create`, `delete`, `replace`, `modify`.
-    pub operation: String,
+    /// The operation: `create`, `delete`, `replace`, `modify` or `binary` in JSON.
+    pub operation: FileOperation,
     /// The destination of a move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved_to: Option<String>,
@@ -129,16 +169,57 @@ pub struct FileReport {
 }
 
 impl FileReport {
-    /// A report of the `operation` (`"modify"`, …) on `path`, with no edits and no failure.
-    pub fn new(path: impl Into<String>, operation: impl Into<String>, status: Status) -> Self {
-        FileReport {
-            path: path.into(),
-            operation: operation.into(),
-            moved_to: None,
-            status,
-            edits: Vec::new(),
-            failure: None,
+    /// A report of the `operation` on `path`, with no edits and no failure.
+    pub fn new(path: impl Into<String>, operation: FileOperation, status: Status) -> Self {
+        FileReport { path: path.into(), operation, moved_to: None, status, edits: Vec::new(), failure: None }
+    }
+}
+
+/// What a file operation of a report does (the IR's [`FileOp`](crate::FileOp), without
+/// its content). A move is a `modify` or `replace` with
+/// [`moved_to`](FileReport::moved_to) set. It serializes and displays as its name
+/// (`modify`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FileOperation {
+    /// A new file.
+    Create,
+    /// The file removed.
+    Delete,
+    /// The file's whole content replaced.
+    Replace,
+    /// Edits inside the file.
+    Modify,
+    /// A git binary patch (a literal or a delta).
+    Binary,
+}
+
+impl FileOperation {
+    /// The stable name, as in JSON and in the text report (`modify`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FileOperation::Create => "create",
+            FileOperation::Delete => "delete",
+            FileOperation::Replace => "replace",
+            FileOperation::Modify => "modify",
+            FileOperation::Binary => "binary",
         }
+    }
+}
+
+/// The operation's name, as JSON writes it:
+///
+/// ```
+/// use polypatch_core::FileOperation;
+///
+/// assert_eq!(FileOperation::Modify.to_string(), "modify");
+/// assert_eq!(serde_json::to_string(&FileOperation::Binary).unwrap(), "\"binary\"");
+/// ```
+impl fmt::Display for FileOperation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -187,6 +268,15 @@ impl EditReport {
             notes: Vec::new(),
         }
     }
+
+    /// The edit's name in messages: its label (`hunk 2`), or `edit N` without one.
+    pub fn name(&self) -> std::borrow::Cow<'_, str> {
+        if self.label.is_empty() {
+            std::borrow::Cow::Owned(format!("edit {}", self.index))
+        } else {
+            std::borrow::Cow::Borrowed(&self.label)
+        }
+    }
 }
 
 /// An outcome.
@@ -218,16 +308,53 @@ impl Status {
         matches!(self, Status::Applied | Status::AlreadyApplied | Status::Skipped | Status::Located)
     }
 
-    /// The word used in human output.
+    /// The word the text report ([`ApplyReport`]'s `Display`) opens its lines with: the
+    /// [`Display`](fmt::Display) word, but `FAILED` in capitals, to stand out.
     pub fn word(self) -> &'static str {
+        match self {
+            Status::Failed => "FAILED",
+            other => other.describe(),
+        }
+    }
+
+    /// The `snake_case` name used in JSON (`already_applied`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Applied => "applied",
+            Status::AlreadyApplied => "already_applied",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+            Status::NotAttempted => "not_attempted",
+            Status::Located => "located",
+        }
+    }
+
+    fn describe(self) -> &'static str {
         match self {
             Status::Applied => "applied",
             Status::AlreadyApplied => "already applied",
             Status::Skipped => "skipped",
-            Status::Failed => "FAILED",
+            Status::Failed => "failed",
             Status::NotAttempted => "not attempted",
             Status::Located => "located",
         }
+    }
+}
+
+/// The status in words, as messages say it: the JSON name with spaces (`already
+/// applied`, `not attempted`, `located`).
+///
+/// ```
+/// use polypatch_core::Status;
+///
+/// assert_eq!(Status::AlreadyApplied.to_string(), "already applied");
+/// assert_eq!(Status::Failed.to_string(), "failed");
+/// assert_eq!(Status::Failed.word(), "FAILED");
+/// assert_eq!(Status::NotAttempted.name(), "not_attempted");
+/// ```
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
     }
 }
 
@@ -365,6 +492,21 @@ impl FailureKind {
             FailureKind::SearchSkipped => "search skipped",
             FailureKind::AlreadyApplied => "already applied",
         }
+    }
+}
+
+/// The kind in words, as messages say it ([`FailureKind::name`]: `not found`, `i/o
+/// error`); JSON says it in `snake_case` (`not_found`, `io`).
+///
+/// ```
+/// use polypatch_core::FailureKind;
+///
+/// assert_eq!(FailureKind::PathEscapesRoot.to_string(), "path escapes root");
+/// assert_eq!(serde_json::to_string(&FailureKind::PathEscapesRoot).unwrap(), "\"path_escapes_root\"");
+/// ```
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -557,8 +699,7 @@ impl fmt::Display for ApplyReport {
                 writeln!(f, "  {}", indent(&failure.to_string(), "  ").trim_start())?;
             }
             for edit in edits {
-                let name = if edit.label.is_empty() { format!("edit {}", edit.index) } else { edit.label.clone() };
-                write!(f, "  {name}: {}", edit.status.word())?;
+                write!(f, "  {}: {}", edit.name(), edit.status.word())?;
                 if let Some(lines) = edit.lines {
                     write!(f, " at {lines}")?;
                 }

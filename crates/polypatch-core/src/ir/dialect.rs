@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::ir::dialect_name::DialectName;
 use crate::ir::error_kind::ErrorKind;
 use crate::ir::plan::EditPlan;
 use crate::ir::reply_lines::ReplyLines;
@@ -111,7 +112,7 @@ pub trait Dialect: Send + Sync {
     /// not written.
     fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
         let _ = (deltas, options);
-        Err(RenderError::NotWritable { dialect: self.name() })
+        Err(RenderError::NotWritable { dialect: DialectName::new(self.name()) })
     }
 
     /// Instructions for a model on writing this dialect, as plain text: its shape, how to
@@ -250,7 +251,7 @@ impl ParseOptions {
 #[non_exhaustive]
 pub struct PatchError {
     /// The dialect that rejected the text.
-    pub dialect: &'static str,
+    pub dialect: DialectName,
     /// Why the text was refused: a stable, machine-readable kind.
     pub kind: ErrorKind,
     /// What is wrong, lowercase, no trailing period.
@@ -261,12 +262,54 @@ pub struct PatchError {
     /// default), or also a lone `\r` for a dialect that reads it so (YAML).
     #[serde(skip)]
     pub line_breaks: LineBreaks,
+    /// The 1-based line and column where `span` starts in the patch text, with the span
+    /// they were computed for ([`PatchError::with_source`]): `Display` names them while the
+    /// span is still that one.
+    #[serde(skip)]
+    position: Option<(Span, usize, usize)>,
 }
 
 impl PatchError {
     /// A new error.
-    pub fn new(dialect: &'static str, kind: ErrorKind, message: impl Into<String>, span: Option<Span>) -> Self {
-        PatchError { dialect, kind, message: message.into(), span, line_breaks: LineBreaks::LfOrCrLf }
+    pub fn new(
+        dialect: impl Into<DialectName>,
+        kind: ErrorKind,
+        message: impl Into<String>,
+        span: Option<Span>,
+    ) -> Self {
+        PatchError {
+            dialect: dialect.into(),
+            kind,
+            message: message.into(),
+            span,
+            line_breaks: LineBreaks::LfOrCrLf,
+            position: None,
+        }
+    }
+
+    /// Builder: the error is about `source`, the patch text its span points into (call it
+    /// after [`PatchError::with_line_breaks`]). Its `Display` then says where the span
+    /// starts as a line and column (`(at line 3, column 1)`) rather than as a byte offset
+    /// (`(at byte 22)`). Every built-in dialect's [`Dialect::parse`] and
+    /// [`Dialect::parse_with`] return errors that know their source; an error whose
+    /// span is moved afterwards (into a whole reply's bytes, say) needs it again.
+    ///
+    /// ```
+    /// use polypatch_core::{ErrorKind, PatchError, Span};
+    ///
+    /// let text = "one\ntwo\n";
+    /// let err = PatchError::new("mine", ErrorKind::new("bad_line"), "`two` is not allowed", Some(Span::new(4, 7)));
+    /// assert_eq!(err.to_string(), "malformed mine patch: `two` is not allowed (at byte 4)");
+    /// let err = err.with_source(text);
+    /// assert_eq!(err.to_string(), "malformed mine patch: `two` is not allowed (at line 2, column 1)");
+    /// ```
+    #[must_use]
+    pub fn with_source(mut self, source: &str) -> Self {
+        self.position = self.span.map(|span| {
+            let (line, column) = span.line_col_with(source, self.line_breaks);
+            (span, line, column)
+        });
+        self
     }
 
     /// A [`ErrorKind::TRUNCATED`] error of `dialect`: `text` ends in the middle of a line
@@ -284,7 +327,7 @@ impl PatchError {
     /// );
     /// assert!(PatchError::truncated("unified", "-a\n+b\n", "").is_none());
     /// ```
-    pub fn truncated(dialect: &'static str, text: &str, detail: &str) -> Option<Self> {
+    pub fn truncated(dialect: impl Into<DialectName>, text: &str, detail: &str) -> Option<Self> {
         let (line, span) = cut_off_line(text)?;
         Some(PatchError::new(
             dialect,
@@ -294,7 +337,8 @@ impl PatchError {
                  for it again"
             ),
             Some(span),
-        ))
+        )
+        .with_source(text))
     }
 
     /// Builder: the patch text's lines end as `breaks` says.
@@ -380,10 +424,11 @@ pub fn cut_off_line(text: &str) -> Option<(usize, Span)> {
 impl fmt::Display for PatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "malformed {} patch: {}", self.dialect, self.message)?;
-        if let Some(span) = self.span {
-            write!(f, " (at byte {})", span.start)?;
+        match (self.span, self.position) {
+            (Some(span), Some((at, line, column))) if at == span => write!(f, " (at line {line}, column {column})"),
+            (Some(span), _) => write!(f, " (at byte {})", span.start),
+            (None, _) => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -415,7 +460,7 @@ mod tests {
     fn a_dialect_without_a_renderer_prompt_or_schema_says_so() {
         let delta = FileDelta::new("a.txt", None, Some(Side::new(b"a\n".to_vec(), None)));
         let err = ReadOnly.render(&[delta], &RenderOptions::default()).unwrap_err();
-        assert_eq!(err, RenderError::NotWritable { dialect: "read-only" });
+        assert_eq!(err, RenderError::NotWritable { dialect: "read-only".into() });
         assert_eq!(err.operation(), None);
         assert_eq!(
             err.to_string(),

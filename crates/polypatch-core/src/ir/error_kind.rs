@@ -1,8 +1,9 @@
 //! What kind of malformed patch a [`crate::PatchError`] reports.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A stable, machine-readable reason why a patch text was refused: a `snake_case` code
 /// (`"missing_end"`).
@@ -13,7 +14,8 @@ use serde::{Serialize, Serializer};
 /// that belong to no dialect (the associated constants below). A kind displays and
 /// serializes as its code, which is stable across releases; two kinds are equal when
 /// their codes are, so two dialects that report the same mistake share its code
-/// (`invalid_path`). Compare with a constant or with the code itself:
+/// (`invalid_path`). Compare with a constant or with the code itself (with `==`: a kind is
+/// not a pattern `match` takes):
 ///
 /// ```
 /// use polypatch_core::ErrorKind;
@@ -24,8 +26,24 @@ use serde::{Serialize, Serializer};
 /// assert_eq!(MISSING_END.to_string(), "missing_end");
 /// assert_eq!(serde_json::to_string(&ErrorKind::TRUNCATED).unwrap(), "\"truncated\"");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ErrorKind(&'static str);
+///
+/// A kind read back from JSON (a [`ReportDocument`]'s error, in the facade) holds its
+/// code, whatever dialect defined it, so the type is not `Copy`: a constant's code is
+/// borrowed, a code read back is owned. A dialect's list of kinds is a `const` slice:
+///
+/// ```
+/// use polypatch_core::ErrorKind;
+///
+/// const BAD_LINE: ErrorKind = ErrorKind::new("bad_line");
+/// const KINDS: &[ErrorKind] = &[BAD_LINE, ErrorKind::TRUNCATED];
+/// let back: ErrorKind = serde_json::from_str("\"bad_line\"").unwrap();
+/// assert_eq!(back, BAD_LINE);
+/// assert!(KINDS.contains(&back));
+/// ```
+///
+/// [`ReportDocument`]: https://docs.rs/polypatch/latest/polypatch/struct.ReportDocument.html
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ErrorKind(Cow<'static, str>);
 
 impl ErrorKind {
     /// The text stops in the middle of a line where the patch cannot end: a model's reply
@@ -47,24 +65,24 @@ impl ErrorKind {
     /// The kind whose code is `code`: `snake_case`, stable once published (JSON
     /// consumers match on it).
     pub const fn new(code: &'static str) -> Self {
-        ErrorKind(code)
+        ErrorKind(Cow::Borrowed(code))
     }
 
     /// The kind's stable `snake_case` code (`"missing_end"`).
-    pub const fn as_str(self) -> &'static str {
-        self.0
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.0)
+        f.write_str(&self.0)
     }
 }
 
 impl Serialize for ErrorKind {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0)
+        serializer.serialize_str(&self.0)
     }
 }
 
@@ -77,6 +95,28 @@ impl PartialEq<str> for ErrorKind {
 impl PartialEq<&str> for ErrorKind {
     fn eq(&self, other: &&str) -> bool {
         self.0 == *other
+    }
+}
+
+/// The schema of a string, as the field had before it was a type.
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for ErrorKind {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        String::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(|code| ErrorKind(Cow::Owned(code)))
     }
 }
 

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ir::dialect_name::DialectName;
 use crate::ir::span::Span;
 use crate::ir::tier::{Tier, TierSet};
 use crate::text::eol::{LineBreaks, NewLineEnds, Newline};
@@ -17,8 +18,8 @@ use crate::text::lines::LineText;
 #[non_exhaustive]
 pub struct EditPlan {
     /// The dialect the plan came from (`"ai-patch"`, `"unified"`, …), for reports.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub dialect: String,
+    #[serde(default, skip_serializing_if = "DialectName::is_empty")]
+    pub dialect: DialectName,
     /// File operations, applied in this order within one transaction.
     pub files: Vec<FileEdit>,
     /// Things the parser accepted but the writer should fix (an unquoted `version: 2.0`),
@@ -37,7 +38,7 @@ impl EditPlan {
     /// let plan = EditPlan::new("mine", vec![FileEdit::modify("a.txt", vec![Edit::replace(["old"], ["new"])])]);
     /// assert_eq!(plan.files.len(), 1);
     /// ```
-    pub fn new(dialect: impl Into<String>, files: Vec<FileEdit>) -> Self {
+    pub fn new(dialect: impl Into<DialectName>, files: Vec<FileEdit>) -> Self {
         EditPlan { dialect: dialect.into(), files, warnings: Vec::new() }
     }
 

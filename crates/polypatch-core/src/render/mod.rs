@@ -26,6 +26,8 @@ pub mod hunks;
 
 use std::fmt;
 
+use crate::ir::dialect_name::DialectName;
+
 /// One file's change, with the bytes and modes on both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -201,7 +203,7 @@ pub enum RenderError {
     #[error("{dialect} cannot express {} (`{path}`): {detail}", operation.describe())]
     Inexpressible {
         /// The dialect.
-        dialect: &'static str,
+        dialect: DialectName,
         /// What it cannot say.
         operation: Operation,
         /// The file concerned.
@@ -214,7 +216,7 @@ pub enum RenderError {
     #[error("{dialect} cannot be written, only read; convert to `unified`, which says every change")]
     NotWritable {
         /// The dialect.
-        dialect: &'static str,
+        dialect: DialectName,
     },
 }
 
@@ -277,7 +279,12 @@ pub fn text_only(dialect: &'static str, delta: &FileDelta, delete: bool, rename:
 
 /// An inexpressible operation on a delta's file.
 pub fn refuse(dialect: &'static str, operation: Operation, delta: &FileDelta, detail: &str) -> RenderError {
-    RenderError::Inexpressible { dialect, operation, path: delta.path.clone(), detail: detail.to_owned() }
+    RenderError::Inexpressible {
+        dialect: DialectName::new(dialect),
+        operation,
+        path: delta.path.clone(),
+        detail: detail.to_owned(),
+    }
 }
 
 /// The text of both sides of a delta that [`text_only`] accepted (`""` for a missing side).

@@ -207,6 +207,21 @@ impl PathErrorKind {
     }
 }
 
+/// Why the path was refused, as [`PathError`]'s message says it after the path:
+///
+/// ```
+/// use polypatch_core::{PathError, PathErrorKind};
+///
+/// assert_eq!(PathErrorKind::ParentDir.to_string(), "escapes the root: `..` components are not allowed");
+/// let err = PathError::new("../x", PathErrorKind::ParentDir);
+/// assert_eq!(err.to_string(), format!("path `../x` {}", err.kind));
+/// ```
+impl fmt::Display for PathErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
 /// What is at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {

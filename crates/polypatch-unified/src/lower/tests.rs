@@ -384,7 +384,7 @@ fn unsupported_modes_and_conflicts() {
     ];
     for (text, kind, offending) in cases {
         let e = lower_err(text, &ParseOptions::default());
-        assert_eq!((e.kind, e.span), (*kind, Some(at(text, offending))), "{text:?}: {}", e.render(text));
+        assert_eq!((&e.kind, e.span), (kind, Some(at(text, offending))), "{text:?}: {}", e.render(text));
     }
 }
 

@@ -470,7 +470,7 @@ fn errors_have_kinds_and_spans() {
     ];
     for (text, kind, offending) in cases {
         let e = err(text);
-        assert_eq!((e.dialect, e.kind), ("unified", *kind), "{text:?}: {}", e.render(text));
+        assert_eq!((e.dialect.as_str(), &e.kind), ("unified", kind), "{text:?}: {}", e.render(text));
         if offending.is_empty() {
             assert_eq!(e.span, None, "{text:?}");
         } else {

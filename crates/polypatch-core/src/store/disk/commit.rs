@@ -59,6 +59,17 @@ fn system_time((secs, nanos): (i64, i64)) -> std::time::SystemTime {
     }
 }
 
+/// A system error of a step on one file, with the step and the file (`cannot write the
+/// new content of `a.txt`: No space left on device (os error 28)`): the system's message
+/// names neither. Its kind is kept. An error polypatch wrote itself already says what and
+/// where, and is returned as it is. `what` is only called on a failure.
+fn at(e: io::Error, what: impl FnOnce() -> String) -> io::Error {
+    if e.raw_os_error().is_none() {
+        return e;
+    }
+    io::Error::new(e.kind(), format!("cannot {}: {e}", what()))
+}
+
 fn changed_meanwhile(path: &RelPath) -> io::Error {
     io::Error::other(format!(
         "`{path}` was changed by another program while the patch was applied; read it again and regenerate the patch"
@@ -93,12 +104,16 @@ impl DiskFileSet {
             return Ok(());
         }
         let fail = |cause: io::Error| CommitError { cause, rolled_back: true, kept: Vec::new() };
-        let root = self.ops.open_root(self.root()).map_err(fail)?;
+        let in_root = |what: &str| format!("{what} in the root `{}`", self.root().display());
+        let root = self
+            .ops
+            .open_root(self.root())
+            .map_err(|e| fail(at(e, || format!("open the root directory `{}`", self.root().display()))))?;
         // Held from before the journal is visible until it is gone: no other commit runs,
         // and no recovery takes this commit's journal for an interrupted one.
-        let _lock = self.lock_root(&root).map_err(fail)?;
-        self.refuse_pending(&root).map_err(fail)?;
-        let (id, journal) = self.start_journal(&root).map_err(fail)?;
+        let _lock = self.lock_root(&root).map_err(|e| fail(at(e, || in_root("take the commit lock"))))?;
+        self.refuse_pending(&root).map_err(|e| fail(at(e, || in_root("look for interrupted commits"))))?;
+        let (id, journal) = self.start_journal(&root).map_err(|e| fail(at(e, || in_root("create the journal"))))?;
         let mut tx = Tx {
             set: self,
             journal,
@@ -266,7 +281,12 @@ impl<'s> Tx<'s> {
             let (dir, exists) = match self.plan_dir(&parent, write, &mut lines) {
                 Ok(d) => d,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed_meanwhile(&change.path)),
-                Err(e) => return Err(e),
+                Err(e) => {
+                    return Err(at(e, || match parent.as_str() {
+                        "" => format!("open the root directory for `{}`", change.path),
+                        dir => format!("open the directory `{dir}` for `{}`", change.path),
+                    }));
+                }
             };
             let name = change.path.components().last().unwrap_or_default().to_string();
             let seen: Option<Option<Seen>> = set.seen().get(&change.path).cloned();
@@ -274,7 +294,9 @@ impl<'s> Tx<'s> {
             // for a file the plan did not read, as it is now.
             let original = match &seen {
                 Some(seen) => seen.as_ref().map(|s| s.meta),
-                None if exists => ops.stat(self.dir(dir)?, &name)?,
+                None if exists => {
+                    ops.stat(self.dir(dir)?, &name).map_err(|e| at(e, || format!("read `{}`", change.path)))?
+                }
                 None => None,
             };
             if original.is_some() && !exists {
@@ -316,7 +338,7 @@ impl<'s> Tx<'s> {
                 },
             })?;
             if lines.0.len() >= JOURNAL_PIECE {
-                self.log_all(&mut lines)?;
+                self.log_all(&mut lines).map_err(|e| at(e, || format!("write the journal `{}`", self.journal_name)))?;
             }
             self.swap = swap;
             self.targets.push(Target {
@@ -332,90 +354,104 @@ impl<'s> Tx<'s> {
                 switched: false,
             });
         }
-        self.log_all(&mut lines)?;
+        self.log_all(&mut lines).map_err(|e| at(e, || format!("write the journal `{}`", self.journal_name)))?;
         // Prepare: temporary files and backups; nothing visible changes.
         for i in 0..self.targets.len() {
             let t = &self.targets[i];
             let (change, dir, name) = (t.change, t.dir, t.name.clone());
-            self.make_dir(dir)?;
+            self.make_dir(dir).map_err(|e| at(e, || format!("create the directory of `{}`", change.path)))?;
             let mut original = self.targets[i].original;
             if self.targets[i].read && original.is_some() {
                 // Still the file that was read, right before its backup is made.
-                let now = ops.stat(self.dir(dir)?, &name)?;
+                let now = ops.stat(self.dir(dir)?, &name).map_err(|e| at(e, || format!("read `{}`", change.path)))?;
                 if !Meta::unchanged(original.as_ref(), now.as_ref()) {
                     return Err(changed_meanwhile(&change.path));
                 }
                 original = now;
             }
-            if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, self.targets[i].temp.clone()) {
-                let (create, keep) = modes(*mode, original.as_ref());
-                let mut file = ops.create(self.dir(dir)?, &temp, create)?;
-                ops.write(&mut file, bytes)?;
-                if let Some(md) = &original {
-                    ops.set_owner_and_mode(&file, md.uid, md.gid, keep)?;
-                    let xattrs = if let Some(xattrs) = self.targets[i].xattrs.take() {
-                        xattrs
-                    } else {
-                        let (now, xattrs) = ops.xattrs(self.dir(dir)?, &name)?;
-                        if !now.same_file(md) {
-                            return Err(changed_meanwhile(&change.path));
+            // The new content, in a temporary file beside the target.
+            let temp_file = (|| -> io::Result<()> {
+                if let (ChangeKind::Write { bytes, mode }, Some(temp)) = (&change.kind, self.targets[i].temp.clone()) {
+                    let (create, keep) = modes(*mode, original.as_ref());
+                    let mut file = ops.create(self.dir(dir)?, &temp, create)?;
+                    ops.write(&mut file, bytes)?;
+                    if let Some(md) = &original {
+                        ops.set_owner_and_mode(&file, md.uid, md.gid, keep)?;
+                        let xattrs = if let Some(xattrs) = self.targets[i].xattrs.take() {
+                            xattrs
+                        } else {
+                            let (now, xattrs) = ops.xattrs(self.dir(dir)?, &name)?;
+                            if !now.same_file(md) {
+                                return Err(changed_meanwhile(&change.path));
+                            }
+                            xattrs
+                        };
+                        // After the mode: an ACL sets the group bits (its mask) as the
+                        // original had them.
+                        let xattrs: Xattrs = if mode.is_some() {
+                            xattrs.into_iter().filter(|(n, _)| copied_xattr(n.as_bytes(), false)).collect()
+                        } else {
+                            xattrs
+                        };
+                        if !xattrs.is_empty() {
+                            ops.set_xattrs(&file, &xattrs)
+                                .map_err(|e| io::Error::new(e.kind(), format!("`{}`: {e}", change.path)))?;
                         }
-                        xattrs
-                    };
-                    // After the mode: an ACL sets the group bits (its mask) as the
-                    // original had them.
-                    let xattrs: Xattrs = if mode.is_some() {
-                        xattrs.into_iter().filter(|(n, _)| copied_xattr(n.as_bytes(), false)).collect()
-                    } else {
-                        xattrs
-                    };
-                    if !xattrs.is_empty() {
-                        ops.set_xattrs(&file, &xattrs)
-                            .map_err(|e| io::Error::new(e.kind(), format!("`{}`: {e}", change.path)))?;
+                    }
+                    if durable {
+                        ops.sync(&file)?;
                     }
                 }
-                if durable {
-                    ops.sync(&file)?;
-                }
-            }
+                Ok(())
+            })();
+            temp_file.map_err(|e| at(e, || format!("write the new content of `{}`", change.path)))?;
             // A file to delete is renamed to its backup name when it is switched: it is
             // its own backup.
             if let (Some(md), Some(backup), Some(_)) =
                 (&original, self.targets[i].backup.clone(), &self.targets[i].temp)
             {
-                self.back_up(i, &backup, md)?;
+                self.back_up(i, &backup, md).map_err(|e| at(e, || format!("back up `{}`", change.path)))?;
             }
         }
         if durable {
-            ops.sync(&self.journal)?;
-            for d in self.dirs.ids() {
-                ops.sync_dir(self.dir(d)?)?;
-            }
-            // The journal's directory, unless it was among the targets' directories.
-            if self.dirs.find("").is_none() {
-                ops.sync_dir(self.root)?;
-            }
+            let flushed = (|| -> io::Result<()> {
+                ops.sync(&self.journal)?;
+                for d in self.dirs.ids() {
+                    ops.sync_dir(self.dir(d)?)?;
+                }
+                // The journal's directory, unless it was among the targets' directories.
+                if self.dirs.find("").is_none() {
+                    ops.sync_dir(self.root)?;
+                }
+                Ok(())
+            })();
+            flushed
+                .map_err(|e| at(e, || "flush the journal, the new contents and their directories to disk".into()))?;
         }
         // Switch: each rename replaces a target atomically.
         for i in 0..self.targets.len() {
             let t = &self.targets[i];
-            let dir = self.dirs.get(&**ops, self.root, t.dir)?;
+            let done = if t.temp.is_some() { "written" } else { "deleted" };
+            let look = |e| at(e, || format!("check `{}` once more before it is {done}", t.change.path));
+            let dir = self.dirs.get(&**ops, self.root, t.dir).map_err(look)?;
             // The last look, right before the rename: still the file the plan was
             // computed from (what remains is the time between this look and the rename).
-            if !still_as_read(&**ops, dir, t)? {
+            if !still_as_read(&**ops, dir, t).map_err(look)? {
                 return Err(changed_meanwhile(&t.change.path));
             }
-            match (&t.temp, &t.original, &t.backup) {
-                (Some(temp), Some(_), _) => ops.rename(dir, temp, &t.name)?,
-                (Some(temp), None, _) => ops.rename_new(dir, temp, &t.name)?,
-                (None, _, Some(backup)) => ops.rename_new(dir, &t.name, backup)?,
-                (None, _, None) => ops.remove(dir, &t.name)?,
-            }
+            let (switched, step) = match (&t.temp, &t.original, &t.backup) {
+                (Some(temp), Some(_), _) => (ops.rename(dir, temp, &t.name), "replace"),
+                (Some(temp), None, _) => (ops.rename_new(dir, temp, &t.name), "create"),
+                (None, _, Some(backup)) => (ops.rename_new(dir, &t.name, backup), "delete"),
+                (None, _, None) => (ops.remove(dir, &t.name), "delete"),
+            };
+            switched.map_err(|e| at(e, || format!("{step} `{}`", t.change.path)))?;
             self.targets[i].switched = true;
         }
         if durable {
             for d in self.dirs.ids() {
-                ops.sync_dir(self.dir(d)?)?;
+                ops.sync_dir(self.dir(d)?)
+                    .map_err(|e| at(e, || "flush the renamed files' directories to disk".into()))?;
             }
         }
         if self.swap {
@@ -423,7 +459,8 @@ impl<'s> Tx<'s> {
             return Ok(());
         }
         // The commit point.
-        ops.rename(self.root, &self.journal_name, &journal::done_name(id))?;
+        ops.rename(self.root, &self.journal_name, &journal::done_name(id))
+            .map_err(|e| at(e, || format!("mark the journal `{}` done", self.journal_name)))?;
         Ok(())
     }
 

@@ -289,16 +289,27 @@ impl Clone for DiskFileSet {
 }
 
 impl DiskFileSet {
-    /// The files under `root` (which must be an existing directory).
+    /// The files under `root` (which must be an existing directory). A root that cannot
+    /// be opened is an error of the system error's kind that names it and what failed
+    /// (`cannot open the root directory `/srv/x`: No such file or directory (os error 2)`).
     pub fn new(root: impl AsRef<Path>) -> io::Result<Self> {
         Self::with_ops(root, Arc::new(RealOps))
     }
 
     pub(crate) fn with_ops(root: impl AsRef<Path>, ops: Arc<dyn Ops>) -> io::Result<Self> {
-        let given = std::path::absolute(root.as_ref())?;
-        let root = root.as_ref().canonicalize()?;
+        let asked = root.as_ref();
+        // The system's message is part of the text, not a `source()`: a report that prints
+        // the chain of sources (`anyhow`'s `{:#}`) would say it twice.
+        let open = |e: io::Error| {
+            io::Error::new(e.kind(), format!("cannot open the root directory `{}`: {e}", asked.display()))
+        };
+        let given = std::path::absolute(asked).map_err(open)?;
+        let root = asked.canonicalize().map_err(open)?;
         if !root.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a directory", root.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("cannot use `{}` as the root directory: it is not a directory", asked.display()),
+            ));
         }
         Ok(DiskFileSet {
             root,

@@ -16,6 +16,27 @@ fn rel(p: &str) -> RelPath {
     RelPath::parse(p, None).unwrap()
 }
 
+/// A root that cannot be used is named in the error, with what was tried; the error keeps
+/// its kind.
+#[test]
+fn a_root_that_cannot_be_opened_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let err = DiskFileSet::new(&missing).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    let os = io::Error::from_raw_os_error(2); // ENOENT, ERROR_FILE_NOT_FOUND
+    assert_eq!(err.to_string(), format!("cannot open the root directory `{}`: {os}", missing.display()));
+
+    let file = dir.path().join("file.txt");
+    fs::write(&file, "x").unwrap();
+    let err = DiskFileSet::new(&file).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::NotADirectory);
+    assert_eq!(
+        err.to_string(),
+        format!("cannot use `{}` as the root directory: it is not a directory", file.display())
+    );
+}
+
 #[test]
 fn commit_writes_and_deletes() {
     let dir = tempfile::tempdir().unwrap();
@@ -82,6 +103,16 @@ fn failed_commit_rolls_everything_back() {
     ]);
     let err = err.unwrap_err();
     assert!(err.rolled_back && err.kept.is_empty(), "{err}");
+    // The system's error says only "Not a directory": the message names the file and the
+    // step, and keeps the error's kind.
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot open the directory `blocker` for `blocker/y.txt`: {}; every step was undone, no file was changed",
+            io::Error::from_raw_os_error(20) // ENOTDIR
+        )
+    );
+    assert_eq!(err.cause.kind(), io::ErrorKind::NotADirectory);
     let source = std::error::Error::source(&err).and_then(|e| e.downcast_ref::<io::Error>());
     assert!(source.is_some_and(|e| std::ptr::eq(e, &raw const err.cause)), "the io::Error is the source");
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "old");
@@ -153,6 +184,9 @@ struct Faulty {
     hook: std::sync::Mutex<Option<Hook>>,
     /// Hard links fail, as on a file system that has none (backups are copies).
     no_links: AtomicBool,
+    /// The injected fault is the system's "no space left on device", whose message says
+    /// neither the step nor the file, rather than a message naming the step.
+    os_error: AtomicBool,
 }
 
 type Hook = (&'static str, usize, Box<dyn FnOnce() + Send>);
@@ -171,6 +205,7 @@ impl Faulty {
             open_dirs: AtomicUsize::new(0),
             hook: std::sync::Mutex::new(None),
             no_links: AtomicBool::new(false),
+            os_error: AtomicBool::new(false),
         })
     }
 
@@ -196,6 +231,9 @@ impl Faulty {
         if n == self.at {
             if self.crash {
                 self.dead.store(true, Ordering::SeqCst);
+            }
+            if self.os_error.load(Ordering::SeqCst) {
+                return Err(io::Error::from_raw_os_error(28)); // ENOSPC
             }
             return Err(io::Error::other(format!("injected fault at step {n} ({what})")));
         }
@@ -391,6 +429,42 @@ fn commit_with(root: &Path, ops: &Arc<Faulty>, changes: &[Change], policy: Durab
     }
     ops.armed.store(true, Ordering::SeqCst);
     set.commit(changes)
+}
+
+/// A system error at any step of a commit is reported with the step and the file (or the
+/// journal) it was for, and its kind: the system's message says neither.
+#[test]
+fn a_system_error_at_any_step_names_what_failed() {
+    let mut failures = 0;
+    for policy in [Durability::None, Durability::Full] {
+        for k in 1.. {
+            let dir = tempfile::tempdir().unwrap();
+            fs::write(dir.path().join("a.txt"), "a old\n").unwrap();
+            fs::write(dir.path().join("gone.txt"), "x").unwrap();
+            let changes = [
+                Change {
+                    path: rel("a.txt"),
+                    kind: ChangeKind::Write { bytes: b"a new\n".to_vec().into(), mode: None },
+                },
+                Change { path: rel("d/b.txt"), kind: ChangeKind::Write { bytes: b"b\n".to_vec().into(), mode: None } },
+                Change { path: rel("gone.txt"), kind: ChangeKind::Delete },
+            ];
+            let ops = Faulty::new(k, false);
+            ops.os_error.store(true, Ordering::SeqCst);
+            let result = commit_with(dir.path(), &ops, &changes, policy);
+            if ops.step.load(Ordering::SeqCst) < k {
+                break; // the commit had fewer steps: no fault
+            }
+            // A fault some step tolerates (a hard link that fails: the backup is a copy).
+            let Err(err) = result else { continue };
+            failures += 1;
+            let message = err.cause.to_string();
+            let os = io::Error::from_raw_os_error(28).to_string();
+            assert!(message.starts_with("cannot ") && message.ends_with(&format!(": {os}")), "step {k}: {message}");
+            assert_eq!(err.cause.kind(), io::ErrorKind::StorageFull, "step {k}: {message}");
+        }
+    }
+    assert!(failures > 20, "only {failures} steps");
 }
 
 /// A fault (or a crash) at every step of a commit under `policy`; the reference (the tree

@@ -66,7 +66,7 @@ fn race(pairs: usize, hold: bool, own_file: bool) -> Tally {
                     }
                     apply(&plan(who, own_file), &mut set, &ApplyOptions::default())
                         .map(|_| ())
-                        .map_err(|e| e.commit_error.unwrap_or_else(|| format!("{:?}", e.report)))
+                        .map_err(|e| e.commit_error.map_or_else(|| format!("{:?}", e.report), |c| c.to_string()))
                 })
             })
             .collect();
