@@ -9,7 +9,8 @@
 //! could take their counts in one atomic addition and give them back in one subtraction:
 //! each line then held a count, and an `Arc` per line cost 1.36–1.9x on the exact rows of
 //! the 100,000-line benchmarks. With the file's lines as plain ranges (no count per line)
-//! the safe `Arc` does the job, and those rows are 0.72–0.82x of what they were; see BENCHMARKS.md, "`SharedText` as ranges".
+//! the safe `Arc` does the job, and those rows are 0.72–0.82x of what they were (see
+//! BENCHMARKS.md, "A file's lines as ranges").
 
 use std::fmt;
 use std::ops::Deref;
