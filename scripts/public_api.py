@@ -67,7 +67,8 @@ class Render:
         if k == "generic":
             return v
         if k == "resolved_path":
-            return v["path"] + self.args(v.get("args"))
+            # By name: where a type is defined inside its crate is not part of the API.
+            return v["path"].split("::")[-1] + self.args(v.get("args"))
         if k == "borrowed_ref":
             life = (v["lifetime"] + " ") if v.get("lifetime") else ""
             return "&" + life + ("mut " if v["is_mutable"] else "") + self.ty(v["type"])
