@@ -98,8 +98,8 @@ fn bench_unified(c: &mut Criterion) {
     }
     let after = after_lines.join("\n") + "\n";
     let options = DiffOptions::default();
-    let old = Side { path: "big.rs", bytes: before.as_bytes(), mode: None };
-    let new = Side { path: "big.rs", bytes: after.as_bytes(), mode: None };
+    let old = Side::new("big.rs", before.as_bytes());
+    let new = Side::new("big.rs", after.as_bytes());
     let diff = diff_file(Some(old), Some(new), &options);
     assert_eq!(diff.matches("\n@@ ").count(), 50, "one hunk per change");
 

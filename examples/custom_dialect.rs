@@ -12,7 +12,7 @@ use std::error::Error;
 use std::fmt::Write as _;
 
 use polypatch::convert::{ConvertError, ConvertOptions, Input};
-use polypatch::core::{FileDelta, Operation, RenderError, RenderOptions, ReplyLines, render};
+use polypatch::engine::{FileDelta, Operation, RenderError, RenderOptions, ReplyLines, render};
 use polypatch::{
     ApplyOptions, Dialect, Dialects, Edit, EditPlan, ErrorKind, FileEdit, Format, MemoryFileSet, ParseOptions,
     PatchError, ReplyError, Span,
@@ -78,7 +78,7 @@ impl Dialect for Sed {
                     format!(
                         "line {} is not a substitution: {}; write `path: s/old/new/`",
                         n + 1,
-                        polypatch::core::quote(line)
+                        polypatch::engine::quote(line)
                     ),
                     Some(span),
                 ));

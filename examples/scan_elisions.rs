@@ -60,7 +60,7 @@ fn scan(path: &Path, count: &mut Count) {
     count.files += 1;
     count.lines += lines.len();
     for (j, line) in lines.iter().enumerate() {
-        if polypatch::core::elision::is_elision_at(&lines, j) {
+        if polypatch::engine::elision::is_elision_at(&lines, j) {
             count.flagged += 1;
             println!("{}:{}: {}", path.display(), j + 1, line.trim());
         }

@@ -29,8 +29,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ApplyOptions, ApplyReport, ChangeKind, DiskFileSet, Entry, Failure, FailureKind, FileSource, MemoryFileSet,
-    ParseOptions, PathError, RelPath, ReportDocument, Status,
+    ApplyOptions, ApplyReport, DiskFileSet, Entry, Failure, FailureKind, FileSource, MemoryFileSet, ParseOptions,
+    PathError, RelPath, ReportDocument, Status,
 };
 
 /// What an editor sends: the patch, its format, the buffers, the options.
@@ -202,14 +202,14 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
     let mut not_text = Vec::new();
     for change in &computed.changes {
         let path = change.path.as_str().to_string();
-        match &change.kind {
-            ChangeKind::Write { bytes, .. } => match String::from_utf8(bytes.to_vec()) {
+        match change.kind.written() {
+            Some((bytes, _)) => match String::from_utf8(bytes.to_vec()) {
                 Ok(text) => {
                     files.insert(path, Some(text));
                 }
                 Err(_) => not_text.push(path),
             },
-            ChangeKind::Delete => {
+            None => {
                 files.insert(path, None);
             }
         }

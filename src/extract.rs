@@ -30,8 +30,8 @@
 //!   (a bare ap YAML plan, say), so a reply that is exactly one patch is one block.
 //!
 //! The work is linear in the reply's size: the lines are split once
-//! ([`crate::core::ReplyLines`]), the JSON brackets counted in one pass for every line
-//! that starts with `{` ([`crate::core::ReplyLines::json_end`]), a block's line
+//! ([`crate::engine::ReplyLines`]), the JSON brackets counted in one pass for every line
+//! that starts with `{` ([`crate::engine::ReplyLines::json_end`]), a block's line
 //! numbers found by a binary search, and a candidate no dialect recognises does not make
 //! the scan read the candidates inside it again (see the notes on `Reader::scan`).
 //!
@@ -47,7 +47,7 @@
 
 use serde::Serialize;
 
-use crate::core::ReplyLines;
+use crate::engine::ReplyLines;
 use crate::{Dialect, DialectName, Dialects, LineRange, Span};
 
 /// One patch block found in a reply.
@@ -142,7 +142,7 @@ pub(crate) fn extract_in<'a>(dialects: &Dialects, reply: &'a str) -> Vec<Block<'
 fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
     if let Some(last) = blocks.last_mut()
         && last.fence.is_some()
-        && crate::core::cut_off_line(reply).is_some()
+        && crate::engine::cut_off_line(reply).is_some()
         && !reply[last.span.end..].lines().any(|line| {
             let line = line.trim();
             line.len() >= 3 && (line.bytes().all(|b| b == b'`') || line.bytes().all(|b| b == b'~'))
@@ -379,7 +379,7 @@ mod tests {
     mod reference {
         use super::super::{Block, Span, charge, dedent, fence_close, fence_open, leading_spaces};
         use crate::LineRange;
-        use crate::core::ReplyLines;
+        use crate::engine::ReplyLines;
 
         pub(super) fn extract(reply: &str) -> Vec<Block<'_>> {
             let lines = ReplyLines::new(reply);

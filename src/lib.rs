@@ -63,8 +63,9 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The engine's lower-level building blocks, for dialect authors (not covered by the
-/// stability promise of the items at the top of the crate).
-pub use polypatch_core as core;
+/// stability promise of the items at the top of the crate). Named `engine`, not `core`:
+/// `use polypatch::*;` must not shadow the language's `core` crate.
+pub use polypatch_core as engine;
 pub use polypatch_core::{
     AMBIGUITY_MARGIN, Action, AlreadyApplied, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit,
     Change, ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE,

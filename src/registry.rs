@@ -178,7 +178,7 @@ impl Dialects {
         // A text that stops mid-line inside a fence that never closes (a chat reply cut
         // off by an output limit) is refused whatever the dialect makes of it: its last
         // line is half a line. Only such a text is searched for fences.
-        if crate::core::cut_off_line(text).is_some()
+        if crate::engine::cut_off_line(text).is_some()
             && let Some(error) = self.extract(text).last().and_then(|b| crate::reply::cut_off(text, b, found.name()))
         {
             return Err(error.with_source(text));
@@ -264,7 +264,7 @@ impl Entry {
 #[cfg(all(test, feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
 mod tests {
     use super::*;
-    use crate::core::ReplyLines;
+    use crate::engine::ReplyLines;
     use crate::{FileEdit, MemoryFileSet};
 
     /// `DEL path` lines, each deleting a file; bare blocks are runs of such lines. With

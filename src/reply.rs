@@ -342,7 +342,7 @@ pub(crate) fn plan_reply_in(
             && block.fence.is_none()
             && block.span.end < reply.len()
             && !reply[block.span.end..].contains('\n')
-            && crate::core::cut_off_line(reply).is_some()
+            && crate::engine::cut_off_line(reply).is_some()
         {
             stretched = crate::Block {
                 span: Span::new(block.span.start, reply.len()),
@@ -626,7 +626,7 @@ mod tests {
     impl FileStore for HalfWritten {
         fn commit(&mut self, _changes: &[crate::Change]) -> Result<(), crate::CommitError> {
             let cause = std::io::Error::other("disk gone");
-            Err(crate::CommitError { cause, rolled_back: false, kept: vec!["a.txt.old".into()] })
+            Err(crate::CommitError::new(cause, false, vec!["a.txt.old".into()]))
         }
     }
 

@@ -373,7 +373,7 @@ fn binary_patch(name: &str, data: &[u8]) -> String {
     let block = polypatch::unified::binary::encode_block(data);
     format!(
         "diff --git a/{name} b/{name}\nnew file mode 100644\nindex 0000000..{}\nGIT binary patch\n{block}literal 0\nHcmV?d00001\n\n",
-        polypatch::core::binary::git_blob_id(data)
+        polypatch::engine::binary::git_blob_id(data)
     )
 }
 
@@ -420,8 +420,8 @@ fn a_binary_delta_whose_result_is_over_the_limit_is_refused() {
     let result = b"hello".repeat(20_000);
     let patch = format!(
         "diff --git a/f.bin b/f.bin\nindex {}..{} 100644\nGIT binary patch\ndelta {}\n{data}\n",
-        polypatch::core::binary::git_blob_id(b"hello"),
-        polypatch::core::binary::git_blob_id(&result),
+        polypatch::engine::binary::git_blob_id(b"hello"),
+        polypatch::engine::binary::git_blob_id(&result),
         delta.len()
     );
     let err = parse_with(&patch, polypatch::Format::Auto, &ParseOptions::default().max_binary_size(50_000))

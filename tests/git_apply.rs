@@ -253,7 +253,7 @@ fn run_case(case: &Case) -> Result<(), Failed> {
     let (ours, theirs) = (scratch.join("ours"), scratch.join("theirs"));
     let patch = scratch.join("patch.diff");
     // The diff's bytes: a diff of a file that is not UTF-8 is held without loss.
-    fs::write(&patch, polypatch::core::encode_lossless(&case.diff)).map_err(|e| e.to_string())?;
+    fs::write(&patch, polypatch::engine::encode_lossless(&case.diff)).map_err(|e| e.to_string())?;
     let plan = match polypatch::parse(&case.diff, polypatch::Format::Unified) {
         Ok(plan) => plan,
         Err(e) if case.zero_context && e.kind == polypatch::unified::error::NO_CONTEXT => {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use polypatch_core::render::{Side, text};
-use polypatch_core::{ApplyReport, Change, ChangeKind, Entry, FileDelta, FileSource};
+use polypatch_core::{ApplyReport, Change, Entry, FileDelta, FileSource};
 
 use super::{ConvertError, Operation};
 
@@ -23,12 +23,8 @@ pub(crate) fn deltas<S: FileSource + ?Sized>(
             Ok(_) => None,
             Err(source) => return Err(ConvertError::Read { path, source }),
         };
-        let after = match &change.kind {
-            ChangeKind::Write { bytes, mode } => {
-                Some(Side::new(bytes.to_vec(), mode.or(before.as_ref().and_then(|b| b.mode))))
-            }
-            ChangeKind::Delete => None,
-        };
+        let after = (change.kind.written())
+            .map(|(bytes, mode)| Side::new(bytes.to_vec(), mode.or(before.as_ref().and_then(|b| b.mode))));
         out.push(FileDelta::new(path, before, after));
     }
     // Pair the moves the plan made: the source deleted, the destination created. Each

@@ -49,6 +49,7 @@ pub use polypatch_core::Operation;
 
 /// The patch to convert: a text in some dialect, or an already lowered plan.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Input<'a> {
     /// Patch text and its dialect ([`Format::Auto`]: detected).
     Text {
@@ -334,10 +335,7 @@ fn verify<S: FileSource + ?Sized>(
     }
     let (expected_at, got_at) = (by_path(expected), by_path(&got));
     let state = |changes: &HashMap<&str, &ChangeKind>, path: &str| -> Option<Option<Vec<u8>>> {
-        changes.get(path).map(|kind| match kind {
-            ChangeKind::Write { bytes, .. } => Some(bytes.to_vec()),
-            ChangeKind::Delete => None,
-        })
+        changes.get(path).map(|kind| kind.written().map(|(bytes, _)| bytes.to_vec()))
     };
     let mut paths: Vec<&str> = expected.iter().chain(&got).map(|c| c.path.as_str()).collect();
     paths.sort_unstable();
@@ -395,9 +393,9 @@ impl<S: FileSource + ?Sized> FileSource for Overlay<'_, S> {
     }
 
     fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<Entry> {
-        match self.changes.get(path.as_str()).copied() {
-            Some(ChangeKind::Write { bytes, mode }) => Ok(Entry::File { bytes: bytes.clone(), mode: *mode }),
-            Some(ChangeKind::Delete) => Ok(Entry::Missing),
+        match self.changes.get(path.as_str()).map(|kind| kind.written()) {
+            Some(Some((bytes, mode))) => Ok(Entry::File { bytes: bytes.clone(), mode }),
+            Some(None) => Ok(Entry::Missing),
             None => self.files.read(path),
         }
     }

@@ -23,6 +23,7 @@ const END_OF_FILE: &str = "*** End of File";
 
 /// A parsed patch: its file operations in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Patch<'a> {
     /// The operations between `*** Begin Patch` and `*** End Patch`.
     pub ops: Vec<Op<'a>>,
@@ -32,6 +33,7 @@ pub struct Patch<'a> {
 
 /// One file operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Op<'a> {
     /// `*** Add File: <path>` and its `+` lines.
     Add {
@@ -80,6 +82,7 @@ impl Op<'_> {
 
 /// One hunk of an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Hunk<'a> {
     /// How the hunk was introduced.
     pub header: HunkHeader<'a>,
@@ -94,6 +97,7 @@ pub struct Hunk<'a> {
 
 /// How a hunk was introduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HunkHeader<'a> {
     /// `@@` alone, or no header at all (the first hunk of an update).
     None,
@@ -116,6 +120,7 @@ pub enum HunkHeader<'a> {
 
 /// One body line of a hunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HunkLine<'a> {
     /// Context, removal or addition.
     pub kind: LineKind,
@@ -127,6 +132,7 @@ pub struct HunkLine<'a> {
 
 /// What a hunk body line does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineKind {
     /// ` x` or an empty line: the line is in the file and stays.
     Context,

@@ -35,6 +35,7 @@ const MODIFICATION_KEYS: &[&str] = &[
 
 /// A parsed and checked 'ap' patch.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Patch {
     /// The file changes, in order.
     pub changes: Vec<Change>,
@@ -44,6 +45,7 @@ pub struct Patch {
 
 /// One item of `changes`: the modifications of one file.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Change {
     /// 1-based position in `changes`.
     pub index: usize,
@@ -59,6 +61,7 @@ pub struct Change {
 
 /// One item of `modifications`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Modification {
     /// 1-based position in its change's `modifications`.
     pub index: usize,
@@ -80,6 +83,7 @@ pub struct Modification {
 
 /// A modification's `action`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ActionKind {
     /// `REPLACE`
     Replace,
@@ -127,6 +131,7 @@ impl fmt::Display for ActionKind {
 
 /// What a modification looks for.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Locator {
     /// `snippet`
     Snippet(Text),
@@ -141,6 +146,7 @@ pub enum Locator {
 
 /// A string value of the patch and the span of its YAML text.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Text {
     /// The string as YAML gives it (a `|` block ends with `\n`).
     pub value: String,

@@ -24,7 +24,7 @@ fn an_ambiguous_snippet_fails_with_the_candidates_lines() {
     assert_eq!(first.file.path, "f.py");
     assert_eq!(first.edit.unwrap().label, "change 1 modification 1");
     assert_eq!(failure.kind, FailureKind::Ambiguous);
-    assert_eq!(failure.candidates, [LineRange { start: 2, end: 2 }, LineRange { start: 5, end: 5 }]);
+    assert_eq!(failure.candidates, [LineRange::new(2, 2), LineRange::new(5, 5)]);
     assert!(err.to_string().contains("change 1 modification 1"), "{err}");
     assert_eq!(files.get_str("f.py"), Some(FUNCS));
 }
@@ -56,7 +56,7 @@ fn a_missing_snippet_names_the_closest_place() {
     let failure = err.report.first_failure().unwrap().failure;
     assert_eq!(failure.kind, FailureKind::NotFound);
     assert!(failure.message.contains("def secnod_one():"), "{}", failure.message);
-    assert_eq!(failure.closest.as_ref().unwrap().lines, LineRange { start: 4, end: 4 });
+    assert_eq!(failure.closest.as_ref().unwrap().lines, LineRange::new(4, 4));
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn content_between_the_anchor_and_the_snippet_is_refused_with_both_places() {
     let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
     let failure = err.report.files[0].edits[0].failure.as_ref().unwrap();
     assert_eq!(failure.kind, FailureKind::Ambiguous);
-    assert_eq!(failure.candidates, [LineRange { start: 4, end: 4 }, LineRange { start: 2, end: 2 }]);
+    assert_eq!(failure.candidates, [LineRange::new(4, 4), LineRange::new(2, 2)]);
     assert!(failure.message.contains("cannot be told whether the edit was already applied"), "{failure}");
     assert_eq!(files.get_str("r.py"), Some(after));
 }

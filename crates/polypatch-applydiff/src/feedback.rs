@@ -23,6 +23,7 @@ use polypatch_core::{ApplyReport, Failure, FailureKind, FileReport, PatchError, 
 /// The status an apply's feedback opens with: the four of the spec's §5 table, and one
 /// for the failures the table does not name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FeedbackStatus {
     /// Every block applied (or was already applied), and the changes were written.
     Applied,
@@ -300,7 +301,7 @@ mod tests {
         edit.label = format!("block {index}");
         edit.tier = applied.then_some(Tier::Exact);
         edit.confidence = applied.then_some(1.0);
-        edit.lines = applied.then_some(LineRange { start: 3, end: 5 });
+        edit.lines = applied.then_some(LineRange::new(3, 5));
         edit.failure = failure;
         edit
     }
@@ -321,7 +322,7 @@ mod tests {
             "the `--- from` lines match 12 places equally well",
             "add lines that differ between the places",
         );
-        failure.set_candidates((0..12).map(|i| LineRange { start: 10 * i + 1, end: 10 * i + 3 }).collect::<Vec<_>>());
+        failure.set_candidates((0..12).map(|i| LineRange::new(10 * i + 1, 10 * i + 3)).collect::<Vec<_>>());
         failure
     }
 
@@ -331,8 +332,7 @@ mod tests {
             "the `--- from` lines are not in the file",
             "copy the lines from the file as they are now",
         );
-        failure.closest =
-            Some(Closest::new(LineRange { start: 4, end: 5 }, 0.8123, "-let x = 1;\n+let x = 2;\n y();\n"));
+        failure.closest = Some(Closest::new(LineRange::new(4, 5), 0.8123, "-let x = 1;\n+let x = 2;\n y();\n"));
         failure
     }
 
@@ -380,7 +380,7 @@ mod tests {
     #[test]
     fn a_fuzzy_ambiguity_shows_each_candidates_similarity() {
         let mut failure = Failure::new(FailureKind::Ambiguous, "tie", "add context");
-        failure.set_candidates(vec![LineRange { start: 2, end: 4 }, LineRange { start: 8, end: 10 }]);
+        failure.set_candidates(vec![LineRange::new(2, 4), LineRange::new(8, 10)]);
         failure.candidate_scores = vec![0.981, 0.972];
         let r = report(vec![file("a.py", Status::Failed, vec![edit(1, Status::Failed, Some(failure))])]);
         let text = feedback(&r);
@@ -451,7 +451,7 @@ mod tests {
         let mut fuzzy = edit(2, Status::Applied, None);
         fuzzy.tier = Some(Tier::Fuzzy);
         fuzzy.confidence = Some(0.914);
-        fuzzy.lines = Some(LineRange { start: 20, end: 20 });
+        fuzzy.lines = Some(LineRange::new(20, 20));
         fuzzy.notes.push("an elision was expanded".into());
         let mut replaced = file("src/new.rs", Status::Applied, Vec::new());
         replaced.operation = polypatch_core::FileOperation::Replace;

@@ -105,7 +105,7 @@
 //! // After each apply: the report, and the changed files' content before and after.
 //! session.record(&ApplyReport::default(), &[]);
 //! assert!(session.render("fix the parser").contains("Health: 0 errors, 0 ambiguous matches, exchange 1/20"));
-//! let _ = FileContents { path: "a.rs", before: Some("x\n"), after: Some("y\n") };
+//! let _ = FileContents::new("a.rs", Some("x\n"), Some("y\n"));
 //! ```
 
 mod bare;

@@ -65,6 +65,7 @@ const DIFF_DEADLINE: Duration = Duration::from_secs(1);
 
 /// The health of one conversation's applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Session {
     /// [`SESSION_VERSION`] when written.
     pub version: u32,
@@ -82,6 +83,7 @@ pub struct Session {
 
 /// What a session did to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FileHealth {
     /// The path, root-relative as the report gives it.
     pub path: String,
@@ -143,6 +145,7 @@ impl FileHealth {
 
 /// One file's content before and after an apply, as the caller read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FileContents<'a> {
     /// The path as the report names it (for a move: the destination).
     pub path: &'a str,
@@ -150,6 +153,14 @@ pub struct FileContents<'a> {
     pub before: Option<&'a str>,
     /// The content after the apply; `None` when the file is gone.
     pub after: Option<&'a str>,
+}
+
+impl<'a> FileContents<'a> {
+    /// `path`'s content before and after an apply (`None`: the file did not exist, or is
+    /// gone).
+    pub fn new(path: &'a str, before: Option<&'a str>, after: Option<&'a str>) -> Self {
+        FileContents { path, before, after }
+    }
 }
 
 impl Default for Session {
@@ -321,6 +332,7 @@ impl Session {
 /// The §3 table's format choice for a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FormatChoice {
     /// `<30% changed, <6 patches`: PATCH BLOCK, incremental repair optimal.
     Patch,
@@ -335,6 +347,7 @@ pub enum FormatChoice {
 /// The §3 advice for one file: the format choice, and whether patches to it need more
 /// context lines (the table's last row: 3+ ambiguous matches).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Recommendation {
     /// Patch, patch with caution, the model decides, or the whole file.
     pub choice: FormatChoice,

@@ -9,6 +9,7 @@ use crate::error::{
 
 /// What a block does to its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// The `--- from` lines are located and replaced by the `--- to` lines.
     #[default]
@@ -19,6 +20,7 @@ pub enum Mode {
 
 /// One `>>> file:` block.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Block<'a> {
     /// The path as written.
     pub path: &'a str,
@@ -38,6 +40,7 @@ pub struct Block<'a> {
 
 /// A parsed patch: its blocks in order.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Patch<'a> {
     /// The blocks, in the order written.
     pub blocks: Vec<Block<'a>>,

@@ -118,7 +118,11 @@ fn count(hay: &str, needle: &str) -> usize {
 fn git_diff(path: &str, before: Option<&Side>, after: &Side) -> String {
     use polypatch_unified::generate::{DiffOptions, Side as GitSide, diff_file};
     fn side<'a>(path: &'a str, s: &'a Side) -> GitSide<'a> {
-        GitSide { path, bytes: &s.bytes, mode: s.mode }
+        let side = GitSide::new(path, &s.bytes);
+        match s.mode {
+            Some(mode) => side.with_mode(mode),
+            None => side,
+        }
     }
     diff_file(before.map(|b| side(path, b)), Some(side(path, after)), &DiffOptions::default())
 }

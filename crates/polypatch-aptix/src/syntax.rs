@@ -18,6 +18,7 @@ pub const MAX_BUNDLE_BYTES: usize = 64 << 20;
 
 /// A checked bundle.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Bundle {
     /// `root`, as written (`"."` when the bundle has none).
     pub root: String,
@@ -31,6 +32,7 @@ pub struct Bundle {
 
 /// The two shapes of a bundle; SYS-004 §2.2 allows exactly one.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Body {
     /// A file bundle: top-level `files`.
     Files(Vec<FileEntry>),
@@ -40,6 +42,7 @@ pub enum Body {
 
 /// One `files[]` entry.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FileEntry {
     /// Its index in `files`.
     pub index: usize,
@@ -57,6 +60,7 @@ pub struct FileEntry {
 
 /// A file operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Operation {
     /// Create a new file; an existing file with other content is refused.
     Create,
@@ -85,6 +89,7 @@ impl Operation {
 
 /// One `{find, replace, limit}`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Find {
     /// The literal text to find.
     pub find: String,
@@ -98,6 +103,7 @@ pub struct Find {
 
 /// `limit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Limit {
     /// The first occurrence (the default).
     #[default]
@@ -108,6 +114,7 @@ pub enum Limit {
 
 /// One top-level `patches[]` entry of a structured patch bundle, in either shape.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PatchEntry {
     /// Its index in `patches`.
     pub index: usize,

@@ -29,7 +29,7 @@ fn push_escape(out: &mut String, c: char) {
     use std::fmt::Write as _;
     match c {
         c if stands_for_a_byte(c) => {
-            let bytes = polypatch::core::encode_lossless(&c.to_string()).into_owned();
+            let bytes = polypatch::engine::encode_lossless(&c.to_string()).into_owned();
             let _ = write!(out, "\\x{:02x}", bytes[0]);
         }
         '\r' => out.push_str("\\r"),

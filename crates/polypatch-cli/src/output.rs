@@ -393,10 +393,7 @@ mod tests {
              nothing was written: every file is as it was\n"
         );
         let cause = std::io::Error::other("disk full");
-        let err = ApplyError::commit_failed(
-            err.report,
-            CommitError { cause, rolled_back: false, kept: vec!["a.txt.old".into()] },
-        );
+        let err = ApplyError::commit_failed(err.report, CommitError::new(cause, false, vec!["a.txt.old".into()]));
         let text = failure_text(&err);
         assert!(text.contains("maybe written: modify a.txt\n"), "{text}");
         assert!(text.contains("polypatch recover"), "{text}");

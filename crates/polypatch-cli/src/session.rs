@@ -93,10 +93,8 @@ pub fn record(session: &mut Session, report: &ApplyReport, before: &Before, file
             read.push((path.to_string(), old, read_text(files, path)));
         }
     }
-    let contents: Vec<FileContents<'_>> = read
-        .iter()
-        .map(|(path, before, after)| FileContents { path, before: before.as_deref(), after: after.as_deref() })
-        .collect();
+    let contents: Vec<FileContents<'_>> =
+        read.iter().map(|(path, before, after)| FileContents::new(path, before.as_deref(), after.as_deref())).collect();
     session.record(report, &contents);
 }
 

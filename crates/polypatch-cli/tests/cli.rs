@@ -1202,7 +1202,7 @@ fn other_dialects_refuse_a_latin1_file_naming_the_encoding() {
 fn binary_patch(name: &str, data: &[u8]) -> String {
     format!(
         "diff --git a/{name} b/{name}\nnew file mode 100644\nindex 0000000..{}\nGIT binary patch\n{}literal 0\nHcmV?d00001\n\n",
-        polypatch::core::binary::git_blob_id(data),
+        polypatch::engine::binary::git_blob_id(data),
         polypatch::unified::binary::encode_block(data)
     )
 }

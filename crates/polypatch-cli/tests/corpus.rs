@@ -94,7 +94,7 @@ fn run_case(case: &Case) -> Result<(), String> {
         .replace("@ROOT@", &root.to_string_lossy())
         .replace("@OUTSIDE@", &base.join("outside").to_string_lossy());
     let patch = base.join("case.patch");
-    fs::write(&patch, polypatch::core::encode_lossless(&text)).map_err(|e| e.to_string())?;
+    fs::write(&patch, polypatch::engine::encode_lossless(&text)).map_err(|e| e.to_string())?;
     let expect = fs::read_to_string(case.dir.join("expect")).unwrap_or_default();
     let option = |name: &str| {
         expect.lines().any(|l| l.split('#').next().unwrap_or("").replace(' ', "") == format!("options={name}"))

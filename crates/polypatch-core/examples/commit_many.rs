@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use polypatch_core::{Change, ChangeKind, DiskFileSet, FileSource, FileStore};
+use polypatch_core::{Change, DiskFileSet, FileSource, FileStore};
 
 fn name(i: usize) -> String {
     format!("d{}/f{i}.txt", i / 100)
@@ -38,10 +38,7 @@ fn main() {
                 .map(|i| {
                     let path = files.resolve(&name(i)).unwrap();
                     files.read(&path).unwrap();
-                    Change {
-                        path,
-                        kind: ChangeKind::Write { bytes: format!("file {i}\nnew line\n").into(), mode: None },
-                    }
+                    Change::write(path, format!("file {i}\nnew line\n"), None)
                 })
                 .collect();
             files.commit(&changes).unwrap();

@@ -756,10 +756,7 @@ fn a_plan_over_thousands_of_files_gives_one_exact_change_per_path_in_first_touch
         .changes
         .iter()
         .map(|c| {
-            let bytes = match &c.kind {
-                polypatch_core::ChangeKind::Write { bytes, .. } => Some(String::from_utf8(bytes.to_vec()).unwrap()),
-                polypatch_core::ChangeKind::Delete => None,
-            };
+            let bytes = c.kind.written().map(|(bytes, _)| String::from_utf8(bytes.to_vec()).unwrap());
             (c.path.to_string(), bytes)
         })
         .collect();
@@ -875,7 +872,7 @@ impl polypatch_core::FileStore for FailingStore {
         match &self.kept {
             // An io::Error passed up with `?` counts as undone.
             None => Err(cause)?,
-            Some(kept) => Err(polypatch_core::CommitError { cause, rolled_back: false, kept: kept.clone() }),
+            Some(kept) => Err(polypatch_core::CommitError::new(cause, false, kept.clone())),
         }
     }
 }

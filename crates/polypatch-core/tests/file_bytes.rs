@@ -51,10 +51,7 @@ fn plan(files: Vec<FileEdit>) -> EditPlan {
 fn written(files: &MemoryFileSet, plan: &EditPlan) -> FileBytes {
     let computed = compute(plan, files, &ApplyOptions::default()).unwrap();
     let [change] = computed.changes.as_slice() else { panic!("one change: {:?}", computed.changes) };
-    match &change.kind {
-        ChangeKind::Write { bytes, .. } => bytes.clone(),
-        ChangeKind::Delete => panic!("a write"),
-    }
+    change.kind.written().expect("a write").0.clone()
 }
 
 /// Every way of reading `bytes` gives `want`, and comparisons agree with it.

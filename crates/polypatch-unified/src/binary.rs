@@ -29,6 +29,7 @@ const MAX_LINE_BYTES: usize = 52;
 
 /// Binary data that cannot be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BinaryError {
     /// What is wrong, lowercase.
     pub message: String,

@@ -61,7 +61,7 @@ use std::time::{Duration, Instant};
 
 use similar::algorithms::{DiffHook, myers};
 
-use polypatch_core::{ChangeKind, Entry, FileSource};
+use polypatch_core::{Entry, FileSource};
 
 #[cfg(feature = "git-binary")]
 use crate::binary::encode_block;
@@ -164,6 +164,7 @@ impl DiffOptions {
 /// assert_eq!(script.mode, Some(0o755));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Side<'a> {
     /// The path relative to the repository root, `/`-separated, without prefix.
     pub path: &'a str,
@@ -336,12 +337,11 @@ pub fn diff_changes<S: FileSource + ?Sized>(
     let pairs = changes.iter().zip(&before).map(|(change, old)| {
         let path = change.path.as_str();
         let old = old.as_ref().map(|(bytes, mode)| Side { path, bytes, mode: *mode });
-        let new = match &change.kind {
-            ChangeKind::Write { bytes, mode } => {
-                Some(Side { path, bytes: bytes.as_bytes(), mode: mode.or(old.and_then(|o| o.mode)) })
-            }
-            ChangeKind::Delete => None,
-        };
+        let new = change.kind.written().map(|(bytes, mode)| Side {
+            path,
+            bytes: bytes.as_bytes(),
+            mode: mode.or(old.and_then(|o| o.mode)),
+        });
         (old, new)
     });
     Ok(diff_files(pairs, &DiffOptions { renames: true, ..options.clone() }))

@@ -17,6 +17,7 @@ pub(crate) const DEV_NULL: &str = "/dev/null";
 
 /// A name read from a header, before any strip level.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathName {
     /// `/dev/null`: the file does not exist on this side.
     DevNull,

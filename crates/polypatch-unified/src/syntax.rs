@@ -25,6 +25,7 @@ const BINARY_PATCH: &str = "GIT binary patch";
 
 /// A parsed diff: its file sections in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Patch<'a> {
     /// The file sections.
     pub files: Vec<FilePatch<'a>>,
@@ -33,6 +34,7 @@ pub struct Patch<'a> {
 /// One file section: a `diff --git` line with its extended headers, or a `---`/`+++`
 /// pair; then hunks or a binary patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FilePatch<'a> {
     /// The `diff --git` line, for a git section.
     pub git: Option<GitLine>,
@@ -59,6 +61,7 @@ impl FilePatch<'_> {
 
 /// A `diff --git a/x b/x` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GitLine {
     /// The two names, unquoted; `None` when unquoted names with spaces cannot be split
     /// with certainty (the `---`/`+++` or rename/copy headers name the file then).
@@ -69,6 +72,7 @@ pub struct GitLine {
 
 /// A `--- name` or `+++ name` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FileName {
     /// The name, unquoted, without a timestamp.
     pub name: PathName,
@@ -80,6 +84,7 @@ pub struct FileName {
 
 /// An extended header line of a git section.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExtendedHeader {
     /// What it says.
     pub header: Header,
@@ -89,6 +94,7 @@ pub struct ExtendedHeader {
 
 /// What an extended header says.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Header {
     /// `old mode <mode>`.
     OldMode(u32),
@@ -123,6 +129,7 @@ pub enum Header {
 
 /// A hunk: `@@ -a,b +c,d @@ section` and its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Hunk<'a> {
     /// The line ranges, `None` for `@@ @@` or a bare `@@`.
     pub ranges: Option<HunkRanges>,
@@ -153,6 +160,7 @@ impl Hunk<'_> {
 
 /// The ranges of a hunk header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HunkRanges {
     /// `-a,b`.
     pub old: HunkRange,
@@ -163,6 +171,7 @@ pub struct HunkRanges {
 /// One side's range: its first line (1-based; 0 for an empty side at the start) and its
 /// line count as the header gave it (1 when omitted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HunkRange {
     /// The first line.
     pub start: usize,
@@ -172,6 +181,7 @@ pub struct HunkRange {
 
 /// A line of a hunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HunkLine<'a> {
     /// Its kind.
     pub kind: LineKind,
@@ -188,6 +198,7 @@ pub struct HunkLine<'a> {
 
 /// The kind of a hunk line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineKind {
     /// ` x`, or an empty line: in both sides.
     Context,
@@ -199,6 +210,7 @@ pub enum LineKind {
 
 /// A `GIT binary patch`: forward and (optional) reverse data.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BinaryPatch {
     /// Old → new.
     pub forward: BinaryHunk,
@@ -210,6 +222,7 @@ pub struct BinaryPatch {
 
 /// One block of a binary patch, inflated.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BinaryHunk {
     /// `literal <size>`: the whole content.
     Literal(Vec<u8>),

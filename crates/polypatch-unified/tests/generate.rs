@@ -498,7 +498,8 @@ proptest! {
 }
 
 fn owned_side(s: &(String, Vec<u8>, Option<u32>)) -> Side<'_> {
-    Side { path: s.0.as_str(), bytes: s.1.as_slice(), mode: s.2 }
+    let side = Side::new(s.0.as_str(), s.1.as_slice());
+    s.2.map_or(side, |mode| side.with_mode(mode))
 }
 
 proptest! {

@@ -362,6 +362,7 @@ impl fmt::Display for Status {
 /// `end == start - 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[non_exhaustive]
 pub struct LineRange {
     /// First line, 1-based.
     pub start: usize,
@@ -370,6 +371,12 @@ pub struct LineRange {
 }
 
 impl LineRange {
+    /// Lines `start` to `end`, 1-based and inclusive (`end == start - 1`: the point
+    /// before line `start`).
+    pub fn new(start: usize, end: usize) -> Self {
+        LineRange { start, end }
+    }
+
     /// The range covering 0-based lines `start..end`.
     pub fn from_zero_based(start: usize, end: usize) -> Self {
         LineRange { start: start + 1, end }

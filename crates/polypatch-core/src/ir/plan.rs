@@ -216,6 +216,7 @@ impl BinaryEdit {
 /// The data of a git binary patch, already inflated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum BinaryData {
     /// The whole new content.
     Literal(Vec<u8>),
@@ -282,6 +283,7 @@ impl Modify {
 /// File content carried by a patch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "encoding", content = "data", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// UTF-8 text; `\n` separates lines.
     Text(String),
@@ -303,6 +305,7 @@ impl Content {
 /// What a create does when the file exists.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum IfExists {
     /// Fail, unless the existing content is identical (then: already applied).
     #[default]
@@ -316,6 +319,7 @@ pub enum IfExists {
 /// What a delete or modify does when the file is missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum IfMissing {
     /// Fail with "file missing".
     #[default]
@@ -762,6 +766,7 @@ pub const AMBIGUITY_MARGIN: f64 = 0.02;
 /// Which occurrence counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Occurrence {
     /// Exactly one occurrence in the search region; more is an ambiguity error.
     #[default]
@@ -781,6 +786,7 @@ pub enum Occurrence {
 /// What a target that is not found means.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Missing {
     /// An error (the default).
     #[default]
@@ -794,6 +800,7 @@ pub enum Missing {
 /// How new lines are indented.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Indent {
     /// As written in the patch, even when the target matched at another indentation.
     AsWritten,

@@ -6,6 +6,7 @@ use crate::text::eol::LineBreaks;
 
 /// A byte range `start..end` in the patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Span {
     /// First byte.
     pub start: usize,

@@ -23,6 +23,9 @@ pub const MAX_EXTRA_CONTEXT: usize = 64;
 
 /// A changed region of a file with its context: the same lines before `lead` and after
 /// `trail` on both sides.
+///
+/// Plain data, closed: a hunk is its two ranges and its context (not `#[non_exhaustive]`,
+/// so a dialect's renderer may build one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk {
     /// The lines of the old version it covers.
@@ -131,6 +134,9 @@ fn merge(hunks: &mut Vec<Hunk>) {
 }
 
 /// One line of a hunk: kept (context), removed or added.
+///
+/// Closed: a diff's line is one of these three (not `#[non_exhaustive]`, so a renderer
+/// matches all of them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
     /// In both versions.

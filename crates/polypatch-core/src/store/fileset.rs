@@ -145,6 +145,7 @@ impl fmt::Display for RelPath {
 /// A path the patch may not touch.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("path `{path}` {}", kind.describe())]
+#[non_exhaustive]
 pub struct PathError {
     /// The path as written.
     pub path: String,
@@ -224,6 +225,7 @@ impl fmt::Display for PathErrorKind {
 
 /// What is at a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Entry {
     /// Nothing.
     Missing,
@@ -279,6 +281,7 @@ pub trait FileStore: FileSource {
 /// A commit that did not happen: what failed ([`CommitError::cause`], also its
 /// [`source`](std::error::Error::source)), and whether the files are as they were.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub struct CommitError {
     /// What failed.
     #[source]
@@ -288,6 +291,14 @@ pub struct CommitError {
     /// When undoing failed: root-relative paths of the backups that still hold the
     /// originals, and of the journal that lets `polypatch recover` restore them.
     pub kept: Vec<String>,
+}
+
+impl CommitError {
+    /// A failed commit: what failed, whether every step was undone, and (when not) the
+    /// root-relative paths that keep the originals and the journal (see the fields).
+    pub fn new(cause: io::Error, rolled_back: bool, kept: Vec<String>) -> Self {
+        CommitError { cause, rolled_back, kept }
+    }
 }
 
 impl fmt::Display for CommitError {
@@ -316,6 +327,7 @@ impl From<io::Error> for CommitError {
 /// One change to the file set, computed by [`crate::apply()`] and written by
 /// [`FileStore::commit`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Change {
     /// The file.
     pub path: RelPath,
@@ -325,6 +337,7 @@ pub struct Change {
 
 /// What happens to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ChangeKind {
     /// Write these bytes (creating parent directories as needed).
     Write {
@@ -336,6 +349,40 @@ pub enum ChangeKind {
     /// Remove the file. [`DiskFileSet`](crate::DiskFileSet) then removes the
     /// directories this leaves empty (never the root), as `git apply` does.
     Delete,
+}
+
+impl Change {
+    /// Writes `bytes` at `path` (`mode`: the permission bits to set, `None` keeps the
+    /// file's or the default).
+    pub fn write(path: RelPath, bytes: impl Into<FileBytes>, mode: Option<u32>) -> Self {
+        Change { path, kind: ChangeKind::Write { bytes: bytes.into(), mode } }
+    }
+
+    /// Removes the file at `path`.
+    pub fn delete(path: RelPath) -> Self {
+        Change { path, kind: ChangeKind::Delete }
+    }
+}
+
+impl ChangeKind {
+    /// The file after the change: its bytes and the mode to set (`None`: keep the file's
+    /// or the default) when it is written, `None` when it is gone. What a reader of the
+    /// changes needs without matching every kind (more may come: this type is
+    /// `#[non_exhaustive]`).
+    ///
+    /// ```
+    /// use polypatch_core::ChangeKind;
+    ///
+    /// assert!(ChangeKind::Delete.written().is_none());
+    /// let write = ChangeKind::Write { bytes: b"x\n".to_vec().into(), mode: Some(0o755) };
+    /// assert_eq!(write.written().map(|(bytes, mode)| (bytes.as_bytes(), mode)), Some((&b"x\n"[..], Some(0o755))));
+    /// ```
+    pub fn written(&self) -> Option<(&FileBytes, Option<u32>)> {
+        match self {
+            ChangeKind::Write { bytes, mode } => Some((bytes, *mode)),
+            ChangeKind::Delete => None,
+        }
+    }
 }
 
 /// An in-memory file set, for editors' unsaved buffers and for tests.

@@ -11,6 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A line terminator.
+///
+/// Closed (not `#[non_exhaustive]`): a line ends with `\n`, `\r\n`, a lone `\r` or
+/// nothing, and a caller may match all four.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Eol {
     /// `\n`
@@ -49,6 +52,7 @@ impl From<Newline> for Eol {
 /// What ends a line of a file being edited.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LineBreaks {
     /// `\n`, `\r\n` and a lone `\r` (Codex treats a lone `\r` as a line end).
     #[default]
@@ -61,6 +65,7 @@ pub enum LineBreaks {
 /// mixes `\n` and `\r\n`. (In a file with one kind throughout, both give that kind.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum NewLineEnds {
     /// The terminator of the line it replaces or, for an insertion, of the line next to it:
     /// each region of the file keeps its ending.
@@ -72,6 +77,7 @@ pub enum NewLineEnds {
 
 /// A line ending style.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum Newline {
     /// `\n`
     #[serde(rename = "LF")]

@@ -12,7 +12,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::text::eol::{Eol, LineBreaks};
 use crate::text::shared::SharedText;
 
-/// One line: its text without terminator, and the terminator.
+/// One line: its text without terminator, and the terminator (closed: a line is these
+/// two, so not `#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Line {
     /// The text, without the terminator.
@@ -434,7 +435,7 @@ struct At {
 }
 
 /// One line of a [`TextFile`], as read through it: its text without terminator, and the
-/// terminator.
+/// terminator (closed, as [`Line`] is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LineRef<'a> {
     /// The text, without the terminator.
