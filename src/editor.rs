@@ -170,9 +170,14 @@ pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
 /// assert_eq!(response.files["b.txt"], None); // deleted
 /// ```
 pub fn handle(request: &Request, root: Option<&Path>) -> Response {
-    let source = match BuffersOverRoot::new(request, root) {
+    let files = request.files.iter().map(|(path, text)| (path.as_str(), text.as_str()));
+    let source = match BuffersOverRoot::new(files, root) {
         Ok(source) => source,
-        Err(message) => return Response::without_files(ReportDocument::usage(message)),
+        // The error names the root and what failed.
+        Err(OverlayError::Root(err)) => return Response::without_files(ReportDocument::usage(err.to_string())),
+        Err(OverlayError::Buffer { path, source }) => {
+            return Response::without_files(ReportDocument::usage(format!("the request's file `{path}`: {source}")));
+        }
     };
     let format = match request.format.parse::<crate::Format>() {
         Ok(format) => format,
@@ -244,18 +249,24 @@ struct BuffersOverRoot {
     disk: Option<DiskFileSet>,
 }
 
+/// Why the buffers and the root cannot be read at all.
+enum OverlayError {
+    /// The root cannot be opened (the message names it).
+    Root(io::Error),
+    /// A buffer's path is not one under the root.
+    Buffer { path: String, source: PathError },
+}
+
 impl BuffersOverRoot {
-    fn new(request: &Request, root: Option<&Path>) -> Result<Self, String> {
+    fn new<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>, root: Option<&Path>) -> Result<Self, OverlayError> {
         let disk = match root {
-            Some(root) => Some(
-                // The error names the root and what failed.
-                DiskFileSet::new(root).map_err(|err| err.to_string())?,
-            ),
+            Some(root) => Some(DiskFileSet::new(root).map_err(OverlayError::Root)?),
             None => None,
         };
         let mut overlay = BuffersOverRoot { buffers: MemoryFileSet::new(), disk };
-        for (path, text) in &request.files {
-            let rel = overlay.resolve(path).map_err(|err| format!("the request's file `{path}`: {err}"))?;
+        for (path, text) in files {
+            let rel =
+                overlay.resolve(path).map_err(|source| OverlayError::Buffer { path: path.to_string(), source })?;
             overlay.buffers.insert(rel.as_str(), text.as_bytes());
         }
         Ok(overlay)
@@ -288,6 +299,12 @@ impl FileSource for BuffersOverRoot {
         self.disk.as_ref().is_some_and(|disk| disk.is_symlink(path))
     }
 }
+
+mod buffers;
+mod lsp;
+
+pub use buffers::{Buffers, Error, Outcome};
+pub use lsp::{Position, Range, TextEdit, text_edits};
 
 #[cfg(all(test, feature = "ai-patch"))]
 mod tests;
