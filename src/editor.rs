@@ -1,5 +1,31 @@
-//! The editor protocol: apply a patch to an editor's unsaved buffers and answer with their
-//! new contents, touching no disk.
+//! An editor's unsaved buffers, patched in memory: [`Buffers`] for a Rust editor, and the
+//! editor protocol (JSON in, JSON out) for any other. Neither touches the disk.
+//!
+//! # Buffers
+//!
+//! [`Buffers`] holds the open buffers (path → text) over an optional root that the files
+//! without a buffer are read from, read-only. [`Buffers::apply`] takes a bare patch in any
+//! dialect or a model's whole reply (every block in it, as one transaction) and returns an
+//! [`Outcome`]: the new `texts` of the files that change, the `deleted` and `moved` paths,
+//! the `report`; and, for an editor that applies through its own undo stack,
+//! [`Outcome::text_edits`] in the Language Server Protocol's shape (0-based lines, UTF-16
+//! characters). A failure is an [`Error`] whose message names the block, file, edit and
+//! what to do next, and whose [`report`](Error::report) says what each block did.
+//!
+//! ```
+//! use polypatch::{ApplyOptions, editor::{Buffers, Position, Range, TextEdit}};
+//!
+//! let reply = "Rename it:\n```diff\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-fn old() {}\n+fn new() {}\n```\n";
+//! let buffers = Buffers::new().with("src/lib.rs", "fn old() {}\n"); // `.root(dir)`: the files not open
+//! // An `Err` says which block, file and edit failed, why, and what to do: hand it to the model.
+//! let outcome = buffers.apply(reply, &ApplyOptions::default())?;
+//! assert_eq!(outcome.texts["src/lib.rs"], "fn new() {}\n");
+//! let edit = TextEdit::new(Range::new(Position::new(0, 3), Position::new(0, 6)), "new");
+//! assert_eq!(outcome.text_edits("src/lib.rs"), Some(vec![edit]));
+//! # Ok::<(), polypatch::editor::Error>(())
+//! ```
+//!
+//! # The protocol
 //!
 //! A [`Request`] carries the patch and the buffers (`path` → text). Files the patch needs
 //! that the request lacks are read, read-only, from a root directory when one is given;

@@ -116,7 +116,7 @@ fn a_reply_with_two_blocks_for_two_files() {
 fn a_delete_and_a_move() {
     let buffers = Buffers::new().with("a.txt", "alpha\nbeta\n").with("b.txt", "bye\n").with("c.txt", "same\n");
     let patch = "*** Begin Patch\n*** Delete File: b.txt\n\
-                 *** Update File: a.txt\n*** Move to: moved/a.txt\n@@\n alpha\n-beta\n+gamma\n*** End Patch\n";
+                 *** Update File: a.txt\n*** Move to: ./moved//a.txt\n@@\n alpha\n-beta\n+gamma\n*** End Patch\n";
     let outcome = buffers.apply(patch, &ApplyOptions::default()).unwrap();
     assert_eq!(texts(&outcome), [("moved/a.txt", "alpha\ngamma\n")]);
     assert_eq!(outcome.deleted, ["b.txt"]);
