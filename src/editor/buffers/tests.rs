@@ -257,3 +257,34 @@ fn lsp_edits_serialize_as_lsp_json() {
     );
     assert_eq!(serde_json::from_value::<TextEdit>(json).unwrap(), edit((1, 2), (3, 4), "x"));
 }
+
+#[test]
+fn an_already_applied_patch_gives_no_texts() {
+    let buffers = Buffers::new().with("a.txt", "two\n");
+    let patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n";
+    let outcome = buffers.apply(patch, &ApplyOptions::default()).unwrap();
+    assert!(outcome.texts.is_empty(), "{:?}", outcome.texts);
+    assert!(outcome.deleted.is_empty() && outcome.moved.is_empty());
+    assert_eq!(outcome.report.blocks[0].status, Status::AlreadyApplied);
+    assert_eq!(outcome.text_edits("a.txt"), None);
+}
+
+#[test]
+fn a_file_on_disk_is_deleted_in_the_outcome_only_and_binary_content_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("old.txt"), "bye\n").unwrap();
+    fs::write(dir.path().join("latin1.txt"), b"caf\xe9\nold\n").unwrap();
+    let before = snapshot(dir.path());
+    let buffers = Buffers::new().root(dir.path());
+    let delete = "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n";
+    let outcome = buffers.apply(delete, &ApplyOptions::default()).unwrap();
+    assert_eq!((outcome.texts.len(), outcome.deleted.as_slice()), (0, ["old.txt".to_string()].as_slice()));
+    let edit = "--- a/latin1.txt\n+++ b/latin1.txt\n@@ -2 +2 @@\n-old\n+new\n";
+    let err = buffers.apply(edit, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the content of `latin1.txt` is not UTF-8 text, and buffers hold text only; apply this patch to the \
+         files on disk instead"
+    );
+    assert_eq!(snapshot(dir.path()), before);
+}
