@@ -59,6 +59,12 @@ use crate::{
     ParseOptions, PathError, RelPath, ReportDocument, Status,
 };
 
+mod buffers;
+mod lsp;
+
+pub use buffers::{Buffers, Error, Outcome};
+pub use lsp::{Position, Range, TextEdit, text_edits};
+
 /// What an editor sends: the patch, its format, the buffers, the options.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -325,12 +331,6 @@ impl FileSource for BuffersOverRoot {
         self.disk.as_ref().is_some_and(|disk| disk.is_symlink(path))
     }
 }
-
-mod buffers;
-mod lsp;
-
-pub use buffers::{Buffers, Error, Outcome};
-pub use lsp::{Position, Range, TextEdit, text_edits};
 
 #[cfg(all(test, feature = "ai-patch"))]
 mod tests;
