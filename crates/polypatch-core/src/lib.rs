@@ -72,6 +72,7 @@
 
 mod apply;
 mod decide;
+mod dialect_name;
 mod ir;
 mod locate;
 pub mod render;
@@ -86,11 +87,11 @@ pub use apply::report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileOperation, FileReport, FirstFailure, LineRange,
     MAX_CANDIDATES, MAX_DETAILED_FAILURES, MAX_LISTED_FAILURES, Status,
 };
+pub use dialect_name::DialectName;
 pub use ir::dialect::{
     DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, ParseOptions, PatchError, cut_off_line,
     join_lines, quote,
 };
-pub use ir::dialect_name::DialectName;
 pub use ir::error_kind::ErrorKind;
 pub use ir::plan::{
     AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DEFAULT_FUZZY_THRESHOLD, Edit, EditPlan, Expect,

@@ -4,7 +4,7 @@ use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::dialect_name::DialectName;
+use crate::dialect_name::DialectName;
 use crate::ir::tier::Tier;
 
 /// The outcome of applying a plan: one entry per file operation.

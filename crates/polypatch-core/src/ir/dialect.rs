@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::ir::dialect_name::DialectName;
+use crate::dialect_name::DialectName;
 use crate::ir::error_kind::ErrorKind;
 use crate::ir::plan::EditPlan;
 use crate::ir::reply_lines::ReplyLines;

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ir::dialect_name::DialectName;
+use crate::dialect_name::DialectName;
 use crate::ir::span::Span;
 use crate::ir::tier::{Tier, TierSet};
 use crate::text::eol::{LineBreaks, NewLineEnds, Newline};

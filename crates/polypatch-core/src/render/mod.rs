@@ -26,7 +26,7 @@ pub mod hunks;
 
 use std::fmt;
 
-use crate::ir::dialect_name::DialectName;
+use crate::dialect_name::DialectName;
 
 /// One file's change, with the bytes and modes on both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! The name of a dialect, as plans, reports, errors and JSON documents carry it.
+//! The name of a dialect, as plans, reports, errors and JSON documents carry it (below
+//! the IR and the renderers, which both name dialects).
 
 use std::borrow::{Borrow, Cow};
 use std::fmt;
