@@ -1,5 +1,31 @@
-//! The editor protocol: apply a patch to an editor's unsaved buffers and answer with their
-//! new contents, touching no disk.
+//! An editor's unsaved buffers, patched in memory: [`Buffers`] for a Rust editor, and the
+//! editor protocol (JSON in, JSON out) for any other. Neither touches the disk.
+//!
+//! # Buffers
+//!
+//! [`Buffers`] holds the open buffers (path → text) over an optional root that the files
+//! without a buffer are read from, read-only. [`Buffers::apply`] takes a bare patch in any
+//! dialect or a model's whole reply (every block in it, as one transaction) and returns an
+//! [`Outcome`]: the new `texts` of the files that change, the `deleted` and `moved` paths,
+//! the `report`; and, for an editor that applies through its own undo stack,
+//! [`Outcome::text_edits`] in the Language Server Protocol's shape (0-based lines, UTF-16
+//! characters). A failure is an [`Error`] whose message names the block, file, edit and
+//! what to do next, and whose [`report`](Error::report) says what each block did.
+//!
+//! ```
+//! use polypatch::{ApplyOptions, editor::{Buffers, Position, Range, TextEdit}};
+//!
+//! let reply = "Rename it:\n```diff\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-fn old() {}\n+fn new() {}\n```\n";
+//! let buffers = Buffers::new().with("src/lib.rs", "fn old() {}\n"); // `.root(dir)`: the files not open
+//! // An `Err` says which block, file and edit failed, why, and what to do: hand it to the model.
+//! let outcome = buffers.apply(reply, &ApplyOptions::default())?;
+//! assert_eq!(outcome.texts["src/lib.rs"], "fn new() {}\n");
+//! let edit = TextEdit::new(Range::new(Position::new(0, 3), Position::new(0, 6)), "new");
+//! assert_eq!(outcome.text_edits("src/lib.rs"), Some(vec![edit]));
+//! # Ok::<(), polypatch::editor::Error>(())
+//! ```
+//!
+//! # The protocol
 //!
 //! A [`Request`] carries the patch and the buffers (`path` → text). Files the patch needs
 //! that the request lacks are read, read-only, from a root directory when one is given;
@@ -32,6 +58,12 @@ use crate::{
     ApplyOptions, ApplyReport, DiskFileSet, Entry, Failure, FailureKind, FileSource, MemoryFileSet, ParseOptions,
     PathError, RelPath, ReportDocument, Status,
 };
+
+mod buffers;
+mod lsp;
+
+pub use buffers::{Buffers, Error, Outcome};
+pub use lsp::{Position, Range, TextEdit, text_edits};
 
 /// What an editor sends: the patch, its format, the buffers, the options.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -170,9 +202,14 @@ pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
 /// assert_eq!(response.files["b.txt"], None); // deleted
 /// ```
 pub fn handle(request: &Request, root: Option<&Path>) -> Response {
-    let source = match BuffersOverRoot::new(request, root) {
+    let files = request.files.iter().map(|(path, text)| (path.as_str(), text.as_str()));
+    let source = match BuffersOverRoot::new(files, root) {
         Ok(source) => source,
-        Err(message) => return Response::without_files(ReportDocument::usage(message)),
+        // The error names the root and what failed.
+        Err(OverlayError::Root(err)) => return Response::without_files(ReportDocument::usage(err.to_string())),
+        Err(OverlayError::Buffer { path, source }) => {
+            return Response::without_files(ReportDocument::usage(format!("the request's file `{path}`: {source}")));
+        }
     };
     let format = match request.format.parse::<crate::Format>() {
         Ok(format) => format,
@@ -244,18 +281,24 @@ struct BuffersOverRoot {
     disk: Option<DiskFileSet>,
 }
 
+/// Why the buffers and the root cannot be read at all.
+enum OverlayError {
+    /// The root cannot be opened (the message names it).
+    Root(io::Error),
+    /// A buffer's path is not one under the root.
+    Buffer { path: String, source: PathError },
+}
+
 impl BuffersOverRoot {
-    fn new(request: &Request, root: Option<&Path>) -> Result<Self, String> {
+    fn new<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>, root: Option<&Path>) -> Result<Self, OverlayError> {
         let disk = match root {
-            Some(root) => Some(
-                // The error names the root and what failed.
-                DiskFileSet::new(root).map_err(|err| err.to_string())?,
-            ),
+            Some(root) => Some(DiskFileSet::new(root).map_err(OverlayError::Root)?),
             None => None,
         };
         let mut overlay = BuffersOverRoot { buffers: MemoryFileSet::new(), disk };
-        for (path, text) in &request.files {
-            let rel = overlay.resolve(path).map_err(|err| format!("the request's file `{path}`: {err}"))?;
+        for (path, text) in files {
+            let rel =
+                overlay.resolve(path).map_err(|source| OverlayError::Buffer { path: path.to_string(), source })?;
             overlay.buffers.insert(rel.as_str(), text.as_bytes());
         }
         Ok(overlay)

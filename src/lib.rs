@@ -45,7 +45,7 @@
 //! | `ai-patch`, `unified`, `ap`, `applydiff`, `aptix` | one dialect each ([`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`]) | its crate (`ap`: a YAML parser) |
 //! | `git-binary` | `GIT binary patch` data in unified diffs and Aptix `gitPatch` entries, read and written | zlib (flate2) |
 //! | `convert` | [`convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
-//! | `editor` | [`editor`]: the editor protocol | |
+//! | `editor` | [`editor`]: an editor's buffers patched in memory, with LSP edits, and the editor protocol | |
 //! | `schema` | [`schema`] and [`ReportDocument::schema`]: JSON Schemas | schemars and its derive |
 //!
 //! Without `git-binary`, a binary patch is refused where it is read, as the unified
