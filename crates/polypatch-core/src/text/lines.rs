@@ -454,6 +454,8 @@ impl From<LineRef<'_>> for Line {
 #[derive(Clone, Copy)]
 pub struct Lines<'a> {
     text: &'a str,
+    /// The same text, shared: what [`Lines::owned`] cuts an unchanged line from.
+    shared: &'a SharedText,
     added: &'a str,
     at: &'a [At],
 }
@@ -506,6 +508,20 @@ impl<'a> Lines<'a> {
     pub fn line(&self, i: usize) -> LineRef<'a> {
         let at = &self.at[i];
         LineRef { text: self.text_at(at), eol: at.eol }
+    }
+
+    /// Line `i` (from 0) as a [`Line`] of its own: a line of the text that was read shares
+    /// that text (a count of it, no copy), a line written since gets a copy. Kept lines an
+    /// edit writes back cost no allocation each.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, as indexing a slice does.
+    pub(crate) fn owned(&self, i: usize) -> Line {
+        let at = &self.at[i];
+        let text =
+            if at.added { LineText::from(self.text_at(at)) } else { LineText::shared(self.shared, at.start, at.end) };
+        Line { text, eol: at.eol }
     }
 
     /// Line `i` (from 0), if there is one.
@@ -694,7 +710,7 @@ impl TextFile {
     /// The lines.
     #[inline]
     pub fn lines(&self) -> Lines<'_> {
-        Lines { text: &self.text, added: &self.added, at: &self.at }
+        Lines { text: &self.text, shared: &self.text, added: &self.added, at: &self.at }
     }
 
     /// How many lines. A file ending with a newline has no empty last line.
@@ -945,7 +961,7 @@ pub(crate) fn raw_byte(c: char) -> Option<u8> {
 /// ```
 pub fn decode_lossless(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(text) = std::str::from_utf8(bytes)
-        && !text.chars().any(|c| raw_byte(c).is_some())
+        && !holds_raw_bytes(text)
     {
         return Cow::Borrowed(text);
     }
@@ -966,7 +982,7 @@ pub fn decode_lossless(bytes: &[u8]) -> Cow<'_, str> {
 /// The bytes of text from [`decode_lossless`] (or of any text: without characters that
 /// stand for bytes, its UTF-8).
 pub fn encode_lossless(text: &str) -> Cow<'_, [u8]> {
-    if !text.chars().any(|c| raw_byte(c).is_some()) {
+    if !holds_raw_bytes(text) {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());
@@ -982,7 +998,11 @@ pub fn encode_lossless(text: &str) -> Cow<'_, [u8]> {
 
 /// Whether text holds characters that stand for bytes that are not UTF-8.
 pub fn holds_raw_bytes(text: &str) -> bool {
-    text.chars().any(|c| raw_byte(c).is_some())
+    // Those characters are U+10FF80..=U+10FFFF, in UTF-8 `F4 8F BE ..` and `F4 8F BF ..`;
+    // `F4` only ever starts a character. A search for that byte, not a decoding of every
+    // character: a patch's lines and a file's text are checked on every apply.
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(0xF4, bytes).any(|i| matches!(bytes.get(i + 1..i + 3), Some([0x8F, 0xBE | 0xBF])))
 }
 
 /// Text for a message: every character that stands for a byte shown as `\xNN`.
@@ -1088,6 +1108,21 @@ mod tests {
             proptest::prop_assert_eq!((file.bom, got), reference_split(&text, breaks));
             proptest::prop_assert_eq!(file.render(), text);
         }
+    }
+
+    /// The byte search finds exactly the characters that stand for bytes, wherever they
+    /// stand, among every character there is.
+    #[test]
+    fn holds_raw_bytes_is_the_characters_that_stand_for_bytes() {
+        let mut buf = [0u8; 4];
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32) {
+            let alone = c.encode_utf8(&mut buf);
+            let expected = raw_byte(c).is_some();
+            assert_eq!(holds_raw_bytes(alone), expected, "{c:?}");
+            assert_eq!(holds_raw_bytes(&format!("ab{c}\u{10ff7f}é")), expected, "{c:?}");
+        }
+        assert!(!holds_raw_bytes(""));
+        assert!(holds_raw_bytes("\u{10ff7f}\u{10ff80}"));
     }
 
     #[test]
