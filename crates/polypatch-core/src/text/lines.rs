@@ -418,6 +418,14 @@ pub struct TextFile {
     at: Vec<At>,
     /// Whether the file started with a UTF-8 byte order mark.
     pub bom: bool,
+    /// How many of the first lines are still as they were read: one run of the text that
+    /// was read, each line followed there by its terminator (no other line was put before
+    /// them, and none of them was changed). Writing or comparing the file takes them as
+    /// one piece without looking at each. May exceed the number of lines.
+    head: usize,
+    /// How many of the last lines are still as they were read, as [`TextFile::head`] for
+    /// the first ones.
+    tail: usize,
 }
 
 /// Where one line of a [`TextFile`] is.
@@ -577,8 +585,13 @@ impl<'a> Lines<'a> {
     /// `piece` returns.
     pub(crate) fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
         let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
-        // The run being gathered: its buffer, and where it starts and ends in it.
-        let mut run: Option<(bool, usize, usize)> = None;
+        let run = self.gather(None, &mut emit)?;
+        self.flush(run, &mut emit)
+    }
+
+    /// [`Lines::try_for_each_piece`]'s walk, from the run gathered before these lines
+    /// (`run`): hands on every piece it completes and returns the run still open.
+    fn gather<E>(&self, mut run: Run, emit: &mut impl FnMut(&'a str) -> Result<(), E>) -> Result<Run, E> {
         for at in self.at {
             let buf = if at.added { self.added } else { self.text };
             // Matched as patterns, not compared as slices: no `memcmp` call per line.
@@ -590,9 +603,7 @@ impl<'a> Lines<'a> {
             match &mut run {
                 Some((added, _, end)) if follows && *added == at.added && *end == at.start => *end = with_eol,
                 _ => {
-                    if let Some((added, start, end)) = run.take() {
-                        emit(&(if added { self.added } else { self.text })[start..end])?;
-                    }
+                    self.flush(run.take(), emit)?;
                     if follows {
                         run = Some((at.added, at.start, with_eol));
                     } else {
@@ -602,12 +613,21 @@ impl<'a> Lines<'a> {
                 }
             }
         }
-        if let Some((added, start, end)) = run {
-            emit(&(if added { self.added } else { self.text })[start..end])?;
+        Ok(run)
+    }
+
+    /// Hands on the run gathered, if any.
+    fn flush<E>(&self, run: Run, emit: &mut impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        match run {
+            Some((added, start, end)) => emit(&(if added { self.added } else { self.text })[start..end]),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
+
+/// A run of lines that stand one after the other in one buffer, gathered into one piece:
+/// whether the buffer is the texts written since, and where the run starts and ends in it.
+type Run = Option<(bool, usize, usize)>;
 
 impl fmt::Debug for Lines<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -680,7 +700,8 @@ impl TextFile {
         if start < text.len() {
             at.push(line(start, text.len(), Eol::None));
         }
-        TextFile { text: text.clone(), added: String::new(), at, bom }
+        let n = at.len();
+        TextFile { text: text.clone(), added: String::new(), at, bom, head: n, tail: n }
     }
 
     /// Decodes bytes; `None` when they are not UTF-8.
@@ -751,8 +772,16 @@ impl TextFile {
     ///
     /// When `range` is not a range of the lines.
     pub fn splice<'n>(&mut self, range: Range<usize>, new: impl IntoIterator<Item = (&'n str, Eol)>) {
+        self.touch(&range);
         let new: Vec<At> = new.into_iter().map(|(text, eol)| self.add(text, eol)).collect();
         self.at.splice(range, new);
+    }
+
+    /// Lines `range` are about to change (removed, replaced, or new lines put there): the
+    /// lines before it and after it are all that can still be as they were read.
+    fn touch(&mut self, range: &Range<usize>) {
+        self.head = self.head.min(range.start);
+        self.tail = self.tail.min(self.at.len().saturating_sub(range.end));
     }
 
     /// Replaces the lines of each range with its new lines (texts and terminators), as one
@@ -770,6 +799,8 @@ impl TextFile {
         let mut at = Vec::with_capacity(old.len());
         let mut next = 0;
         for (range, new) in places {
+            self.head = self.head.min(range.start);
+            self.tail = self.tail.min(old.len().saturating_sub(range.end));
             at.extend_from_slice(&old[next..range.start]);
             for (text, eol) in new {
                 at.push(self.add(text, eol));
@@ -792,6 +823,7 @@ impl TextFile {
     /// Adds a line at the end.
     pub fn push(&mut self, text: &str, eol: Eol) {
         let at = self.add(text, eol);
+        self.tail = 0;
         self.at.push(at);
     }
 
@@ -801,6 +833,7 @@ impl TextFile {
     ///
     /// When there is no line `i`.
     pub fn remove(&mut self, i: usize) {
+        self.touch(&(i..i + 1));
         self.at.remove(i);
     }
 
@@ -811,6 +844,7 @@ impl TextFile {
     /// When there is no line `i`.
     pub fn set_text(&mut self, i: usize, text: &str) {
         let eol = self.at[i].eol;
+        self.touch(&(i..i + 1));
         self.at[i] = self.add(text, eol);
     }
 
@@ -820,7 +854,10 @@ impl TextFile {
     ///
     /// When there is no line `i`.
     pub fn set_eol(&mut self, i: usize, eol: Eol) {
-        self.at[i].eol = eol;
+        if self.at[i].eol != eol {
+            self.touch(&(i..i + 1));
+            self.at[i].eol = eol;
+        }
     }
 
     /// Shortens the text of line `i` to `len` bytes, as [`String::truncate`] does (a
@@ -833,6 +870,7 @@ impl TextFile {
         let text = self.line(i).text;
         if len < text.len() {
             assert!(text.is_char_boundary(len), "assertion failed: self.is_char_boundary(new_len)");
+            self.touch(&(i..i + 1));
             self.at[i].end = self.at[i].start + len;
         }
     }
@@ -878,7 +916,27 @@ impl TextFile {
         if self.bom {
             piece(BOM)?;
         }
-        self.lines().try_for_each_piece(piece)
+        // The first and last lines still as they were read are one run each, taken
+        // whole; only the lines between are walked (an edit's lines, for a small edit).
+        let n = self.at.len();
+        let head = self.head.min(n);
+        let tail = self.tail.min(n - head);
+        let lines = self.lines();
+        let with_eol = |at: &At| at.end + at.eol.as_str().len();
+        let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+        let run = (head > 0).then(|| (false, self.at[0].start, with_eol(&self.at[head - 1])));
+        let mut run = lines.slice(head..n - tail).gather(run, &mut emit)?;
+        if tail > 0 {
+            let (start, end) = (self.at[n - tail].start, with_eol(&self.at[n - 1]));
+            run = match run {
+                Some((false, from, to)) if to == start => Some((false, from, end)),
+                open => {
+                    lines.flush(open, &mut emit)?;
+                    Some((false, start, end))
+                }
+            };
+        }
+        lines.flush(run, &mut emit)
     }
 
     /// The terminator new lines get: the most frequent one in the file (the first seen on
@@ -1107,6 +1165,44 @@ mod tests {
             let got: Vec<(String, Eol)> = file.lines().iter().map(|l| (l.text.to_string(), l.eol)).collect();
             proptest::prop_assert_eq!((file.bom, got), reference_split(&text, breaks));
             proptest::prop_assert_eq!(file.render(), text);
+        }
+
+        /// A file's pieces, its first and last lines as read taken whole, are the pieces
+        /// of a walk over every line, after any changes: the lines kept as read are only
+        /// the ones no change reached.
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn pieces_skip_only_lines_no_change_reached(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec!["a\n", "bc\r\n", "\n", "d\r", "é\n", "x"]), 0..40),
+            changes in proptest::collection::vec((0u8..8, 0usize..50, 0usize..4, 0u8..4), 0..6),
+            bom: bool,
+        ) {
+            let text = format!("{}{}", if bom { BOM } else { "" }, lines.concat());
+            let mut file = TextFile::parse_shared(&SharedText::new(text), LineBreaks::Any);
+            let eols = [Eol::Lf, Eol::CrLf, Eol::Cr, Eol::None];
+            for (kind, at, count, eol) in changes {
+                let n = file.len();
+                let i = at % (n + 1);
+                let end = (i + count).min(n);
+                let eol = eols[usize::from(eol)];
+                match kind {
+                    0 => file.splice(i..end, [("new", eol), ("", Eol::Lf)].into_iter().take(count % 3)),
+                    1 => file.insert(i, "ins", eol),
+                    2 => file.push("pushed", eol),
+                    3 if i < n => file.remove(i),
+                    4 if i < n => file.set_text(i, "set"),
+                    5 if i < n => file.set_eol(i, eol),
+                    6 if i < n => file.truncate_text(i, 0),
+                    7 => file.splice_many([(i..i, vec![("m", eol)]), (end..end, vec![("m2", Eol::Lf)])]),
+                    _ => {}
+                }
+            }
+            let mut fast = Vec::new();
+            file.try_for_each_piece(|p| Ok::<_, ()>(fast.push(p))).unwrap();
+            let mut walked: Vec<&str> = if file.bom { vec![BOM] } else { Vec::new() };
+            file.lines().try_for_each_piece(|p| Ok::<_, ()>(walked.push(p))).unwrap();
+            proptest::prop_assert_eq!(fast, walked);
         }
     }
 
@@ -1338,7 +1434,10 @@ mod tests {
         // line, a changed terminator, lines written one after the other.
         let changes: [&dyn Fn(&mut TextFile); 9] = [
             &|_| {},
-            &|f| f.at.swap(1, 2),
+            &|f| {
+                f.touch(&(1..3)); // what every change through the file's methods says
+                f.at.swap(1, 2);
+            },
             &|f| f.remove(2),
             &|f| f.truncate_text(1, 1),
             &|f| f.set_eol(0, Eol::Lf),
