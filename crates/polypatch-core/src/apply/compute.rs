@@ -829,10 +829,7 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
     let Some(last) = text.len().checked_sub(1) else { return };
     // The file's own terminator is counted only when a line needs one.
     let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || ended_with_newline);
-    // Terminators only: reading each line's text too cost more than the rest of a small
-    // file's edit.
-    let lines = text.lines();
-    if (0..lines.len()).any(|i| open(i, lines.eol(i))) {
+    if text.any_unterminated(open) {
         let eol = text.dominant_eol();
         for i in 0..text.len() {
             if open(i, text.lines().eol(i)) {

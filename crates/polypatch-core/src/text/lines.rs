@@ -426,6 +426,9 @@ pub struct TextFile {
     /// How many of the last lines are still as they were read, as [`TextFile::head`] for
     /// the first ones.
     tail: usize,
+    /// No line ends with `\r` or `\r\n` (the text read had no `\r`, and no line written
+    /// since ends so): the file's dominant terminator is `\n` without counting.
+    lf_only: bool,
 }
 
 /// Where one line of a [`TextFile`] is.
@@ -670,7 +673,8 @@ impl TextFile {
         let mut at = Vec::with_capacity(bytes.len() / 32 + 1);
         let mut start = if bom { BOM.len() } else { 0 };
         let line = |start, end, eol| At { start, end, eol, added: false };
-        if memchr::memchr(b'\r', &bytes[start..]).is_none() {
+        let lf_only = memchr::memchr(b'\r', &bytes[start..]).is_none();
+        if lf_only {
             // Every line ends at a `\n` (most files): found a block at a time, not with a
             // search per line.
             let from = start;
@@ -701,7 +705,7 @@ impl TextFile {
             at.push(line(start, text.len(), Eol::None));
         }
         let n = at.len();
-        TextFile { text: text.clone(), added: String::new(), at, bom, head: n, tail: n }
+        TextFile { text: text.clone(), added: String::new(), at, bom, head: n, tail: n, lf_only }
     }
 
     /// Decodes bytes; `None` when they are not UTF-8.
@@ -759,6 +763,7 @@ impl TextFile {
     /// Where `text` and then `eol` are written into the texts written since: its range
     /// there.
     fn add(&mut self, text: &str, eol: Eol) -> At {
+        self.lf_only &= matches!(eol, Eol::Lf | Eol::None);
         let start = self.added.len();
         self.added.push_str(text);
         self.added.push_str(eol.as_str());
@@ -855,6 +860,7 @@ impl TextFile {
     /// When there is no line `i`.
     pub fn set_eol(&mut self, i: usize, eol: Eol) {
         if self.at[i].eol != eol {
+            self.lf_only &= matches!(eol, Eol::Lf | Eol::None);
             self.touch(&(i..i + 1));
             self.at[i].eol = eol;
         }
@@ -942,6 +948,10 @@ impl TextFile {
     /// The terminator new lines get: the most frequent one in the file (the first seen on
     /// a tie), `\n` for a file without any.
     pub fn dominant_eol(&self) -> Eol {
+        if self.lf_only {
+            // Only `\n` and unterminated lines: `\n` whether or not there is any.
+            return Eol::Lf;
+        }
         let mut counts = [0usize; 3];
         let mut first = [usize::MAX; 3];
         for (i, at) in self.at.iter().enumerate() {
@@ -959,6 +969,17 @@ impl TextFile {
             return Eol::Lf;
         }
         [Eol::Lf, Eol::CrLf, Eol::Cr][best]
+    }
+
+    /// Whether some line satisfies `open` (given its index and terminator), where `open`
+    /// holds only for lines without a terminator: lines still as they were read are not
+    /// asked one by one, since of a run of them only the last can lack one.
+    pub(crate) fn any_unterminated(&self, open: impl Fn(usize, Eol) -> bool) -> bool {
+        let n = self.at.len();
+        let head = self.head.min(n);
+        let tail = self.tail.min(n - head);
+        let ask = |i: usize| open(i, self.at[i].eol);
+        (head > 0 && ask(head - 1)) || (head..n - tail).any(ask) || (tail > 0 && ask(n - 1))
     }
 
     /// Whether the file is empty or its last line ends with a terminator.
@@ -1169,7 +1190,8 @@ mod tests {
 
         /// A file's pieces, its first and last lines as read taken whole, are the pieces
         /// of a walk over every line, after any changes: the lines kept as read are only
-        /// the ones no change reached.
+        /// the ones no change reached. So are its dominant terminator and whether a line
+        /// lacks one, which do not look at every line either.
         #[test]
         #[cfg_attr(miri, ignore)]
         fn pieces_skip_only_lines_no_change_reached(
@@ -1197,6 +1219,22 @@ mod tests {
                     7 => file.splice_many([(i..i, vec![("m", eol)]), (end..end, vec![("m2", Eol::Lf)])]),
                     _ => {}
                 }
+            }
+            // The terminator counted over every line, and every line asked.
+            let mut counts = [(0usize, usize::MAX); 3];
+            for (i, line) in file.lines().iter().enumerate() {
+                if let Some(k) = [Eol::Lf, Eol::CrLf, Eol::Cr].iter().position(|e| *e == line.eol) {
+                    counts[k] = (counts[k].0 + 1, counts[k].1.min(i));
+                }
+            }
+            let best = (0..3).max_by(|&a, &b| counts[a].0.cmp(&counts[b].0).then(counts[b].1.cmp(&counts[a].1)));
+            let counted = best.filter(|&k| counts[k].0 > 0).map_or(Eol::Lf, |k| [Eol::Lf, Eol::CrLf, Eol::Cr][k]);
+            proptest::prop_assert_eq!(file.dominant_eol(), counted);
+            let last = file.len().saturating_sub(1);
+            for last_too in [false, true] {
+                let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || last_too);
+                let asked = (0..file.len()).any(|i| open(i, file.line(i).eol));
+                proptest::prop_assert_eq!(file.any_unterminated(open), asked);
             }
             let mut fast = Vec::new();
             file.try_for_each_piece(|p| Ok::<_, ()>(fast.push(p))).unwrap();
