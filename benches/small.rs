@@ -77,13 +77,15 @@ fn with_typed(diff: &str, text: &str) -> String {
     }
 }
 
+/// One way to edit the text: the diff and the text in, the new text out.
+type Route = fn(&str, &str) -> String;
+
 fn bench_small(c: &mut Criterion) {
     let mut group = c.benchmark_group("small");
     for (name, lines, hunks) in [("200-lines-1-hunk", 200, 1), ("100k-lines-50-hunks", 100_000, 50)] {
         let source = source_lines(lines, 0x5EED_C0DE);
         let text = join(&source);
         let (diff, expected) = make_case(&source, hunks);
-        type Route = fn(&str, &str) -> String;
         let routes: [(&str, Route); 3] =
             [("diffy", with_diffy), ("polypatch/apply_str", with_apply_str), ("polypatch/typed", with_typed)];
         for (route, run) in routes {
