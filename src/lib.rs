@@ -326,16 +326,50 @@ pub fn apply_str(patch: &str, path: &str, text: &str) -> Result<String, Error> {
     // `./a.txt` and `a.txt` are one file; a path that is not valid stays as given, and the
     // patch's own path check reports it.
     let wanted = RelPath::parse(path, None).map_or_else(|_| path.to_string(), |p| p.as_str().to_string());
-    let mut files = MemoryFileSet::new().with(wanted.clone(), text);
-    let report = apply(&plan, &mut files, &ApplyOptions::default())?;
+    // Computed, not applied to a file set: nothing needs to be stored, so the new text is
+    // taken from the plan's one change as it was computed (an edited file's lines joined
+    // once), not built into a set and copied out of it again.
+    let file = OneFile { path: &wanted, bytes: FileBytes::from(text.to_string()) };
+    let Computed { report, changes, .. } = compute(&plan, &file, &ApplyOptions::default())?;
     if let Some(other) =
         report.files.iter().find(|f| f.path != wanted || f.moved_to.is_some() || f.operation == FileOperation::Delete)
     {
         return Err(Error::OtherFile { path: other.path.clone(), operation: other.operation });
     }
-    match files.get(&wanted) {
-        Some(bytes) => String::from_utf8(bytes.to_vec()).map_err(|_| Error::NotText { path: wanted }),
-        None => Err(Error::OtherFile { path: wanted, operation: FileOperation::Delete }),
+    drop(file); // its text is no longer shared: an unchanged file's text is handed back without a copy
+    match changes.into_iter().find(|c| c.path.as_str() == wanted).map(|c| c.kind) {
+        None => Ok(text.to_string()),
+        Some(ChangeKind::Write { bytes, .. }) => bytes.into_string().map_err(|_| Error::NotText { path: wanted }),
+        Some(_) => Err(Error::OtherFile { path: wanted, operation: FileOperation::Delete }),
+    }
+}
+
+/// The one file [`apply_str`] edits, read as a [`MemoryFileSet`] holding only it reads it
+/// (same paths, same answers), without the set's map and without checking again that the
+/// text is UTF-8.
+struct OneFile<'a> {
+    /// The file's path, as the set would hold it.
+    path: &'a str,
+    bytes: FileBytes,
+}
+
+impl FileSource for OneFile<'_> {
+    fn resolve(&self, path: &str) -> Result<RelPath, PathError> {
+        RelPath::parse(path, None)
+    }
+
+    fn read(&self, path: &RelPath) -> std::io::Result<Entry> {
+        let asked = path.as_str();
+        Ok(if asked == self.path {
+            Entry::File { bytes: self.bytes.clone(), mode: None }
+        } else if self.path.strip_prefix(asked).is_some_and(|rest| rest.starts_with('/')) {
+            Entry::Directory
+        } else if asked.strip_prefix(self.path).is_some_and(|rest| rest.starts_with('/')) {
+            // The file used as a folder (`a` is the file, `a/b` is asked for).
+            Entry::Other
+        } else {
+            Entry::Missing
+        })
     }
 }
 
@@ -390,6 +424,82 @@ mod tests {
         assert_eq!(err.report.first_failure().map(|first| first.failure.kind), Some(FailureKind::NotFound));
         // A path written as `./a.txt` is the same file.
         assert_eq!(apply_str("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n", "./a.txt", "a\n").unwrap(), "b\n");
+    }
+
+    /// `apply_str` as it was first written: the text in a one-file [`MemoryFileSet`], the
+    /// plan applied to it, the text read back. The one-file route must give the same
+    /// result, error and report in every case.
+    fn through_a_file_set(patch: &str, path: &str, text: &str) -> Result<String, Error> {
+        let plan = parse(patch, Format::Auto)?;
+        let wanted = RelPath::parse(path, None).map_or_else(|_| path.to_string(), |p| p.as_str().to_string());
+        let mut files = MemoryFileSet::new().with(wanted.clone(), text);
+        let report = apply(&plan, &mut files, &ApplyOptions::default())?;
+        if let Some(other) = report
+            .files
+            .iter()
+            .find(|f| f.path != wanted || f.moved_to.is_some() || f.operation == FileOperation::Delete)
+        {
+            return Err(Error::OtherFile { path: other.path.clone(), operation: other.operation });
+        }
+        match files.get(&wanted) {
+            Some(bytes) => String::from_utf8(bytes.to_vec()).map_err(|_| Error::NotText { path: wanted }),
+            None => Err(Error::OtherFile { path: wanted, operation: FileOperation::Delete }),
+        }
+    }
+
+    #[test]
+    fn apply_str_answers_as_a_one_file_set_does() {
+        let diff = |path: &str, body: &str| format!("--- a/{path}\n+++ b/{path}\n{body}");
+        let aipatch = |body: &str| format!("*** Begin Patch\n{body}*** End Patch\n");
+        let cases: Vec<(String, &str, &str)> = vec![
+            (diff("a.txt", "@@ -2 +2 @@\n-two\n+2\n"), "a.txt", "one\ntwo\nthree\n"),
+            (diff("a.txt", "@@ -2 +2 @@\n-two\n+2\n"), "./a.txt", "one\ntwo\nthree\n"),
+            (diff("a.txt", "@@ -2 +2 @@\n-two\n+2\n"), "a.txt", "one\r\ntwo\r\nthree\r\n"),
+            (diff("a.txt", "@@ -2 +2 @@\n-two\n+2\n"), "a.txt", "\u{feff}one\ntwo\nthree"),
+            (diff("a.txt", "@@ -1 +1 @@\n-one\n+1\n"), "a.txt", "one"),
+            // Already applied, a context-only hunk, an edit that changes nothing.
+            (diff("a.txt", "@@ -2 +2 @@\n-two\n+2\n"), "a.txt", "one\n2\nthree\n"),
+            (diff("a.txt", "@@ -1,2 +1,2 @@\n one\n two\n"), "a.txt", "one\ntwo\n"),
+            (diff("a.txt", "@@ -1 +1 @@\n-one\n+one\n"), "a.txt", "one\n"),
+            // Not found, ambiguous, reindented, fuzzy.
+            (diff("a.txt", "@@ -1 +1 @@\n-zzz\n+b\n"), "a.txt", "one\n"),
+            (diff("a.txt", "@@ -1 +1 @@\n-x\n+y\n"), "a.txt", "x\nx\n"),
+            (diff("a.txt", "@@ -1,2 +1,2 @@\n fn a() {\n-  b();\n+  c();\n"), "a.txt", "fn a() {\n    b();\n}\n"),
+            (
+                diff("a.txt", "@@ -1,3 +1,3 @@\n let value_one = 1;\n-let b = 2;\n+let b = 3;\n let value_thre = 3;\n"),
+                "a.txt",
+                "let value_one = 1;\nlet b = 2;\nlet value_three = 3;\n",
+            ),
+            // Another file, a file where the text is a folder, or the text used as one.
+            (diff("b.txt", "@@ -1 +1 @@\n-a\n+b\n"), "a.txt", "a\n"),
+            (diff("d/x.txt", "@@ -1 +1 @@\n-a\n+b\n"), "d", "a\n"),
+            (diff("a.txt/x", "@@ -1 +1 @@\n-a\n+b\n"), "a.txt", "a\n"),
+            (diff("d", "@@ -1 +1 @@\n-a\n+b\n"), "d/x.txt", "a\n"),
+            // Paths that are not valid, as given and in the patch.
+            (diff("a.txt", "@@ -1 +1 @@\n-a\n+b\n"), "../a.txt", "a\n"),
+            (diff("a.txt", "@@ -1 +1 @@\n-a\n+b\n"), "", "a\n"),
+            (diff("../a.txt", "@@ -1 +1 @@\n-a\n+b\n"), "../a.txt", "a\n"),
+            (diff(".git/config", "@@ -1 +1 @@\n-a\n+b\n"), ".git/config", "a\n"),
+            // Create, delete, move, copy, whole-file replacements.
+            (aipatch("*** Add File: a.txt\n+new\n"), "a.txt", "old\n"),
+            (aipatch("*** Add File: a.txt\n+old\n"), "a.txt", "old\n"),
+            (aipatch("*** Delete File: a.txt\n"), "a.txt", "a\n"),
+            (aipatch("*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+b\n"), "a.txt", "a\n"),
+            ("diff --git a/a.txt b/c.txt\ncopy from a.txt\ncopy to c.txt\n".to_string(), "a.txt", "a\n"),
+            ("diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n".to_string(), "a.txt", "a\n"),
+            (">>> file: a.txt\n--- from\na\n--- to\nb\n<<<\n".to_string(), "a.txt", "a\n"),
+            ("{\"files\": [{\"path\": \"a.txt\", \"content\": \"whole\\n\"}]}\n".to_string(), "a.txt", "a\n"),
+            // Bytes that are not UTF-8 in the patch: a result that is not text.
+            (diff("a.txt", "@@ -1 +1 @@\n-a\n+\u{10ffe9}\n"), "a.txt", "a\n"),
+            // Malformed and unknown.
+            ("*** Begin Patch\n".to_string(), "a.txt", "a\n"),
+            ("hello\n".to_string(), "a.txt", "a\n"),
+        ];
+        for (patch, path, text) in &cases {
+            let ours = format!("{:?}", apply_str(patch, path, text));
+            let set = format!("{:?}", through_a_file_set(patch, path, text));
+            assert_eq!(ours, set, "{patch:?} on {path:?}");
+        }
     }
 
     #[test]

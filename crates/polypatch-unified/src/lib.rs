@@ -206,8 +206,9 @@ mod tests {
     use super::*;
     use crate::error::BAD_STRIP;
 
-    /// The quick test before the line-by-line sniff never changes a score: every text of
-    /// three lines (LF or CRLF) made of markers, near misses and empty lines.
+    /// The quick test before the line-by-line sniff, and its early stop, never change a
+    /// score: every text of three and four lines (LF or CRLF) made of markers, near misses
+    /// and empty lines.
     #[test]
     fn sniff_quick_test_agrees_with_the_line_scan() {
         const PIECES: &[&str] = &[
@@ -231,6 +232,11 @@ mod tests {
                     for sep in ["\n", "\r\n"] {
                         let text = [*a, b, c].join(sep);
                         assert_eq!(Unified.sniff(&text), syntax::sniff_lines(&text), "{text:?}");
+                        // A fourth line after the three a score may be decided on.
+                        for d in PIECES {
+                            let text = [*a, b, c, d].join(sep);
+                            assert_eq!(Unified.sniff(&text), syntax::sniff_lines(&text), "{text:?}");
+                        }
                     }
                 }
             }

@@ -321,14 +321,23 @@ pub(crate) fn for_each_section<'a>(
 pub(crate) fn sniff(text: &str) -> u8 {
     // Every score needs a `diff --git ` or an `@@` line: a text without those strings
     // scores 0, found without reading it line by line.
-    if !text.contains(DIFF_GIT) && !text.contains("@@") {
+    let git = text.contains(DIFF_GIT);
+    if !git && !text.contains("@@") {
         return 0;
     }
-    sniff_lines(text)
+    scan(text, git)
 }
 
-/// [`sniff`] line by line.
+/// [`sniff`] line by line, every line read: what the tests hold `sniff` to.
+#[cfg(test)]
 pub(crate) fn sniff_lines(text: &str) -> u8 {
+    scan(text, true)
+}
+
+/// [`sniff_lines`]; without `may_be_git`, the text holds no `diff --git ` at all, so the
+/// score is known as soon as a `---`, a `+++` and an `@@` line were seen (the rest of a
+/// long diff is not read).
+fn scan(text: &str, may_be_git: bool) -> u8 {
     let (mut old, mut new, mut hunk, mut numbered) = (false, false, false, false);
     for line in text.lines() {
         if line.starts_with(DIFF_GIT) {
@@ -339,6 +348,9 @@ pub(crate) fn sniff_lines(text: &str) -> u8 {
         if line.starts_with("@@") {
             hunk = true;
             numbered |= matches!(parse_hunk_header(line), Ok(HunkHeader { ranges: Some(_), .. }));
+        }
+        if old && new && hunk && !may_be_git {
+            return 80;
         }
     }
     if old && new && hunk {

@@ -369,6 +369,10 @@ struct Slot {
     path: RelPath,
     original: Held,
     current: Held,
+    /// A content this path held, already compared with the original's: whether they are
+    /// equal. When it is still the current content, the changes need not compare again
+    /// (a walk of an edited file's lines).
+    compared: Option<(FileBytes, bool)>,
 }
 
 /// What is at a path while a plan is computed: an [`Entry`] whose content the original
@@ -400,7 +404,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         }
         let entry = Held::from(self.files.read(path).map_err(|e| read_failure(path, &e))?);
         let i = self.slots.len();
-        self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry });
+        self.slots.push(Slot { path: path.clone(), original: entry.clone(), current: entry, compared: None });
         self.by_path.insert(path.clone(), i);
         Ok(i)
     }
@@ -710,11 +714,16 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             // Kept as lines until written: most are still ranges of the file's text.
             FileBytes::from_lines(text, byte_exact)
         };
-        let changed = new_bytes != blob || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
+        let differs = new_bytes != blob;
+        let changed = differs || dest != source || m.mode.is_some_and(|md| Some(md) != mode);
+        // The file as read, edited in place: that comparison is the one the changes make.
+        let from_original = matches!(&self.slots[i].original, Held::File { bytes, .. } if bytes.is_same_content(&blob));
         drop(blob);
+        let compared = (from_original && dest == source).then(|| (new_bytes.clone(), !differs));
         let new_entry = Held::File { bytes: new_bytes, mode: m.mode.or(mode) };
         if dest == source {
             self.slots[i].current = new_entry;
+            self.slots[i].compared = compared;
         } else {
             if m.copy_from.is_none() {
                 self.slots[i].current = Held::Missing;
@@ -836,10 +845,14 @@ impl<S: FileSource + ?Sized> State<'_, S> {
     /// new contents move into them (a copy only where the original shares one).
     fn into_changes(self) -> Vec<Change> {
         let mut out = Vec::new();
-        for Slot { path, original, current } in self.slots {
+        for Slot { path, original, current, compared } in self.slots {
             let kind = match (original, current) {
                 (Held::File { bytes: a, mode: ma }, Held::File { bytes: b, mode: mb }) => {
-                    if a == b && ma == mb {
+                    let same = match compared {
+                        Some((known, same)) if known.is_same_content(&b) => same,
+                        _ => a == b,
+                    };
+                    if same && ma == mb {
                         continue;
                     }
                     ChangeKind::Write { bytes: b, mode: if ma == mb { None } else { mb } }
@@ -943,10 +956,10 @@ fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
     let Some(last) = text.len().checked_sub(1) else { return };
     // The file's own terminator is counted only when a line needs one.
     let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || ended_with_newline);
-    if text.lines().iter().enumerate().any(|(i, l)| open(i, l.eol)) {
+    if text.any_unterminated(open) {
         let eol = text.dominant_eol();
         for i in 0..text.len() {
-            if open(i, text.line(i).eol) {
+            if open(i, text.lines().eol(i)) {
                 text.set_eol(i, eol);
             }
         }

@@ -213,12 +213,16 @@ pub(crate) fn prepare(edit: &Edit, kept: Option<&[Option<usize>]>) -> Result<Opt
         Target::Range { start, end } => start.iter().chain(end).collect(),
         _ => return Ok(None),
     };
+    let added = |j: usize| kept.is_none_or(|k| k.get(j).copied().flatten().is_none());
+    let candidates: Vec<usize> =
+        (0..rep.lines.len()).filter(|&j| added(j) && elision_in(&rep.lines, j, &added)).collect();
+    if candidates.is_empty() {
+        // Most edits: no added line looks like an elision, and the old lines need no set.
+        return Ok(None);
+    }
     let old_lines: std::collections::HashSet<&str> = old.iter().map(|o| o.trim()).collect();
     let in_old = |line: &str| old_lines.contains(line.trim());
-    let added = |j: usize| kept.is_none_or(|k| k.get(j).copied().flatten().is_none());
-    let marks: Vec<usize> = (0..rep.lines.len())
-        .filter(|&j| added(j) && elision_in(&rep.lines, j, &added) && !in_old(&rep.lines[j]))
-        .collect();
+    let marks: Vec<usize> = candidates.into_iter().filter(|&j| !in_old(&rep.lines[j])).collect();
     let Some(&first) = marks.first() else { return Ok(None) };
     let refuse = |j: usize| {
         Failure::new(

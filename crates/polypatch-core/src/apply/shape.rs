@@ -92,26 +92,27 @@ impl<'a> Shaper<'a> {
         }
     }
 
-    /// An added line; `aligned` is the index of the old (pattern) line it follows.
-    pub(crate) fn line(&self, aligned: usize, text: &str) -> String {
+    /// An added line; `aligned` is the index of the old (pattern) line it follows. A line
+    /// kept as written shares the patch's text (no copy).
+    pub(crate) fn line(&self, aligned: usize, text: &LineText) -> LineText {
         let own = leading(text);
-        let with = |indent: String| format!("{indent}{}", &text[own.len()..]);
+        let with = |indent: String| LineText::from(format!("{indent}{}", &text[own.len()..]));
         match self.mode {
-            Indent::AsWritten => text.to_string(),
-            Indent::FollowMatch if self.as_written || is_blank(text) => text.to_string(),
+            Indent::AsWritten => text.clone(),
+            Indent::FollowMatch if self.as_written || is_blank(text) => text.clone(),
             Indent::FollowMatch => with(self.map.follow(aligned, own)),
-            Indent::ToTargetFirstLine if is_blank(text) => String::new(),
+            Indent::ToTargetFirstLine if is_blank(text) => LineText::from(String::new()),
             Indent::ToTargetFirstLine => match self.frame {
-                Frame::Absolute => text.to_string(),
+                Frame::Absolute => text.clone(),
                 Frame::Relative => with(self.relative(own)),
                 // The snippet carries the file's indentation: the frames are one.
-                Frame::Patch if self.as_written => text.to_string(),
+                Frame::Patch if self.as_written => text.clone(),
                 Frame::Patch => with(self.map.follow(aligned, own)),
             },
             Indent::ShiftByFirstLine => {
                 let patch = self.map.pat.iter().find(|l| !is_blank(l)).map_or(0, |l| indent_width(l).0);
                 let delta = indent_width(&self.target_indent).0 as isize - patch as isize;
-                shift(text, delta, self.target_indent.starts_with('\t'))
+                LineText::from(shift(text, delta, self.target_indent.starts_with('\t')))
             }
         }
     }
@@ -409,7 +410,7 @@ pub(crate) fn blank_lines_replacement(
     let mut end = last_line + 1;
     for (k, &(op, fi)) in anchors.iter().enumerate() {
         if let Op::Keep(_) = ops[op] {
-            out.push(Line::from(lines.line(fi)));
+            out.push(lines.owned(fi));
         }
         if let Some(&(next_op, next_line)) = anchors.get(k + 1) {
             let between = &ops[op + 1..next_op];
@@ -471,14 +472,14 @@ fn segment(
     let mut piece = Vec::new();
     for op in ops {
         match op {
-            Op::Keep(_) => piece.extend(blanks.next().map(|fi| Line::from(lines.line(fi)))),
+            Op::Keep(_) => piece.extend(blanks.next().map(|fi| lines.owned(fi))),
             Op::Remove(_) => {
                 blanks.next();
             }
             Op::Add(j) => piece.push(added(*j)),
         }
     }
-    let left: Vec<Line> = if extras { blanks.map(|fi| Line::from(lines.line(fi))).collect() } else { Vec::new() };
+    let left: Vec<Line> = if extras { blanks.map(|fi| lines.owned(fi)).collect() } else { Vec::new() };
     let adds = ops.iter().any(|op| matches!(op, Op::Add(_)));
     if left.is_empty() || !adds {
         out.extend(piece);

@@ -112,7 +112,7 @@ pub(crate) fn apply_at(
             // or, for an insertion, the kept line next to it.
             let near = |j: usize| ov.eol_near(file.lines(), f.map.get(aligned[j]).copied().flatten());
             let added = |j: usize| Line {
-                text: shaper.line(aligned[j], &rep.lines[j]).into(),
+                text: shaper.line(aligned[j], &rep.lines[j]),
                 eol: shape::line_end(ends, j, near(j)),
             };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
@@ -121,7 +121,7 @@ pub(crate) fn apply_at(
                 // Kept lines as the file has them, added lines shaped.
                 let new = (0..rep.lines.len())
                     .map(|j| match kept.get(j).copied().flatten().and_then(|i| f.map.get(i).copied().flatten()) {
-                        Some(fi) => Line::from(file.line(fi)),
+                        Some(fi) => file.lines().owned(fi),
                         None => added(j),
                     })
                     .collect();
@@ -165,7 +165,7 @@ pub(crate) fn apply_at(
             let shaper = Shaper::new(file.lines(), pat, f, edit.policy.indent, lines, opener);
             let near = if after { pat.len().saturating_sub(1) } else { 0 };
             let eol = ov.eol_near(file.lines(), f.map.get(near).copied().flatten());
-            let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text).into(), eol }).collect();
+            let new: Vec<Line> = lines.iter().map(|text| Line { text: shaper.line(near, text), eol }).collect();
             let at = if after { f.end } else { f.start };
             if insertion_already_there(file.lines(), at, &new, after) {
                 *cursor = if after { f.end + new.len() } else { f.end };

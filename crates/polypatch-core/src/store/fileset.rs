@@ -21,6 +21,22 @@ impl RelPath {
     /// to climb, and refusing is simpler to trust than resolving), absolute paths outside
     /// `root`, and empty paths.
     pub fn parse(path: &str, root: Option<&str>) -> Result<RelPath, PathError> {
+        // A path already in its normal form (relative, `/`-separated, no empty, `.` or `..`
+        // component: what nearly every patch names) is its own result: checked in place,
+        // without building it again.
+        if let Some(longest) = normal_form(path) {
+            // The same checks as below, on the whole path: no component holds a `/`.
+            if path.contains('\0') {
+                return Err(PathError::new(path, PathErrorKind::Invalid));
+            }
+            if longest > 255 || path.len() > 4096 {
+                return Err(PathError::new(path, PathErrorKind::TooLong));
+            }
+            if crate::text::lines::holds_raw_bytes(path) {
+                return Err(PathError::new(path, PathErrorKind::NotUtf8));
+            }
+            return Ok(RelPath(path.to_string()));
+        }
         let original = path;
         let normalized = path.replace('\\', "/");
         let mut rest: &str = &normalized;
@@ -91,6 +107,23 @@ impl RelPath {
     pub fn in_git_dir(&self) -> bool {
         self.components().any(is_git_dir_name)
     }
+}
+
+/// The length of `path`'s longest component when `path` is in the form
+/// [`RelPath::parse`] gives (relative, `/`-separated, without an empty, `.` or `..`
+/// component); `None` otherwise.
+fn normal_form(path: &str) -> Option<usize> {
+    if path.starts_with('/') || is_windows_absolute(path) || path.contains('\\') {
+        return None;
+    }
+    let mut longest = 0;
+    for part in path.split('/') {
+        if matches!(part, "" | "." | "..") {
+            return None;
+        }
+        longest = longest.max(part.len());
+    }
+    Some(longest)
 }
 
 /// Whether `name`, one path component, names git's repository directory: `.git` in any
@@ -511,12 +544,12 @@ impl FileStore for MemoryFileSet {
 /// program's bytes for the original.
 ///
 /// ```
-/// use polypatch_core::{Change, ChangeKind, Entry, FileSource, MemoryFileSet, Overlay, RelPath};
+/// use polypatch_core::{Change, Entry, FileSource, MemoryFileSet, Overlay, RelPath};
 ///
 /// let base = MemoryFileSet::new().with("a.txt", "one\n");
 /// let mut overlay = Overlay::new(&base);
 /// let path = RelPath::parse("a.txt", None).unwrap();
-/// overlay.record(&[Change { path: path.clone(), kind: ChangeKind::Write { bytes: "two\n".into(), mode: None } }]);
+/// overlay.record(&[Change::write(path.clone(), "two\n", None)]);
 /// assert_eq!(overlay.read(&path).unwrap(), Entry::File { bytes: "two\n".into(), mode: None });
 /// assert_eq!(overlay.changes().len(), 1);
 /// assert_eq!(base.get_str("a.txt"), Some("one\n"));
@@ -675,6 +708,39 @@ mod tests {
         assert_eq!(RelPath::parse("/work/repo/src/a.rs", Some("/work/repo/")).unwrap().as_str(), "src/a.rs");
         assert_eq!(RelPath::parse("", None).unwrap_err().kind, PathErrorKind::Empty);
         assert_eq!(RelPath::parse("C:\\x\\y", None).unwrap_err().kind, PathErrorKind::Absolute);
+    }
+
+    /// A path already in normal form is taken as it is (no rebuilding): the same result,
+    /// and the same refusal, as the same path written in another form that is rebuilt.
+    #[test]
+    fn a_normal_path_parses_as_its_rebuilt_forms_do() {
+        let long = "x".repeat(256);
+        let deep = vec!["d"; 2100].join("/");
+        for path in [
+            "a.txt",
+            "src/lib.rs",
+            "a b/c\u{e9}.txt",
+            "C:x",
+            "c:",
+            ".git/config",
+            "...",
+            ".a/..b",
+            "nul\0name",
+            long.as_str(),
+            deep.as_str(),
+            "raw\u{10ff80}byte",
+        ] {
+            for root in [None, Some("/work/repo")] {
+                let direct = RelPath::parse(path, root).map_err(|e| e.kind);
+                for other in [format!("./{path}"), format!(".//{path}"), path.replace('/', "/./")] {
+                    let rebuilt = RelPath::parse(&other, root).map_err(|e| e.kind);
+                    // A longer spelling can cross the 4096-byte limit the path itself is under.
+                    if other.len() <= 4096 || path.len() > 4096 {
+                        assert_eq!(direct, rebuilt, "{path:?} / {other:?}");
+                    }
+                }
+            }
+        }
     }
 
     /// `.git` as git's own path check reads it on every system (`core.protectNTFS` and

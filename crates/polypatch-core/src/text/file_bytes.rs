@@ -268,16 +268,55 @@ impl FileBytes {
         }
     }
 
+    /// Whether `other` is this very content (one a clone of the other), not only equal
+    /// bytes: a comparison made with one holds for the other.
+    pub(crate) fn is_same_content(&self, other: &FileBytes) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Lines(a), Repr::Lines(b)) => Arc::ptr_eq(a, b),
+            (Repr::Whole(Whole::Text(a)), Repr::Whole(Whole::Text(b))) => SharedText::ptr_eq(a, b),
+            (Repr::Whole(Whole::Bytes(a)), Repr::Whole(Whole::Bytes(b))) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The content as a `String`, when it is UTF-8 text; otherwise the content itself,
+    /// unchanged. Text at hand is handed over (without a copy when nothing else holds it)
+    /// and an edited text file's lines are joined once, neither checked again: only the
+    /// bytes of a file edited byte for byte (not UTF-8 when it was read) are checked.
+    ///
+    /// ```
+    /// use polypatch_core::FileBytes;
+    ///
+    /// assert_eq!(FileBytes::from("one\n").into_string().ok().as_deref(), Some("one\n"));
+    /// assert!(FileBytes::from(&b"caf\xe9"[..]).into_string().is_err());
+    /// ```
+    pub fn into_string(self) -> Result<String, FileBytes> {
+        match self.0 {
+            Repr::Whole(Whole::Text(text)) => Ok(text.into_string()),
+            Repr::Whole(Whole::Bytes(_)) => Err(self),
+            Repr::Lines(lines) => match lines.whole.get() {
+                Some(Whole::Text(text)) => Ok(text.as_str().to_string()),
+                Some(Whole::Bytes(_)) => Err(FileBytes(Repr::Lines(lines))),
+                None if lines.lossless => String::from_utf8(lines.to_vec()).map_err(|_| FileBytes(Repr::Lines(lines))),
+                None => Ok(lines.file.render()),
+            },
+        }
+    }
+
     /// Whether the content is `other`, compared piece by piece: the lines of an edited
     /// file are not built into bytes for it.
     fn eq_bytes(&self, other: &[u8]) -> bool {
         let mut rest = other;
-        let same = self.try_for_each_piece(|piece| match rest.strip_prefix(piece) {
-            Some(after) => {
-                rest = after;
+        let same = self.try_for_each_piece(|piece| {
+            // A piece that is these very bytes (an edited file's unchanged lines, compared
+            // with the text they were read from) is equal without reading it.
+            let here = rest.get(..piece.len()).ok_or(())?;
+            if std::ptr::eq(here, piece) || here == piece {
+                rest = &rest[piece.len()..];
                 Ok(())
+            } else {
+                Err(())
             }
-            None => Err(()),
         });
         same.is_ok() && rest.is_empty()
     }

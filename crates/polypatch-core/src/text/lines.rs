@@ -419,6 +419,17 @@ pub struct TextFile {
     at: Vec<At>,
     /// Whether the file started with a UTF-8 byte order mark.
     pub bom: bool,
+    /// How many of the first lines are still as they were read: one run of the text that
+    /// was read, each line followed there by its terminator (no other line was put before
+    /// them, and none of them was changed). Writing or comparing the file takes them as
+    /// one piece without looking at each. May exceed the number of lines.
+    head: usize,
+    /// How many of the last lines are still as they were read, as [`TextFile::head`] for
+    /// the first ones.
+    tail: usize,
+    /// No line ends with `\r` or `\r\n` (the text read had no `\r`, and no line written
+    /// since ends so): the file's dominant terminator is `\n` without counting.
+    lf_only: bool,
 }
 
 /// Where one line of a [`TextFile`] is.
@@ -455,6 +466,8 @@ impl From<LineRef<'_>> for Line {
 #[derive(Clone, Copy)]
 pub struct Lines<'a> {
     text: &'a str,
+    /// The same text, shared: what [`Lines::owned`] cuts an unchanged line from.
+    shared: &'a SharedText,
     added: &'a str,
     at: &'a [At],
 }
@@ -507,6 +520,20 @@ impl<'a> Lines<'a> {
     pub fn line(&self, i: usize) -> LineRef<'a> {
         let at = &self.at[i];
         LineRef { text: self.text_at(at), eol: at.eol }
+    }
+
+    /// Line `i` (from 0) as a [`Line`] of its own: a line of the text that was read shares
+    /// that text (a count of it, no copy), a line written since gets a copy. Kept lines an
+    /// edit writes back cost no allocation each.
+    ///
+    /// # Panics
+    ///
+    /// When there is no line `i`, as indexing a slice does.
+    pub(crate) fn owned(&self, i: usize) -> Line {
+        let at = &self.at[i];
+        let text =
+            if at.added { LineText::from(self.text_at(at)) } else { LineText::shared(self.shared, at.start, at.end) };
+        Line { text, eol: at.eol }
     }
 
     /// Line `i` (from 0), if there is one.
@@ -562,8 +589,13 @@ impl<'a> Lines<'a> {
     /// `piece` returns.
     pub(crate) fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
         let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
-        // The run being gathered: its buffer, and where it starts and ends in it.
-        let mut run: Option<(bool, usize, usize)> = None;
+        let run = self.gather(None, &mut emit)?;
+        self.flush(run, &mut emit)
+    }
+
+    /// [`Lines::try_for_each_piece`]'s walk, from the run gathered before these lines
+    /// (`run`): hands on every piece it completes and returns the run still open.
+    fn gather<E>(&self, mut run: Run, emit: &mut impl FnMut(&'a str) -> Result<(), E>) -> Result<Run, E> {
         for at in self.at {
             let buf = if at.added { self.added } else { self.text };
             // Matched as patterns, not compared as slices: no `memcmp` call per line.
@@ -575,9 +607,7 @@ impl<'a> Lines<'a> {
             match &mut run {
                 Some((added, _, end)) if follows && *added == at.added && *end == at.start => *end = with_eol,
                 _ => {
-                    if let Some((added, start, end)) = run.take() {
-                        emit(&(if added { self.added } else { self.text })[start..end])?;
-                    }
+                    self.flush(run.take(), emit)?;
                     if follows {
                         run = Some((at.added, at.start, with_eol));
                     } else {
@@ -587,12 +617,21 @@ impl<'a> Lines<'a> {
                 }
             }
         }
-        if let Some((added, start, end)) = run {
-            emit(&(if added { self.added } else { self.text })[start..end])?;
+        Ok(run)
+    }
+
+    /// Hands on the run gathered, if any.
+    fn flush<E>(&self, run: Run, emit: &mut impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        match run {
+            Some((added, start, end)) => emit(&(if added { self.added } else { self.text })[start..end]),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
+
+/// A run of lines that stand one after the other in one buffer, gathered into one piece:
+/// whether the buffer is the texts written since, and where the run starts and ends in it.
+type Run = Option<(bool, usize, usize)>;
 
 impl fmt::Debug for Lines<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -635,7 +674,8 @@ impl TextFile {
         let mut at = Vec::with_capacity(bytes.len() / 32 + 1);
         let mut start = if bom { BOM.len() } else { 0 };
         let line = |start, end, eol| At { start, end, eol, added: false };
-        if memchr::memchr(b'\r', &bytes[start..]).is_none() {
+        let lf_only = memchr::memchr(b'\r', &bytes[start..]).is_none();
+        if lf_only {
             // Every line ends at a `\n` (most files): found a block at a time, not with a
             // search per line.
             let from = start;
@@ -665,7 +705,8 @@ impl TextFile {
         if start < text.len() {
             at.push(line(start, text.len(), Eol::None));
         }
-        TextFile { text: text.clone(), added: String::new(), at, bom }
+        let n = at.len();
+        TextFile { text: text.clone(), added: String::new(), at, bom, head: n, tail: n, lf_only }
     }
 
     /// Decodes bytes; `None` when they are not UTF-8.
@@ -695,7 +736,7 @@ impl TextFile {
     /// The lines.
     #[inline]
     pub fn lines(&self) -> Lines<'_> {
-        Lines { text: &self.text, added: &self.added, at: &self.at }
+        Lines { text: &self.text, shared: &self.text, added: &self.added, at: &self.at }
     }
 
     /// How many lines. A file ending with a newline has no empty last line.
@@ -723,6 +764,7 @@ impl TextFile {
     /// Where `text` and then `eol` are written into the texts written since: its range
     /// there.
     fn add(&mut self, text: &str, eol: Eol) -> At {
+        self.lf_only &= matches!(eol, Eol::Lf | Eol::None);
         let start = self.added.len();
         self.added.push_str(text);
         self.added.push_str(eol.as_str());
@@ -736,8 +778,16 @@ impl TextFile {
     ///
     /// When `range` is not a range of the lines.
     pub fn splice<'n>(&mut self, range: Range<usize>, new: impl IntoIterator<Item = (&'n str, Eol)>) {
+        self.touch(&range);
         let new: Vec<At> = new.into_iter().map(|(text, eol)| self.add(text, eol)).collect();
         self.at.splice(range, new);
+    }
+
+    /// Lines `range` are about to change (removed, replaced, or new lines put there): the
+    /// lines before it and after it are all that can still be as they were read.
+    fn touch(&mut self, range: &Range<usize>) {
+        self.head = self.head.min(range.start);
+        self.tail = self.tail.min(self.at.len().saturating_sub(range.end));
     }
 
     /// Replaces the lines of each range with its new lines (texts and terminators), as one
@@ -755,6 +805,8 @@ impl TextFile {
         let mut at = Vec::with_capacity(old.len());
         let mut next = 0;
         for (range, new) in places {
+            self.head = self.head.min(range.start);
+            self.tail = self.tail.min(old.len().saturating_sub(range.end));
             at.extend_from_slice(&old[next..range.start]);
             for (text, eol) in new {
                 at.push(self.add(text, eol));
@@ -777,6 +829,7 @@ impl TextFile {
     /// Adds a line at the end.
     pub fn push(&mut self, text: &str, eol: Eol) {
         let at = self.add(text, eol);
+        self.tail = 0;
         self.at.push(at);
     }
 
@@ -786,6 +839,7 @@ impl TextFile {
     ///
     /// When there is no line `i`.
     pub fn remove(&mut self, i: usize) {
+        self.touch(&(i..i + 1));
         self.at.remove(i);
     }
 
@@ -796,6 +850,7 @@ impl TextFile {
     /// When there is no line `i`.
     pub fn set_text(&mut self, i: usize, text: &str) {
         let eol = self.at[i].eol;
+        self.touch(&(i..i + 1));
         self.at[i] = self.add(text, eol);
     }
 
@@ -805,7 +860,11 @@ impl TextFile {
     ///
     /// When there is no line `i`.
     pub fn set_eol(&mut self, i: usize, eol: Eol) {
-        self.at[i].eol = eol;
+        if self.at[i].eol != eol {
+            self.lf_only &= matches!(eol, Eol::Lf | Eol::None);
+            self.touch(&(i..i + 1));
+            self.at[i].eol = eol;
+        }
     }
 
     /// Shortens the text of line `i` to `len` bytes, as [`String::truncate`] does (a
@@ -818,6 +877,7 @@ impl TextFile {
         let text = self.line(i).text;
         if len < text.len() {
             assert!(text.is_char_boundary(len), "assertion failed: self.is_char_boundary(new_len)");
+            self.touch(&(i..i + 1));
             self.at[i].end = self.at[i].start + len;
         }
     }
@@ -863,12 +923,36 @@ impl TextFile {
         if self.bom {
             piece(BOM)?;
         }
-        self.lines().try_for_each_piece(piece)
+        // The first and last lines still as they were read are one run each, taken
+        // whole; only the lines between are walked (an edit's lines, for a small edit).
+        let n = self.at.len();
+        let head = self.head.min(n);
+        let tail = self.tail.min(n - head);
+        let lines = self.lines();
+        let with_eol = |at: &At| at.end + at.eol.as_str().len();
+        let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
+        let run = (head > 0).then(|| (false, self.at[0].start, with_eol(&self.at[head - 1])));
+        let mut run = lines.slice(head..n - tail).gather(run, &mut emit)?;
+        if tail > 0 {
+            let (start, end) = (self.at[n - tail].start, with_eol(&self.at[n - 1]));
+            run = match run {
+                Some((false, from, to)) if to == start => Some((false, from, end)),
+                open => {
+                    lines.flush(open, &mut emit)?;
+                    Some((false, start, end))
+                }
+            };
+        }
+        lines.flush(run, &mut emit)
     }
 
     /// The terminator new lines get: the most frequent one in the file (the first seen on
     /// a tie), `\n` for a file without any.
     pub fn dominant_eol(&self) -> Eol {
+        if self.lf_only {
+            // Only `\n` and unterminated lines: `\n` whether or not there is any.
+            return Eol::Lf;
+        }
         let mut counts = [0usize; 3];
         let mut first = [usize::MAX; 3];
         for (i, at) in self.at.iter().enumerate() {
@@ -886,6 +970,17 @@ impl TextFile {
             return Eol::Lf;
         }
         [Eol::Lf, Eol::CrLf, Eol::Cr][best]
+    }
+
+    /// Whether some line satisfies `open` (given its index and terminator), where `open`
+    /// holds only for lines without a terminator: lines still as they were read are not
+    /// asked one by one, since of a run of them only the last can lack one.
+    pub(crate) fn any_unterminated(&self, open: impl Fn(usize, Eol) -> bool) -> bool {
+        let n = self.at.len();
+        let head = self.head.min(n);
+        let tail = self.tail.min(n - head);
+        let ask = |i: usize| open(i, self.at[i].eol);
+        (head > 0 && ask(head - 1)) || (head..n - tail).any(ask) || (tail > 0 && ask(n - 1))
     }
 
     /// Whether the file is empty or its last line ends with a terminator.
@@ -946,7 +1041,7 @@ pub(crate) fn raw_byte(c: char) -> Option<u8> {
 /// ```
 pub fn decode_lossless(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(text) = std::str::from_utf8(bytes)
-        && !text.chars().any(|c| raw_byte(c).is_some())
+        && !holds_raw_bytes(text)
     {
         return Cow::Borrowed(text);
     }
@@ -967,7 +1062,7 @@ pub fn decode_lossless(bytes: &[u8]) -> Cow<'_, str> {
 /// The bytes of text from [`decode_lossless`] (or of any text: without characters that
 /// stand for bytes, its UTF-8).
 pub fn encode_lossless(text: &str) -> Cow<'_, [u8]> {
-    if !text.chars().any(|c| raw_byte(c).is_some()) {
+    if !holds_raw_bytes(text) {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());
@@ -983,7 +1078,11 @@ pub fn encode_lossless(text: &str) -> Cow<'_, [u8]> {
 
 /// Whether text holds characters that stand for bytes that are not UTF-8.
 pub fn holds_raw_bytes(text: &str) -> bool {
-    text.chars().any(|c| raw_byte(c).is_some())
+    // Those characters are U+10FF80..=U+10FFFF, in UTF-8 `F4 8F BE ..` and `F4 8F BF ..`;
+    // `F4` only ever starts a character. A search for that byte, not a decoding of every
+    // character: a patch's lines and a file's text are checked on every apply.
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(0xF4, bytes).any(|i| matches!(bytes.get(i + 1..i + 3), Some([0x8F, 0xBE | 0xBF])))
 }
 
 /// Text for a message: every character that stands for a byte shown as `\xNN`.
@@ -1089,6 +1188,79 @@ mod tests {
             proptest::prop_assert_eq!((file.bom, got), reference_split(&text, breaks));
             proptest::prop_assert_eq!(file.render(), text);
         }
+
+        /// A file's pieces, its first and last lines as read taken whole, are the pieces
+        /// of a walk over every line, after any changes: the lines kept as read are only
+        /// the ones no change reached. So are its dominant terminator and whether a line
+        /// lacks one, which do not look at every line either.
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn pieces_skip_only_lines_no_change_reached(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec!["a\n", "bc\r\n", "\n", "d\r", "é\n", "x"]), 0..40),
+            changes in proptest::collection::vec((0u8..8, 0usize..50, 0usize..4, 0u8..4), 0..6),
+            bom: bool,
+        ) {
+            let text = format!("{}{}", if bom { BOM } else { "" }, lines.concat());
+            let mut file = TextFile::parse_shared(&SharedText::new(text), LineBreaks::Any);
+            let eols = [Eol::Lf, Eol::CrLf, Eol::Cr, Eol::None];
+            for (kind, at, count, eol) in changes {
+                let n = file.len();
+                let i = at % (n + 1);
+                let end = (i + count).min(n);
+                let eol = eols[usize::from(eol)];
+                match kind {
+                    0 => file.splice(i..end, [("new", eol), ("", Eol::Lf)].into_iter().take(count % 3)),
+                    1 => file.insert(i, "ins", eol),
+                    2 => file.push("pushed", eol),
+                    3 if i < n => file.remove(i),
+                    4 if i < n => file.set_text(i, "set"),
+                    5 if i < n => file.set_eol(i, eol),
+                    6 if i < n => file.truncate_text(i, 0),
+                    7 => file.splice_many([(i..i, vec![("m", eol)]), (end..end, vec![("m2", Eol::Lf)])]),
+                    _ => {}
+                }
+            }
+            // The terminator counted over every line, and every line asked.
+            let mut counts = [(0usize, usize::MAX); 3];
+            for (i, line) in file.lines().iter().enumerate() {
+                if let Some(k) = [Eol::Lf, Eol::CrLf, Eol::Cr].iter().position(|e| *e == line.eol) {
+                    counts[k] = (counts[k].0 + 1, counts[k].1.min(i));
+                }
+            }
+            let best = (0..3).max_by(|&a, &b| counts[a].0.cmp(&counts[b].0).then(counts[b].1.cmp(&counts[a].1)));
+            let counted = best.filter(|&k| counts[k].0 > 0).map_or(Eol::Lf, |k| [Eol::Lf, Eol::CrLf, Eol::Cr][k]);
+            proptest::prop_assert_eq!(file.dominant_eol(), counted);
+            let last = file.len().saturating_sub(1);
+            for last_too in [false, true] {
+                let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || last_too);
+                let asked = (0..file.len()).any(|i| open(i, file.line(i).eol));
+                proptest::prop_assert_eq!(file.any_unterminated(open), asked);
+            }
+            let mut walked: Vec<&str> = if file.bom { vec![BOM] } else { Vec::new() };
+            file.lines()
+                .try_for_each_piece(|p| {
+                    walked.push(p);
+                    Ok::<_, ()>(())
+                })
+                .unwrap();
+            proptest::prop_assert_eq!(pieces(&file), walked);
+        }
+    }
+
+    /// The byte search finds exactly the characters that stand for bytes, wherever they
+    /// stand, among every character there is.
+    #[test]
+    fn holds_raw_bytes_is_the_characters_that_stand_for_bytes() {
+        let mut buf = [0u8; 4];
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32) {
+            let alone = c.encode_utf8(&mut buf);
+            let expected = raw_byte(c).is_some();
+            assert_eq!(holds_raw_bytes(alone), expected, "{c:?}");
+            assert_eq!(holds_raw_bytes(&format!("ab{c}\u{10ff7f}é")), expected, "{c:?}");
+        }
+        assert!(!holds_raw_bytes(""));
+        assert!(holds_raw_bytes("\u{10ff7f}\u{10ff80}"));
     }
 
     #[test]
@@ -1304,7 +1476,10 @@ mod tests {
         // line, a changed terminator, lines written one after the other.
         let changes: [&dyn Fn(&mut TextFile); 9] = [
             &|_| {},
-            &|f| f.at.swap(1, 2),
+            &|f| {
+                f.touch(&(1..3)); // what every change through the file's methods says
+                f.at.swap(1, 2);
+            },
             &|f| f.remove(2),
             &|f| f.truncate_text(1, 1),
             &|f| f.set_eol(0, Eol::Lf),
