@@ -5,17 +5,62 @@
 //! edit, reporting how strictly it matched ([`Tier`]) and refusing ambiguous places; one
 //! transaction applies the whole plan or nothing.
 //!
-//! ```
-//! use polypatch::{apply, parse, ApplyOptions, Format, MemoryFileSet};
+//! # Three common paths
 //!
-//! let patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-Hello\n+Hello, world\n*** End Patch\n";
-//! let mut files = MemoryFileSet::new().with("hello.txt", "Hello\n");
-//! let plan = parse(patch, Format::Auto).unwrap();
-//! apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
-//! assert_eq!(files.get_str("hello.txt"), Some("Hello, world\n"));
+//! **One file's text in memory** ([`apply_str`]): any dialect, detected; the new text, or
+//! an error that says what to do.
+//!
+//! ```
+//! let patch = "--- a/greet.py\n+++ b/greet.py\n@@ -1,2 +1,2 @@\n def hi():\n-    print('hi')\n+    print('hello')\n";
+//! match polypatch::apply_str(patch, "greet.py", "def hi():\n    print('hi')\n") {
+//!     Ok(new) => assert_eq!(new, "def hi():\n    print('hello')\n"),
+//!     // Malformed (with line and column), not applied (the report names the edit, the
+//!     // reason and the closest place), or a patch for another file.
+//!     Err(e) => panic!("{e}"),
+//! }
 //! ```
 //!
-//! For one file in memory, [`apply_str`] does it in one call.
+//! **A model's whole reply, applied to a directory** ([`apply_text`] on a
+//! [`DiskFileSet`]): every patch block in the reply, of any dialects, as one transaction,
+//! all files or none.
+//!
+//! ```
+//! use polypatch::{ApplyOptions, DiskFileSet, ReplyError};
+//!
+//! # let dir = tempfile::tempdir().unwrap();
+//! # std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+//! let reply = "Here is the fix:\n\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n```\n";
+//! let mut files = DiskFileSet::new(dir.path()).expect("the root can be opened");
+//! match polypatch::apply_text(reply, &mut files, &ApplyOptions::default()) {
+//!     Ok(report) => assert!(report.is_success()),
+//!     // What to tell the model: the block, the file, the edit and the next step.
+//!     Err(ReplyError::NotApplied { report, .. }) => {
+//!         let first = report.first_failure().expect("a failed block");
+//!         panic!("{}: {}", first.failure.message, first.failure.next_step);
+//!     }
+//!     Err(other) => panic!("{other}"),
+//! }
+//! assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n2\n");
+//! ```
+//!
+//! **An editor's unsaved buffers** ([`editor::Buffers`]): the buffers (and, for files not
+//! open, a read-only root) in; the new texts, deletions, moves, the report and LSP edits
+//! out; nothing is written.
+//!
+//! ```
+//! use polypatch::{editor::Buffers, ApplyOptions};
+//!
+//! let buffers = Buffers::new().with("main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+//! let patch = "*** Begin Patch\n*** Update File: main.rs\n@@\n-    println!(\"hi\");\n+    println!(\"hello\");\n*** End Patch\n";
+//! let outcome = buffers.apply(patch, &ApplyOptions::default()).expect("it applies");
+//! assert_eq!(outcome.texts["main.rs"], "fn main() {\n    println!(\"hello\");\n}\n");
+//! let edits = outcome.text_edits("main.rs").unwrap(); // for the editor's undo stack
+//! assert_eq!(edits.len(), 1);
+//! ```
+//!
+//! The typed route underneath: [`parse`] a patch into an [`EditPlan`], then [`apply`] it to
+//! a file set ([`MemoryFileSet`], [`DiskFileSet`], or your own [`FileStore`]) or
+//! [`compute`] the changes without writing.
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
@@ -30,7 +75,7 @@
 //! The items at the top of this crate are its public API. Types that may grow are
 //! `#[non_exhaustive]`: build them with their constructors and builders ([`Edit::replace`],
 //! [`FileEdit::modify`], [`EditPlan::new`]) and match their enums with a wildcard arm.
-//! [`core`] exposes the engine's lower-level building blocks (line splitting, binary
+//! [`engine`] exposes the engine's lower-level building blocks (line splitting, binary
 //! deltas, elision markers) for dialect authors; they may change in any minor release.
 //!
 //! # Cargo features
