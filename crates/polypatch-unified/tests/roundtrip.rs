@@ -104,3 +104,21 @@ fn binary_round_trip() {
     apply_patch(&patch, &mut files).unwrap();
     assert_eq!(files.get("new.bin"), Some(after.as_slice()));
 }
+
+/// A diff that only adds the final newline to a file of mixed line endings: the new
+/// terminator is the patch's `\n`, as git writes it, not the file's most frequent one
+/// (here a tie, which the first line's `\r\n` used to break). Found by the round trip
+/// property above.
+#[test]
+fn an_added_final_newline_in_a_mixed_file_is_the_patchs() {
+    let patch = "diff --git a/src/file.txt b/src/file.txt\n--- a/src/file.txt\n+++ b/src/file.txt\n\
+                 @@ -2,2 +2,2 @@ a\n a\n-a\n\\ No newline at end of file\n+a\n";
+    let mut files = MemoryFileSet::new().with("src/file.txt", "a\r\na\na");
+    apply_patch(patch, &mut files).unwrap();
+    assert_eq!(files.get("src/file.txt"), Some(b"a\r\na\na\n".as_slice()));
+    // In a file of CRLF lines, the line before the end tells: it stays CRLF throughout.
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\n\\ No newline at end of file\n+b\r\n";
+    let mut files = MemoryFileSet::new().with("f.txt", "a\r\nb");
+    apply_patch(patch, &mut files).unwrap();
+    assert_eq!(files.get("f.txt"), Some(b"a\r\nb\r\n".as_slice()));
+}

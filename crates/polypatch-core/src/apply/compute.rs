@@ -710,7 +710,8 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     text.truncate_text(i, keep);
                 }
             }
-            fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline));
+            let neighbour = m.new_line_ends == NewLineEnds::Neighbour;
+            fix_line_ends(&mut text, m.final_newline.unwrap_or(ended_with_newline), neighbour);
             // Kept as lines until written: most are still ranges of the file's text.
             FileBytes::from_lines(text, byte_exact)
         };
@@ -952,14 +953,20 @@ fn shows_bom(edits: &[Edit]) -> bool {
 
 /// Every line but the last ends with a terminator; the last one ends as the original
 /// file's last line did (a missing final newline stays missing, a present one stays).
-fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool) {
+/// A line given a terminator here gets the file's most frequent one or, with `neighbour`
+/// ([`NewLineEnds::Neighbour`]), that of the line before it, so each region of a file
+/// that mixes `\n` and `\r\n` keeps its ending (and a diff that adds the final newline
+/// after a `\n` line writes `\n`, as git does).
+fn fix_line_ends(text: &mut TextFile, ended_with_newline: bool, neighbour: bool) {
     let Some(last) = text.len().checked_sub(1) else { return };
     // The file's own terminator is counted only when a line needs one.
     let open = |i: usize, eol: Eol| eol == Eol::None && (i < last || ended_with_newline);
     if text.any_unterminated(open) {
-        let eol = text.dominant_eol();
+        let usual = text.dominant_eol();
         for i in 0..text.len() {
             if open(i, text.lines().eol(i)) {
+                let near = i.checked_sub(1).filter(|_| neighbour);
+                let eol = crate::apply::shape::neighbour_eol(text.lines(), near, usual);
                 text.set_eol(i, eol);
             }
         }
