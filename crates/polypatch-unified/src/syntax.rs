@@ -334,9 +334,9 @@ pub(crate) fn sniff_lines(text: &str) -> u8 {
     scan(text, true)
 }
 
-/// [`sniff_lines`]; without `may_be_git`, the text holds no `diff --git ` at all, so the
-/// score is known as soon as a `---`, a `+++` and an `@@` line were seen (the rest of a
-/// long diff is not read).
+/// `sniff_lines` (what the tests call); without `may_be_git`, the text holds no
+/// `diff --git ` at all, so the score is known as soon as a `---`, a `+++` and an `@@`
+/// line were seen (the rest of a long diff is not read).
 fn scan(text: &str, may_be_git: bool) -> u8 {
     let (mut old, mut new, mut hunk, mut numbered) = (false, false, false, false);
     for line in text.lines() {
