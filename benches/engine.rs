@@ -32,19 +32,7 @@ const CONTEXT: usize = 3;
 /// every hunk carries a one-character typo.
 fn make_patch(lines: &[String], hunks: usize, with_typo: bool) -> String {
     let mut patch = format!("*** Begin Patch\n*** Update File: {PATH}\n");
-    let stride = lines.len() / hunks;
-    for h in 0..hunks {
-        // The first line at or after the hunk's slot that is a statement unique to its
-        // function (it names its own variables and numbers) and has room for context.
-        let start = h * stride + stride / 2;
-        let at = (start..start + stride / 2)
-            .find(|&i| {
-                i >= CONTEXT
-                    && i + CONTEXT < lines.len()
-                    && lines[i].starts_with("    let ")
-                    && !lines[i].contains("mut out")
-            })
-            .expect("a statement in every slot");
+    for at in common::statement_slots(lines, hunks, CONTEXT) {
         let before = &lines[at - CONTEXT..at];
         let after = &lines[at + 1..=at + CONTEXT];
         let typo_at = with_typo.then(|| {

@@ -32,17 +32,7 @@ const CONTEXT: usize = 3;
 fn make_case(lines: &[String], hunks: usize) -> (String, String) {
     let mut diff = format!("--- a/{PATH}\n+++ b/{PATH}\n");
     let mut expected = lines.to_vec();
-    let stride = lines.len() / hunks;
-    for h in 0..hunks {
-        let start = h * stride + stride / 2;
-        let at = (start..start + stride / 2)
-            .find(|&i| {
-                i >= CONTEXT
-                    && i + CONTEXT < lines.len()
-                    && lines[i].starts_with("    let ")
-                    && !lines[i].contains("mut out")
-            })
-            .expect("a statement in every slot");
+    for at in common::statement_slots(lines, hunks, CONTEXT) {
         let first = at - CONTEXT + 1;
         let len = 2 * CONTEXT + 1;
         writeln!(diff, "@@ -{first},{len} +{first},{len} @@").expect("writing to a String");

@@ -96,3 +96,23 @@ pub fn typo(line: &str) -> String {
     let replacement = if c == b'z' { 'y' } else { char::from(c + 1) };
     format!("{}{replacement}{}", &line[..at], &line[at + 1..])
 }
+
+/// For `hunks` hunks spread evenly over `lines`, the line each one changes: the first
+/// statement at or after the middle of its slot that is unique to its function (a `let`
+/// naming its own variables and numbers) and has `context` lines around it.
+pub fn statement_slots(lines: &[String], hunks: usize, context: usize) -> Vec<usize> {
+    let stride = lines.len() / hunks;
+    (0..hunks)
+        .map(|h| {
+            let start = h * stride + stride / 2;
+            (start..start + stride / 2)
+                .find(|&i| {
+                    i >= context
+                        && i + context < lines.len()
+                        && lines[i].starts_with("    let ")
+                        && !lines[i].contains("mut out")
+                })
+                .expect("a statement in every slot")
+        })
+        .collect()
+}

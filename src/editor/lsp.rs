@@ -97,36 +97,24 @@ pub fn text_edits(old: &str, new: &str) -> Vec<TextEdit> {
         Some(Instant::now() + DIFF_DEADLINE),
     );
     let positions = Positions::new(old);
+    // A changed run of lines (old lines, new lines) as one edit.
+    let edit = |(o, n): (Bytes<usize>, Bytes<usize>)| {
+        narrowed(old, new, old_starts[o.start]..old_starts[o.end], new_starts[n.start]..new_starts[n.end], &positions)
+    };
     let mut edits = Vec::new();
-    // The changed run of lines being gathered: old lines, new lines.
+    // The changed run of lines being gathered.
     let mut run: Option<(Bytes<usize>, Bytes<usize>)> = None;
     for op in ops {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == similar::DiffTag::Equal {
-            if let Some((o, n)) = run.take() {
-                edits.push(narrowed(
-                    old,
-                    new,
-                    old_starts[o.start]..old_starts[o.end],
-                    new_starts[n.start]..new_starts[n.end],
-                    &positions,
-                ));
-            }
+            edits.extend(run.take().map(edit));
         } else {
             let (o, n) = run.get_or_insert((old_range.clone(), new_range.clone()));
             o.end = old_range.end;
             n.end = new_range.end;
         }
     }
-    if let Some((o, n)) = run {
-        edits.push(narrowed(
-            old,
-            new,
-            old_starts[o.start]..old_starts[o.end],
-            new_starts[n.start]..new_starts[n.end],
-            &positions,
-        ));
-    }
+    edits.extend(run.map(edit));
     edits
 }
 
