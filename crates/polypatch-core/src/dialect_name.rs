@@ -4,8 +4,6 @@
 use std::borrow::{Borrow, Cow};
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 /// The name of a dialect: `"ai-patch"`, `"unified"`, `"ap"`, `"applydiff"`, `"aptix"`, a
 /// dialect of your own ([`Dialect::name`](crate::Dialect::name)), or `"polypatch"` for a
 /// refusal that belongs to no dialect (an unknown format).
@@ -46,11 +44,64 @@ impl DialectName {
     }
 }
 
-impl fmt::Display for DialectName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// The impls a name held as a `Cow<'static, str>` newtype shares with the others of its
+/// kind ([`DialectName`], [`ErrorKind`](crate::ErrorKind)): it displays, serializes and reads
+/// back from JSON as the name itself, compares with a `str`, and its JSON Schema is a
+/// string's.
+macro_rules! name_impls {
+    ($name:ident) => {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <String as serde::Deserialize>::deserialize(deserializer)
+                    .map(|name| $name(std::borrow::Cow::Owned(name)))
+            }
+        }
+
+        /// The schema of a string, as the field had before it was a type.
+        #[cfg(feature = "schemars")]
+        impl schemars::JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                <String as schemars::JsonSchema>::schema_name()
+            }
+
+            fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                <String as schemars::JsonSchema>::json_schema(generator)
+            }
+        }
+    };
 }
+
+pub(crate) use name_impls;
+
+name_impls!(DialectName);
 
 impl fmt::Debug for DialectName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -82,18 +133,6 @@ impl Borrow<str> for DialectName {
     }
 }
 
-impl PartialEq<str> for DialectName {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for DialectName {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
 impl PartialEq<String> for DialectName {
     fn eq(&self, other: &String) -> bool {
         self.0 == other.as_str()
@@ -109,34 +148,6 @@ impl PartialEq<DialectName> for str {
 impl PartialEq<DialectName> for &str {
     fn eq(&self, other: &DialectName) -> bool {
         *self == other.0
-    }
-}
-
-impl Serialize for DialectName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for DialectName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(DialectName::from)
-    }
-}
-
-/// The schema of a string, as the field had before it was a type.
-#[cfg(feature = "schemars")]
-impl schemars::JsonSchema for DialectName {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        String::schema_name()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        String::json_schema(generator)
     }
 }
 

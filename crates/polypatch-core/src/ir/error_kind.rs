@@ -1,9 +1,6 @@
 //! What kind of malformed patch a [`crate::PatchError`] reports.
 
 use std::borrow::Cow;
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A stable, machine-readable reason why a patch text was refused: a `snake_case` code
 /// (`"missing_end"`).
@@ -74,51 +71,7 @@ impl ErrorKind {
     }
 }
 
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl Serialize for ErrorKind {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl PartialEq<str> for ErrorKind {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
-impl PartialEq<&str> for ErrorKind {
-    fn eq(&self, other: &&str) -> bool {
-        self.0 == *other
-    }
-}
-
-/// The schema of a string, as the field had before it was a type.
-#[cfg(feature = "schemars")]
-impl schemars::JsonSchema for ErrorKind {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        String::schema_name()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        String::json_schema(generator)
-    }
-}
-
-impl<'de> Deserialize<'de> for ErrorKind {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(|code| ErrorKind(Cow::Owned(code)))
-    }
-}
+crate::dialect_name::name_impls!(ErrorKind);
 
 #[cfg(test)]
 mod tests {
