@@ -114,6 +114,7 @@ pub use text::binary;
 pub use text::eol::{Eol, LineBreaks, NewLineEnds, Newline};
 pub use text::file_bytes::FileBytes;
 pub use text::lines::{
-    Cutter, Line, LineRef, LineText, Lines, TextFile, decode_lossless, encode_lossless, holds_raw_bytes, show_raw_bytes,
+    Cutter, Line, LineRef, LineText, Lines, LinesIter, TextFile, decode_lossless, encode_lossless, holds_raw_bytes,
+    show_raw_bytes,
 };
 pub use text::shared::SharedText;

@@ -641,12 +641,50 @@ impl fmt::Debug for Lines<'_> {
 
 impl<'a> IntoIterator for Lines<'a> {
     type Item = LineRef<'a>;
-    type IntoIter = Box<dyn DoubleEndedIterator<Item = LineRef<'a>> + 'a>;
+    type IntoIter = LinesIter<'a>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+    fn into_iter(self) -> LinesIter<'a> {
+        LinesIter { lines: self, front: 0, back: self.len() }
     }
 }
+
+/// The lines of a [`Lines`] view in order (`for line in file.lines()`), without an
+/// allocation.
+#[derive(Clone)]
+pub struct LinesIter<'a> {
+    lines: Lines<'a>,
+    /// The next line from the front, and one past the next from the back.
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Iterator for LinesIter<'a> {
+    type Item = LineRef<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<LineRef<'a>> {
+        (self.front < self.back).then(|| {
+            self.front += 1;
+            self.lines.line(self.front - 1)
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.back - self.front;
+        (left, Some(left))
+    }
+}
+
+impl DoubleEndedIterator for LinesIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        (self.front < self.back).then(|| {
+            self.back -= 1;
+            self.lines.line(self.back)
+        })
+    }
+}
+
+impl ExactSizeIterator for LinesIter<'_> {}
 
 const BOM: &str = "\u{feff}";
 
@@ -1340,6 +1378,21 @@ mod tests {
         assert!(text.get_mut().is_some(), "every count given back");
         // A line is 24 bytes: two offsets and its terminator, no pointer to a text.
         assert_eq!(std::mem::size_of::<At>(), 24);
+    }
+
+    #[test]
+    fn a_for_loop_over_the_lines_reads_them_as_iter_does() {
+        let f = TextFile::parse("a\nb\r\nc");
+        let looped: Vec<LineRef<'_>> = f.lines().into_iter().collect();
+        assert_eq!(looped, f.lines().iter().collect::<Vec<_>>());
+        let mut both = f.lines().into_iter();
+        assert_eq!(both.len(), 3);
+        assert_eq!(both.next_back().map(|l| l.text), Some("c"));
+        assert_eq!(both.next().map(|l| l.text), Some("a"));
+        assert_eq!(
+            (both.len(), both.next().map(|l| l.eol), both.next(), both.next_back()),
+            (1, Some(Eol::CrLf), None, None)
+        );
     }
 
     #[test]
