@@ -45,7 +45,7 @@
 //!     .with_file("a.txt", "one\n");
 //! let response = editor::handle(&request, None);
 //! assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
-//! assert_eq!(response.document.status, polypatch::Outcome::Applied);
+//! assert_eq!(response.document.status, polypatch::report::Outcome::Applied);
 //! ```
 
 use std::collections::BTreeMap;
@@ -54,10 +54,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    ApplyOptions, ApplyReport, DiskFileSet, Entry, Failure, FailureKind, FileSource, MemoryFileSet, ParseOptions,
-    PathError, RelPath, ReportDocument, Status,
-};
+use crate::document::ReportDocument;
+use crate::{ApplyOptions, ApplyReport, DiskFileSet, MemoryFileSet, ParseOptions};
+use polypatch_core::{Entry, Failure, FailureKind, FileSource, PathError, RelPath, Status};
 
 mod buffers;
 mod lsp;
@@ -180,7 +179,7 @@ impl Response {
 /// assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
 /// let json: serde_json::Value = serde_json::from_str(&response.to_json()).unwrap();
 /// assert_eq!((json["version"].as_u64(), json["status"].as_str()), (Some(1), Some("applied")));
-/// assert_eq!(polypatch::editor::handle_json("{", None).document.status, polypatch::Outcome::UsageError);
+/// assert_eq!(polypatch::editor::handle_json("{", None).document.status, polypatch::report::Outcome::UsageError);
 /// ```
 pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
     match serde_json::from_str::<Request>(text) {

@@ -302,7 +302,7 @@ pub fn is_stdin(patch: &Path) -> bool {
 
 /// The values `--format` accepts: `auto` and every dialect compiled in.
 pub fn format_names() -> Vec<&'static str> {
-    std::iter::once("auto").chain(polypatch::dialect_names()).collect()
+    std::iter::once("auto").chain(polypatch::Dialects::global().names()).collect()
 }
 
 /// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
@@ -310,7 +310,7 @@ pub fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     if name == "auto" {
         return Ok(None);
     }
-    match polypatch::dialect(name) {
+    match polypatch::Dialects::global().get(name) {
         Some(dialect) => Ok(Some(dialect.name())),
         None => anyhow::bail!("unknown format `{name}`; known formats: {}", format_names().join(", ")),
     }
@@ -392,7 +392,7 @@ pub fn command() -> clap::Command {
     for verb in ["apply", "check", "diff", "convert"] {
         command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
     }
-    let to = format!("The dialect to write: {}", polypatch::dialect_names().join(", "));
+    let to = format!("The dialect to write: {}", polypatch::Dialects::global().names().join(", "));
     command.mut_subcommand("convert", |sub| sub.mut_arg("to", |arg| arg.help(to)))
 }
 
@@ -539,7 +539,7 @@ mod tests {
 
     #[test]
     fn known_formats_resolve() {
-        for name in polypatch::dialect_names() {
+        for name in polypatch::Dialects::global().names() {
             assert_eq!(resolve_format(name).unwrap(), Some(name));
         }
     }
@@ -548,7 +548,7 @@ mod tests {
     fn unknown_format_lists_the_known_ones() {
         let message = format!("{:#}", resolve_format("yaml-ish").unwrap_err());
         assert!(message.starts_with("unknown format `yaml-ish`; known formats: auto"), "{message}");
-        for name in polypatch::dialect_names() {
+        for name in polypatch::Dialects::global().names() {
             assert!(message.contains(name), "{message}");
         }
     }
@@ -557,6 +557,6 @@ mod tests {
     fn format_names_start_with_auto() {
         let names = format_names();
         assert_eq!(names[0], "auto");
-        assert_eq!(names.len(), polypatch::dialect_names().len() + 1);
+        assert_eq!(names.len(), polypatch::Dialects::global().names().len() + 1);
     }
 }

@@ -128,5 +128,5 @@ fn document(doc: &Document) -> String {
         #[serde(flatten)]
         doc: &'a Document<'a>,
     }
-    output::document(&Versioned { version: polypatch::JSON_VERSION, doc })
+    output::document(&Versioned { version: polypatch::report::JSON_VERSION, doc })
 }

@@ -24,7 +24,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Extract(args) => inspect::extract(args),
         Command::Recover(args) => recover(args),
         Command::Formats(args) => {
-            let names = polypatch::dialect_names();
+            let names = polypatch::Dialects::global().names();
             if args.json {
                 stdout(&output::formats_json(&names));
             } else {
