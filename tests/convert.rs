@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation, convert};
+use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation, RenderError, convert};
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions};
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
@@ -139,7 +139,7 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
     let converted =
         match convert(Input::Text { text: &patch, format: source.parse()? }, &files, target.parse()?, &options) {
             Ok(converted) => converted,
-            Err(ConvertError::Inexpressible { operation, path, detail, .. }) => {
+            Err(ConvertError::Render(RenderError::Inexpressible { operation, path, detail, .. })) => {
                 let mut does = operations(&before, &after);
                 if operation == Operation::Mode && changes_modes(source, case_dir, patch_file, strict)? {
                     does.insert(Operation::Mode);

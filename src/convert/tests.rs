@@ -145,7 +145,7 @@ fn tricky_content_round_trips_through_every_dialect_that_can_carry_it() {
                 match result {
                     Ok(bytes) => assert_eq!(String::from_utf8(bytes).unwrap(), want, "{target} {what} {content:?}"),
                     // Refusing is right only for what the dialect lacks.
-                    Err(ConvertError::Inexpressible { operation, .. }) => assert!(
+                    Err(ConvertError::Render(RenderError::Inexpressible { operation, .. })) => assert!(
                         matches!(
                             operation,
                             Operation::LineEnding
@@ -174,7 +174,7 @@ proptest! {
             match round_trip(&MemoryFileSet::new(), &replace_plan("n.txt", &value), target, "n.txt") {
                 Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), value.clone(), "{}", target),
                 // A NUL makes the content binary: a text format refuses it.
-                Err(ConvertError::Inexpressible { operation: Operation::Binary, .. }) => {
+                Err(ConvertError::Render(RenderError::Inexpressible { operation: Operation::Binary, .. })) => {
                     prop_assert!(target == "ap" && value.contains('\0'));
                 }
                 Err(err) => return Err(TestCaseError::fail(format!("{target}: {err}"))),
@@ -196,7 +196,7 @@ proptest! {
                 Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), after.clone(), "{}", target),
                 // AI-PATCH locates any change, but a pure addition of lines that are already
                 // there (blank lines at the end) would be added again by a re-run: refused.
-                Err(ConvertError::Inexpressible { operation, detail, .. }) => prop_assert!(
+                Err(ConvertError::Render(RenderError::Inexpressible { operation, detail, .. })) => prop_assert!(
                     target != "unified"
                         && target != "aptix"
                         && !(target == "ai-patch" && operation == Operation::Edit && !detail.contains("re-run")),
