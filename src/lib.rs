@@ -173,7 +173,8 @@ pub mod plan {
 pub mod fs {
     pub use polypatch_core::{
         Change, ChangeKind, CommitError, DiskFileSet, Durability, Entry, FileBytes, FileSource, FileStore,
-        MemoryFileSet, Overlay, PathError, PathErrorKind, Recovery, RelPath, decode_lossless, is_git_dir_name,
+        MemoryFileSet, Overlay, PathError, PathErrorKind, ReadHash, Recovery, RelPath, decode_lossless,
+        is_git_dir_name,
     };
 }
 
@@ -192,7 +193,7 @@ pub mod report {
 pub mod options {
     pub use polypatch_core::{
         AlreadyApplied, ApplyOptions, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE,
-        LineBreaks, NewLineEnds, ParseOptions,
+        LineBreaks, NewLineEnds, ParseOptions, StaleRead,
     };
 }
 
@@ -200,7 +201,7 @@ pub mod options {
 pub mod error {
     pub use crate::Error;
     pub use crate::reply::ReplyError;
-    pub use polypatch_core::{ApplyError, ErrorKind, PatchError};
+    pub use polypatch_core::{ApplyError, ErrorKind, InvalidReadHash, PatchError};
 
     use crate::Format;
 

@@ -82,6 +82,9 @@ pub enum Command {
     Recover(RecoverArgs),
     /// List the patch dialects this build understands
     Formats(FormatsArgs),
+    /// Print each file's hash (`sha256:…`), the one `--read-hash` takes: give it to the model
+    /// with the file, and pass it back with the model's patch
+    Hash(HashArgs),
     /// Print a JSON Schema: of the `--json` report, or of a structured dialect's input
     Schema(SchemaArgs),
     /// Print the instructions to give a model so that it writes a patch dialect well
@@ -168,6 +171,16 @@ pub struct ApplyArgs {
     /// before that data is decoded. Default: 268435456 (256 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_total_binary_size: Option<u64>,
+    /// The stale-read guard: PATH was read with content of HASH (`sha256:` and 64 hex digits,
+    /// as `polypatch hash PATH` prints it); if the file no longer has it, its edits are
+    /// refused (the file changed since the patch's writer read it). Repeat for each file.
+    /// Default: no file is checked
+    #[arg(long, value_name = "PATH=HASH")]
+    pub read_hash: Vec<String>,
+    /// What a file that changed since it was read (`--read-hash`) does: `refuse` (the
+    /// default) or `exact` (apply its edits where they match the file exactly, and report it)
+    #[arg(long, value_name = "POLICY", value_parser = ["refuse", "exact"], default_value = "refuse")]
+    pub stale_read: String,
     /// Skip a diff's `Binary files a/x and b/x differ` sections (a `git diff` made without
     /// `--binary`: no data to apply), with a warning, and apply the rest, as GNU patch does.
     /// Default: such a diff is refused and nothing is written
@@ -196,7 +209,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format", "read_hash"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -247,6 +260,17 @@ pub struct FormatsArgs {
     /// Print one JSON document on standard output instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options of `hash`.
+#[derive(Debug, Args)]
+pub struct HashArgs {
+    /// Print one JSON document on standard output instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// The files to hash
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
 }
 
 /// Options of `schema`: exactly one of `--report` and `--format`.

@@ -309,6 +309,22 @@ pub fn formats_json(names: &[&str]) -> String {
     document(&Document { version: polypatch::report::JSON_VERSION, formats: names })
 }
 
+/// The JSON document of `hash`: each file read and its hash.
+pub fn hashes_json(files: &[(String, polypatch::fs::ReadHash)]) -> String {
+    #[derive(Serialize)]
+    struct File<'a> {
+        path: &'a str,
+        hash: polypatch::fs::ReadHash,
+    }
+    #[derive(Serialize)]
+    struct Document<'a> {
+        version: u32,
+        files: Vec<File<'a>>,
+    }
+    let files = files.iter().map(|(path, hash)| File { path, hash: *hash }).collect();
+    document(&Document { version: polypatch::report::JSON_VERSION, files })
+}
+
 /// Every block's report under a `block N (dialect, lines a-b): status` line (several blocks
 /// applied together: a model's reply, several patch files).
 pub fn blocks_text(report: &ReplyReport) -> String {

@@ -19,7 +19,8 @@ use anyhow::anyhow;
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{
     ApplyError, ApplyOptions, ApplyReport, DiskFileSet, EditPlan, ParseOptions, PatchError, ReplyError,
-    fs::{Change, FileSource, Overlay},
+    fs::{Change, FileSource, Overlay, ReadHash},
+    options::StaleRead,
     reply::{BlockInfo, PlannedBlock, ReplyReport},
     report::ReportDocument,
 };
@@ -182,12 +183,19 @@ impl Run<'_> {
         if !args.json && !term::quiet() {
             stderr(&output::warnings_text(&warnings));
         }
-        let options = ApplyOptions::default()
+        let mut options = ApplyOptions::default()
             .strict(args.strict)
             .dry_run(self.mode != Mode::Apply)
             .skip_missing_text(args.skip_missing_find)
             .allow_git_dir(args.allow_git_dir)
-            .allow_fuzzy_removals(args.allow_fuzzy_removals);
+            .allow_fuzzy_removals(args.allow_fuzzy_removals)
+            .stale_read(if args.stale_read == "exact" { StaleRead::ExactOnly } else { StaleRead::Refuse });
+        for given in &args.read_hash {
+            match read_hash(given) {
+                Ok((path, hash)) => options.read_hashes.insert(path.to_owned(), hash),
+                Err(err) => return usage_error(args.json, &err),
+            };
+        }
         if self.mode == Mode::Diff {
             return self.diff(&planned, &files, &options, &warnings);
         }
@@ -603,6 +611,15 @@ fn no_patch(json: bool, err: &anyhow::Error) -> Exit {
         stderr(&output::usage_text(err));
     }
     Exit::Invalid
+}
+
+/// A `--read-hash PATH=HASH` value.
+fn read_hash(given: &str) -> anyhow::Result<(&str, ReadHash)> {
+    let (path, hash) = given.rsplit_once('=').ok_or_else(|| {
+        anyhow::anyhow!("`--read-hash {given}`: write the path, `=` and its hash, as `--read-hash src/a.rs=sha256:…`")
+    })?;
+    let hash = ReadHash::parse(hash).map_err(|err| anyhow::anyhow!("`--read-hash {given}`: {err}"))?;
+    Ok((path, hash))
 }
 
 #[cfg(test)]
