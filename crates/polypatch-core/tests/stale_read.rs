@@ -177,3 +177,20 @@ fn a_refused_file_fails_the_whole_plan_and_leaves_no_trace_in_it() {
     assert_ne!(statuses[2], Status::Failed, "{:?}", err.report.files[2].failure);
     assert!(err.report.files[1].edits.is_empty(), "a refused trial reports no edits");
 }
+
+#[test]
+fn a_patch_applied_again_after_the_file_changed_is_already_applied() {
+    // The agent's first apply went through but its reply was lost; it retries with the
+    // hash it read before. The file changed (by that apply): already applied, nothing
+    // written, under either policy.
+    let mut files = set(READ);
+    let options = ApplyOptions::default().read_hash("main.rs", read());
+    apply(&plan(), &mut files, &options).unwrap();
+    let after = files.get_str("main.rs").unwrap().to_owned();
+    let report = apply(&plan(), &mut files, &options).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+    assert_eq!(report.files[0].edits[0].status, Status::AlreadyApplied);
+    let note = &report.files[0].edits[0].notes[0];
+    assert!(note.contains("changed since it was read") && note.ends_with("this edit is already in it"), "{note}");
+    assert_eq!(files.get_str("main.rs"), Some(after.as_str()));
+}

@@ -590,7 +590,8 @@ impl<S: FileSource + ?Sized> State<'_, S> {
 
     /// A file operation on a file that changed since it was read (`changed` says how):
     /// tried with exact matching only, then applied ([`StaleRead::ExactOnly`], when every
-    /// edit matched exactly) or refused, saying whether the edits still match exactly and
+    /// edit matched exactly), found already applied (whatever the policy: nothing is
+    /// written) or refused, saying whether the edits still match exactly and
     /// where not. A refused trial leaves no trace in the plan's state.
     fn run_changed(
         &mut self,
@@ -605,8 +606,13 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         let trial = self.run(path, &fe.op, Overrides { strict: true, ..ov }, report);
         let failed_edit = report.edits.iter().find_map(|e| e.failure.clone().filter(|_| e.status == Status::Failed));
         let exact = trial.as_ref().is_ok_and(|&status| status != Status::Failed) && failed_edit.is_none();
-        if exact && self.stale_read == StaleRead::ExactOnly {
-            let note = format!("`{path}` changed since it was read ({changed}); this edit matched it exactly");
+        // Already applied writes nothing, so it cannot lose anyone's newer work: a retry of
+        // a patch whose reply was lost is told so, whatever the policy.
+        let done = trial.as_ref().is_ok_and(|&status| status == Status::AlreadyApplied)
+            && report.edits.iter().all(|e| e.status == Status::AlreadyApplied);
+        if exact && (done || self.stale_read == StaleRead::ExactOnly) {
+            let what = if done { "this edit is already in it" } else { "this edit matched it exactly" };
+            let note = format!("`{path}` changed since it was read ({changed}); {what}");
             for edit in &mut report.edits {
                 edit.notes.push(note.clone());
             }
