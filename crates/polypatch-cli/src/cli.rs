@@ -85,6 +85,10 @@ pub enum Command {
     /// Print each file's hash (`sha256:…`), the one `--read-hash` takes: give it to the model
     /// with the file, and pass it back with the model's patch
     Hash(HashArgs),
+    /// Serve the files under a root to an agent as a Model Context Protocol server over
+    /// stdio: tools `apply_patch`, `edit_file` and `read_file` (register the command
+    /// `polypatch mcp --root DIR` in the client's MCP configuration)
+    Mcp(McpArgs),
     /// Print a JSON Schema: of the `--json` report, or of a structured dialect's input
     Schema(SchemaArgs),
     /// Print the instructions to give a model so that it writes a patch dialect well
@@ -260,6 +264,15 @@ pub struct FormatsArgs {
     /// Print one JSON document on standard output instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options of `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The directory the tools' paths are relative to; nothing outside it is read or
+    /// written. Default: the current directory
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
 }
 
 /// Options of `hash`.

@@ -35,6 +35,13 @@ pub fn run(cli: &Cli) -> Exit {
             Exit::Success
         }
         Command::Hash(args) => hash(args),
+        Command::Mcp(args) => match polypatch_mcp::serve(args.root.as_deref().unwrap_or(std::path::Path::new("."))) {
+            Ok(()) => Exit::Success,
+            Err(err) => {
+                stderr(&output::usage_text(&anyhow::Error::new(err)));
+                Exit::Invalid
+            }
+        },
         Command::Schema(args) => schema::run(args),
         Command::Prompt(args) => match generate::prompt(&args.format) {
             Ok(text) => {
