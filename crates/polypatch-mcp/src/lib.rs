@@ -79,6 +79,7 @@ pub struct Server {
 /// `apply_patch`'s input.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ApplyPatchInput {
     /// The patch: a unified diff, a `*** Begin Patch` patch, SEARCH/REPLACE blocks, … or a
     /// whole reply holding several patch blocks (all are applied together).
@@ -98,6 +99,7 @@ pub struct ApplyPatchInput {
 /// One replacement of `edit_file`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditInput {
     /// The text to find: it must occur once in the file (copy it from the file, with a
     /// few lines around the change when a line alone is not unique).
@@ -111,6 +113,7 @@ pub struct EditInput {
 /// `edit_file`'s input: the reference filesystem server's, plus `readHash`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditFileInput {
     /// The file, relative to the root.
     pub path: String,
@@ -127,6 +130,7 @@ pub struct EditFileInput {
 /// `read_file`'s input.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ReadFileInput {
     /// The file, relative to the root.
     pub path: String,
