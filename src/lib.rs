@@ -134,6 +134,9 @@ pub use polypatch_applydiff as applydiff;
 #[cfg(feature = "aptix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aptix")))]
 pub use polypatch_aptix as aptix;
+#[cfg(feature = "search-replace")]
+#[cfg_attr(docsrs, doc(cfg(feature = "search-replace")))]
+pub use polypatch_search_replace as search_replace;
 #[cfg(feature = "unified")]
 #[cfg_attr(docsrs, doc(cfg(feature = "unified")))]
 pub use polypatch_unified as unified;
@@ -186,13 +189,15 @@ pub fn dialects() -> Vec<&'static dyn Dialect> {
         &polypatch_applydiff::ApplyDiff,
         #[cfg(feature = "aptix")]
         &polypatch_aptix::Aptix,
+        #[cfg(feature = "search-replace")]
+        &polypatch_search_replace::SearchReplace,
     ]
 }
 
 /// The names of every dialect compiled in.
 ///
 /// ```
-/// assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+/// assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace"]);
 /// ```
 pub fn dialect_names() -> Vec<&'static str> {
     dialects().iter().map(|d| d.name()).collect()
