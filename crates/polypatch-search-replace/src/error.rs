@@ -27,6 +27,9 @@ pub const UNCLOSED_BLOCK: ErrorKind = ErrorKind::new("unclosed_block");
 pub const STRAY_MARKER: ErrorKind = ErrorKind::new("stray_marker");
 /// Both sections empty: the block changes nothing.
 pub const EMPTY_BLOCK: ErrorKind = ErrorKind::new("empty_block");
+/// A block for a file after that file's block with an empty SEARCH (a create or an
+/// append) in the same patch: a re-run could not tell the appended lines from the file's.
+pub const APPEND_NOT_LAST: ErrorKind = ErrorKind::new("append_not_last");
 /// `...` lines that do not stand at the same places in SEARCH and REPLACE (a different
 /// number of them), or a piece between them with nothing to find but lines to write.
 pub const UNPAIRED_ELISION: ErrorKind = ErrorKind::new("unpaired_elision");
@@ -47,6 +50,7 @@ pub const KINDS: &[ErrorKind] = &[
     ErrorKind::TRUNCATED,
     STRAY_MARKER,
     EMPTY_BLOCK,
+    APPEND_NOT_LAST,
     UNPAIRED_ELISION,
 ];
 

@@ -61,7 +61,7 @@
 //! first); lines the block keeps may match loosely, lines it removes or changes only up to
 //! whitespace, indentation and look-alike characters; the REPLACE lines take the file's
 //! indentation, line endings, byte order mark and final newline. An empty SEARCH creates
-//! a missing file or appends to an existing one. Aider's `...` lines split a block into
+//! a missing file or appends to an existing one (as its file's last block). Aider's `...` lines split a block into
 //! pieces. A block already applied is reported so and changes nothing. Blocks for several
 //! files in one patch apply all or nothing. A file cannot be deleted or renamed in this
 //! format.

@@ -7,7 +7,7 @@ use polypatch_core::{
     Span, Target, Tier, TierSet,
 };
 
-use crate::error::{DIALECT, EMPTY_BLOCK, MISSING_PATH, UNPAIRED_ELISION, error};
+use crate::error::{APPEND_NOT_LAST, DIALECT, EMPTY_BLOCK, MISSING_PATH, UNPAIRED_ELISION, error};
 use crate::syntax::{Block, Patch};
 
 /// Lowers a parsed patch into an [`EditPlan`]; `file` is the path of blocks that name
@@ -23,7 +23,10 @@ use crate::syntax::{Block, Patch};
 ///   each on the result of the ones before; the files apply all or nothing.
 /// - An empty SEARCH (or only blank lines) appends the REPLACE lines at the end of the
 ///   file, and creates the file when it is missing and this is its first block
-///   ([`IfMissing::Create`]); a re-run finds them there and changes nothing.
+///   ([`IfMissing::Create`]); a re-run finds them there and changes nothing. It must be
+///   its file's last block in the patch ([`APPEND_NOT_LAST`]): a later block that edited
+///   the appended lines (or appended more) would leave a re-run unable to tell them from
+///   the file's own, and it would append them again.
 /// - `...` lines (an ellipsis alone, not Python's `...` statement) at the same places in
 ///   SEARCH and REPLACE split the block into pieces, each an edit of its own (`block N,
 ///   piece K`) whose SEARCH must be unique; `...` lines in only one section, or a piece
@@ -32,6 +35,8 @@ pub fn lower(patch: &Patch<'_>, file: Option<&str>) -> Result<EditPlan, PatchErr
     // Each file's path, edits and the span from its first block to its last.
     let mut files: Vec<(&str, Modify, Span)> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
+    // Each file's block with an empty SEARCH, once one is seen.
+    let mut appended: HashMap<&str, usize> = HashMap::new();
     for (i, block) in patch.blocks.iter().enumerate() {
         let number = i + 1;
         let Some(path) = block.path.or(file) else {
@@ -51,6 +56,20 @@ pub fn lower(patch: &Patch<'_>, file: Option<&str>) -> Result<EditPlan, PatchErr
                 format!("{for_path} has nothing to find and nothing to write: drop it, or write the lines it changes"),
                 Some(block.head),
             ));
+        }
+        if let Some(&earlier) = appended.get(path) {
+            return Err(error(
+                APPEND_NOT_LAST,
+                format!(
+                    "{for_path} follows block {earlier}, whose empty SEARCH creates the file or appends to it: run \
+                     again, the appended lines could not be told from the file's own and would be added twice; write \
+                     a new file whole in one block, and put a block that appends after the file's other blocks"
+                ),
+                Some(block.head),
+            ));
+        }
+        if appends {
+            appended.insert(path, number);
         }
         let edits = if appends {
             let lines = LineText::copy_all(block.replace.iter().copied());
@@ -276,12 +295,29 @@ mod tests {
         assert_eq!(files.get_str("new/n.txt"), Some("first\r\nlast\r\nhello\r\nworld"));
     }
 
+    /// A file created (or appended to), then edited by a later block of the same patch:
+    /// run again, the append would not find its lines (the later block changed them) and
+    /// would add them a second time, and the later block would edit that copy. Refused.
     #[test]
-    fn a_new_file_edited_by_later_blocks_of_the_same_patch() {
-        let text = format!("{}{}", sr("n.txt", "", "a\nb\n"), sr("n.txt", "b\n", "c\n"));
-        let mut files = MemoryFileSet::new();
+    fn an_empty_search_must_be_its_file_s_last_block() {
+        for second in [sr("n.txt", "b\n", "c\n"), sr("n.txt", "", "more\n")] {
+            let text = format!("{}{second}", sr("n.txt", "", "a\nb\n"));
+            let err = lower(&parse(&text).unwrap(), None).unwrap_err();
+            assert_eq!(err.kind, APPEND_NOT_LAST);
+            assert_eq!(
+                err.message,
+                "block 2 (`n.txt`) follows block 1, whose empty SEARCH creates the file or appends to it: run again, \
+                 the appended lines could not be told from the file's own and would be added twice; write a new file \
+                 whole in one block, and put a block that appends after the file's other blocks"
+            );
+        }
+        // Last of its file, after an edit of the same file and before another file's block: fine,
+        // and a re-run changes nothing.
+        let text = format!("{}{}{}", sr("a.txt", "x\n", "y\n"), sr("a.txt", "", "tail\n"), sr("b.txt", "", "new\n"));
+        let mut files = MemoryFileSet::new().with("a.txt", "x\n");
         run(&mut files, &text).unwrap();
-        assert_eq!(files.get_str("n.txt"), Some("a\nc\n"));
+        run(&mut files, &text).unwrap();
+        assert_eq!((files.get_str("a.txt"), files.get_str("b.txt")), (Some("y\ntail\n"), Some("new\n")));
     }
 
     #[test]

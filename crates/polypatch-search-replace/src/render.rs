@@ -90,8 +90,9 @@ fn created(delta: &FileDelta, after: &str) -> Result<(), RenderError> {
 }
 
 /// Refuses sections the parser would read otherwise: a line `...` that stands for lines,
-/// a first SEARCH line that reads as a `:start_line:` hint, a line that is a backslash
-/// before a marker (the escape would eat it).
+/// a SEARCH of blank lines only (an append), a first SEARCH line that reads as a
+/// `:start_line:` hint, a line that is a backslash before a marker (the escape would eat
+/// it).
 fn writable(delta: &FileDelta, old: &[&str], new: &[&str]) -> Result<(), RenderError> {
     for section in [old, new] {
         let bodies: Vec<&str> = section.iter().map(|l| body(l)).collect();
@@ -113,6 +114,14 @@ fn writable(delta: &FileDelta, old: &[&str], new: &[&str]) -> Result<(), RenderE
                 "a line that is a backslash before a marker reads as the marker escaped",
             ));
         }
+    }
+    if !old.is_empty() && old.iter().all(|l| body(l).trim().is_empty()) {
+        return Err(refuse(
+            DIALECT,
+            Operation::Edit,
+            delta,
+            "a SEARCH of blank lines only reads as an empty one (an append), as in Aider",
+        ));
     }
     if old.first().is_some_and(|l| {
         let t = body(l).trim();
@@ -185,6 +194,7 @@ mod tests {
             (FileDelta::new("n.txt", None, Some(side(""))), Operation::Edit),
             (FileDelta::new("my file.txt", Some(side("a\n")), Some(side("b\n"))), Operation::Edit),
             (FileDelta::new("e.txt", Some(side("a\nb\n")), Some(side("a\n...\nb\n"))), Operation::MarkerLine),
+            (FileDelta::new("blank.txt", Some(side("\n\n")), Some(side("x\n"))), Operation::Edit),
         ];
         for (delta, operation) in cases {
             let err = render(std::slice::from_ref(&delta)).unwrap_err();

@@ -116,21 +116,36 @@ fn fence(line: &str) -> Option<(char, usize, &str)> {
 
 /// The path a line names when it stands alone before a block or a fence: the line
 /// without `#` headings, `**`, backticks and a trailing colon around it, when what is left
-/// looks like a path (no spaces, a `.` or `/` in it, no code punctuation, not ending in
-/// `.`). Its span within the line: (offset, length).
+/// looks like a path: no spaces and no code punctuation, not ending in `.`, and either a
+/// `.` or `/` in it, or written in backticks or `**`, or (alone, without a colon or a `#`)
+/// a name like `PKG-INFO`, `build_all`, `LICENSE` or `Makefile` (a `-` or `_`, all
+/// capitals, or ending in `file`); a word (`python`, `Changes`, `Fix:`) is prose. Its span
+/// within the line: (offset, length).
 pub(crate) fn path_of(line: &str) -> Option<(usize, usize)> {
     let mut s = line.trim();
+    let heading = s.starts_with('#');
     s = s.trim_start_matches('#').trim_start();
-    s = s.strip_suffix(':').unwrap_or(s).trim_end();
+    let mut colon = false;
+    if let Some(rest) = s.strip_suffix(':') {
+        (s, colon) = (rest.trim_end(), true);
+    }
+    let mut wrapped = false;
     for wrap in ["**", "*", "`"] {
         if let Some(inner) = s.strip_prefix(wrap).and_then(|x| x.strip_suffix(wrap)) {
-            s = inner.trim();
+            (s, wrapped) = (inner.trim(), true);
         }
     }
-    s = s.strip_suffix(':').unwrap_or(s);
+    if let Some(rest) = s.strip_suffix(':') {
+        (s, colon) = (rest, true);
+    }
+    // A bare name: `PKG-INFO`, `build_all`, `LICENSE`, `Makefile` (not `Changes`).
+    let name = s.contains(['-', '_'])
+        || (s.chars().any(|c| c.is_ascii_alphabetic()) && !s.chars().any(|c| c.is_ascii_lowercase()))
+        || s.ends_with("file");
+    let named = s.contains(['.', '/']) || wrapped || (!colon && !heading && name);
     let looks = !s.is_empty()
         && s.len() <= 4096
-        && (s.contains('.') || s.contains('/'))
+        && named
         && !s.ends_with('.')
         && !s.chars().any(|c| c.is_whitespace() || "`*()[]{}<>;,=\"'|?!$&^%@+".contains(c))
         && !s.starts_with("---")
@@ -427,11 +442,30 @@ mod tests {
 
     #[test]
     fn prose_is_not_a_path() {
-        for before in ["Here is the fix:", "Done.", "Fix it", "foo.bar()", "## Changes", "..."] {
+        for before in [
+            "Here is the fix:",
+            "Done.",
+            "Fix it",
+            "foo.bar()",
+            "## Changes",
+            "...",
+            "python",
+            "Changes",
+            "Changes:",
+            "Fix:",
+            "## NOTES",
+        ] {
             let text = format!("{before}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n");
             assert_eq!(parse(&text).unwrap().blocks[0].path, None, "{before}");
         }
-        for (before, path) in [("src/a.rs:", "src/a.rs"), ("**a.py**", "a.py"), ("# `x/y.md`", "x/y.md")] {
+        for (before, path) in [
+            ("src/a.rs:", "src/a.rs"),
+            ("**a.py**", "a.py"),
+            ("# `x/y.md`", "x/y.md"),
+            ("PKG-INFO", "PKG-INFO"),
+            ("Makefile", "Makefile"),
+            ("`justfile`", "justfile"),
+        ] {
             let text = format!("{before}\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n");
             assert_eq!(parse(&text).unwrap().blocks[0].path, Some(path), "{before}");
         }
