@@ -22,7 +22,7 @@ import render
 from corpus import BaseEdit, hunk_groups, line_opcodes
 from render import ApPatch, DiffPatch
 
-DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix")
+DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace")
 
 ROWS = (
     "clean",
@@ -47,7 +47,7 @@ WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs
 NOT_APPLICABLE = {("ap", "wrong_line_numbers"), ("applydiff", "wrong_line_numbers"),
                   ("aptix", "wrong_line_numbers"), ("aptix", "duplicated_block")}
 #: Dialects whose blocks do not mark their kept lines (an old and a new side).
-TWO_SIDED = ("applydiff", "aptix")
+TWO_SIDED = ("applydiff", "aptix", "search-replace")
 
 SEED = 20261123
 TAB_WIDTH = 4
@@ -146,6 +146,8 @@ def render_patch(dialect: str, before: str, after: str, path: str):
         return render.render_applydiff(before, after, path)
     if dialect == "aptix":
         return render.render_aptix(before, after, path)
+    if dialect == "search-replace":
+        return render.render_search_replace(before, after, path)
     return render.render_ap(before, after, path)
 
 
@@ -159,6 +161,8 @@ def patch_text(patch) -> str:
         return render.applydiff_text(patch)
     if patch.dialect == "aptix":
         return render.aptix_text(patch)
+    if patch.dialect == "search-replace":
+        return render.search_replace_text(patch)
     return render.aipatch_text(patch)
 
 
@@ -495,6 +499,14 @@ def _wrong_numbers(patch, rng: random.Random):
         return patch
     if any(h.header for h in patch.hunks):
         return None
+    if patch.dialect == "search-replace":
+        # Roo Code's `:start_line:` hints, off by 5-40 lines (issue 29).
+        off = rng.randint(5, 40) * (1 if off > 0 else -1)
+        if first + off < 1:
+            off = -off
+        for h in patch.hunks:
+            h.header = f"{h.old_start + off}"
+        return patch
     for h in patch.hunks:
         h.header = f":{h.old_start + off}"
     return patch
@@ -689,7 +701,7 @@ def _duplicated_case(edit: BaseEdit, dialect: str, clean, clean_text: str) -> Ca
 # --- a reply cut off ---------------------------------------------------------------------
 
 #: The fence tag a model puts around each dialect in a chat reply.
-_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json"}
+_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json", "search-replace": ""}
 
 
 def _truncated_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
@@ -736,6 +748,11 @@ def _writes_content(dialect: str, lines: list[str], i: int) -> bool:
         return j >= 0 and lines[j].rstrip("\n") == "--- to" and line.rstrip("\n") != "<"
     if dialect == "aptix":
         return line.lstrip().startswith('"replace": "')
+    if dialect == "search-replace":
+        j = i
+        while j >= 0 and lines[j].rstrip("\n") not in ("=======", "<<<<<<< SEARCH"):
+            j -= 1
+        return j >= 0 and lines[j].rstrip("\n") == "=======" and line.rstrip("\n") != ">>>>>>> REPLACE"
     # ap: a line of a ``content: |`` block (column 10), found by the key above it.
     j = i
     while j >= 0 and (lines[j].startswith("          ") or not lines[j].strip()):

@@ -1,7 +1,7 @@
 """Render a before/after pair into each dialect, as a careful model would write it.
 
 Patches are kept as small structures (``DiffPatch`` for ``unified``, ``ai-patch``,
-``applydiff`` and ``aptix``, ``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
+``applydiff``, ``aptix`` and ``search-replace``, ``ApPatch`` for ``ap``) so that defects can be applied to their lines before they are
 turned into text. Lines are held without their ``\\n``.
 """
 
@@ -42,7 +42,7 @@ class DiffPatch:
 
     path: str
     hunks: list[Hunk]
-    dialect: str  # "unified", "ai-patch", "applydiff" or "aptix"
+    dialect: str  # "unified", "ai-patch", "applydiff", "aptix" or "search-replace"
     line_offset: int = 0  # added to every hunk's line numbers when rendered
     fenced: bool = False  # aptix: the bundle in a ```json fence after a sentence of prose
 
@@ -216,6 +216,64 @@ def applydiff_text(patch: DiffPatch) -> str:
         out.append("--- to\n")
         out += [f"{t}\n" for tag, t in h.lines if tag != "-"]
         out.append("<\n")
+    return "".join(out)
+
+
+# --- search-replace ------------------------------------------------------------------
+
+
+def render_search_replace(before: str, after: str, path: str) -> DiffPatch | None:
+    """SEARCH/REPLACE blocks as Aider's "diff" format has them: the path alone on a line,
+    a fence, one block per hunk (SEARCH: the hunk's context and removed lines; REPLACE: its
+    context and added lines), 3 lines of context, no line numbers. The blocks apply in
+    order, each on the result of the ones before, and each SEARCH must occur exactly once
+    there; where one does not, every block gets more context (Aider's prompt: "include
+    enough lines to uniquely match"). None when nothing works, when a block would have an
+    empty SEARCH (an append), or when a line of a block reads as a marker of the format
+    (a line of the file outside the blocks may)."""
+    old = lines_of(before)
+    new = lines_of(after)
+    for context in range(CONTEXT, CONTEXT + MAX_WIDEN):
+        hunks = diff_hunks(old, new, context)
+        if any(_search_replace_marker(t) for h in hunks for _, t in h.lines):
+            return None
+        if (hunks and all(h.old_lines() and not _dashes(h.old_lines()[0]) for h in hunks)
+                and _applydiff_unique(old, hunks)):
+            return DiffPatch(path, hunks, "search-replace")
+    return None
+
+
+def _search_replace_marker(line: str) -> bool:
+    """True for a line the SEARCH/REPLACE syntax would read as a marker, an elision or a
+    line hint: a ``=====`` run, a SEARCH or REPLACE marker (Aider's or Cline's), a lone
+    ``...``, ``:start_line:``."""
+    t = line.rstrip()
+    words = t.lstrip("<>-+ ").strip()
+    return ((t[:1] in "<>-+" and len(t) - len(t.lstrip(t[:1])) >= 3 and words in ("SEARCH", "REPLACE"))
+            or t.startswith((":start_line:", ":end_line:"))
+            or (len(t) >= 5 and set(t) == {"="}) or t.strip() == "...")
+
+
+def _dashes(line: str) -> bool:
+    """A ``-----`` line, which right after ``<<<<<<< SEARCH`` reads as Roo Code's separator."""
+    t = line.rstrip()
+    return len(t) >= 5 and set(t) == {"-"}
+
+
+def search_replace_text(patch: DiffPatch) -> str:
+    """The patch as Aider writes it: the path line, a fence, the blocks, the closing fence.
+    A hunk with a header (``wrong_line_numbers``) carries it as Roo Code's ``:start_line:N``
+    and ``-------`` lines."""
+    out = [f"{patch.path}\n```\n"]
+    for h in patch.hunks:
+        out.append("<<<<<<< SEARCH\n")
+        if h.header:
+            out.append(f":start_line:{h.header}\n-------\n")
+        out += [f"{t}\n" for tag, t in h.lines if tag != "+"]
+        out.append("=======\n")
+        out += [f"{t}\n" for tag, t in h.lines if tag != "-"]
+        out.append(">>>>>>> REPLACE\n")
+    out.append("```\n")
     return "".join(out)
 
 

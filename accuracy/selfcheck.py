@@ -87,6 +87,34 @@ def apply_applydiff(before: str, text: str) -> str | None:
     return file
 
 
+def apply_search_replace(before: str, text: str) -> str | None:
+    """SEARCH/REPLACE blocks applied as Aider's editblock coder reads an exact block, from
+    the patch text (the path line, a fence, the blocks): each SEARCH text (its lines, each
+    with its ``\\n``) must occur exactly once as a substring of the file as the blocks
+    before it left it, starting at a line start, and is replaced there by the REPLACE text."""
+    lines = text.split("\n")[:-1]
+    if len(lines) < 2 or lines[1] != "```" or lines[-1] != "```":
+        return None
+    blocks, cur, section = [], None, None
+    for line in lines[2:-1]:
+        if line == "<<<<<<< SEARCH" and cur is None:
+            cur = ([], [])
+            section = cur[0]
+        elif line == "=======" and cur is not None and section is cur[0]:
+            section = cur[1]
+        elif line == ">>>>>>> REPLACE" and cur is not None and section is cur[1]:
+            blocks.append(cur)
+            cur = section = None
+        elif section is not None:
+            section.append(line + "\n")
+        else:
+            return None
+    if cur is not None or not blocks:
+        return None
+    return apply_applydiff(before, "".join(
+        ">>> file: x\n--- from\n" + "".join(old) + "--- to\n" + "".join(new) + "<\n" for old, new in blocks))
+
+
 def apply_aptix(before: str, text: str) -> str | None:
     """An Aptix file bundle applied as the file spec's §2.3 reads it, from the patch
     text: the JSON (bare, or inside the reply's ```` ```json ```` fence) is parsed, and
@@ -192,9 +220,10 @@ def main() -> int:
     bad = total = 0
     for edit in edits:
         for dialect, absolute in (("unified", False), ("ai-patch", False), ("ap", False), ("ap", True),
-                                  ("applydiff", False), ("aptix", False)):
-            if dialect in ("applydiff", "aptix"):
-                apply_text = apply_applydiff if dialect == "applydiff" else apply_aptix
+                                  ("applydiff", False), ("aptix", False), ("search-replace", False)):
+            if dialect in ("applydiff", "aptix", "search-replace"):
+                apply_text = {"applydiff": apply_applydiff, "aptix": apply_aptix,
+                              "search-replace": apply_search_replace}[dialect]
                 patch = cases.render_patch(dialect, edit.before, edit.after, edit.path)
                 want = edit.after
                 got = patch and apply_text(edit.before, cases.patch_text(patch))

@@ -8,7 +8,7 @@
 //!   locate every edit and build the new contents), `apply` (`apply` to a `MemoryFileSet`,
 //!   a fresh copy per iteration, not timed) and `commit` (`apply` to a `DiskFileSet` in a
 //!   temporary directory; the file is rewritten before every iteration, not timed);
-//! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`: each generated case is
+//! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `search-replace`: each generated case is
 //!   rendered into each dialect;
 //! - kinds: `exact`; `offset` (unified only: every hunk header's line numbers are 25 lines
 //!   off); `reindent` (the patch's lines carry 4 more spaces of indentation than the
@@ -58,9 +58,11 @@ enum Dialect {
     Ap,
     ApplyDiff,
     Aptix,
+    SearchReplace,
 }
 
-const DIALECTS: [Dialect; 5] = [Dialect::AiPatch, Dialect::Unified, Dialect::Ap, Dialect::ApplyDiff, Dialect::Aptix];
+const DIALECTS: [Dialect; 6] =
+    [Dialect::AiPatch, Dialect::Unified, Dialect::Ap, Dialect::ApplyDiff, Dialect::Aptix, Dialect::SearchReplace];
 
 impl Dialect {
     fn name(self) -> &'static str {
@@ -70,17 +72,24 @@ impl Dialect {
             Dialect::Ap => "ap",
             Dialect::ApplyDiff => "applydiff",
             Dialect::Aptix => "aptix",
+            Dialect::SearchReplace => "search-replace",
         }
     }
 
-    fn format(self) -> Format {
-        match self {
+    /// The patch text parsed as this dialect: through [`Format`] for the five it names,
+    /// by name for the others.
+    fn parse(self, text: &str) -> Result<EditPlan, polypatch::PatchError> {
+        let format = match self {
             Dialect::AiPatch => Format::AiPatch,
             Dialect::Unified => Format::Unified,
             Dialect::Ap => Format::Ap,
             Dialect::ApplyDiff => Format::ApplyDiff,
             Dialect::Aptix => Format::Aptix,
-        }
+            Dialect::SearchReplace => {
+                return polypatch::Dialects::global().get(self.name()).expect("compiled in").parse(text);
+            }
+        };
+        polypatch::parse(text, format)
     }
 }
 
@@ -257,6 +266,17 @@ fn render(dialect: Dialect, hunks: &[Hunk]) -> String {
                     .unwrap();
             }
         }
+        Dialect::SearchReplace => {
+            for h in hunks {
+                writeln!(
+                    w,
+                    "{PATH}\n<<<<<<< SEARCH\n{}\n=======\n{}\n>>>>>>> REPLACE",
+                    h.old.join("\n"),
+                    h.new.join("\n")
+                )
+                .unwrap();
+            }
+        }
         Dialect::Aptix => {
             let patches: Vec<_> =
                 hunks.iter().map(|h| serde_json::json!({ "find": join(&h.old), "replace": join(&h.new) })).collect();
@@ -273,7 +293,7 @@ struct Case {
     plan: EditPlan,
     files: MemoryFileSet,
     file: String,
-    format: Format,
+    dialect: Dialect,
 }
 
 /// The generated sources, one per size, made once per run.
@@ -296,8 +316,7 @@ fn build(sources: &mut Sources, dialect: Dialect, kind: Kind, lines: usize, coun
     let patch = render(dialect, &hunks(source, count, kind));
     let file = join(source);
     let files = MemoryFileSet::new().with(PATH, file.clone());
-    let format = dialect.format();
-    let plan = polypatch::parse(&patch, format).unwrap_or_else(|e| panic!("the generated patch parses: {e}"));
+    let plan = dialect.parse(&patch).unwrap_or_else(|e| panic!("the generated patch parses: {e}"));
     let id = format!("{}/{}/{}/{count}", dialect.name(), kind.name(), size_name(lines));
     match (polypatch::compute(&plan, &files, &ApplyOptions::default()), kind.tier(dialect)) {
         (Err(e), None) => {
@@ -314,7 +333,7 @@ fn build(sources: &mut Sources, dialect: Dialect, kind: Kind, lines: usize, coun
         (Err(e), Some(_)) => panic!("{id} must apply: {e}\n{}", e.report),
         (Ok(computed), None) => panic!("{id} must fail as not found\n{}", computed.report),
     }
-    Case { patch, plan, files, file, format }
+    Case { patch, plan, files, file, dialect }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -343,7 +362,7 @@ fn bench(
     group.bench_function(&id, |b| {
         let c = case.get_or_insert_with(|| build(sources, dialect, kind, lines, count));
         match stage {
-            Stage::Parse => b.iter(|| polypatch::parse(black_box(&c.patch), c.format).expect("checked")),
+            Stage::Parse => b.iter(|| c.dialect.parse(black_box(&c.patch)).expect("checked")),
             Stage::Locate => b.iter(|| polypatch::compute(black_box(&c.plan), black_box(&c.files), &options)),
             Stage::Apply => b.iter_batched_ref(
                 || c.files.clone(),

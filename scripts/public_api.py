@@ -33,6 +33,7 @@ CRATES = [
     "polypatch-ap",
     "polypatch-applydiff",
     "polypatch-aptix",
+    "polypatch-search-replace",
     "polypatch",
     "polypatch-mcp",
 ]

@@ -123,6 +123,63 @@ pub fn applydiff(data: &[u8]) {
     }
 }
 
+/// Target `search_replace`: parse and lower SEARCH/REPLACE blocks (without and with a
+/// caller's file). Besides the checks of every parser target: an error's kind is one of
+/// the dialect's kinds; a parsed text sniffs as the dialect; every block's spans lie inside
+/// the text (its path's too) and its lines hold no line break; every lowered edit is
+/// labelled `block N` or `block N, piece K` with N a block's number, in order within a file;
+/// with a caller's file, a text that parsed without one parses the same.
+#[cfg(feature = "search-replace")]
+pub fn search_replace(data: &[u8]) {
+    use crate::search_replace::{KINDS, SearchReplace};
+    let text = text(data);
+    let syntax = crate::search_replace::parse(&text);
+    let plan = check_parse(&SearchReplace, data);
+    let given = SearchReplace.parse_with(&text, &crate::ParseOptions::default().file("given.txt"));
+    match (&syntax, &plan) {
+        (Err(err), None) => assert!(KINDS.contains(&err.kind), "unknown kind {:?}", err.kind),
+        (Ok(patch), _) => {
+            assert!(!patch.blocks.is_empty(), "a patch without blocks parsed");
+            assert!(SearchReplace.sniff(&text) > 0, "a patch that parses does not sniff as the dialect");
+            for block in &patch.blocks {
+                check_span(block.span, &text);
+                check_span(block.head, &text);
+                assert!(block.span.start <= block.head.start && block.head.end <= block.span.end);
+                if let Some(span) = block.path_span {
+                    check_span(span, &text);
+                    assert_eq!(Some(&text[span.start..span.end]), block.path);
+                }
+                let lines = block.search.iter().chain(&block.replace);
+                assert!(lines.clone().all(|l| !l.contains('\n')), "a line with a line break");
+            }
+            if let Err(err) = &given {
+                assert!(KINDS.contains(&err.kind), "unknown kind {:?}", err.kind);
+                check_error(err, &text);
+            }
+            let Some(plan) = &plan else { return };
+            assert_eq!(given.as_ref().ok(), Some(plan), "a caller's file changed a patch whose blocks name theirs");
+            for file in &plan.files {
+                let polypatch_core::FileOp::Modify(modify) = &file.op else { panic!("an operation other than modify") };
+                let mut last = 0;
+                for edit in &modify.edits {
+                    if let Some(span) = edit.span {
+                        check_span(span, &text);
+                    }
+                    let n: usize = edit
+                        .label
+                        .strip_prefix("block ")
+                        .and_then(|l| l.split(',').next())
+                        .and_then(|n| n.parse().ok())
+                        .expect("a block label");
+                    assert!((1..=patch.blocks.len()).contains(&n) && n >= last, "{:?}", edit.label);
+                    last = n;
+                }
+            }
+        }
+        (Err(_), Some(_)) => panic!("the syntax failed but the dialect parsed"),
+    }
+}
+
 /// Target `aptix`: parse and lower an Aptix JSON bundle. Besides the checks of every
 /// parser target: an error's kind is one of the dialect's kinds; a bundle's span and its
 /// entries' `path` spans lie inside the text; every lowered path is relative (no leading
@@ -258,7 +315,8 @@ fn check_extract(text: &str) {
 /// a NUL byte and made of a path line and the content (`flags patch \0 path \n content \0
 /// path \n content …`). Flags: bits 0–1 the format (detect, `ai-patch`, `unified`,
 /// `ap`), bit 2 strict, bit 3 a low fuzzy threshold (0.5), bit 4 `applydiff` (whatever
-/// bits 0–1 say), bit 5 `aptix` (whatever bits 0–1 and 4 say).
+/// bits 0–1 say), bit 5 `aptix` (whatever bits 0–1 and 4 say), bit 6 `search-replace`
+/// (whatever the others say; the first file is the caller's file for blocks without a path).
 ///
 /// Checks: no panic; a dry run writes nothing and agrees with [`compute`]; a failed apply
 /// leaves the files as they were; a successful one writes exactly what `compute`
@@ -291,7 +349,15 @@ pub fn apply_patch(data: &[u8]) {
     } else {
         [Format::Auto, Format::AiPatch, Format::Unified, Format::Ap][usize::from(flags & 3)]
     };
-    let Ok(plan) = crate::parse(&patch, format) else { return };
+    let parsed = if flags & 64 != 0 {
+        // SEARCH/REPLACE blocks, by name (not in `Format`), the first file the caller's.
+        let options =
+            paths.first().map_or_else(crate::ParseOptions::default, |p| crate::ParseOptions::default().file(p));
+        crate::Dialects::global().parse_with(&patch, "search-replace", &options)
+    } else {
+        crate::parse(&patch, format)
+    };
+    let Ok(plan) = parsed else { return };
     let mut options = ApplyOptions::default().strict(flags & 4 != 0);
     if flags & 8 != 0 {
         options.fuzzy_threshold = Some(0.5);

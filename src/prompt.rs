@@ -24,7 +24,7 @@ pub fn prompt(format: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::prompt;
-    use crate::{ApplyOptions, MemoryFileSet, apply, parse};
+    use crate::{ApplyOptions, MemoryFileSet, apply};
 
     /// The file every example changes, and what it becomes.
     const PATH: &str = "app/greet.py";
@@ -74,7 +74,11 @@ mod tests {
             let blocks = fences(prompt(name).unwrap());
             let [.., file, patch] = blocks.as_slice() else { panic!("{name}: the example needs a file and a patch") };
             assert_eq!(file, BEFORE, "{name}: the example's file");
-            let plan = parse(patch, name.parse().expect("a format name"))
+            // By name: `Format` lists only the first five dialects.
+            let plan = crate::Dialects::global()
+                .get(name)
+                .expect("compiled in")
+                .parse(patch)
                 .unwrap_or_else(|err| panic!("{name}: {}", err.render(patch)));
             assert_eq!(crate::detect(patch).map(crate::Dialect::name), Some(name), "{name}: detected as itself");
             let mut files = MemoryFileSet::new().with(PATH, BEFORE);

@@ -12,6 +12,7 @@ const UNRECOGNISABLE: &[(&str, &str)] = &[
     ("unified/malformed_no_diff", "prose only: the case is a reply without any diff"),
     ("applydiff/malformed_no_blocks", "prose only: the case is a reply without any block"),
     ("aptix/malformed_no_bundle", "prose only: the case is a reply without any bundle"),
+    ("search-replace/marker_of_four_is_not_a_block", "`<<<< SEARCH` is prose: markers have five characters or more"),
 ];
 
 #[test]

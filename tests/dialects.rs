@@ -22,7 +22,10 @@ fn each(check: impl Fn(&dyn Dialect) -> Result<(), String>) {
 
 #[test]
 fn the_built_in_dialects_have_their_names() {
-    assert_eq!(polypatch::Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+    assert_eq!(
+        polypatch::Dialects::global().names(),
+        ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace"]
+    );
     let unique: BTreeSet<&str> = polypatch::Dialects::global().names().into_iter().collect();
     assert_eq!(unique.len(), polypatch::Dialects::global().len(), "two dialects share a name");
     each(|d| {

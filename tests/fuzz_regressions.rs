@@ -21,6 +21,8 @@ const TARGETS: &[(&str, Check)] = &[
     ("aptix", fuzzing::aptix),
     ("detect", fuzzing::detect_format),
     ("apply", fuzzing::apply_patch),
+    #[cfg(feature = "search-replace")]
+    ("search_replace", fuzzing::search_replace),
 ];
 
 fn main() {

@@ -165,6 +165,11 @@ pub struct ApplyArgs {
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
+    /// The file of SEARCH/REPLACE blocks that name none (Cline's and Roo Code's blocks, whose
+    /// path comes beside them); blocks with a path line keep theirs. Default: such a block
+    /// is refused
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
     /// The most bytes a binary patch (git `literal` or `delta`) may expand to; a patch that
     /// announces more is refused. Default: 67108864 (64 MiB)
     #[arg(long, value_name = "BYTES")]
@@ -213,7 +218,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format", "read_hash"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "file", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format", "read_hash"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -241,6 +246,9 @@ pub struct ConvertArgs {
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
+    /// The file of SEARCH/REPLACE blocks that name none
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
     /// Locate the patch's edits by exact matches only
     #[arg(long)]
     pub strict: bool,

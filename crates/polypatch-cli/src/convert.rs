@@ -53,6 +53,9 @@ pub fn run(args: &ConvertArgs) -> Exit {
     if let Some(n) = args.strip {
         parse = parse.strip(n);
     }
+    if let Some(path) = &args.file {
+        parse = parse.file(path.clone());
+    }
     let options = ConvertOptions::default()
         .apply(ApplyOptions::default().strict(args.strict).skip_missing_text(args.skip_missing_find))
         .parse(parse)

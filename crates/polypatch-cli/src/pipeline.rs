@@ -383,11 +383,15 @@ impl Run<'_> {
     }
 }
 
-/// The parse options of `args`: the strip level, the binary budgets.
+/// The parse options of `args`: the strip level, the file of blocks that name none, the
+/// binary budgets.
 fn parse_options(args: &ApplyArgs) -> ParseOptions {
     let mut parse = ParseOptions::default();
     if let Some(n) = args.strip {
         parse = parse.strip(n);
+    }
+    if let Some(path) = &args.file {
+        parse = parse.file(path.clone());
     }
     if let Some(bytes) = args.max_binary_size {
         parse = parse.max_binary_size(bytes);

@@ -388,6 +388,27 @@ fn named_format_is_used() {
     assert_eq!(sb.read("calc.py"), CALC_FIXED);
 }
 
+/// Cline's blocks name no file: `--file` does; without it, exit 2 and nothing written.
+#[test]
+fn file_names_the_file_of_search_replace_blocks_without_a_path() {
+    let blocks = "------- SEARCH\n    return a - b\n=======\n    return a + b\n+++++++ REPLACE\n";
+    let sb = calc_sandbox();
+    let before = sb.snapshot();
+    let run = sb.run("apply", &["--format", "search-replace"], blocks);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("the block names no file"), "{}", run.stderr);
+    assert_eq!(sb.snapshot(), before);
+    let run = sb.run("apply", &["--file", "calc.py"], blocks);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    // A block's own path line wins over `--file`.
+    let sb = calc_sandbox();
+    let run = sb.run("apply", &["--file", "other.py"], &format!("calc.py\n{blocks}"));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("calc.py"), CALC_FIXED);
+    assert!(!sb.exists("other.py"));
+}
+
 #[test]
 fn patch_from_stdin() {
     for patch_arg in [None, Some("-")] {

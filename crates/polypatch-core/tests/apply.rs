@@ -243,6 +243,33 @@ fn anchor_scopes_and_pure_insertion_lands_after_it() {
     assert_eq!(files.get_str("a.py"), Some("def a():\n    # first\n    pass\ndef b():\n    return 2\n"));
 }
 
+/// `IfMissing::Create` (an empty SEARCH block): a missing file is created from the edits
+/// applied to an empty file; an existing one is edited; a move from a missing file is still
+/// refused as missing.
+#[test]
+fn a_modify_that_may_create_starts_a_missing_file_empty() {
+    let append = Edit::new(Target::EndOfFile, Action::InsertAfter { lines: vec!["a".into(), "b".into()] });
+    let creating = |path: &str, edits: Vec<Edit>| {
+        let mut m = Modify::new(edits);
+        m.if_missing = IfMissing::Create;
+        FileEdit::new(path, FileOp::Modify(m))
+    };
+    let p = plan(vec![creating("new/n.txt", vec![append.clone(), Edit::replace(["b"], ["c"])])]);
+    let mut files = MemoryFileSet::new();
+    run(&mut files, &p).unwrap();
+    assert_eq!(files.get_str("new/n.txt"), Some("a\nc\n"));
+    let mut files = MemoryFileSet::new().with("new/n.txt", "z\r\n");
+    run(&mut files, &plan(vec![creating("new/n.txt", vec![append.clone()])])).unwrap();
+    assert_eq!(files.get_str("new/n.txt"), Some("z\r\na\r\nb\r\n"));
+    let mut moved = Modify::new(vec![append]);
+    moved.if_missing = IfMissing::Create;
+    moved.move_to = Some("to.txt".into());
+    let mut files = MemoryFileSet::new();
+    let err = run(&mut files, &plan(vec![FileEdit::new("from.txt", FileOp::Modify(moved))])).unwrap_err();
+    assert_eq!(err.report.files[0].failure.as_ref().unwrap().kind, FailureKind::FileMissing);
+    assert_eq!(files.paths().count(), 0);
+}
+
 #[test]
 fn end_of_file_scope_and_target() {
     let mut files = MemoryFileSet::new().with("a.txt", "x\ny\nx\n");

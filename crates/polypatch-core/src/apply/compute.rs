@@ -718,7 +718,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                     }
                     Held::Missing => match if_missing {
                         IfMissing::Skip => Ok(Status::Skipped),
-                        IfMissing::Error => {
+                        IfMissing::Error | IfMissing::Create => {
                             self.gone = Some((missing(path, "delete"), false));
                             Ok(Status::AlreadyApplied)
                         }
@@ -778,6 +778,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         let (blob, mode) = match &self.slots[i].current {
             Held::File { bytes, mode } => (bytes.clone(), *mode),
             Held::Missing if m.if_missing == IfMissing::Skip => return Ok(Status::Skipped),
+            // Created: the edits start from an empty file (SEARCH/REPLACE's empty SEARCH).
+            Held::Missing if m.if_missing == IfMissing::Create && dest == source && m.copy_from.is_none() => {
+                (FileBytes::from(Vec::new()), None)
+            }
             Held::Missing if dest != source && m.copy_from.is_none() => {
                 return self.moved_already(&dest, m, ov, report, missing(&source, "update"));
             }

@@ -192,6 +192,11 @@ pub struct ParseOptions {
     /// `binary_without_data`), since applying it leaves that file as it was. The CLI's
     /// `--skip-binary-without-data`.
     pub skip_binary_without_data: bool,
+    /// The file a patch that names none is for: SEARCH/REPLACE blocks passed as a tool
+    /// call's `diff` beside its `path` (Cline's `replace_in_file`, Roo Code's `apply_diff`).
+    /// Blocks that name their file keep it. `None` (the default): such a patch is refused.
+    /// The CLI's `--file PATH`. Dialects whose patches always name their files ignore it.
+    pub file: Option<String>,
 }
 
 impl Default for ParseOptions {
@@ -202,6 +207,7 @@ impl Default for ParseOptions {
             max_total_binary_size: DEFAULT_MAX_TOTAL_BINARY_SIZE,
             binary_expanded_before: 0,
             skip_binary_without_data: false,
+            file: None,
         }
     }
 }
@@ -235,6 +241,13 @@ impl ParseOptions {
     #[must_use]
     pub fn skip_binary_without_data(mut self, yes: bool) -> Self {
         self.skip_binary_without_data = yes;
+        self
+    }
+
+    /// Builder: the file a patch that names none is for ([`ParseOptions::file`]).
+    #[must_use]
+    pub fn file(mut self, path: impl Into<String>) -> Self {
+        self.file = Some(path.into());
         self
     }
 

@@ -339,6 +339,10 @@ pub enum IfMissing {
     Error,
     /// Report the operation as skipped.
     Skip,
+    /// A modify starts from an empty file and creates it (an empty SEARCH block, Aider's
+    /// rule for a new file: its edits append their lines); a delete fails as with
+    /// [`IfMissing::Error`].
+    Create,
 }
 
 /// Whole-file post-processing after all edits of a file.

@@ -1,0 +1,3 @@
+class P:
+    def f(self):
+        return 1

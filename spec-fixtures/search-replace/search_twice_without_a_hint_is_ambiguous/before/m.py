@@ -1,0 +1,6 @@
+def a():
+    return 0
+
+
+def b():
+    return 0
