@@ -102,7 +102,7 @@ pub struct Request {
     /// [`ApplyOptions::read_hashes`]). A buffer's hash is of its text as given.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub read_hashes: BTreeMap<String, ReadHash>,
-    /// What a file changed since it was read does: `refuse` (the default) or `exact_only`.
+    /// What a file changed since it was read does: `refuse` (the default) or `exact`.
     #[serde(default)]
     pub stale_read: StaleRead,
 }

@@ -369,7 +369,47 @@ pub(crate) fn plan_reply_in(
             }
         }
     }
+    if let Some(err) = touched_after_append(&out) {
+        return Err(err);
+    }
     Ok(out)
+}
+
+/// The kind of [`touched_after_append`]'s error, as the search-replace dialect names it
+/// within one block.
+const APPEND_NOT_LAST: polypatch_core::ErrorKind = polypatch_core::ErrorKind::new("append_not_last");
+
+/// A file that one block creates or appends to ([`IfMissing::Create`], an empty SEARCH)
+/// and a later block touches again: applied twice, the appended lines could not be told
+/// from the file's own and would be appended again, so such a reply is refused, as a
+/// dialect refuses it within one block.
+///
+/// [`IfMissing::Create`]: polypatch_core::IfMissing::Create
+fn touched_after_append(blocks: &[PlannedBlock]) -> Option<ReplyError> {
+    let key = |path: &str| polypatch_core::RelPath::parse(path, None).map_or_else(|_| path.to_owned(), |p| p.to_string());
+    let mut appended: Vec<(String, usize, DialectName)> = Vec::new();
+    for block in blocks {
+        for file in &block.plan.files {
+            let path = key(&file.path);
+            if let Some((_, earlier, dialect)) = appended.iter().find(|(p, ..)| *p == path) {
+                let message = format!(
+                    "`{path}` is changed again after block {earlier}, which creates the file or appends to it: run \
+                     again, the appended lines could not be told from the file's own and would be added twice; write \
+                     a new file whole in one block, and put a block that appends after the file's other blocks"
+                );
+                return Some(ReplyError::Malformed {
+                    block: block.info.clone(),
+                    error: PatchError::new(dialect.clone(), APPEND_NOT_LAST, message, None),
+                });
+            }
+            if let polypatch_core::FileOp::Modify(m) = &file.op
+                && m.if_missing == polypatch_core::IfMissing::Create
+            {
+                appended.push((path, block.info.index, block.plan.dialect.clone()));
+            }
+        }
+    }
+    None
 }
 
 /// The [`ErrorKind::TRUNCATED`](polypatch_core::ErrorKind::TRUNCATED) error, as `dialect`'s, of a
@@ -443,6 +483,10 @@ pub fn compute_blocks<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<ComputedReply, ReplyError> {
+    // Blocks planned elsewhere (several patch files) meet the rule `plan_reply` checks.
+    if let Some(err) = touched_after_append(blocks) {
+        return Err(err);
+    }
     let mut overlay = Overlay::new(files);
     let mut report = ReplyReport { dry_run: options.dry_run, committed: false, blocks: Vec::new() };
     let mut failed = false;

@@ -114,3 +114,25 @@ fn detected_and_applied_to_one_text() {
     // Another file than the one given: not there, refused.
     assert!(matches!(polypatch::apply_str(patch, "other.py", CALC), Err(polypatch::Error::NotApplied(_))));
 }
+
+/// A file created by an empty SEARCH in one fence and edited by a block in a later fence:
+/// each fence is a patch of its own, so the dialect's rule inside a patch does not see it;
+/// the reply is refused as a whole (a re-run would append the file's lines again: it wrote
+/// `a c a c`), before anything is written.
+#[test]
+fn a_file_appended_to_in_one_fence_and_edited_in_a_later_one_is_refused() {
+    let reply = "new.txt\n```\n<<<<<<< SEARCH\n=======\na\n>>>>>>> REPLACE\n```\n\nnew.txt\n```\n<<<<<<< SEARCH\na\n=======\na\nc\n>>>>>>> REPLACE\n```\n";
+    let mut files = MemoryFileSet::new();
+    let err = apply_text(reply, &mut files, &ApplyOptions::default()).unwrap_err();
+    let ReplyError::Malformed { block, error } = err else { panic!("expected a refusal, got {err:?}") };
+    assert_eq!((block.index, error.kind.as_str(), error.dialect.as_str()), (2, "append_not_last", "search-replace"));
+    assert!(error.message.starts_with("`new.txt` is changed again after block 1, which creates the file or appends"));
+    assert_eq!(files.paths().count(), 0, "nothing written");
+    // The other order is fine: edits first, the append last.
+    let mut files = MemoryFileSet::new().with("log.txt", "x\n");
+    let last = "log.txt\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n\nlog.txt\n```\n<<<<<<< SEARCH\n=======\nz\n>>>>>>> REPLACE\n```\n";
+    apply_text(last, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("log.txt"), Some("y\nz\n"));
+    apply_text(last, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("log.txt"), Some("y\nz\n"), "a re-run changes nothing");
+}

@@ -101,6 +101,8 @@ pub enum StaleRead {
     /// The file's edits are applied only where they match the file exactly (as
     /// [`ApplyOptions::strict`]); the report notes that the file changed since it was
     /// read. Where one does not match exactly, the operation fails as with `Refuse`.
+    /// Serialized `exact`, as the CLI's `--stale-read exact` (`exact_only` is read too).
+    #[serde(rename = "exact", alias = "exact_only")]
     ExactOnly,
 }
 
