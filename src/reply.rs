@@ -386,7 +386,8 @@ const APPEND_NOT_LAST: polypatch_core::ErrorKind = polypatch_core::ErrorKind::ne
 ///
 /// [`IfMissing::Create`]: polypatch_core::IfMissing::Create
 fn touched_after_append(blocks: &[PlannedBlock]) -> Option<ReplyError> {
-    let key = |path: &str| polypatch_core::RelPath::parse(path, None).map_or_else(|_| path.to_owned(), |p| p.to_string());
+    let key =
+        |path: &str| polypatch_core::RelPath::parse(path, None).map_or_else(|_| path.to_owned(), |p| p.to_string());
     let mut appended: Vec<(String, usize, DialectName)> = Vec::new();
     for block in blocks {
         for file in &block.plan.files {

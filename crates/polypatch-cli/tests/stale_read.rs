@@ -100,8 +100,7 @@ fn the_editor_protocol_takes_read_hashes_for_its_buffers() {
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["files"], serde_json::json!({}), "{doc}");
     assert!(run.stdout.contains("\"kind\":\"changed_since_read\""), "{}", run.stdout);
-    let run =
-        polypatch(dir.path(), &["apply", "--stdin-json"], Some(&request("zero\none\ntwo\nthree\n", "exact")));
+    let run = polypatch(dir.path(), &["apply", "--stdin-json"], Some(&request("zero\none\ntwo\nthree\n", "exact")));
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["files"]["a.txt"], "zero\none\n2\nthree\n", "{doc}");
 }
