@@ -19,7 +19,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use polypatch::{ApplyOptions, EditPlan, Format, MemoryFileSet, Status, Tier, compute};
+use polypatch::{
+    ApplyOptions, EditPlan, Format, MemoryFileSet, compute,
+    report::{Status, Tier},
+};
 
 mod common;
 use common::{join, source_lines, typo};

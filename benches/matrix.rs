@@ -40,7 +40,10 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use polypatch::{ApplyOptions, DiskFileSet, EditPlan, FailureKind, Format, MemoryFileSet, Status, Tier};
+use polypatch::{
+    ApplyOptions, DiskFileSet, EditPlan, Format, MemoryFileSet,
+    report::{FailureKind, Status, Tier},
+};
 
 mod common;
 use common::{join, source_lines, typo};

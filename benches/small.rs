@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use polypatch::{ApplyOptions, ChangeKind, Format, MemoryFileSet, compute};
+use polypatch::{ApplyOptions, Format, MemoryFileSet, compute, fs::ChangeKind};
 
 mod common;
 use common::{join, source_lines};

@@ -16,7 +16,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use polypatch::unified::generate::{DiffOptions, Side, diff_file};
-use polypatch::{FileOp, Format, ParseOptions};
+use polypatch::{Format, ParseOptions, plan::FileOp};
 
 mod common;
 use common::Rng;

@@ -6,7 +6,7 @@
 
 use std::error::Error;
 
-use polypatch::{ApplyOptions, MemoryFileSet, ReplyError, ReplyReport, apply_text};
+use polypatch::{ApplyOptions, MemoryFileSet, ReplyError, apply_text, reply::ReplyReport};
 
 /// The reply, pasted whole. The second block edits what the first one wrote.
 const REPLY: &str = r#"The greeting should name the person. First the function:
@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{ApplyOptions, MemoryFileSet, ReplyError, Status, apply_text};
+    use polypatch::{ApplyOptions, MemoryFileSet, ReplyError, apply_text, report::Status};
 
     #[test]
     fn applies_every_block_in_order() {

@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{Status, Tier};
+    use polypatch::report::{Status, Tier};
 
     #[test]
     fn patches_the_buffer() {

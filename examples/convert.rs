@@ -34,7 +34,7 @@ fn helper() {
 fn run() -> Result<Vec<(&'static str, String)>, Box<dyn Error>> {
     let files = MemoryFileSet::new().with("src/main.rs", MAIN);
     let mut out = Vec::new();
-    for dialect in polypatch::dialect_names() {
+    for dialect in polypatch::Dialects::global().names() {
         let converted = convert(DIFF, &files, dialect.parse()?, &ConvertOptions::default())?;
         out.push((dialect, converted.text));
     }
@@ -59,7 +59,7 @@ mod tests {
     fn every_conversion_applies_exactly_and_gives_the_same_bytes() {
         let after = MAIN.rsplit_once("hello").map(|(a, b)| format!("{a}goodbye{b}")).unwrap();
         let converted = run().unwrap();
-        assert_eq!(converted.len(), polypatch::dialect_names().len());
+        assert_eq!(converted.len(), polypatch::Dialects::global().names().len());
         for (dialect, patch) in converted {
             assert_eq!(polypatch::detect(&patch).map(polypatch::Dialect::name), Some(dialect), "{patch}");
             let plan = parse(&patch, dialect.parse().unwrap()).unwrap();

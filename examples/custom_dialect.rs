@@ -14,8 +14,9 @@ use std::fmt::Write as _;
 use polypatch::convert::{ConvertError, ConvertOptions, Input};
 use polypatch::engine::{FileDelta, Operation, RenderError, RenderOptions, ReplyLines, render};
 use polypatch::{
-    ApplyOptions, Dialect, Dialects, Edit, EditPlan, ErrorKind, FileEdit, Format, MemoryFileSet, ParseOptions,
-    PatchError, ReplyError, Span,
+    ApplyOptions, Dialect, Dialects, EditPlan, Format, MemoryFileSet, ParseOptions, PatchError, ReplyError,
+    error::ErrorKind,
+    plan::{Edit, FileEdit, Span},
 };
 
 /// `path: s/old/new/`: in file `path`, the one place that holds `old` now holds `new`.
@@ -86,7 +87,7 @@ impl Dialect for Sed {
             let edit = Edit::replace_text(old, new).with_span(span);
             // One file edit per path, its substitutions in order.
             match files.iter_mut().find(|f| f.path == path) {
-                Some(FileEdit { op: polypatch::FileOp::Modify(modify), .. }) => modify.edits.push(edit),
+                Some(FileEdit { op: polypatch::plan::FileOp::Modify(modify), .. }) => modify.edits.push(edit),
                 _ => files.push(FileEdit::modify(path, vec![edit])),
             }
         }

@@ -52,7 +52,7 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{Outcome, Status};
+    use polypatch::report::{Outcome, Status};
 
     #[test]
     fn the_buffers_come_back_patched() {

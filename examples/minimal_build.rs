@@ -29,7 +29,7 @@ mod tests {
     fn a_diff_applies() {
         let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n";
         assert_eq!(polypatch::apply_str(diff, "a.txt", "one\ntwo\n").unwrap(), "one\n2\n");
-        assert!(polypatch::dialect_names().contains(&"unified"));
+        assert!(polypatch::Dialects::global().names().contains(&"unified"));
     }
 
     /// Without the `git-binary` feature, a binary patch is refused where it is read, and

@@ -34,6 +34,7 @@ CRATES = [
     "polypatch-applydiff",
     "polypatch-aptix",
     "polypatch",
+    "polypatch-mcp",
 ]
 # Traits implemented by derive or blanket impls that say nothing about the API's shape
 # beyond what the type's own lines say; listed only when written by hand would be noise.

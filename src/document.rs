@@ -8,7 +8,7 @@
 //! dry run or failed elsewhere, is [`Status::Located`].
 //!
 //! ```
-//! use polypatch::{apply, parse, ApplyOptions, MemoryFileSet, ReportDocument};
+//! use polypatch::{apply, parse, ApplyOptions, MemoryFileSet, report::ReportDocument};
 //!
 //! let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n";
 //! let mut files = MemoryFileSet::new().with("a.txt", "one\n");
@@ -22,10 +22,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    ApplyError, ApplyReport, BlockInfo, BlockReport, DialectName, ErrorKind, PatchError, ReplyError, ReplyReport,
-    Status,
-};
+use crate::reply::{BlockInfo, BlockReport, ReplyReport};
+use crate::{ApplyError, ApplyReport, PatchError, ReplyError};
+use polypatch_core::{DialectName, ErrorKind, Status};
 
 /// The `version` of every JSON document polypatch writes. It changes only when a field
 /// changes meaning or goes away; new fields may appear without a new version.
@@ -361,7 +360,8 @@ fn located_blocks(report: &ReplyReport) -> Vec<BlockReport> {
 /// is for a report built or changed by hand.
 ///
 /// ```
-/// use polypatch::{apply, located, parse, ApplyOptions, Format, MemoryFileSet, Status};
+/// use polypatch::report::{located, Status};
+/// use polypatch::{apply, parse, ApplyOptions, Format, MemoryFileSet};
 ///
 /// let plan = parse("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n", Format::Auto).unwrap();
 /// let mut files = MemoryFileSet::new().with("a.txt", "one\n");

@@ -45,7 +45,7 @@
 //!     .with_file("a.txt", "one\n");
 //! let response = editor::handle(&request, None);
 //! assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
-//! assert_eq!(response.document.status, polypatch::Outcome::Applied);
+//! assert_eq!(response.document.status, polypatch::report::Outcome::Applied);
 //! ```
 
 use std::collections::BTreeMap;
@@ -54,10 +54,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    ApplyOptions, ApplyReport, DiskFileSet, Entry, Failure, FailureKind, FileSource, MemoryFileSet, ParseOptions,
-    PathError, RelPath, ReportDocument, Status,
-};
+use crate::document::ReportDocument;
+use crate::{ApplyOptions, ApplyReport, DiskFileSet, MemoryFileSet, ParseOptions};
+use polypatch_core::{Entry, Failure, FailureKind, FileSource, PathError, ReadHash, RelPath, StaleRead, Status};
 
 mod buffers;
 mod lsp;
@@ -98,6 +97,14 @@ pub struct Request {
     /// Strip this many leading components from a diff's paths (default: `a/` and `b/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strip: Option<usize>,
+    /// The stale-read guard: path → the hash (`sha256:…`) of the content the patch was
+    /// written against; a file that no longer has it is refused (see
+    /// [`ApplyOptions::read_hashes`]). A buffer's hash is of its text as given.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub read_hashes: BTreeMap<String, ReadHash>,
+    /// What a file changed since it was read does: `refuse` (the default) or `exact_only`.
+    #[serde(default)]
+    pub stale_read: StaleRead,
 }
 
 fn auto() -> String {
@@ -116,6 +123,8 @@ impl Request {
             allow_git_dir: false,
             allow_fuzzy_removals: false,
             strip: None,
+            read_hashes: BTreeMap::new(),
+            stale_read: StaleRead::default(),
         }
     }
 
@@ -180,7 +189,7 @@ impl Response {
 /// assert_eq!(response.files["a.txt"].as_deref(), Some("two\n"));
 /// let json: serde_json::Value = serde_json::from_str(&response.to_json()).unwrap();
 /// assert_eq!((json["version"].as_u64(), json["status"].as_str()), (Some(1), Some("applied")));
-/// assert_eq!(polypatch::editor::handle_json("{", None).document.status, polypatch::Outcome::UsageError);
+/// assert_eq!(polypatch::editor::handle_json("{", None).document.status, polypatch::report::Outcome::UsageError);
 /// ```
 pub fn handle_json(text: &str, root: Option<&Path>) -> Response {
     match serde_json::from_str::<Request>(text) {
@@ -223,11 +232,13 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
         Ok(plan) => plan,
         Err(err) => return Response::without_files(ReportDocument::malformed(&err, &request.patch)),
     };
-    let options = ApplyOptions::default()
+    let mut options = ApplyOptions::default()
         .strict(request.strict)
         .skip_missing_text(request.skip_missing_find)
         .allow_git_dir(request.allow_git_dir)
-        .allow_fuzzy_removals(request.allow_fuzzy_removals);
+        .allow_fuzzy_removals(request.allow_fuzzy_removals)
+        .stale_read(request.stale_read);
+    options.read_hashes.clone_from(&request.read_hashes);
     let computed = match crate::compute(&plan, &source, &options) {
         Ok(computed) => computed,
         Err(err) => {

@@ -9,7 +9,7 @@
 //!
 //! - a fenced block (```` ``` ```` or `~~~`, any fence length of three or more, any info
 //!   string or none) whose content some dialect sniffs above 0; the best score wins (on a
-//!   tie, the order of [`crate::dialects`]). When the content holds bare blocks (below),
+//!   tie, the order of [`Dialects::global`](crate::Dialects::global)). When the content holds bare blocks (below),
 //!   those are the blocks, with the fence's info string: a `*** Begin Patch` block in an
 //!   `apply_patch <<'EOF'` heredoc leaves the heredoc lines out. A fence no dialect recognises (a shell
 //!   snippet, example code, a JSON object that is not a bundle) is skipped, not an error.
@@ -48,7 +48,8 @@
 use serde::Serialize;
 
 use crate::engine::ReplyLines;
-use crate::{Dialect, DialectName, Dialects, LineRange, Span};
+use crate::{Dialect, Dialects};
+use polypatch_core::{DialectName, LineRange, Span};
 
 /// One patch block found in a reply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -74,8 +75,8 @@ pub struct Block<'a> {
     pub indent: usize,
     /// The block is in a fence that never closes and the reply stops in the middle of a
     /// line, inside the block: the reply was cut off (an output limit), and the block's
-    /// last line is half a line. [`crate::plan_reply`] refuses such a block as
-    /// [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED), whatever its dialect.
+    /// last line is half a line. [`crate::reply::plan_reply`] refuses such a block as
+    /// [`ErrorKind::TRUNCATED`](polypatch_core::ErrorKind::TRUNCATED), whatever its dialect.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cut_off: bool,
 }
@@ -153,14 +154,14 @@ fn mark_cut_off(reply: &str, blocks: &mut [Block<'_>]) {
 }
 
 /// Every dialect compiled in with its sniff score of `text`, highest first (on a tie, in
-/// the order of [`crate::dialects`]). Scores are 0 (not at all) to 100 (certain).
+/// the order of [`Dialects::global`](crate::Dialects::global)). Scores are 0 (not at all) to 100 (certain).
 /// [`Dialects::detect_all`] scores with other dialects (a user's own).
 ///
 /// ```
-/// let scores = polypatch::detect_all("*** Begin Patch\n*** Delete File: a\n*** End Patch\n");
+/// let scores = polypatch::extract::detect_all("*** Begin Patch\n*** Delete File: a\n*** End Patch\n");
 /// assert_eq!(scores[0].0.name(), "ai-patch");
 /// assert_eq!(scores[0].1, 95);
-/// assert_eq!(scores.len(), polypatch::dialects().len());
+/// assert_eq!(scores.len(), polypatch::Dialects::global().len());
 /// ```
 pub fn detect_all(text: &str) -> Vec<(&'static dyn Dialect, u8)> {
     Dialects::global().detect_all(text)
@@ -378,8 +379,8 @@ mod tests {
     /// linear scan is checked against.
     mod reference {
         use super::super::{Block, Span, charge, dedent, fence_close, fence_open, leading_spaces};
-        use crate::LineRange;
         use crate::engine::ReplyLines;
+        use polypatch_core::LineRange;
 
         pub(super) fn extract(reply: &str) -> Vec<Block<'_>> {
             let lines = ReplyLines::new(reply);
@@ -396,7 +397,10 @@ mod tests {
         }
         fn best(text: &str) -> Option<(&'static str, u8)> {
             charge(text.len());
-            crate::detect_all(text).first().filter(|(_, score)| *score > 0).map(|(d, score)| (d.name(), *score))
+            crate::extract::detect_all(text)
+                .first()
+                .filter(|(_, score)| *score > 0)
+                .map(|(d, score)| (d.name(), *score))
         }
         fn block<'a>(
             reply: &'a str,
@@ -413,7 +417,7 @@ mod tests {
             let start = line_of(span.start);
             let end = if span.end > span.start { line_of(span.end - 1) } else { start - 1 };
             Block {
-                dialect: crate::DialectName::new(dialect),
+                dialect: polypatch_core::DialectName::new(dialect),
                 span,
                 lines: LineRange::from_zero_based(start - 1, end),
                 fence,
@@ -462,7 +466,7 @@ mod tests {
                 let end = if line.starts_with('{') {
                     json_end(lines, i, to)
                 } else {
-                    crate::dialects().iter().find_map(|d| d.bare_block(lines, i, to, 0))
+                    crate::Dialects::global().iter().find_map(|d| d.bare_block(lines, i, to, 0))
                 };
                 match end {
                     Some(end) => {

@@ -9,10 +9,8 @@ use crate::ap::Ap;
 use crate::applydiff::ApplyDiff;
 use crate::aptix::Aptix;
 use crate::unified::Unified;
-use crate::{
-    ApplyOptions, Dialect, EditPlan, FileStore, Format, MemoryFileSet, PatchError, RelPath, apply, compute, detect,
-    dialects,
-};
+use crate::{ApplyOptions, Dialect, EditPlan, Format, MemoryFileSet, PatchError, apply, compute, detect};
+use polypatch_core::{FileStore, RelPath};
 
 /// The patch text of fuzz input: UTF-8 as is, anything else lossily (patches are text).
 fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
@@ -20,7 +18,7 @@ fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
 }
 
 /// A span must lie inside the text, start before it ends, and cut it on char boundaries.
-fn check_span(span: crate::Span, text: &str) {
+fn check_span(span: polypatch_core::Span, text: &str) {
     assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside the {}-byte text", text.len());
     assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "span {span:?} cuts a character");
 }
@@ -97,7 +95,7 @@ pub fn applydiff(data: &[u8]) {
                 if let Some(span) = file.span {
                     check_span(span, &text);
                 }
-                if let crate::FileOp::Modify(modify) = &file.op {
+                if let polypatch_core::FileOp::Modify(modify) = &file.op {
                     operations += modify.edits.len();
                     for edit in &modify.edits {
                         if let Some(span) = edit.span {
@@ -166,7 +164,7 @@ pub fn aptix(data: &[u8]) {
         let parts: Vec<&str> = path.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
         assert!(!parts.contains(&".."), "lowered path {path:?} has `..`");
         assert!(parts.len() >= root.len() && parts[..root.len()] == root[..], "{path:?} is not under {root:?}");
-        if let crate::FileOp::Modify(modify) = &file.op {
+        if let polypatch_core::FileOp::Modify(modify) = &file.op {
             for edit in &modify.edits {
                 if let Some(span) = edit.span {
                     check_span(span, &text);
@@ -211,7 +209,7 @@ pub fn aptix(data: &[u8]) {
 /// highest score, and parsing without a format goes to that dialect.
 pub fn detect_format(data: &[u8]) {
     let text = text(data);
-    let scores: Vec<u8> = dialects().iter().map(|d| d.sniff(&text)).collect();
+    let scores: Vec<u8> = crate::Dialects::global().iter().map(|d| d.sniff(&text)).collect();
     let best = scores.iter().copied().max().unwrap_or(0);
     if let Some(d) = detect(&text) {
         let score = d.sniff(&text);
@@ -228,7 +226,7 @@ pub fn detect_format(data: &[u8]) {
         let err = crate::parse(&text, Format::Auto).unwrap_err();
         check_error(&err, &text);
     }
-    let all = crate::detect_all(&text);
+    let all = crate::extract::detect_all(&text);
     assert_eq!(all[0].1, best, "detect_all does not put the best score first");
     assert_eq!(detect(&text).map(Dialect::name), all.first().filter(|(_, s)| *s > 0).map(|(d, _)| d.name()));
     check_extract(&text);
@@ -246,7 +244,7 @@ fn check_extract(text: &str) {
         assert!(block.confidence > 0);
         end = block.span.end;
     }
-    match crate::plan_reply(text, &crate::ParseOptions::default()) {
+    match crate::reply::plan_reply(text, &crate::ParseOptions::default()) {
         Ok(planned) => assert_eq!(planned.len(), blocks.len()),
         Err(crate::ReplyError::Malformed { error, .. }) => check_error(&error, text),
         Err(crate::ReplyError::NoPatch) => assert!(blocks.is_empty()),

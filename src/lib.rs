@@ -2,7 +2,7 @@
 //! safe changes to files.
 //!
 //! Each patch dialect parses into one [`EditPlan`]; one matching engine locates every
-//! edit, reporting how strictly it matched ([`Tier`]) and refusing ambiguous places; one
+//! edit, reporting how strictly it matched ([`Tier`](report::Tier)) and refusing ambiguous places; one
 //! transaction applies the whole plan or nothing.
 //!
 //! # Three common paths
@@ -59,8 +59,28 @@
 //! ```
 //!
 //! The typed route underneath: [`parse`] a patch into an [`EditPlan`], then [`apply`] it to
-//! a file set ([`MemoryFileSet`], [`DiskFileSet`], or your own [`FileStore`]) or
-//! [`compute`] the changes without writing.
+//! a file set ([`MemoryFileSet`], [`DiskFileSet`], or your own [`FileStore`](fs::FileStore))
+//! or [`compute`] the changes without writing.
+//!
+//! # Where things are
+//!
+//! The root holds what an embedder calls and names: the functions above, [`detect`],
+//! [`extract()`] and [`prompt()`], the two file sets, the two option types, the reports of
+//! a plan and the errors of each function. The rest sits in a module of its kind, the
+//! root's items included:
+//!
+//! | module | what is in it |
+//! |---|---|
+//! | [`plan`] | the edit plan and its builders, for plans written by hand |
+//! | [`fs`] | file sets, your own [`FileStore`](fs::FileStore), paths, the changes a plan writes |
+//! | [`report`] | reports, statuses, tiers, failures, the versioned JSON document |
+//! | [`options`] | parse and apply options, their choices and defaults |
+//! | [`error`] | every error type, and [`ErrorKind`](error::ErrorKind) |
+//! | [`reply`] | a chat reply's blocks planned, computed and applied step by step |
+//! | [`extract`](mod@extract) | the patch blocks in a chat reply |
+//! | [`convert`](mod@convert), [`editor`], [`schema`] | optional features (below) |
+//! | [`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`] | each dialect's own syntax and error kinds |
+//! | [`engine`] | the engine's building blocks, for dialect authors |
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
 //! `unified`, `ap`, `applydiff`, `aptix`.
@@ -73,8 +93,9 @@
 //! # Stability
 //!
 //! The items at the top of this crate are its public API. Types that may grow are
-//! `#[non_exhaustive]`: build them with their constructors and builders ([`Edit::replace`],
-//! [`FileEdit::modify`], [`EditPlan::new`]) and match their enums with a wildcard arm.
+//! `#[non_exhaustive]`: build them with their constructors and builders
+//! ([`Edit::replace`](plan::Edit::replace), [`FileEdit::modify`](plan::FileEdit::modify),
+//! [`EditPlan::new`]) and match their enums with a wildcard arm.
 //! [`engine`] exposes the engine's lower-level building blocks (line splitting, binary
 //! deltas, elision markers) for dialect authors; they may change in any minor release.
 //!
@@ -89,14 +110,14 @@
 //! |---|---|---|
 //! | `ai-patch`, `unified`, `ap`, `applydiff`, `aptix` | one dialect each ([`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`]) | its crate (`ap`: a YAML parser) |
 //! | `git-binary` | `GIT binary patch` data in unified diffs and Aptix `gitPatch` entries, read and written | zlib (flate2) |
-//! | `convert` | [`convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
+//! | `convert` | [`convert::convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
 //! | `editor` | [`editor`]: an editor's buffers patched in memory, with LSP edits, and the editor protocol | |
-//! | `schema` | [`schema`] and [`ReportDocument::schema`]: JSON Schemas | schemars and its derive |
+//! | `schema` | [`schema`] and [`ReportDocument::schema`](report::ReportDocument::schema): JSON Schemas | schemars and its derive |
 //!
 //! Without `git-binary`, a binary patch is refused where it is read, as the unified
 //! dialect's `unsupported_binary` error naming the feature, and converting binary content
 //! to a diff is refused ([`convert::Operation::Binary`]). The JSON report
-//! ([`ReportDocument::to_json`]) is in every build.
+//! ([`ReportDocument::to_json`](report::ReportDocument::to_json)) is in every build.
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -107,20 +128,88 @@ pub use prompt::prompt;
 use std::fmt;
 use std::str::FromStr;
 
+use polypatch_core::{ChangeKind, Computed, Entry, FileBytes, FileOperation, FileSource, PathError, RelPath};
+
 /// The engine's lower-level building blocks, for dialect authors (not covered by the
 /// stability promise of the items at the top of the crate). Named `engine`, not `core`:
 /// `use polypatch::*;` must not shadow the language's `core` crate.
 pub use polypatch_core as engine;
+
+// The root: what an embedder calls and names. Everything else sits in the module of its
+// kind below; the root's items are also in theirs.
+pub use extract::extract;
 pub use polypatch_core::{
-    AMBIGUITY_MARGIN, Action, AlreadyApplied, Anchor, ApplyError, ApplyOptions, ApplyReport, BinaryData, BinaryEdit,
-    Change, ChangeKind, Closest, CommitError, Computed, Content, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE,
-    DEFAULT_MAX_TOTAL_BINARY_SIZE, Dialect, DialectName, DiskFileSet, Durability, Edit, EditPlan, EditReport, Entry,
-    ErrorKind, Expect, Failure, FailureKind, FileBytes, FileEdit, FileOp, FileOperation, FileReport, FileSource,
-    FileStore, FirstFailure, IfExists, IfMissing, Indent, LineBreaks, LineRange, MAX_CANDIDATES, MemoryFileSet,
-    Missing, Modify, NewLineEnds, Newline, Occurrence, Overlay, ParseOptions, PatchError, PathError, PathErrorKind,
-    Policy, PostProcess, Recovery, RelPath, Replacement, Scope, Span, Status, Target, Tier, TierSet, apply, compute,
-    decode_lossless, is_git_dir_name,
+    ApplyError, ApplyOptions, ApplyReport, Dialect, DiskFileSet, EditPlan, MemoryFileSet, ParseOptions, PatchError,
+    apply, compute,
 };
+pub use registry::Dialects;
+pub use reply::{ReplyError, apply_text};
+
+/// The edit plan: the one form every dialect lowers into, and the builders to write one
+/// by hand ([`Edit::replace`](plan::Edit::replace), [`FileEdit::modify`](plan::FileEdit::modify),
+/// [`EditPlan::new`](plan::EditPlan::new)).
+///
+/// ```
+/// use polypatch::plan::{Edit, EditPlan, FileEdit};
+/// use polypatch::{ApplyOptions, MemoryFileSet};
+///
+/// let plan = EditPlan::new("mine", vec![FileEdit::modify("a.txt", vec![Edit::replace(["two"], ["2"])])]);
+/// let mut files = MemoryFileSet::new().with("a.txt", "one\ntwo\n");
+/// polypatch::apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+/// assert_eq!(files.get_str("a.txt"), Some("one\n2\n"));
+/// ```
+pub mod plan {
+    pub use polypatch_core::{
+        AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DialectName, Edit, EditPlan, Expect,
+        FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Newline, Occurrence, Policy, PostProcess,
+        Replacement, Scope, Span, Target, TierSet,
+    };
+}
+
+/// The files a plan reads and writes: in memory ([`MemoryFileSet`]), a directory on disk
+/// ([`DiskFileSet`]), a read-through layer ([`Overlay`](fs::Overlay)) or your own
+/// ([`FileStore`](fs::FileStore)); the changes a computed plan writes, paths inside a
+/// root, and the errors of both.
+pub mod fs {
+    pub use polypatch_core::{
+        Change, ChangeKind, CommitError, DiskFileSet, Durability, Entry, FileBytes, FileSource, FileStore,
+        MemoryFileSet, Overlay, PathError, PathErrorKind, ReadHash, Recovery, RelPath, decode_lossless,
+        is_git_dir_name,
+    };
+}
+
+/// What applying did: the report of a plan (per file, per edit: status, place, tier,
+/// failure with its closest candidate and next step) and its versioned JSON document.
+pub mod report {
+    pub use crate::document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};
+    pub use polypatch_core::{
+        ApplyReport, Closest, Computed, EditReport, Failure, FailureKind, FileOperation, FileReport, FirstFailure,
+        LineRange, MAX_CANDIDATES, Status, Tier,
+    };
+}
+
+/// How patches are read ([`ParseOptions`]) and applied ([`ApplyOptions`]), with the
+/// choices and defaults they take.
+pub mod options {
+    pub use polypatch_core::{
+        AlreadyApplied, ApplyOptions, DEFAULT_FUZZY_THRESHOLD, DEFAULT_MAX_BINARY_SIZE, DEFAULT_MAX_TOTAL_BINARY_SIZE,
+        LineBreaks, NewLineEnds, ParseOptions, StaleRead,
+    };
+}
+
+/// The errors of the root's functions, and the kinds a malformed patch is reported as.
+pub mod error {
+    pub use crate::Error;
+    pub use crate::reply::ReplyError;
+    pub use polypatch_core::{ApplyError, ErrorKind, InvalidReadHash, PatchError};
+
+    use crate::Format;
+
+    /// A name given to [`Format`]'s `FromStr` is not a format.
+    #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    #[error("unknown format `{0}`; known formats: auto, {names}", names = Format::DIALECTS.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
+    pub struct UnknownFormat(pub String);
+}
 
 #[cfg(feature = "ai-patch")]
 #[cfg_attr(docsrs, doc(cfg(feature = "ai-patch")))]
@@ -141,9 +230,6 @@ pub use polypatch_unified as unified;
 #[cfg(feature = "convert")]
 #[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
 pub mod convert;
-#[cfg(feature = "convert")]
-#[cfg_attr(docsrs, doc(cfg(feature = "convert")))]
-pub use convert::convert;
 mod document;
 #[cfg(feature = "editor")]
 #[cfg_attr(docsrs, doc(cfg(feature = "editor")))]
@@ -152,62 +238,9 @@ pub mod editor;
 #[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
 pub mod schema;
 
-pub use document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};
 pub mod extract;
 mod registry;
 pub mod reply;
-
-pub use registry::Dialects;
-
-pub use extract::{Block, detect_all, extract};
-pub use reply::{
-    BlockFailure, BlockInfo, BlockReport, ComputedReply, PlannedBlock, ReplyError, ReplyReport, apply_blocks,
-    apply_text, apply_text_with, compute_blocks, plan_reply,
-};
-
-/// Every dialect compiled in, in the order [`detect`] prefers them on a tie: the dialects
-/// of [`Dialects::builtin`], which a user's own dialects can join.
-///
-/// ```
-/// for dialect in polypatch::dialects() {
-///     println!("{}", dialect.name());
-/// }
-/// assert_eq!(polypatch::dialects().len(), polypatch::dialect_names().len());
-/// ```
-pub fn dialects() -> Vec<&'static dyn Dialect> {
-    vec![
-        #[cfg(feature = "ai-patch")]
-        &polypatch_aipatch::AiPatch,
-        #[cfg(feature = "unified")]
-        &polypatch_unified::Unified,
-        #[cfg(feature = "ap")]
-        &polypatch_ap::Ap,
-        #[cfg(feature = "applydiff")]
-        &polypatch_applydiff::ApplyDiff,
-        #[cfg(feature = "aptix")]
-        &polypatch_aptix::Aptix,
-    ]
-}
-
-/// The names of every dialect compiled in.
-///
-/// ```
-/// assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
-/// ```
-pub fn dialect_names() -> Vec<&'static str> {
-    dialects().iter().map(|d| d.name()).collect()
-}
-
-/// The dialect called `name`, if compiled in.
-///
-/// ```
-/// let plan = polypatch::dialect("ai-patch").unwrap().parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
-/// assert_eq!(plan.files[0].path, "a");
-/// assert!(polypatch::dialect("yaml").is_none());
-/// ```
-pub fn dialect(name: &str) -> Option<&'static dyn Dialect> {
-    Dialects::global().get(name)
-}
 
 /// The dialect `text` most looks like, if any looks like it at all.
 ///
@@ -222,7 +255,7 @@ pub fn detect(text: &str) -> Option<&'static dyn Dialect> {
 /// Which dialect to read a patch as: one by name, or [`Format::Auto`] to detect it.
 ///
 /// Every dialect has a variant whether or not its cargo feature is on; parsing with one
-/// that is not compiled in is an [`ErrorKind::UNKNOWN_FORMAT`] error.
+/// that is not compiled in is an [`ErrorKind::UNKNOWN_FORMAT`](error::ErrorKind::UNKNOWN_FORMAT) error.
 ///
 /// ```
 /// use polypatch::Format;
@@ -269,7 +302,7 @@ impl Format {
     pub fn dialect(self) -> Option<&'static dyn Dialect> {
         match self {
             Format::Auto => None,
-            named => dialect(named.name()),
+            named => Dialects::global().get(named.name()),
         }
     }
 }
@@ -280,19 +313,14 @@ impl fmt::Display for Format {
     }
 }
 
-/// A name given to [`Format`]'s `FromStr` is not a format.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format `{0}`; known formats: auto, {names}", names = Format::DIALECTS.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
-pub struct UnknownFormat(pub String);
-
 impl FromStr for Format {
-    type Err = UnknownFormat;
+    type Err = error::UnknownFormat;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         std::iter::once(Format::Auto)
             .chain(Format::DIALECTS.iter().copied())
             .find(|f| f.name() == name)
-            .ok_or_else(|| UnknownFormat(name.to_string()))
+            .ok_or_else(|| error::UnknownFormat(name.to_string()))
     }
 }
 
@@ -314,7 +342,7 @@ pub fn parse(text: &str, format: Format) -> Result<EditPlan, PatchError> {
 /// [`parse`] with options (e.g. a diff's strip level).
 ///
 /// A text that stops in the middle of a line inside a fence that never closes (a model's
-/// reply cut off by its output limit) is refused as [`ErrorKind::TRUNCATED`], whatever the
+/// reply cut off by its output limit) is refused as [`ErrorKind::TRUNCATED`](error::ErrorKind::TRUNCATED), whatever the
 /// format: its last line is half a line.
 ///
 /// ```
@@ -425,6 +453,7 @@ pub mod fuzzing;
 #[cfg(all(test, feature = "ai-patch", feature = "unified"))]
 mod tests {
     use super::*;
+    use polypatch_core::{ErrorKind, FailureKind};
 
     #[test]
     fn format_names_round_trip_and_unknown_names_list_the_formats() {

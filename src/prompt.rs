@@ -9,7 +9,7 @@
 //! crate); this module only looks it up.
 
 /// The instructions for writing the dialect called `format` (a name from
-/// [`dialect_names`](crate::dialect_names)), as plain text; `None` for a name that is not a
+/// [`Dialects::names`](crate::Dialects::names)), as plain text; `None` for a name that is not a
 /// dialect compiled in.
 ///
 /// ```
@@ -18,13 +18,13 @@
 /// assert_eq!(polypatch::prompt("yaml-ish"), None);
 /// ```
 pub fn prompt(format: &str) -> Option<&'static str> {
-    crate::dialect(format)?.prompt()
+    crate::Dialects::global().get(format)?.prompt()
 }
 
 #[cfg(test)]
 mod tests {
     use super::prompt;
-    use crate::{ApplyOptions, MemoryFileSet, apply, dialect_names, parse};
+    use crate::{ApplyOptions, MemoryFileSet, apply, parse};
 
     /// The file every example changes, and what it becomes.
     const PATH: &str = "app/greet.py";
@@ -54,8 +54,8 @@ mod tests {
 
     #[test]
     fn every_dialect_has_a_prompt() {
-        assert!(!dialect_names().is_empty());
-        for name in dialect_names() {
+        assert!(!crate::Dialects::global().names().is_empty());
+        for name in crate::Dialects::global().names() {
             let text = prompt(name).unwrap_or_else(|| panic!("no prompt for {name}"));
             assert!(text.contains("nothing was written"), "{name}: says what a failure means");
             assert!(text.contains("project root"), "{name}: says what paths are relative to");
@@ -70,7 +70,7 @@ mod tests {
     /// [`AFTER`]; applied again, it changes nothing.
     #[test]
     fn every_example_patch_applies() {
-        for name in dialect_names() {
+        for name in crate::Dialects::global().names() {
             let blocks = fences(prompt(name).unwrap());
             let [.., file, patch] = blocks.as_slice() else { panic!("{name}: the example needs a file and a patch") };
             assert_eq!(file, BEFORE, "{name}: the example's file");

@@ -4,19 +4,37 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 #[cfg(feature = "convert")]
-use crate::FileSource;
-#[cfg(feature = "convert")]
 use crate::convert::{ConvertError, ConvertOptions, Converted, Input};
 use crate::extract::Block;
 use crate::reply::{PlannedBlock, ReplyError, ReplyReport};
-use crate::{ApplyOptions, Dialect, EditPlan, ErrorKind, FileStore, Format, ParseOptions, PatchError};
+use crate::{ApplyOptions, Dialect, EditPlan, Format, ParseOptions, PatchError};
+#[cfg(feature = "convert")]
+use polypatch_core::FileSource;
+use polypatch_core::{ErrorKind, FileStore};
+
+/// Every dialect compiled in, in the order [`Dialects::detect`] prefers them on a tie:
+/// the one list a new built-in dialect joins (behind its cargo feature).
+fn compiled_in() -> Vec<&'static dyn Dialect> {
+    vec![
+        #[cfg(feature = "ai-patch")]
+        &polypatch_aipatch::AiPatch,
+        #[cfg(feature = "unified")]
+        &polypatch_unified::Unified,
+        #[cfg(feature = "ap")]
+        &polypatch_ap::Ap,
+        #[cfg(feature = "applydiff")]
+        &polypatch_applydiff::ApplyDiff,
+        #[cfg(feature = "aptix")]
+        &polypatch_aptix::Aptix,
+    ]
+}
 
 /// The dialects in use, in the order [`Dialects::detect`] prefers them on a tie: what
 /// detecting, extracting, parsing, applying a reply and converting know.
 ///
 /// [`Dialects::builtin`] (also [`Default`]) holds the dialects compiled in (their cargo
 /// features); the free functions ([`crate::detect`], [`crate::extract()`],
-/// [`crate::parse`], [`crate::apply_text`], [`crate::convert()`], …) use those. Add a
+/// [`crate::parse`], [`crate::apply_text`], [`crate::convert::convert()`], …) use those. Add a
 /// dialect of your own with [`Dialects::with`]: it takes part in everything the registry
 /// does, and [`Dialect::bare_block`] tells the extractor where its blocks written outside
 /// a fence end. `examples/custom_dialect.rs` adds a small `sed`-like one.
@@ -35,7 +53,7 @@ use crate::{ApplyOptions, Dialect, EditPlan, ErrorKind, FileStore, Format, Parse
 ///         if text.lines().next().is_some_and(|l| l.starts_with("DELETE ")) { 70 } else { 0 }
 ///     }
 ///     fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
-///         let files = text.lines().filter_map(|l| l.strip_prefix("DELETE ")).map(polypatch::FileEdit::delete);
+///         let files = text.lines().filter_map(|l| l.strip_prefix("DELETE ")).map(polypatch::plan::FileEdit::delete);
 ///         Ok(EditPlan::new("deletions", files.collect()))
 ///     }
 /// }
@@ -63,13 +81,24 @@ impl Dialects {
         Dialects { list: Vec::new() }
     }
 
-    /// Every dialect compiled in, in the order [`crate::dialects`] lists them.
+    /// Every dialect compiled in (their cargo features), in order of preference.
     pub fn builtin() -> Self {
-        Dialects { list: crate::dialects().into_iter().map(Entry::Static).collect() }
+        Dialects { list: compiled_in().into_iter().map(Entry::Static).collect() }
     }
 
-    /// The built-in registry, made once: what the free functions use.
-    pub(crate) fn global() -> &'static Dialects {
+    /// The built-in registry ([`Dialects::builtin`]), made once and shared: what the free
+    /// functions use. Look a dialect up by name, list the names, or detect with it without
+    /// building a registry of your own.
+    ///
+    /// ```
+    /// use polypatch::Dialects;
+    ///
+    /// assert_eq!(Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+    /// let plan = Dialects::global().get("ai-patch").unwrap().parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
+    /// assert_eq!(plan.files[0].path, "a");
+    /// assert!(Dialects::global().get("yaml").is_none());
+    /// ```
+    pub fn global() -> &'static Dialects {
         static GLOBAL: OnceLock<Dialects> = OnceLock::new();
         GLOBAL.get_or_init(Dialects::builtin)
     }
@@ -135,7 +164,7 @@ impl Dialects {
     }
 
     /// Every dialect with its sniff score of `text`, highest first (on a tie, in order), as
-    /// [`crate::detect_all`].
+    /// [`crate::extract::detect_all`].
     pub fn detect_all(&self, text: &str) -> Vec<(&dyn Dialect, u8)> {
         let mut scores: Vec<_> = self.iter().map(|d| (d, d.sniff(text))).collect();
         scores.sort_by_key(|s| std::cmp::Reverse(s.1));
@@ -188,7 +217,7 @@ impl Dialects {
     }
 
     /// Finds every block of `reply` and parses each with its dialect, as
-    /// [`crate::plan_reply`].
+    /// [`crate::reply::plan_reply`].
     pub fn plan_reply(&self, reply: &str, options: &ParseOptions) -> Result<Vec<PlannedBlock>, ReplyError> {
         crate::reply::plan_reply_in(self, reply, options)
     }
@@ -203,7 +232,7 @@ impl Dialects {
         self.apply_text_with(reply, files, options, &ParseOptions::default())
     }
 
-    /// [`Dialects::apply_text`] with parse options, as [`crate::apply_text_with`].
+    /// [`Dialects::apply_text`] with parse options, as [`crate::reply::apply_text_with`].
     pub fn apply_text_with<S: FileStore + ?Sized>(
         &self,
         reply: &str,
@@ -216,7 +245,7 @@ impl Dialects {
     }
 
     /// Converts `input` into the dialect called `to` (written by its
-    /// [`Dialect::render`]), resolved against `files`, as [`crate::convert()`]: a text
+    /// [`Dialect::render`]), resolved against `files`, as [`crate::convert::convert()`]: a text
     /// input is parsed with these dialects (its [`Format`] names one of them, or
     /// [`Format::Auto`] detects it among them), and the result is checked with them.
     #[cfg(feature = "convert")]
@@ -264,8 +293,9 @@ impl Entry {
 #[cfg(all(test, feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
 mod tests {
     use super::*;
+    use crate::MemoryFileSet;
     use crate::engine::ReplyLines;
-    use crate::{FileEdit, MemoryFileSet};
+    use polypatch_core::FileEdit;
 
     /// `DEL path` lines, each deleting a file; bare blocks are runs of such lines. With
     /// `ignore_failed`, it reads its candidates again inside failed ones.
@@ -320,7 +350,7 @@ mod tests {
     #[test]
     fn the_default_registry_is_the_free_functions() {
         let dialects = Dialects::default();
-        assert_eq!(dialects.names(), crate::dialect_names());
+        assert_eq!(dialects.names(), crate::Dialects::global().names());
         let reply =
             "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n*** Begin Patch\n*** Delete File: y\n*** End Patch\n";
         assert_eq!(dialects.extract(reply), crate::extract(reply));
@@ -403,7 +433,7 @@ mod tests {
             ("aptix", "{\"root\": \".\", \"files\": [{\"path\": \"a\", \"content\": \"b\"}]}\n"),
         ];
         for (name, patch) in patches {
-            let dialect = crate::dialect(name).unwrap();
+            let dialect = crate::Dialects::global().get(name).unwrap();
             let tag = dialect.fence_tags()[0];
             let reply = format!("Here:\n```{tag}\n{patch}```\n");
             let blocks = crate::extract(&reply);

@@ -25,9 +25,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    ApplyOptions, ApplyReport, Change, CommitError, DialectName, EditPlan, EditReport, Failure, FileReport, FileSource,
-    FileStore, LineRange, Overlay, ParseOptions, PatchError, Span, Status, compute,
+use crate::{ApplyOptions, ApplyReport, EditPlan, ParseOptions, PatchError, compute};
+use polypatch_core::{
+    Change, CommitError, DialectName, EditReport, Failure, FileReport, FileSource, FileStore, LineRange, Overlay, Span,
+    Status,
 };
 
 /// Where a block came from.
@@ -240,7 +241,7 @@ impl fmt::Display for ReplyError {
                 f,
                 "the reply holds no patch: no fenced or bare block in it, nor the whole text, looks like any known \
                  patch format ({})",
-                crate::dialect_names().join(", ")
+                crate::Dialects::global().names().join(", ")
             ),
             ReplyError::Malformed { block, error } => write!(f, "{block} is malformed: {error}"),
             ReplyError::NotApplied { report, commit_error, .. } => {
@@ -286,7 +287,7 @@ fn not_applied(report: &ReplyReport, commit: Option<&CommitError>) -> String {
 
 /// Finds every block of `reply` and parses each with its dialect. Blocks are numbered from
 /// 1 in reply order; a malformed block stops with [`ReplyError::Malformed`] (a block cut
-/// off, [`crate::Block::cut_off`], as [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED)), a reply
+/// off, [`crate::extract::Block::cut_off`], as [`ErrorKind::TRUNCATED`](polypatch_core::ErrorKind::TRUNCATED)), a reply
 /// without blocks is [`ReplyError::NoPatch`]. The blocks are applied as one transaction,
 /// so their binary data shares one budget: each block is parsed with what the blocks
 /// before it expanded to ([`ParseOptions::binary_expanded_before`]).
@@ -294,7 +295,8 @@ fn not_applied(report: &ReplyReport, commit: Option<&CommitError>) -> String {
 /// registry (a user's own among them).
 ///
 /// ```
-/// use polypatch::{plan_reply, ParseOptions};
+/// use polypatch::reply::plan_reply;
+/// use polypatch::ParseOptions;
 ///
 /// let reply = "Two fixes:\n\n```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n\n\
 ///              *** Begin Patch\n*** Add File: b.txt\n+new\n*** End Patch\n";
@@ -344,13 +346,13 @@ pub(crate) fn plan_reply_in(
             && !reply[block.span.end..].contains('\n')
             && crate::engine::cut_off_line(reply).is_some()
         {
-            stretched = crate::Block {
+            stretched = crate::extract::Block {
                 span: Span::new(block.span.start, reply.len()),
                 text: &reply[block.span.start..],
                 ..block.clone()
             };
             let cut = d.parse_with(&readable(&stretched).0, &options);
-            if cut.is_err_and(|e| e.kind == crate::ErrorKind::TRUNCATED) { &stretched } else { block }
+            if cut.is_err_and(|e| e.kind == polypatch_core::ErrorKind::TRUNCATED) { &stretched } else { block }
         } else {
             block
         };
@@ -370,9 +372,9 @@ pub(crate) fn plan_reply_in(
     Ok(out)
 }
 
-/// The [`ErrorKind::TRUNCATED`](crate::ErrorKind::TRUNCATED) error, as `dialect`'s, of a
-/// block of `reply` that is cut off ([`crate::Block::cut_off`]); its line is the reply's.
-pub(crate) fn cut_off(reply: &str, block: &crate::Block<'_>, dialect: &'static str) -> Option<PatchError> {
+/// The [`ErrorKind::TRUNCATED`](polypatch_core::ErrorKind::TRUNCATED) error, as `dialect`'s, of a
+/// block of `reply` that is cut off ([`crate::extract::Block::cut_off`]); its line is the reply's.
+pub(crate) fn cut_off(reply: &str, block: &crate::extract::Block<'_>, dialect: &'static str) -> Option<PatchError> {
     if !block.cut_off {
         return None;
     }
@@ -385,11 +387,11 @@ pub(crate) fn cut_off(reply: &str, block: &crate::Block<'_>, dialect: &'static s
 
 /// The block's text as its dialect reads it, and for each of its bytes (and its end) the
 /// byte of the reply it stands for. The fence's indentation is removed
-/// ([`crate::Block::content`]); and a block whose every line ends in CRLF came through a
+/// ([`crate::extract::Block::content`]); and a block whose every line ends in CRLF came through a
 /// Windows clipboard or chat client: its line ends are the transport's, not the patch's (a
 /// diff would otherwise add `\r` to an LF file's lines), so it is read with LF and the
 /// files keep their own.
-fn readable(block: &crate::Block<'_>) -> (String, Vec<usize>) {
+fn readable(block: &crate::extract::Block<'_>) -> (String, Vec<usize>) {
     let crlf = block.text.contains('\n') && block.text.matches('\n').count() == block.text.matches("\r\n").count();
     let mut text = String::with_capacity(block.text.len());
     let mut origin = Vec::with_capacity(block.text.len() + 1);
@@ -424,7 +426,8 @@ pub struct ComputedReply {
 /// left them, writing nothing.
 ///
 /// ```
-/// use polypatch::{compute_blocks, plan_reply, ApplyOptions, MemoryFileSet, ParseOptions};
+/// use polypatch::reply::{compute_blocks, plan_reply};
+/// use polypatch::{ApplyOptions, MemoryFileSet, ParseOptions};
 ///
 /// // Two blocks for one file: the second sees the first one's result.
 /// let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n\
@@ -485,8 +488,8 @@ pub fn compute_blocks<S: FileSource + ?Sized>(
 /// them and name their source with [`BlockInfo`].
 ///
 /// ```
-/// use polypatch::{apply_blocks, compute_blocks, parse, plan_reply, ApplyOptions, BlockInfo,
-///     MemoryFileSet, ParseOptions, PlannedBlock};
+/// use polypatch::reply::{apply_blocks, compute_blocks, plan_reply, BlockInfo, PlannedBlock};
+/// use polypatch::{parse, ApplyOptions, MemoryFileSet, ParseOptions};
 ///
 /// let mut files = MemoryFileSet::new().with("a.txt", "one\n");
 /// // A whole patch file, and a reply with a block in it.
@@ -566,7 +569,8 @@ pub fn apply_text<S: FileStore + ?Sized>(
 /// [`apply_text`] with parse options (a diff's strip level, the binary size limit).
 ///
 /// ```
-/// use polypatch::{apply_text_with, ApplyOptions, MemoryFileSet, ParseOptions};
+/// use polypatch::reply::apply_text_with;
+/// use polypatch::{ApplyOptions, MemoryFileSet, ParseOptions};
 ///
 /// let reply = "```diff\n--- x/src/a.txt\n+++ x/src/a.txt\n@@ -1 +1 @@\n-one\n+two\n```\n";
 /// let mut files = MemoryFileSet::new().with("a.txt", "one\n");
@@ -586,7 +590,8 @@ pub fn apply_text_with<S: FileStore + ?Sized>(
 #[cfg(all(test, feature = "ai-patch", feature = "unified", feature = "ap", feature = "applydiff", feature = "aptix"))]
 mod tests {
     use super::*;
-    use crate::{FailureKind, MemoryFileSet};
+    use crate::MemoryFileSet;
+    use polypatch_core::FailureKind;
 
     fn files() -> MemoryFileSet {
         MemoryFileSet::new().with("a.txt", "one\ntwo\n").with("b.txt", "three\n")
@@ -613,20 +618,20 @@ mod tests {
     /// A file set whose commit fails without undoing everything.
     struct HalfWritten(MemoryFileSet);
 
-    impl crate::FileSource for HalfWritten {
-        fn resolve(&self, path: &str) -> Result<crate::RelPath, crate::PathError> {
+    impl polypatch_core::FileSource for HalfWritten {
+        fn resolve(&self, path: &str) -> Result<polypatch_core::RelPath, polypatch_core::PathError> {
             self.0.resolve(path)
         }
 
-        fn read(&self, path: &crate::RelPath) -> std::io::Result<crate::Entry> {
+        fn read(&self, path: &polypatch_core::RelPath) -> std::io::Result<polypatch_core::Entry> {
             self.0.read(path)
         }
     }
 
     impl FileStore for HalfWritten {
-        fn commit(&mut self, _changes: &[crate::Change]) -> Result<(), crate::CommitError> {
+        fn commit(&mut self, _changes: &[polypatch_core::Change]) -> Result<(), polypatch_core::CommitError> {
             let cause = std::io::Error::other("disk gone");
-            Err(crate::CommitError::new(cause, false, vec!["a.txt.old".into()]))
+            Err(polypatch_core::CommitError::new(cause, false, vec!["a.txt.old".into()]))
         }
     }
 
@@ -639,7 +644,7 @@ mod tests {
         };
         assert!(!rolled_back);
         // The store's error is the reply error's source, with the io::Error behind it.
-        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<crate::CommitError>());
+        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch_core::CommitError>());
         assert_eq!(source.map(|s| s.cause.to_string()), Some("disk gone".to_string()));
         let commit_error = commit_error.to_string();
         assert!(commit_error.starts_with("disk gone; UNDOING IT FAILED"), "{commit_error}");

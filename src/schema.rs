@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use crate::ReportDocument;
+use crate::document::ReportDocument;
 
 /// The JSON Schema of [`ReportDocument`], the document every JSON output is.
 ///
@@ -35,13 +35,13 @@ pub fn report() -> Value {
 pub const FORMATS: &[&str] = &["aptix", "ap"];
 
 /// The dialects compiled in that have a schema ([`Dialect::schema`](crate::Dialect::schema)),
-/// in the order of [`dialects()`](crate::dialects).
+/// in the order of [`Dialects::global`](crate::Dialects::global).
 ///
 /// ```
 /// assert_eq!(polypatch::schema::formats(), ["ap", "aptix"]);
 /// ```
 pub fn formats() -> Vec<&'static str> {
-    crate::dialects().into_iter().filter(|d| d.schema().is_some()).map(crate::Dialect::name).collect()
+    crate::Dialects::global().iter().filter(|d| d.schema().is_some()).map(crate::Dialect::name).collect()
 }
 
 /// The JSON Schema of the input of the dialect `name` (`aptix` or `ap`; see [`formats()`]).
@@ -53,7 +53,7 @@ pub fn formats() -> Vec<&'static str> {
 /// assert!(polypatch::schema::format("unified").is_none()); // text, not JSON
 /// ```
 pub fn format(name: &str) -> Option<Value> {
-    crate::dialect(name)?.schema()
+    crate::Dialects::global().get(name)?.schema()
 }
 
 #[cfg(all(test, feature = "ap", feature = "aptix"))]

@@ -6,7 +6,8 @@
 use std::fmt::Write as _;
 
 use polypatch::{
-    ApplyError, ApplyOptions, FailureKind, MAX_CANDIDATES, MemoryFileSet, ParseOptions, apply, parse, parse_with,
+    ApplyError, ApplyOptions, MemoryFileSet, ParseOptions, apply, parse, parse_with,
+    report::{FailureKind, MAX_CANDIDATES},
 };
 
 /// One line of minified JavaScript, `len` characters long.
@@ -48,7 +49,7 @@ fn assert_short(err: &ApplyError) {
 #[test]
 fn a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
     let edit = long_line_typo_applies(long_line_patch, "ai-patch");
-    assert_eq!(edit.tier, Some(polypatch::Tier::Fuzzy));
+    assert_eq!(edit.tier, Some(polypatch::report::Tier::Fuzzy));
     assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
     // The typo is in the line the hunk replaces: by default refused, in a short report.
     let line = minified(60_000);
@@ -64,7 +65,7 @@ fn a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
 /// Applies the patch `render` writes for a 60k-character line with one typo (in the line
 /// it replaces: fuzzy removals allowed, as `ApplyDiff` always allows them), which must be
 /// detected as `dialect` and give the intended file; returns the edit's report.
-fn long_line_typo_applies(render: fn(&str) -> String, dialect: &str) -> polypatch::EditReport {
+fn long_line_typo_applies(render: fn(&str) -> String, dialect: &str) -> polypatch::report::EditReport {
     let line = minified(60_000);
     let mut files = MemoryFileSet::new().with("app.min.js", format!("{HEAD}\n{line}\n{FOOT}\n"));
     let plan = parse(&render(&one_typo(&line)), polypatch::Format::Auto).unwrap();
@@ -164,7 +165,7 @@ fn long_line_block(typo: &str) -> String {
 #[test]
 fn applydiff_a_60k_character_line_with_one_typo_applies_at_the_fuzzy_tier() {
     let edit = long_line_typo_applies(long_line_block, "applydiff");
-    assert_eq!((edit.label.as_str(), edit.tier), ("block 1", Some(polypatch::Tier::Fuzzy)));
+    assert_eq!((edit.label.as_str(), edit.tier), ("block 1", Some(polypatch::report::Tier::Fuzzy)));
     assert!(edit.confidence.unwrap() > 0.999, "{:?}", edit.confidence);
 }
 
@@ -405,7 +406,7 @@ fn a_binary_literal_announcing_a_gigabyte_is_refused_before_inflating() {
     let err = parse(patch, polypatch::Format::Auto).expect_err("over the default limit");
     assert_eq!(err.kind, "binary_too_large");
     assert!(err.message.contains("1000000000 bytes"), "{}", err.message);
-    assert!(err.message.contains(&polypatch::DEFAULT_MAX_BINARY_SIZE.to_string()), "{}", err.message);
+    assert!(err.message.contains(&polypatch::options::DEFAULT_MAX_BINARY_SIZE.to_string()), "{}", err.message);
 }
 
 #[test]
@@ -462,7 +463,7 @@ fn line_numbers_up_to_the_largest_integer_are_lines_past_the_end() {
         let plan = parse(&patch, dialect.parse().unwrap()).unwrap_or_else(|e| panic!("{patch}: {e}"));
         let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_or_else(|e| panic!("{patch}: {e}"));
         assert_eq!(files.get_str("f.txt"), Some(after), "{patch}");
-        assert_eq!(report.files[0].edits[0].status, polypatch::Status::Applied, "{patch}");
+        assert_eq!(report.files[0].edits[0].status, polypatch::report::Status::Applied, "{patch}");
     }
 }
 
@@ -518,9 +519,15 @@ fn sixty_four_mib_literals_are_refused_at_the_fifth_with_the_default_limits() {
     assert_eq!(err.kind, "binary_total_too_large");
     assert_eq!(
         err.message,
-        total_over(5 * SIZE as u64, "f5.bin", "announces", SIZE as u64, polypatch::DEFAULT_MAX_TOTAL_BINARY_SIZE)
+        total_over(
+            5 * SIZE as u64,
+            "f5.bin",
+            "announces",
+            SIZE as u64,
+            polypatch::options::DEFAULT_MAX_TOTAL_BINARY_SIZE
+        )
     );
-    assert_eq!(polypatch::DEFAULT_MAX_TOTAL_BINARY_SIZE, 256 << 20);
+    assert_eq!(polypatch::options::DEFAULT_MAX_TOTAL_BINARY_SIZE, 256 << 20);
 }
 
 /// A delta's result is counted when its header is read: it is made when the plan is applied.
@@ -561,12 +568,12 @@ fn the_blocks_of_a_reply_and_the_entries_of_a_bundle_share_the_patch_limit() {
     for i in 1..=3 {
         let _ = write!(reply, "File {i}:\n\n```diff\n{}```\n\n", binary_patch(&format!("f{i}.bin"), &data));
     }
-    let Err(polypatch::ReplyError::Malformed { block, error }) = polypatch::plan_reply(&reply, &options) else {
+    let Err(polypatch::ReplyError::Malformed { block, error }) = polypatch::reply::plan_reply(&reply, &options) else {
         panic!("the third block is over the limit")
     };
     assert_eq!((block.index, error.kind), (3, polypatch::unified::error::BINARY_TOTAL_TOO_LARGE));
     assert_eq!(error.message, total_over(3_000, "f3.bin", "announces", 1_000, 2_500));
-    assert_eq!(polypatch::plan_reply(&reply, &options.clone().max_total_binary_size(3_000)).unwrap().len(), 3);
+    assert_eq!(polypatch::reply::plan_reply(&reply, &options.clone().max_total_binary_size(3_000)).unwrap().len(), 3);
 
     let entries: Vec<String> = (1..=3)
         .map(|i| {

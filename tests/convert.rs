@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation, convert};
+use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation, RenderError, convert};
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions};
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
@@ -80,7 +80,7 @@ fn main() {
         let dialect = name_of(&dialect_dir);
         if dialect == "equivalence" {
             for case_dir in subdirs(&dialect_dir) {
-                for source in polypatch::dialect_names() {
+                for source in polypatch::Dialects::global().names() {
                     let patch = case_dir.join(format!("patch.{source}"));
                     let name = format!("equivalence::{}::{source}", name_of(&case_dir));
                     trials.extend(pairs(&name, source, &case_dir, &patch));
@@ -88,7 +88,7 @@ fn main() {
             }
             continue;
         }
-        let Some(source) = polypatch::dialect(&dialect).map(polypatch::Dialect::name) else { continue };
+        let Some(source) = polypatch::Dialects::global().get(&dialect).map(polypatch::Dialect::name) else { continue };
         for case_dir in subdirs(&dialect_dir) {
             let name = format!("{dialect}::{}", name_of(&case_dir));
             trials.extend(pairs(&name, source, &case_dir, &case_dir.join("patch")));
@@ -104,7 +104,8 @@ fn pairs(name: &str, source: &'static str, case_dir: &Path, patch: &Path) -> Vec
     if !case_dir.join("after").is_dir() || !patch.is_file() {
         return Vec::new();
     }
-    polypatch::dialect_names()
+    polypatch::Dialects::global()
+        .names()
         .into_iter()
         .map(|target| {
             let (case_dir, patch) = (case_dir.to_path_buf(), patch.to_path_buf());
@@ -122,7 +123,7 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
     let before = sandbox.tree()?;
     let after = read_tree(&case_dir.join("after"))?;
     let bytes = fs::read(patch_file)?;
-    let patch = polypatch::decode_lossless(&bytes)
+    let patch = polypatch::fs::decode_lossless(&bytes)
         .replace("@ROOT@", &sandbox.root().to_string_lossy())
         .replace("@OUTSIDE@", &sandbox.root().with_file_name("outside").to_string_lossy());
     let expect = fs::read_to_string(case_dir.join("expect")).unwrap_or_default();
@@ -138,7 +139,7 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
     let converted =
         match convert(Input::Text { text: &patch, format: source.parse()? }, &files, target.parse()?, &options) {
             Ok(converted) => converted,
-            Err(ConvertError::Inexpressible { operation, path, detail, .. }) => {
+            Err(ConvertError::Render(RenderError::Inexpressible { operation, path, detail, .. })) => {
                 let mut does = operations(&before, &after);
                 if operation == Operation::Mode && changes_modes(source, case_dir, patch_file, strict)? {
                     does.insert(Operation::Mode);
@@ -193,7 +194,8 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
         // other target reports its edits already applied.
         Err(err) => {
             let deleted = err.report.first_failure().is_some_and(|first| {
-                first.failure.kind == polypatch::FailureKind::FileMissing && !after.contains_key(&first.file.path)
+                first.failure.kind == polypatch::report::FailureKind::FileMissing
+                    && !after.contains_key(&first.file.path)
             });
             if !deleted && target != "aptix" {
                 return Err(format!("the re-run should find everything already applied: {err}\n{}", shown()).into());
@@ -231,7 +233,7 @@ fn changes_modes(source: &str, case_dir: &Path, patch_file: &Path, strict: bool)
             .collect()
     };
     let old = exec(sandbox.root());
-    let patch = polypatch::decode_lossless(&fs::read(patch_file)?)
+    let patch = polypatch::fs::decode_lossless(&fs::read(patch_file)?)
         .replace("@ROOT@", &sandbox.root().to_string_lossy())
         .replace("@OUTSIDE@", &sandbox.root().with_file_name("outside").to_string_lossy());
     let plan = polypatch::parse(&patch, source.parse()?).map_err(|e| e.render(&patch))?;

@@ -20,8 +20,8 @@ fn every_fixture_is_detected_as_its_dialect_unambiguously() {
     let mut problems = Vec::new();
     let mut checked = 0;
     let mut check = |name: String, dialect: &str, path: &Path| {
-        let text = polypatch::decode_lossless(&fs::read(path).expect("a readable patch")).into_owned();
-        let scores = polypatch::detect_all(&text);
+        let text = polypatch::fs::decode_lossless(&fs::read(path).expect("a readable patch")).into_owned();
+        let scores = polypatch::extract::detect_all(&text);
         let (top, top_score) = scores[0];
         let runner_up = scores[1].1;
         checked += 1;
@@ -33,7 +33,7 @@ fn every_fixture_is_detected_as_its_dialect_unambiguously() {
             problems.push(format!("{name}: {}", all.join(" ")));
         }
     };
-    for dialect in polypatch::dialect_names() {
+    for dialect in polypatch::Dialects::global().names() {
         let Ok(cases) = fs::read_dir(base.join(dialect)) else { continue };
         for case in cases.flatten() {
             let patch = case.path().join("patch");
@@ -43,7 +43,7 @@ fn every_fixture_is_detected_as_its_dialect_unambiguously() {
         }
     }
     for case in fs::read_dir(base.join("equivalence")).expect("the equivalence cases").flatten() {
-        for dialect in polypatch::dialect_names() {
+        for dialect in polypatch::Dialects::global().names() {
             let patch = case.path().join(format!("patch.{dialect}"));
             if patch.is_file() {
                 check(format!("equivalence/{}/patch.{dialect}", case.file_name().to_string_lossy()), dialect, &patch);

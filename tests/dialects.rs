@@ -13,8 +13,8 @@ use polypatch::Dialect;
 
 /// Every dialect, by name: each must pass every check below.
 fn each(check: impl Fn(&dyn Dialect) -> Result<(), String>) {
-    let failures: Vec<String> = polypatch::dialects()
-        .into_iter()
+    let failures: Vec<String> = polypatch::Dialects::global()
+        .iter()
         .filter_map(|d| check(d).err().map(|e| format!("{}: {e}", d.name())))
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -22,16 +22,16 @@ fn each(check: impl Fn(&dyn Dialect) -> Result<(), String>) {
 
 #[test]
 fn the_built_in_dialects_have_their_names() {
-    assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
-    let unique: BTreeSet<&str> = polypatch::dialect_names().into_iter().collect();
-    assert_eq!(unique.len(), polypatch::dialects().len(), "two dialects share a name");
+    assert_eq!(polypatch::Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+    let unique: BTreeSet<&str> = polypatch::Dialects::global().names().into_iter().collect();
+    assert_eq!(unique.len(), polypatch::Dialects::global().len(), "two dialects share a name");
     each(|d| {
         let name = d.name();
         let lowercase = name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         if name.is_empty() || !lowercase || name.starts_with('-') {
             return Err(format!("the name `{name}` is not lowercase letters, digits and `-`"));
         }
-        match polypatch::dialect(name) {
+        match polypatch::Dialects::global().get(name) {
             Some(found) if found.name() == name => Ok(()),
             _ => Err("`polypatch::dialect` does not find it by its name".into()),
         }

@@ -32,7 +32,7 @@ fn main() {
     let args = Arguments::from_args();
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/errors");
     let mut trials = Vec::new();
-    for dialect in polypatch::dialect_names() {
+    for dialect in polypatch::Dialects::global().names() {
         for input in cases(&base.join(dialect)) {
             let case = input.file_stem().unwrap().to_str().unwrap().to_owned();
             trials.push(Trial::test(format!("{dialect}::{case}"), move || run_case(dialect, &input)));
@@ -62,7 +62,9 @@ fn named_kind(input: &Path) -> String {
 fn run_case(dialect: &str, input: &Path) -> Result<(), Failed> {
     let text = fs::read_to_string(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let options = options(&input.with_extension("options"))?;
-    let parser = polypatch::dialect(dialect).ok_or_else(|| format!("the dialect `{dialect}` is not compiled in"))?;
+    let parser = polypatch::Dialects::global()
+        .get(dialect)
+        .ok_or_else(|| format!("the dialect `{dialect}` is not compiled in"))?;
     let Err(err) = parser.parse_with(&text, &options) else {
         return Err(format!("{} parses: it must be refused", input.display()).into());
     };
@@ -120,7 +122,7 @@ fn options(path: &Path) -> Result<ParseOptions, Failed> {
 /// is one its dialect lists.
 fn coverage(base: &Path) -> Result<(), Failed> {
     let mut problems = Vec::new();
-    for dialect in polypatch::dialect_names() {
+    for dialect in polypatch::Dialects::global().names() {
         let listed: BTreeSet<String> = kinds(dialect).into_iter().collect();
         let covered: BTreeSet<String> = cases(&base.join(dialect)).iter().map(|p| named_kind(p)).collect();
         for kind in &listed {
@@ -140,6 +142,8 @@ fn coverage(base: &Path) -> Result<(), Failed> {
 
 /// The kinds `dialect` lists ([`polypatch::Dialect::error_kinds`]).
 fn kinds(dialect: &str) -> Vec<String> {
-    let dialect = polypatch::dialect(dialect).unwrap_or_else(|| panic!("the dialect `{dialect}` is not compiled in"));
+    let dialect = polypatch::Dialects::global()
+        .get(dialect)
+        .unwrap_or_else(|| panic!("the dialect `{dialect}` is not compiled in"));
     dialect.error_kinds().iter().map(ToString::to_string).collect()
 }

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use polypatch::{
-    ApplyOptions, ApplyReport, DiskFileSet, EditReport, FailureKind, FileReport, ParseOptions, ReplyError, Status, Tier,
+    ApplyOptions, ApplyReport, DiskFileSet, ParseOptions, ReplyError,
+    report::{EditReport, FailureKind, FileReport, Status, Tier},
 };
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
@@ -35,7 +36,7 @@ fn main() {
             }
             continue;
         }
-        let compiled_in = polypatch::dialect(&dialect).is_some();
+        let compiled_in = polypatch::Dialects::global().get(&dialect).is_some();
         for case_dir in subdirs(&dialect_dir) {
             let name = format!("{dialect}::{}", file_name(&case_dir));
             let ignored = IGNORED.iter().find(|(n, _)| *n == name);
@@ -65,7 +66,7 @@ fn equivalence_trials(dir: &Path) -> Vec<Trial> {
     let mut trials = Vec::new();
     for case_dir in subdirs(dir) {
         let case = file_name(&case_dir);
-        for dialect in polypatch::dialect_names() {
+        for dialect in polypatch::Dialects::global().names() {
             let name = format!("{EQUIVALENCE}::{case}::{dialect}");
             let case_dir = case_dir.clone();
             trials.push(Trial::test(name, move || {
@@ -207,7 +208,7 @@ impl Case {
         // A diff may hold bytes that are not UTF-8 (a Latin-1 file's lines): read without
         // loss, as the CLI reads it.
         let bytes = fs::read(dir.join(patch_file)).map_err(|e| format!("cannot read `{patch_file}`: {e}"))?;
-        let patch = polypatch::decode_lossless(&bytes).into_owned();
+        let patch = polypatch::fs::decode_lossless(&bytes).into_owned();
         let has_after = dir.join("after").is_dir();
         let has_error = dir.join("error.txt").is_file();
         let outcome = match (has_after, has_error) {

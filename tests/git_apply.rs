@@ -30,7 +30,11 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use polypatch::{ApplyOptions, DiskFileSet, FileOp, Status, Tier};
+use polypatch::{
+    ApplyOptions, DiskFileSet,
+    plan::FileOp,
+    report::{Status, Tier},
+};
 
 /// The one intended divergence these cases meet. Every other case must leave the same tree
 /// as git.
@@ -218,7 +222,7 @@ fn history_cases(repo: &Path) -> Result<Vec<(String, Case)>, String> {
         let short = &commit[..10];
         let diff = git(repo, &["diff", "--binary", "--full-index", "-M", parent, commit])?;
         // A diff of a file that is not UTF-8 is read without loss, as the CLI reads it.
-        let diff = polypatch::decode_lossless(&diff).into_owned();
+        let diff = polypatch::fs::decode_lossless(&diff).into_owned();
         let base = tree_at(repo, parent, &touched(repo, parent, commit)?)?;
         for (i, section) in split_sections(&diff).into_iter().enumerate() {
             let name = format!("history::{short}::{:03}", i + 1);
@@ -364,7 +368,7 @@ fn gnu_case(before: &[(&str, &[u8])], after: &[(&str, &[u8])], context: usize) -
     if out.status.code() != Some(1) {
         return Err(format!("diff failed: {}", String::from_utf8_lossy(&out.stderr)));
     }
-    let diff = polypatch::decode_lossless(&out.stdout).into_owned();
+    let diff = polypatch::fs::decode_lossless(&out.stdout).into_owned();
     let base = before.iter().map(|(p, b)| ((*p).to_string(), b.to_vec(), false)).collect();
     Ok(Case { base, diff, zero_context: context == 0, oracle: Oracle::Patch, lenient: None })
 }
@@ -455,7 +459,7 @@ fn scratch_case(
     git(repo, &["add", "-A"])?;
     let mut args = vec!["diff", "--cached", "--binary", "--full-index"];
     args.extend_from_slice(extra);
-    let diff = polypatch::decode_lossless(&git(repo, &args)?).into_owned();
+    let diff = polypatch::fs::decode_lossless(&git(repo, &args)?).into_owned();
     Ok(Case { base, diff, zero_context: extra.contains(&"-U0"), oracle: Oracle::Git, lenient: None })
 }
 

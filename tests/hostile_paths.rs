@@ -607,7 +607,7 @@ mod git_dir {
         let plan = parse(patch, polypatch::Format::AiPatch).unwrap();
         let mut files = polypatch::MemoryFileSet::new();
         let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
-        assert_eq!(err.report.first_failure().unwrap().failure.kind, polypatch::FailureKind::InvalidPlan);
+        assert_eq!(err.report.first_failure().unwrap().failure.kind, polypatch::report::FailureKind::InvalidPlan);
         assert_eq!(files.paths().count(), 0);
         apply(&plan, &mut files, &allow).unwrap();
         assert_eq!(files.get_str(".git/info/exclude"), Some("/build\n"));

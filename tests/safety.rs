@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use common::snapshot;
-use polypatch::{ApplyOptions, DiskFileSet, FailureKind, apply, parse};
+use polypatch::{ApplyOptions, DiskFileSet, apply, parse, report::FailureKind};
 
 fn apply_patch(root: &Path, patch: &str) -> Result<polypatch::ApplyReport, polypatch::ApplyError> {
     let plan = parse(patch, polypatch::Format::AiPatch).expect("the patch parses");
@@ -124,16 +124,16 @@ impl SavedMeanwhile {
     }
 }
 
-impl polypatch::FileSource for SavedMeanwhile {
-    fn resolve(&self, path: &str) -> Result<polypatch::RelPath, polypatch::PathError> {
+impl polypatch::fs::FileSource for SavedMeanwhile {
+    fn resolve(&self, path: &str) -> Result<polypatch::fs::RelPath, polypatch::fs::PathError> {
         self.disk.resolve(path)
     }
 
-    fn as_written(&self, path: &str) -> Result<polypatch::RelPath, polypatch::PathError> {
+    fn as_written(&self, path: &str) -> Result<polypatch::fs::RelPath, polypatch::fs::PathError> {
         self.disk.as_written(path)
     }
 
-    fn read(&self, path: &polypatch::RelPath) -> std::io::Result<polypatch::Entry> {
+    fn read(&self, path: &polypatch::fs::RelPath) -> std::io::Result<polypatch::fs::Entry> {
         let entry = self.disk.read(path)?;
         if path.as_str() == "a.txt" && !self.saved.swap(true, std::sync::atomic::Ordering::SeqCst) {
             fs::write(self.disk.full_path(path), THEIRS).unwrap();
@@ -146,8 +146,8 @@ impl polypatch::FileSource for SavedMeanwhile {
     }
 }
 
-impl polypatch::FileStore for SavedMeanwhile {
-    fn commit(&mut self, changes: &[polypatch::Change]) -> Result<(), polypatch::CommitError> {
+impl polypatch::fs::FileStore for SavedMeanwhile {
+    fn commit(&mut self, changes: &[polypatch::fs::Change]) -> Result<(), polypatch::fs::CommitError> {
         self.disk.commit(changes)
     }
 }
@@ -174,7 +174,7 @@ fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a
     );
     assert_eq!(err.to_string(), format!("could not write the changes: {expected}"));
     // The store's error is the source, itself with the io::Error as its source.
-    let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch::CommitError>());
+    let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch::fs::CommitError>());
     assert_eq!(source.map(ToString::to_string).as_deref(), Some(expected));
     let cause = std::error::Error::source(source.unwrap()).and_then(|s| s.downcast_ref::<std::io::Error>());
     assert!(cause.is_some_and(|c| expected.starts_with(&c.to_string())), "{cause:?}");
@@ -194,7 +194,7 @@ fn a_file_saved_by_another_program_after_it_was_read_is_kept_by_a_patch_and_by_a
         };
         let commit_error = commit_error.as_ref().map(ToString::to_string);
         assert_eq!((commit_error.as_deref(), *rolled_back), (Some(expected), true), "{reply}");
-        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch::CommitError>());
+        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<polypatch::fs::CommitError>());
         assert_eq!(source.map(ToString::to_string).as_deref(), Some(expected), "{reply}");
         assert_eq!(err.kind(), "not_applied");
         assert_eq!(err.to_string(), format!("could not write the changes: {expected}"));
@@ -212,15 +212,19 @@ fn a_conversion_shows_the_bytes_the_patch_was_located_on_not_a_later_save() {
     let options = polypatch::convert::ConvertOptions::default();
     let clean = tempfile::tempdir().unwrap();
     fs::write(clean.path().join("a.txt"), "one\ntwo\n").unwrap();
-    let want =
-        polypatch::convert(patch, &DiskFileSet::new(clean.path()).unwrap(), polypatch::Format::Unified, &options)
-            .unwrap()
-            .text;
+    let want = polypatch::convert::convert(
+        patch,
+        &DiskFileSet::new(clean.path()).unwrap(),
+        polypatch::Format::Unified,
+        &options,
+    )
+    .unwrap()
+    .text;
     assert!(want.ends_with("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n"), "{want}");
 
     let dir = tempfile::tempdir().unwrap();
     let files = SavedMeanwhile::new(dir.path());
-    let got = polypatch::convert(patch, &files, polypatch::Format::Unified, &options).map(|c| c.text);
+    let got = polypatch::convert::convert(patch, &files, polypatch::Format::Unified, &options).map(|c| c.text);
     assert_eq!(got.as_deref().map_err(ToString::to_string), Ok(want.as_str()));
     assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), THEIRS);
 }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use polypatch::{ApplyOptions, MemoryFileSet, ReportDocument, apply, parse};
+use polypatch::{ApplyOptions, MemoryFileSet, apply, parse, report::ReportDocument};
 use serde_json::{Value, json};
 
 fn validator(schema: &Value) -> jsonschema::Validator {
@@ -58,7 +58,7 @@ fn real_report_documents_validate() {
     ];
     for (what, doc, status) in &cases {
         assert_eq!(doc["status"], *status, "{what}: {doc:#}");
-        assert_eq!(doc["version"], polypatch::JSON_VERSION, "{what}");
+        assert_eq!(doc["version"], polypatch::report::JSON_VERSION, "{what}");
         assert_valid(&schema, doc, what);
     }
     // The failure shows what it claims to: a closest candidate.
@@ -91,7 +91,7 @@ fn real_report_documents_validate() {
     let extras =
         ReportDocument::usage("bad").with_diff("diff --git a/x b/x\n").with_warnings(&["w".into()]).with_extras(
             Some("feedback".into()),
-            Some(polypatch::SessionBlock::new("ctx".into(), vec!["r".into()], json!({"exchange": 1}))),
+            Some(polypatch::report::SessionBlock::new("ctx".into(), vec!["r".into()], json!({"exchange": 1}))),
         );
     assert_valid(&schema, &serde_json::to_value(&extras).unwrap(), "every optional part");
 }
@@ -167,7 +167,7 @@ fn check_dialect(dialect: &str, value: fn(&str) -> Option<Value>) -> (usize, Vec
     let schema = validator(&polypatch::schema::format(dialect).unwrap());
     let (mut validated, mut refused) = (0, Vec::new());
     for (name, text) in cases(dialect, dialect) {
-        match polypatch::dialect(dialect).unwrap().parse(&text) {
+        match polypatch::Dialects::global().get(dialect).unwrap().parse(&text) {
             Ok(plan) if plan.warnings.is_empty() => {
                 let doc = value(&text).unwrap_or_else(|| panic!("{name}: parses, but its JSON value cannot be read"));
                 assert_valid(&schema, &doc, &name);

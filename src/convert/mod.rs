@@ -12,7 +12,7 @@
 //! approximates, and is safe to re-run.
 //!
 //! What a dialect cannot say (deleting a file in `ap`, binary content outside a git diff,
-//! an executable bit in `ai-patch`, …) is a [`ConvertError::Inexpressible`] naming the
+//! an executable bit in `ai-patch`, …) is a [`RenderError::Inexpressible`] (in [`ConvertError::Render`]) naming the
 //! [`Operation`] and the file.
 //!
 //! ```
@@ -39,13 +39,13 @@ use crate::Format;
 
 use polypatch_core::{
     ApplyError, ApplyOptions, Change, ChangeKind, DialectName, EditPlan, Entry, FileDelta, FileSource, ParseOptions,
-    PatchError, RenderError, RenderOptions,
+    PatchError, RenderOptions,
 };
 
 #[cfg(feature = "ap")]
 pub use polypatch_ap::yaml_scalar;
 /// Something a dialect has no way to say (core's [`polypatch_core::Operation`]).
-pub use polypatch_core::Operation;
+pub use polypatch_core::{Operation, RenderError};
 
 /// The patch to convert: a text in some dialect, or an already lowered plan.
 #[derive(Debug, Clone, Copy)]
@@ -169,43 +169,18 @@ pub enum ConvertError {
         /// The error.
         source: std::io::Error,
     },
-    /// The target dialect cannot express something the patch does.
-    #[error("{dialect} cannot express {} (`{path}`): {detail}", operation.describe())]
-    Inexpressible {
-        /// The target dialect.
-        dialect: DialectName,
-        /// What it cannot say.
-        operation: Operation,
-        /// The file concerned.
-        path: String,
-        /// Why, and what to do instead.
-        detail: String,
-    },
-    /// The target dialect can be read but not written: it has no renderer
-    /// ([`Dialect::render`](polypatch_core::Dialect::render)'s default).
-    #[error("{dialect} cannot be written, only read; convert to `unified`, which says every change")]
-    NotWritable {
-        /// The target dialect.
-        dialect: DialectName,
-    },
-}
-
-impl From<RenderError> for ConvertError {
-    fn from(err: RenderError) -> Self {
-        match err {
-            RenderError::Inexpressible { dialect, operation, path, detail } => {
-                ConvertError::Inexpressible { dialect, operation, path, detail }
-            }
-            RenderError::NotWritable { dialect } => ConvertError::NotWritable { dialect },
-        }
-    }
+    /// The target dialect cannot express something the patch does
+    /// ([`RenderError::Inexpressible`]: the operation, the file and why), or cannot be
+    /// written at all ([`RenderError::NotWritable`]).
+    #[error(transparent)]
+    Render(#[from] RenderError),
 }
 
 impl ConvertError {
-    /// The operation, for [`ConvertError::Inexpressible`].
+    /// The operation the target cannot express, for [`RenderError::Inexpressible`].
     pub fn operation(&self) -> Option<Operation> {
         match self {
-            ConvertError::Inexpressible { operation, .. } => Some(*operation),
+            ConvertError::Render(err) => err.operation(),
             _ => None,
         }
     }
@@ -306,11 +281,13 @@ fn verify<S: FileSource + ?Sized>(
     expected: &[Change],
     deltas: &[FileDelta],
 ) -> Result<(), ConvertError> {
-    let unfaithful = |path: &str, detail: String| ConvertError::Inexpressible {
-        dialect: DialectName::new(target),
-        operation: Operation::Edit,
-        path: path.to_owned(),
-        detail,
+    let unfaithful = |path: &str, detail: String| {
+        ConvertError::Render(RenderError::Inexpressible {
+            dialect: DialectName::new(target),
+            operation: Operation::Edit,
+            path: path.to_owned(),
+            detail,
+        })
     };
     let first = deltas.first().map_or("", |d| d.path.as_str());
     let plan = dialects
@@ -353,7 +330,7 @@ fn verify<S: FileSource + ?Sized>(
         let want = want.unwrap_or_else(original);
         let have = have.unwrap_or_else(original);
         let operation = changes::classify(want.as_deref(), have.as_deref());
-        return Err(ConvertError::Inexpressible {
+        return Err(ConvertError::Render(RenderError::Inexpressible {
             dialect: DialectName::new(target),
             operation,
             path: path.to_owned(),
@@ -362,7 +339,7 @@ fn verify<S: FileSource + ?Sized>(
                  (the difference is {}); convert to `unified`, which says every byte",
                 operation.describe()
             ),
-        });
+        }));
     }
     Ok(())
 }

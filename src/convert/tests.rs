@@ -36,7 +36,7 @@ fn a_fuzzy_unified_hunk_becomes_exact_edits_in_each_dialect() {
     let files = MemoryFileSet::new().with("a.py", "def f():\n    x = 1\n    return x\n");
     // The hunk lost its indentation and has a typo in a context line.
     let diff = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n def f():\n-x = 1\n+x = 2\n retrun x\n";
-    for target in crate::dialect_names() {
+    for target in crate::Dialects::global().names() {
         let text = to(diff, &files, target).unwrap_or_else(|e| panic!("{target}: {e}"));
         assert!(text.contains("    x = 2"), "{target}: the new line carries the file's indentation:\n{text}");
         assert!(!text.contains("retrun"), "{target}: the context is the file's, not the patch's:\n{text}");
@@ -49,7 +49,7 @@ fn repeated_blocks_get_context_until_unique() {
     let after = "fn a() {\n    x();\n}\n\nfn b() {\n    y();\n}\n";
     let files = MemoryFileSet::new().with("r.rs", before);
     let plan = replace_plan("r.rs", after);
-    for target in crate::dialect_names() {
+    for target in crate::Dialects::global().names() {
         assert_eq!(round_trip(&files, &plan, target, "r.rs").unwrap(), after.as_bytes(), "{target}");
     }
     let ap = convert(&plan, &files, crate::Format::Ap, &ConvertOptions::default()).unwrap().text;
@@ -134,7 +134,7 @@ const TRICKY: &[&str] = &[
 #[test]
 fn tricky_content_round_trips_through_every_dialect_that_can_carry_it() {
     for content in TRICKY {
-        for target in crate::dialect_names() {
+        for target in crate::Dialects::global().names() {
             // A new file, and a changed one.
             let created = round_trip(&MemoryFileSet::new(), &replace_plan("t.txt", content), target, "t.txt");
             let files = MemoryFileSet::new().with("t.txt", format!("head\n{content}"));
@@ -145,7 +145,7 @@ fn tricky_content_round_trips_through_every_dialect_that_can_carry_it() {
                 match result {
                     Ok(bytes) => assert_eq!(String::from_utf8(bytes).unwrap(), want, "{target} {what} {content:?}"),
                     // Refusing is right only for what the dialect lacks.
-                    Err(ConvertError::Inexpressible { operation, .. }) => assert!(
+                    Err(ConvertError::Render(RenderError::Inexpressible { operation, .. })) => assert!(
                         matches!(
                             operation,
                             Operation::LineEnding
@@ -174,7 +174,7 @@ proptest! {
             match round_trip(&MemoryFileSet::new(), &replace_plan("n.txt", &value), target, "n.txt") {
                 Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), value.clone(), "{}", target),
                 // A NUL makes the content binary: a text format refuses it.
-                Err(ConvertError::Inexpressible { operation: Operation::Binary, .. }) => {
+                Err(ConvertError::Render(RenderError::Inexpressible { operation: Operation::Binary, .. })) => {
                     prop_assert!(target == "ap" && value.contains('\0'));
                 }
                 Err(err) => return Err(TestCaseError::fail(format!("{target}: {err}"))),
@@ -191,12 +191,12 @@ proptest! {
     ) {
         let (before, after) = (before.join("\n") + "\n", after.join("\n") + "\n");
         let files = MemoryFileSet::new().with("f", before.as_str());
-        for target in crate::dialect_names() {
+        for target in crate::Dialects::global().names() {
             match round_trip(&files, &replace_plan("f", &after), target, "f") {
                 Ok(bytes) => prop_assert_eq!(String::from_utf8(bytes).unwrap(), after.clone(), "{}", target),
                 // AI-PATCH locates any change, but a pure addition of lines that are already
                 // there (blank lines at the end) would be added again by a re-run: refused.
-                Err(ConvertError::Inexpressible { operation, detail, .. }) => prop_assert!(
+                Err(ConvertError::Render(RenderError::Inexpressible { operation, detail, .. })) => prop_assert!(
                     target != "unified"
                         && target != "aptix"
                         && !(target == "ai-patch" && operation == Operation::Edit && !detail.contains("re-run")),

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use super::BuffersOverRoot;
 use super::lsp::{TextEdit, text_edits};
-use crate::{ApplyOptions, Entry, FileSource, ParseOptions, PathError, RelPath, ReplyError, ReplyReport, Status};
+use crate::reply::ReplyReport;
+use crate::{ApplyOptions, ParseOptions, ReplyError};
+use polypatch_core::{Entry, FileSource, PathError, RelPath, Status};
 
 /// An editor's open buffers (path → text), over a directory the files it does not hold
 /// are read from, read-only. [`Buffers::apply`] applies a patch or a whole chat reply to
@@ -68,8 +70,8 @@ impl Buffers {
                     super::OverlayError::Root(err) => Error::Root(err),
                     super::OverlayError::Buffer { path, source } => Error::Buffer { path, source },
                 })?;
-        let blocks = crate::plan_reply(text, parse)?;
-        let computed = crate::compute_blocks(&blocks, &source, options)?;
+        let blocks = crate::reply::plan_reply(text, parse)?;
+        let computed = crate::reply::compute_blocks(&blocks, &source, options)?;
         let mut report = computed.report;
         if !options.dry_run {
             // Delivered in `texts`: for buffers, that is what written means.

@@ -2,7 +2,7 @@ use std::fs;
 use std::time::SystemTime;
 
 use super::*;
-use crate::Outcome;
+use crate::document::Outcome;
 
 const RENAME_ONE: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
 

@@ -82,6 +82,13 @@ pub enum Command {
     Recover(RecoverArgs),
     /// List the patch dialects this build understands
     Formats(FormatsArgs),
+    /// Print each file's hash (`sha256:…`), the one `--read-hash` takes: give it to the model
+    /// with the file, and pass it back with the model's patch
+    Hash(HashArgs),
+    /// Serve the files under a root to an agent as a Model Context Protocol server over
+    /// stdio: tools `apply_patch`, `edit_file` and `read_file` (register the command
+    /// `polypatch mcp --root DIR` in the client's MCP configuration)
+    Mcp(McpArgs),
     /// Print a JSON Schema: of the `--json` report, or of a structured dialect's input
     Schema(SchemaArgs),
     /// Print the instructions to give a model so that it writes a patch dialect well
@@ -168,6 +175,16 @@ pub struct ApplyArgs {
     /// before that data is decoded. Default: 268435456 (256 MiB)
     #[arg(long, value_name = "BYTES")]
     pub max_total_binary_size: Option<u64>,
+    /// The stale-read guard: PATH was read with content of HASH (`sha256:` and 64 hex digits,
+    /// as `polypatch hash PATH` prints it); if the file no longer has it, its edits are
+    /// refused (the file changed since the patch's writer read it). Repeat for each file.
+    /// Default: no file is checked
+    #[arg(long, value_name = "PATH=HASH")]
+    pub read_hash: Vec<String>,
+    /// What a file that changed since it was read (`--read-hash`) does: `refuse` (the
+    /// default) or `exact` (apply its edits where they match the file exactly, and report it)
+    #[arg(long, value_name = "POLICY", value_parser = ["refuse", "exact"], default_value = "refuse")]
+    pub stale_read: String,
     /// Skip a diff's `Binary files a/x and b/x differ` sections (a `git diff` made without
     /// `--binary`: no data to apply), with a warning, and apply the rest, as GNU patch does.
     /// Default: such a diff is refused and nothing is written
@@ -196,7 +213,7 @@ pub struct ApplyArgs {
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format"])]
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format", "read_hash"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -247,6 +264,26 @@ pub struct FormatsArgs {
     /// Print one JSON document on standard output instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options of `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The directory the tools' paths are relative to; nothing outside it is read or
+    /// written. Default: the current directory
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+/// Options of `hash`.
+#[derive(Debug, Args)]
+pub struct HashArgs {
+    /// Print one JSON document on standard output instead of text
+    #[arg(long)]
+    pub json: bool,
+    /// The files to hash
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
 }
 
 /// Options of `schema`: exactly one of `--report` and `--format`.
@@ -302,7 +339,7 @@ pub fn is_stdin(patch: &Path) -> bool {
 
 /// The values `--format` accepts: `auto` and every dialect compiled in.
 pub fn format_names() -> Vec<&'static str> {
-    std::iter::once("auto").chain(polypatch::dialect_names()).collect()
+    std::iter::once("auto").chain(polypatch::Dialects::global().names()).collect()
 }
 
 /// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
@@ -310,7 +347,7 @@ pub fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
     if name == "auto" {
         return Ok(None);
     }
-    match polypatch::dialect(name) {
+    match polypatch::Dialects::global().get(name) {
         Some(dialect) => Ok(Some(dialect.name())),
         None => anyhow::bail!("unknown format `{name}`; known formats: {}", format_names().join(", ")),
     }
@@ -392,7 +429,7 @@ pub fn command() -> clap::Command {
     for verb in ["apply", "check", "diff", "convert"] {
         command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
     }
-    let to = format!("The dialect to write: {}", polypatch::dialect_names().join(", "));
+    let to = format!("The dialect to write: {}", polypatch::Dialects::global().names().join(", "));
     command.mut_subcommand("convert", |sub| sub.mut_arg("to", |arg| arg.help(to)))
 }
 
@@ -539,7 +576,7 @@ mod tests {
 
     #[test]
     fn known_formats_resolve() {
-        for name in polypatch::dialect_names() {
+        for name in polypatch::Dialects::global().names() {
             assert_eq!(resolve_format(name).unwrap(), Some(name));
         }
     }
@@ -548,7 +585,7 @@ mod tests {
     fn unknown_format_lists_the_known_ones() {
         let message = format!("{:#}", resolve_format("yaml-ish").unwrap_err());
         assert!(message.starts_with("unknown format `yaml-ish`; known formats: auto"), "{message}");
-        for name in polypatch::dialect_names() {
+        for name in polypatch::Dialects::global().names() {
             assert!(message.contains(name), "{message}");
         }
     }
@@ -557,6 +594,6 @@ mod tests {
     fn format_names_start_with_auto() {
         let names = format_names();
         assert_eq!(names[0], "auto");
-        assert_eq!(names.len(), polypatch::dialect_names().len() + 1);
+        assert_eq!(names.len(), polypatch::Dialects::global().names().len() + 1);
     }
 }

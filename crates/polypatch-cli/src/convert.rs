@@ -9,7 +9,7 @@
 //! met, and retrying will not help, as with a usage error. 1 stays "the patch does not fit
 //! these files", so a script can tell "fix the patch" from "pick another target".
 
-use polypatch::convert::{ConvertError, ConvertOptions, Input};
+use polypatch::convert::{ConvertError, ConvertOptions, Input, RenderError};
 use polypatch::{ApplyOptions, ParseOptions};
 use serde::Serialize;
 
@@ -94,17 +94,17 @@ pub fn run(args: &ConvertArgs) -> Exit {
             }
             Exit::NotApplied
         }
-        Err(ConvertError::Inexpressible { dialect, operation, path, detail }) => {
-            if args.json {
-                stdout(&document(&Document::Inexpressible {
-                    to: dialect.as_str(),
-                    operation: operation.name(),
-                    path: &path,
-                    message: &detail,
-                }));
-            } else {
-                let err = ConvertError::Inexpressible { dialect, operation, path, detail };
-                stderr(&format!("error: {}\n", escape::terminal(&err.to_string())));
+        Err(ConvertError::Render(err)) => {
+            match &err {
+                RenderError::Inexpressible { dialect, operation, path, detail } if args.json => {
+                    stdout(&document(&Document::Inexpressible {
+                        to: dialect.as_str(),
+                        operation: operation.name(),
+                        path,
+                        message: detail,
+                    }));
+                }
+                _ => stderr(&format!("error: {}\n", escape::terminal(&err.to_string()))),
             }
             Exit::Invalid
         }
@@ -128,5 +128,5 @@ fn document(doc: &Document) -> String {
         #[serde(flatten)]
         doc: &'a Document<'a>,
     }
-    output::document(&Versioned { version: polypatch::JSON_VERSION, doc })
+    output::document(&Versioned { version: polypatch::report::JSON_VERSION, doc })
 }

@@ -3,8 +3,8 @@
 use std::io::{self, Read};
 use std::path::Path;
 
-use polypatch::Outcome;
 use polypatch::editor::{self, Response};
+use polypatch::report::Outcome;
 
 use crate::escape;
 use crate::inout::{Exit, stdout};

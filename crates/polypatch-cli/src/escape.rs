@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use polypatch::{ApplyReport, Failure};
+use polypatch::{ApplyReport, report::Failure};
 
 /// Whether `c` can change what a terminal shows beyond printing itself. Line feeds and
 /// tabs are layout, and stay.
@@ -20,7 +20,7 @@ fn steers(c: char) -> bool {
 }
 
 /// A character of a diff read without loss that stands for a byte that is not UTF-8
-/// (`polypatch::decode_lossless`): shown as that byte, `\xe9`.
+/// (`polypatch::fs::decode_lossless`): shown as that byte, `\xe9`.
 fn stands_for_a_byte(c: char) -> bool {
     ('\u{10ff80}'..='\u{10ffff}').contains(&c)
 }
@@ -146,7 +146,7 @@ mod tests {
         assert_eq!(terminal("tab\tand\nline"), "tab\tand\nline");
         assert!(matches!(terminal("caf\u{e9} \u{1f600}"), Cow::Borrowed(_)));
         assert_eq!(one_line("a\nb\tc"), "a\\nb\\tc");
-        assert_eq!(terminal(&polypatch::decode_lossless(b"caf\xe9")), "caf\\xe9");
+        assert_eq!(terminal(&polypatch::fs::decode_lossless(b"caf\xe9")), "caf\\xe9");
     }
 
     #[test]

@@ -7,7 +7,10 @@ use clap_complete::Shell;
 /// dialects that have one.
 pub fn prompt(format: &str) -> anyhow::Result<&'static str> {
     polypatch::prompt(format).ok_or_else(|| {
-        anyhow::anyhow!("unknown format `{format}`; known formats: {}", polypatch::dialect_names().join(", "))
+        anyhow::anyhow!(
+            "unknown format `{format}`; known formats: {}",
+            polypatch::Dialects::global().names().join(", ")
+        )
     })
 }
 
@@ -37,12 +40,12 @@ mod tests {
 
     #[test]
     fn every_dialect_has_a_prompt_and_others_are_refused() {
-        for name in polypatch::dialect_names() {
+        for name in polypatch::Dialects::global().names() {
             assert!(!prompt(name).unwrap().is_empty(), "{name}");
         }
         let message = prompt("auto").unwrap_err().to_string();
         assert!(message.starts_with("unknown format `auto`; known formats: "), "{message}");
-        for name in polypatch::dialect_names() {
+        for name in polypatch::Dialects::global().names() {
             assert!(message.contains(name), "{message}");
         }
     }

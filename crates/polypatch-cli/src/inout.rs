@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use polypatch::{DiskFileSet, Durability, PatchError, Span};
+use polypatch::{DiskFileSet, PatchError, fs::Durability, plan::Span};
 
 use crate::cli::{self, ApplyArgs};
 use crate::output;
@@ -54,7 +54,7 @@ pub fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
     }
     .map_err(Input::Unreadable)?;
     String::from_utf8(bytes).or_else(|err| {
-        let text = polypatch::decode_lossless(err.as_bytes()).into_owned();
+        let text = polypatch::fs::decode_lossless(err.as_bytes()).into_owned();
         let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name));
         if dialect == Some("unified") {
             return Ok(text);
@@ -69,7 +69,7 @@ pub fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
         // The lossy text equals the original up to `at`, so the span points at the
         // replacement character standing for the bad byte.
         Err(Input::NotText(
-            PatchError::new("polypatch", polypatch::ErrorKind::NOT_UTF8, message, Some(Span::new(at, at + 1))),
+            PatchError::new("polypatch", polypatch::error::ErrorKind::NOT_UTF8, message, Some(Span::new(at, at + 1))),
             lossy,
         ))
     })

@@ -24,7 +24,10 @@ pub fn detect(args: &DetectArgs) -> Exit {
         stdout(&format!("{}\n", dialect.name()));
         Exit::Success
     } else {
-        stderr(&format!("no known patch format matched (known formats: {})\n", polypatch::dialect_names().join(", ")));
+        stderr(&format!(
+            "no known patch format matched (known formats: {})\n",
+            polypatch::Dialects::global().names().join(", ")
+        ));
         Exit::NotApplied
     }
 }
@@ -47,10 +50,10 @@ pub fn extract(args: &ExtractArgs) -> Exit {
         struct Entry<'a> {
             index: usize,
             #[serde(flatten)]
-            block: &'a polypatch::Block<'a>,
+            block: &'a polypatch::extract::Block<'a>,
         }
         let blocks = blocks.iter().enumerate().map(|(i, block)| Entry { index: i + 1, block }).collect();
-        stdout(&output::document(&Document { version: polypatch::JSON_VERSION, blocks }));
+        stdout(&output::document(&Document { version: polypatch::report::JSON_VERSION, blocks }));
     } else {
         let mut out = String::new();
         for (i, block) in blocks.iter().enumerate() {
@@ -99,11 +102,11 @@ fn detect_json(args: &DetectArgs) -> Exit {
         Ok(text) => text,
         Err(exit) => return exit,
     };
-    let scores: Vec<Score> = polypatch::detect_all(&text)
+    let scores: Vec<Score> = polypatch::extract::detect_all(&text)
         .into_iter()
         .map(|(d, confidence)| Score { dialect: d.name(), confidence })
         .collect();
     let dialect = scores.first().filter(|s| s.confidence > 0).map(|s| s.dialect);
-    stdout(&output::document(&Document { version: polypatch::JSON_VERSION, dialect, scores }));
+    stdout(&output::document(&Document { version: polypatch::report::JSON_VERSION, dialect, scores }));
     if dialect.is_some() { Exit::Success } else { Exit::NotApplied }
 }

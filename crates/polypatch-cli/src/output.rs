@@ -2,7 +2,10 @@
 
 use polypatch::applydiff::{self, Session};
 use polypatch::{
-    ApplyError, ApplyReport, PatchError, Recovery, ReplyError, ReplyReport, ReportDocument, SessionBlock, Status,
+    ApplyError, ApplyReport, PatchError, ReplyError,
+    fs::Recovery,
+    reply::ReplyReport,
+    report::{ReportDocument, SessionBlock, Status},
 };
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -86,7 +89,7 @@ pub fn summary(report: &ApplyReport) -> String {
 /// messages from the patch are escaped for the terminal, here and in every text below.
 /// A dry run's files and edits say `located`: nothing was written.
 pub fn success_text(report: &ApplyReport) -> String {
-    format!("{}{}\n", escape::report(&polypatch::located(report)), summary(report))
+    format!("{}{}\n", escape::report(&polypatch::report::located(report)), summary(report))
 }
 
 /// What the `ApplyDiff` feedback and `--session` add to the output of an apply.
@@ -127,7 +130,7 @@ impl Extra<'_> {
 /// the report (the summary line stays), then the session block.
 pub fn success_text_with(report: &ApplyReport, extra: &Extra) -> String {
     let body = if extra.feedback.is_some() {
-        let shown = escape::report(&polypatch::located(report));
+        let shown = escape::report(&polypatch::report::located(report));
         // The spec's "Health updated in [SESSION CONTEXT]" only when a session was.
         let feedback = if extra.session.is_some() && report.committed {
             applydiff::session_feedback(&shown)
@@ -170,7 +173,7 @@ pub fn failure_text(err: &ApplyError) -> String {
     let Some(cause) = &err.commit_error else {
         return format!(
             "error: could not apply the patch, nothing was written\n{}",
-            escape::report(&polypatch::located(&err.report))
+            escape::report(&polypatch::report::located(&err.report))
         );
     };
     // Every edit was located; the disk refused. Say what was and was not written.
@@ -241,7 +244,7 @@ pub fn recovery_json(r: &Recovery) -> String {
     } else {
         "recovered"
     };
-    document(&Document { version: polypatch::JSON_VERSION, status, recovery: r })
+    document(&Document { version: polypatch::report::JSON_VERSION, status, recovery: r })
 }
 
 /// Standard error for a malformed patch: the message, line, column and a caret.
@@ -303,7 +306,23 @@ pub fn formats_json(names: &[&str]) -> String {
         version: u32,
         formats: &'a [&'a str],
     }
-    document(&Document { version: polypatch::JSON_VERSION, formats: names })
+    document(&Document { version: polypatch::report::JSON_VERSION, formats: names })
+}
+
+/// The JSON document of `hash`: each file read and its hash.
+pub fn hashes_json(files: &[(String, polypatch::fs::ReadHash)]) -> String {
+    #[derive(Serialize)]
+    struct File<'a> {
+        path: &'a str,
+        hash: polypatch::fs::ReadHash,
+    }
+    #[derive(Serialize)]
+    struct Document<'a> {
+        version: u32,
+        files: Vec<File<'a>>,
+    }
+    let files = files.iter().map(|(path, hash)| File { path, hash: *hash }).collect();
+    document(&Document { version: polypatch::report::JSON_VERSION, files })
 }
 
 /// Every block's report under a `block N (dialect, lines a-b): status` line (several blocks
@@ -373,7 +392,11 @@ pub(crate) fn document(value: &impl Serialize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{CommitError, EditReport, FileOperation, FileReport, Outcome, Span, Tier};
+    use polypatch::{
+        fs::CommitError,
+        plan::Span,
+        report::{EditReport, FileOperation, FileReport, Outcome, Tier},
+    };
     use serde_json::Value;
 
     use super::*;
@@ -481,7 +504,7 @@ mod tests {
 
     #[test]
     fn malformed_json_without_span_has_null_position() {
-        let err = PatchError::new("polypatch", polypatch::ErrorKind::UNKNOWN_FORMAT, "no format matched", None);
+        let err = PatchError::new("polypatch", polypatch::error::ErrorKind::UNKNOWN_FORMAT, "no format matched", None);
         let value: Value = serde_json::from_str(&malformed_json(&err, "", &Extra::default())).unwrap();
         assert_eq!(value["error"]["line"], Value::Null);
         assert_eq!(value["error"]["dialect"], "polypatch");

@@ -18,8 +18,11 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{
-    ApplyError, ApplyOptions, ApplyReport, BlockInfo, Change, DiskFileSet, EditPlan, FileSource, Overlay, ParseOptions,
-    PatchError, PlannedBlock, ReplyError, ReplyReport, ReportDocument,
+    ApplyError, ApplyOptions, ApplyReport, DiskFileSet, EditPlan, ParseOptions, PatchError, ReplyError,
+    fs::{Change, FileSource, Overlay, ReadHash},
+    options::StaleRead,
+    reply::{BlockInfo, PlannedBlock, ReplyReport},
+    report::ReportDocument,
 };
 
 use crate::cli::{self, ApplyArgs};
@@ -90,7 +93,7 @@ impl Planned {
             Some(plan) => polypatch::compute(plan, files, options)
                 .map(|computed| (Report::Whole(computed.report), computed.changes))
                 .map_err(Failed::Whole),
-            None => polypatch::compute_blocks(&self.blocks, files, options)
+            None => polypatch::reply::compute_blocks(&self.blocks, files, options)
                 .map(|computed| (Report::Blocks(computed.report), computed.changes))
                 .map_err(Failed::Blocks),
         }
@@ -115,7 +118,9 @@ impl Planned {
     fn commit(&self, files: &mut DiskFileSet, options: &ApplyOptions) -> Result<Report, Failed> {
         match self.plan() {
             Some(plan) => polypatch::apply(plan, files, options).map(Report::Whole).map_err(Failed::Whole),
-            None => polypatch::apply_blocks(&self.blocks, files, options).map(Report::Blocks).map_err(Failed::Blocks),
+            None => {
+                polypatch::reply::apply_blocks(&self.blocks, files, options).map(Report::Blocks).map_err(Failed::Blocks)
+            }
         }
     }
 }
@@ -178,12 +183,19 @@ impl Run<'_> {
         if !args.json && !term::quiet() {
             stderr(&output::warnings_text(&warnings));
         }
-        let options = ApplyOptions::default()
+        let mut options = ApplyOptions::default()
             .strict(args.strict)
             .dry_run(self.mode != Mode::Apply)
             .skip_missing_text(args.skip_missing_find)
             .allow_git_dir(args.allow_git_dir)
-            .allow_fuzzy_removals(args.allow_fuzzy_removals);
+            .allow_fuzzy_removals(args.allow_fuzzy_removals)
+            .stale_read(if args.stale_read == "exact" { StaleRead::ExactOnly } else { StaleRead::Refuse });
+        for given in &args.read_hash {
+            match read_hash(given) {
+                Ok((path, hash)) => options.read_hashes.insert(path.to_owned(), hash),
+                Err(err) => return usage_error(args.json, &err),
+            };
+        }
         if self.mode == Mode::Diff {
             return self.diff(&planned, &files, &options, &warnings);
         }
@@ -300,7 +312,7 @@ impl Run<'_> {
         let extra = output::Extra {
             feedback: (report.dialect == "applydiff").then(|| {
                 // The spec's "Health updated in [SESSION CONTEXT]" only when a session was.
-                let shown = polypatch::located(report);
+                let shown = polypatch::report::located(report);
                 if self.kept.is_some() && report.committed {
                     polypatch::applydiff::session_feedback(&shown)
                 } else {
@@ -432,7 +444,7 @@ fn prepare_root(
 /// detected nor parsed a second time): a reply when no dialect recognises it at all (it
 /// says "no patch"); when its blocks are of another dialect than the whole text's, or are
 /// several blocks the whole parse does not take all of; when a block is cut off
-/// ([`polypatch::Block::cut_off`]); or when the whole parse fails and the one block found is
+/// ([`polypatch::extract::Block::cut_off`]); or when the whole parse fails and the one block found is
 /// not the whole text (prose around it).
 fn is_reply(text: &str, parse: &ParseOptions) -> Result<(&'static dyn polypatch::Dialect, Option<EditPlan>), ()> {
     let Some(detected) = polypatch::detect(text) else { return Err(()) };
@@ -475,7 +487,7 @@ fn edits(plan: &EditPlan) -> usize {
     plan.files
         .iter()
         .map(|f| match &f.op {
-            polypatch::FileOp::Modify(m) => m.edits.len().max(1),
+            polypatch::plan::FileOp::Modify(m) => m.edits.len().max(1),
             _ => 1,
         })
         .sum()
@@ -518,7 +530,7 @@ fn plan_sources(
                 .map(|plan| vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)])
                 .map_err(|error| ReplyError::Malformed { block: BlockInfo::new(1, error.dialect.clone()), error })
         } else {
-            polypatch::plan_reply(&text, &parse)
+            polypatch::reply::plan_reply(&text, &parse)
         };
         let offset = blocks.len();
         let tag = |mut info: BlockInfo| {
@@ -601,13 +613,22 @@ fn no_patch(json: bool, err: &anyhow::Error) -> Exit {
     Exit::Invalid
 }
 
+/// A `--read-hash PATH=HASH` value.
+fn read_hash(given: &str) -> anyhow::Result<(&str, ReadHash)> {
+    let (path, hash) = given.rsplit_once('=').ok_or_else(|| {
+        anyhow::anyhow!("`--read-hash {given}`: write the path, `=` and its hash, as `--read-hash src/a.rs=sha256:…`")
+    })?;
+    let hash = ReadHash::parse(hash).map_err(|err| anyhow::anyhow!("`--read-hash {given}`: {err}"))?;
+    Ok((path, hash))
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs;
     use std::path::Path;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use polypatch::{Entry, PathError, RelPath};
+    use polypatch::fs::{Entry, PathError, RelPath};
 
     use super::*;
 
@@ -658,7 +679,7 @@ mod tests {
         let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** End Patch\n";
         let whole = || Planned::whole(polypatch::parse(patch, polypatch::Format::AiPatch).unwrap());
         let reply = || {
-            let blocks = polypatch::plan_reply(&format!("Fix:\n\n```\n{patch}```\n"), &ParseOptions::default());
+            let blocks = polypatch::reply::plan_reply(&format!("Fix:\n\n```\n{patch}```\n"), &ParseOptions::default());
             Planned { blocks: blocks.unwrap(), whole: false }
         };
         let diff_of = |planned: Planned, files: &dyn FileSource| {

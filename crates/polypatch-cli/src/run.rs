@@ -1,8 +1,10 @@
 //! Runs the verb the command line names, ending in an exit code.
 
+use std::fmt::Write as _;
+
 use anyhow::Context;
 
-use crate::cli::{Cli, Command, RecoverArgs};
+use crate::cli::{Cli, Command, HashArgs, RecoverArgs};
 use crate::inout::{self, Exit, stderr, stdout, stdout_bytes};
 use crate::pipeline::{self, Mode};
 use crate::{convert, editor, generate, inspect, output, schema, term};
@@ -24,7 +26,7 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Extract(args) => inspect::extract(args),
         Command::Recover(args) => recover(args),
         Command::Formats(args) => {
-            let names = polypatch::dialect_names();
+            let names = polypatch::Dialects::global().names();
             if args.json {
                 stdout(&output::formats_json(&names));
             } else {
@@ -32,6 +34,14 @@ pub fn run(cli: &Cli) -> Exit {
             }
             Exit::Success
         }
+        Command::Hash(args) => hash(args),
+        Command::Mcp(args) => match polypatch_mcp::serve(args.root.as_deref().unwrap_or(std::path::Path::new("."))) {
+            Ok(()) => Exit::Success,
+            Err(err) => {
+                stderr(&output::usage_text(&anyhow::Error::new(err)));
+                Exit::Invalid
+            }
+        },
         Command::Schema(args) => schema::run(args),
         Command::Prompt(args) => match generate::prompt(&args.format) {
             Ok(text) => {
@@ -90,4 +100,31 @@ fn recover(args: &RecoverArgs) -> Exit {
             Exit::Invalid
         }
     }
+}
+
+/// `hash`: each file's [`ReadHash`](polypatch::fs::ReadHash), as `sha256sum` lists them
+/// (`sha256:HEX  FILE`). A file that cannot be read is an error (exit 2), after the others.
+fn hash(args: &HashArgs) -> Exit {
+    let mut listed = Vec::new();
+    let mut failed = false;
+    for path in &args.files {
+        match std::fs::read(path) {
+            Ok(bytes) => listed.push((path.display().to_string(), polypatch::fs::ReadHash::of(&bytes))),
+            Err(err) => {
+                failed = true;
+                let err = anyhow::Error::new(err).context(format!("cannot read `{}`", path.display()));
+                stderr(&output::usage_text(&err));
+            }
+        }
+    }
+    if args.json {
+        stdout(&output::hashes_json(&listed));
+    } else {
+        let mut text = String::new();
+        for (path, hash) in &listed {
+            let _ = writeln!(text, "{hash}  {path}");
+        }
+        stdout(&text);
+    }
+    if failed { Exit::Invalid } else { Exit::Success }
 }

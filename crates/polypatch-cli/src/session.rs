@@ -15,7 +15,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use polypatch::applydiff::{FileContents, Session};
-use polypatch::{ApplyReport, DiskFileSet, EditPlan, Entry, FileSource, Status};
+use polypatch::{
+    ApplyReport, DiskFileSet, EditPlan,
+    fs::{Entry, FileSource},
+    report::Status,
+};
 
 /// The `Guidance:` line when `--guidance` is not given.
 pub const DEFAULT_GUIDANCE: &str = "none";

@@ -368,7 +368,7 @@ fn unknown_format_is_exit_2_and_lists_the_known_ones() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("unknown format `klingon`"), "{}", run.stderr);
     assert!(run.stderr.contains("auto"), "{}", run.stderr);
-    for name in polypatch::dialect_names() {
+    for name in polypatch::Dialects::global().names() {
         assert!(run.stderr.contains(name), "{name} missing from: {}", run.stderr);
     }
     assert!(!sb.exists("notes.txt"));
@@ -538,7 +538,7 @@ fn formats_lists_the_compiled_in_dialects() {
     let dir = tempfile::tempdir().unwrap();
     let run = polypatch(dir.path(), &["formats"], None);
     assert_eq!(run.code, 0, "{run:?}");
-    let expected: String = polypatch::dialect_names().iter().flat_map(|n| [*n, "\n"]).collect();
+    let expected: String = polypatch::Dialects::global().names().iter().flat_map(|n| [*n, "\n"]).collect();
     assert_eq!(run.stdout, expected);
     assert!(run.stdout.contains("ai-patch\n"));
 }
@@ -1547,7 +1547,7 @@ fn detect_json_gives_every_score() {
     assert_eq!(doc["version"], 1);
     assert_eq!(doc["dialect"], "ai-patch");
     let scores = doc["scores"].as_array().unwrap();
-    assert_eq!(scores.len(), polypatch::dialect_names().len());
+    assert_eq!(scores.len(), polypatch::Dialects::global().names().len());
     assert_eq!(scores[0], serde_json::json!({"dialect": "ai-patch", "confidence": 95}));
     assert!(scores[1]["confidence"].as_u64().unwrap() < 95);
     // Without --json: the best dialect, as before.

@@ -36,7 +36,7 @@ fn read(dir: &tempfile::TempDir) -> String {
 #[test]
 fn prompt_prints_the_library_text_for_every_dialect() {
     let dir = tempfile::tempdir().unwrap();
-    for name in polypatch::dialect_names() {
+    for name in polypatch::Dialects::global().names() {
         let run = polypatch(dir.path(), &["prompt", "--format", name], &[], None);
         assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{name}");
         assert_eq!(Some(run.stdout.as_str()), polypatch::prompt(name), "{name}");
@@ -51,7 +51,7 @@ fn prompt_for_an_unknown_format_exits_2_listing_the_formats() {
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
-        format!("error: unknown format `yaml`; known formats: {}\n", polypatch::dialect_names().join(", "))
+        format!("error: unknown format `yaml`; known formats: {}\n", polypatch::Dialects::global().names().join(", "))
     );
     let missing = polypatch(dir.path(), &["prompt"], &[], None);
     assert_eq!(missing.code, 2, "{}", missing.stderr);

@@ -63,7 +63,7 @@ fn cases() -> Vec<Case> {
         for dir in subdirs(&dialect_dir) {
             let case = dir.file_name().unwrap().to_string_lossy().into_owned();
             if group == "equivalence" {
-                for dialect in polypatch::dialect_names() {
+                for dialect in polypatch::Dialects::global().names() {
                     let patch = dir.join(format!("patch.{dialect}"));
                     let name = format!("{group}::{case}::{dialect}");
                     out.push(Case { name, dialect: dialect.to_string(), dir: dir.clone(), patch });
@@ -72,7 +72,7 @@ fn cases() -> Vec<Case> {
                 // A model's whole reply: detected and extracted, as a user pastes it.
                 let patch = dir.join("patch");
                 out.push(Case { name: format!("{group}::{case}"), dialect: "auto".to_string(), dir, patch });
-            } else if polypatch::dialect(&group).is_some() {
+            } else if polypatch::Dialects::global().get(&group).is_some() {
                 let patch = dir.join("patch");
                 out.push(Case { name: format!("{group}::{case}"), dialect: group.clone(), dir, patch });
             }
@@ -90,7 +90,7 @@ fn run_case(case: &Case) -> Result<(), String> {
     write_tree(&root, &before);
     // A diff may hold bytes that are not UTF-8: the binary gets the fixture's bytes.
     let bytes = fs::read(&case.patch).map_err(|e| format!("{}: {e}", case.patch.display()))?;
-    let text = polypatch::decode_lossless(&bytes)
+    let text = polypatch::fs::decode_lossless(&bytes)
         .replace("@ROOT@", &root.to_string_lossy())
         .replace("@OUTSIDE@", &base.join("outside").to_string_lossy());
     let patch = base.join("case.patch");

@@ -129,7 +129,7 @@ fn formats_json_lists_the_dialects() {
     assert_eq!(run.code, 0, "{run:?}");
     let doc = run.json();
     assert_eq!(doc["version"], 1);
-    assert_eq!(doc["formats"], json!(polypatch::dialect_names()));
+    assert_eq!(doc["formats"], json!(polypatch::Dialects::global().names()));
 }
 
 #[test]

@@ -81,7 +81,7 @@ mod schema;
 mod store;
 mod text;
 
-pub use apply::compute::{AlreadyApplied, ApplyError, ApplyOptions, Computed, apply, compute};
+pub use apply::compute::{AlreadyApplied, ApplyError, ApplyOptions, Computed, StaleRead, apply, compute};
 pub use apply::elision;
 pub use apply::report::{
     ApplyReport, Closest, EditReport, Failure, FailureKind, FileOperation, FileReport, FirstFailure, LineRange,
@@ -98,6 +98,7 @@ pub use ir::plan::{
     FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Occurrence, Policy, PostProcess, Replacement,
     Scope, Target,
 };
+pub use ir::read_hash::{InvalidReadHash, ReadHash};
 pub use ir::reply_lines::ReplyLines;
 pub use ir::span::{Span, locate_line};
 pub use ir::tier::{Tier, TierSet};

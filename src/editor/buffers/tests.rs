@@ -4,7 +4,8 @@ use std::path::Path;
 
 use super::*;
 use crate::editor::{Position, Range};
-use crate::{BlockInfo, FailureKind};
+use crate::reply::BlockInfo;
+use polypatch_core::FailureKind;
 
 fn edit(start: (u32, u32), end: (u32, u32), text: &str) -> TextEdit {
     TextEdit::new(Range::new(Position::new(start.0, start.1), Position::new(end.0, end.1)), text)

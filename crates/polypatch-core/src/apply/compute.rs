@@ -1,5 +1,6 @@
 //! Applying a plan: compute every file's new content in memory, then commit.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
@@ -14,6 +15,7 @@ use crate::ir::plan::{
     Action, BinaryData, BinaryEdit, Content, Edit, EditPlan, Expect, FileEdit, FileOp, IfExists, IfMissing, Modify,
     Target,
 };
+use crate::ir::read_hash::ReadHash;
 use crate::ir::tier::Tier;
 use crate::locate::effort::Effort;
 use crate::store::fileset::{
@@ -69,6 +71,37 @@ pub struct ApplyOptions {
     /// [`AlreadyApplied::Accept`].
     #[serde(default)]
     pub already_applied: AlreadyApplied,
+    /// The stale-read guard: the hash of each file's content as the writer of the patch
+    /// read it, by path (as the patch or the file set names it). A file the plan touches
+    /// whose content no longer has its hash was changed after it was read: its operation
+    /// is refused ([`FailureKind::ChangedSinceRead`]) unless [`ApplyOptions::stale_read`]
+    /// lets exact matches through. Paths the plan does not touch are ignored. Together
+    /// with a [`FileEdit::read_hash`](crate::FileEdit::read_hash) a dialect carries, both
+    /// must hold.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub read_hashes: BTreeMap<String, ReadHash>,
+    /// What a file whose content changed since it was read (see
+    /// [`ApplyOptions::read_hashes`]) does. Default [`StaleRead::Refuse`].
+    #[serde(default)]
+    pub stale_read: StaleRead,
+}
+
+/// What an apply does with a file that changed since the patch's writer read it (its
+/// content no longer has the [`ReadHash`] given for it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StaleRead {
+    /// The file's operation fails with [`FailureKind::ChangedSinceRead`], and the plan
+    /// with it: the edit was written against an old view of the file. The failure says
+    /// whether the edits still match the file exactly, and where not.
+    #[default]
+    Refuse,
+    /// The file's edits are applied only where they match the file exactly (as
+    /// [`ApplyOptions::strict`]); the report notes that the file changed since it was
+    /// read. Where one does not match exactly, the operation fails as with `Refuse`.
+    ExactOnly,
 }
 
 /// What an apply does with an edit or file operation it finds already applied
@@ -162,6 +195,32 @@ impl ApplyOptions {
         self.allow_git_dir = yes;
         self
     }
+
+    /// Builder: `path` was read with content of this hash (see
+    /// [`ApplyOptions::read_hashes`]).
+    ///
+    /// ```
+    /// use polypatch_core::{apply, ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, MemoryFileSet, ReadHash};
+    ///
+    /// let read = ReadHash::of(b"one\ntwo\n"); // what the agent saw
+    /// let mut files = MemoryFileSet::new().with("a.txt", "one\ntwo\nthree\n"); // changed since
+    /// let plan = EditPlan::new("", vec![FileEdit::modify("a.txt", vec![Edit::replace(["two"], ["2"])])]);
+    /// let err = apply(&plan, &mut files, &ApplyOptions::default().read_hash("a.txt", read)).unwrap_err();
+    /// assert_eq!(err.report.first_failure().unwrap().failure.kind, FailureKind::ChangedSinceRead);
+    /// assert_eq!(files.get_str("a.txt"), Some("one\ntwo\nthree\n")); // nothing written
+    /// ```
+    #[must_use]
+    pub fn read_hash(mut self, path: impl Into<String>, hash: ReadHash) -> Self {
+        self.read_hashes.insert(path.into(), hash);
+        self
+    }
+
+    /// Builder: what a file that changed since it was read does (see [`StaleRead`]).
+    #[must_use]
+    pub fn stale_read(mut self, policy: StaleRead) -> Self {
+        self.stale_read = policy;
+        self
+    }
 }
 
 /// The in-memory result of a plan: the report and the changes to write.
@@ -247,8 +306,20 @@ pub fn compute<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<Computed, ApplyError> {
-    let mut state =
-        State { files, slots: Vec::new(), by_path: HashMap::new(), allow_git_dir: options.allow_git_dir, gone: None };
+    let mut state = State {
+        files,
+        slots: Vec::new(),
+        by_path: HashMap::new(),
+        allow_git_dir: options.allow_git_dir,
+        gone: None,
+        // A path that does not resolve names no file the plan can touch.
+        read_hashes: options
+            .read_hashes
+            .iter()
+            .filter_map(|(path, hash)| Some((files.resolve(path).ok()?, *hash)))
+            .collect(),
+        stale_read: options.stale_read,
+    };
     // What the plan's searches share: once it fails, the later edits are located without
     // similarity searches; all of them share one budget (see `effort`).
     let effort = Effort::default();
@@ -332,6 +403,10 @@ struct State<'a, S: ?Sized> {
     by_path: HashMap<RelPath, usize>,
     /// [`ApplyOptions::allow_git_dir`].
     allow_git_dir: bool,
+    /// [`ApplyOptions::read_hashes`], by resolved path.
+    read_hashes: HashMap<RelPath, ReadHash>,
+    /// [`ApplyOptions::stale_read`].
+    stale_read: StaleRead,
     /// Set by the last file operation when it found its file gone (a delete of a missing
     /// file, a move whose source is missing and whose destination holds the result): done
     /// already if the rest of the plan is, else this failure (see [`settle_gone`]).
@@ -474,7 +549,11 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             )),
             Ok(path) => {
                 report.path = path.to_string();
-                self.run(&path, &fe.op, ov, &mut report)
+                match self.changed_since_read(&path, fe) {
+                    Ok(None) => self.run(&path, &fe.op, ov, &mut report),
+                    Ok(Some(changed)) => self.run_changed(&path, fe, &changed, ov, &mut report),
+                    Err(failure) => Err(failure),
+                }
             }
             Err(failure) => Err(failure),
         };
@@ -486,6 +565,95 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             }
         }
         report
+    }
+
+    /// The stale-read guard: how the file differs from the content its writer read, when
+    /// a [`ReadHash`] was given for it and the file no longer has it.
+    fn changed_since_read(&mut self, path: &RelPath, fe: &FileEdit) -> Result<Option<String>, Failure> {
+        let given = self.read_hashes.get(path).copied();
+        let wanted: Vec<ReadHash> = fe.read_hash.into_iter().chain(given).collect();
+        if wanted.is_empty() {
+            return Ok(None);
+        }
+        let i = self.slot(path)?;
+        // The file as it is on the store, before any operation of this plan.
+        let now = match &self.slots[i].original {
+            Held::File { bytes, .. } => Ok(ReadHash::of(bytes.as_bytes())),
+            Held::Missing => Err("it no longer exists"),
+            Held::Directory | Held::Other => Err("it is no longer a file"),
+        };
+        Ok(wanted.into_iter().find(|want| now != Ok(*want)).map(|want| match now {
+            Ok(now) => format!("it was read as {}, it is now {}", short_hash(want), short_hash(now)),
+            Err(gone) => format!("it was read as {}; {gone}", short_hash(want)),
+        }))
+    }
+
+    /// A file operation on a file that changed since it was read (`changed` says how):
+    /// tried with exact matching only, then applied ([`StaleRead::ExactOnly`], when every
+    /// edit matched exactly), found already applied (whatever the policy: nothing is
+    /// written) or refused, saying whether the edits still match exactly and
+    /// where not. A refused trial leaves no trace in the plan's state.
+    fn run_changed(
+        &mut self,
+        path: &RelPath,
+        fe: &FileEdit,
+        changed: &str,
+        ov: Overrides<'_>,
+        report: &mut FileReport,
+    ) -> Result<Status, Failure> {
+        let before: Vec<Held> = self.slots.iter().map(|slot| slot.current.clone()).collect();
+        let gone = self.gone.take();
+        let trial = self.run(path, &fe.op, Overrides { strict: true, ..ov }, report);
+        let failed_edit = report.edits.iter().find_map(|e| e.failure.clone().filter(|_| e.status == Status::Failed));
+        let exact = trial.as_ref().is_ok_and(|&status| status != Status::Failed) && failed_edit.is_none();
+        // Already applied writes nothing, so it cannot lose anyone's newer work: a retry of
+        // a patch whose reply was lost is told so, whatever the policy.
+        let done = trial.as_ref().is_ok_and(|&status| status == Status::AlreadyApplied)
+            && report.edits.iter().all(|e| e.status == Status::AlreadyApplied);
+        if exact && (done || self.stale_read == StaleRead::ExactOnly) {
+            let what = if done { "this edit is already in it" } else { "this edit matched it exactly" };
+            let note = format!("`{path}` changed since it was read ({changed}); {what}");
+            for edit in &mut report.edits {
+                edit.notes.push(note.clone());
+            }
+            return trial;
+        }
+        let known = before.len();
+        for (slot, held) in self.slots.iter_mut().zip(before) {
+            slot.current = held;
+        }
+        // The paths the trial read first (a move's destination): as read.
+        for slot in &mut self.slots[known..] {
+            slot.current = slot.original.clone();
+        }
+        self.gone = gone;
+        report.edits.clear();
+        let message = format!("`{path}` changed since it was read: {changed}");
+        Err(if exact {
+            Failure::new(
+                FailureKind::ChangedSinceRead,
+                format!("{message}; every edit still matches it exactly"),
+                "read the file again and check that the edit still fits it; to apply edits that match a changed \
+                 file exactly, allow it (`--stale-read exact`, `StaleRead::ExactOnly`)",
+            )
+        } else {
+            let why = failed_edit.or_else(|| trial.err());
+            let mut failure = Failure::new(
+                FailureKind::ChangedSinceRead,
+                match &why {
+                    Some(why) => format!("{message}; the patch does not match it exactly: {}", why.message),
+                    None => message,
+                },
+                "read the file again and write the edit against its current content",
+            );
+            if let Some(why) = why {
+                failure.closest = why.closest;
+                failure.candidates = why.candidates;
+                failure.candidates_total = why.candidates_total;
+                failure.candidate_scores = why.candidate_scores;
+            }
+            failure
+        })
     }
 
     fn run(
@@ -1027,6 +1195,11 @@ fn check_expect(path: &RelPath, blob: &FileBytes, expect: &Expect) -> Result<(),
             Err(failure)
         }
     }
+}
+
+/// A [`ReadHash`] as a failure shows it: `sha256:` and its first 12 digits.
+fn short_hash(hash: ReadHash) -> String {
+    format!("sha256:{}…", &hash.hex()[..12])
 }
 
 fn short_id(id: &str) -> &str {

@@ -480,6 +480,11 @@ pub enum FailureKind {
     /// The edit or file operation is already applied, and the caller asked to refuse
     /// what is ([`crate::AlreadyApplied::Refuse`]).
     AlreadyApplied,
+    /// The file's content is no longer the one its writer read (the stale-read guard:
+    /// [`crate::ApplyOptions::read_hashes`], [`crate::FileEdit::read_hash`]): the edit was
+    /// written against an old view of the file. The message says whether the edits still
+    /// match the file exactly, and where not.
+    ChangedSinceRead,
 }
 
 impl FailureKind {
@@ -498,6 +503,7 @@ impl FailureKind {
             FailureKind::Io => "i/o error",
             FailureKind::SearchSkipped => "search skipped",
             FailureKind::AlreadyApplied => "already applied",
+            FailureKind::ChangedSinceRead => "changed since read",
         }
     }
 }

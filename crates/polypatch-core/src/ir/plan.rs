@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dialect_name::DialectName;
+use crate::ir::read_hash::ReadHash;
 use crate::ir::span::Span;
 use crate::ir::tier::{Tier, TierSet};
 use crate::text::eol::{LineBreaks, NewLineEnds, Newline};
@@ -83,12 +84,16 @@ pub struct FileEdit {
     /// Where the operation was written in the patch text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span: Option<Span>,
+    /// The hash of the file's content as the writer read it (the stale-read guard): when
+    /// the file no longer has it, the operation is refused (see [`ReadHash`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_hash: Option<ReadHash>,
 }
 
 impl FileEdit {
     /// An operation on `path`, with no span.
     pub fn new(path: impl Into<String>, op: FileOp) -> Self {
-        FileEdit { path: path.into(), op, span: None }
+        FileEdit { path: path.into(), op, span: None, read_hash: None }
     }
 
     /// Change the existing file `path` with `edits`, applied in order.
@@ -119,6 +124,14 @@ impl FileEdit {
     #[must_use]
     pub fn with_span(mut self, span: Span) -> Self {
         self.span = Some(span);
+        self
+    }
+
+    /// Builder: the hash of the file as the writer read it; the operation is refused if
+    /// the file has changed since (see [`ReadHash`]).
+    #[must_use]
+    pub fn with_read_hash(mut self, hash: ReadHash) -> Self {
+        self.read_hash = Some(hash);
         self
     }
 }

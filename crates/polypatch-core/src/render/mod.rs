@@ -195,9 +195,8 @@ impl fmt::Display for Operation {
 }
 
 /// Why a dialect wrote no text.
-///
-/// Not `#[non_exhaustive]`: the facade's `ConvertError` has a variant for each.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RenderError {
     /// The dialect cannot express something the change does.
     #[error("{dialect} cannot express {} (`{path}`): {detail}", operation.describe())]

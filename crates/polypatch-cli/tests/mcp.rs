@@ -1,0 +1,55 @@
+//! `polypatch mcp` over stdio with hand-written JSON-RPC lines: the server answers a whole
+//! session (initialize, tools/list, tools/call) and exits when its input closes. The real
+//! client test (the official MCP Python SDK) is `scripts/test-mcp.sh`.
+
+use std::fs;
+
+mod common;
+
+/// One JSON-RPC message a line.
+fn lines(messages: &[serde_json::Value]) -> String {
+    messages.iter().flat_map(|m| [m.to_string(), "\n".to_owned()]).collect()
+}
+
+#[test]
+fn a_session_over_stdio_lists_the_tools_and_edits_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "one\r\ntwo\r\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let input = lines(&[
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "edit_file", "arguments": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "edit_file", "arguments": {"path": "a.txt", "edits": [{"oldText": "zzz", "newText": "2"}]}}}),
+    ]);
+    let run = common::polypatch_with(dir.path(), &["mcp", "--root", root], &[], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let replies: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let reply =
+        |id: u64| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}"));
+    assert_eq!(reply(1)["result"]["serverInfo"]["name"], "polypatch");
+    let mut tools: Vec<&str> =
+        reply(2)["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["apply_patch", "edit_file", "read_file"]);
+    let edited = &reply(3)["result"];
+    assert_ne!(edited["isError"], true, "{edited}");
+    assert!(edited["content"][0]["text"].as_str().unwrap().contains("+2"), "{edited}");
+    assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"one\r\n2\r\n", "CRLF kept");
+    let failed = &reply(4)["result"];
+    assert_eq!(failed["isError"], true, "{failed}");
+    assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), b"one\r\n2\r\n", "nothing written on failure");
+}
+
+#[test]
+fn a_root_that_cannot_be_opened_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = common::polypatch_with(dir.path(), &["mcp", "--root", "missing"], &[], Some(b""));
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with("error: cannot open the root `missing`: "), "{}", run.stderr);
+}
