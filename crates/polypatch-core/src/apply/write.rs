@@ -290,7 +290,7 @@ fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
 /// Aligns old and new lines: for each new line, the old line it keeps.
 pub(crate) fn align(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
     let mut kept = vec![None; new.len()];
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
+    let ops = crate::render::hunks::myers_ops(old, new);
     for op in ops {
         if let similar::DiffOp::Equal { old_index, new_index, len } = op {
             for k in 0..len {

@@ -2,9 +2,11 @@
 //! target dialect's rules: what the built-in renderers plan their hunks, snippets and
 //! `find`s with ([`plan`]), and the line helpers they share.
 
+use std::hash::Hash;
 use std::ops::Range;
 
-use similar::{Algorithm, DiffTag, capture_diff_slices};
+use similar::algorithms::{Capture, Compact, Replace, myers};
+use similar::{DiffOp, DiffTag};
 
 /// The lines of a text, each with its terminator (`\n` ends a line; a `\r` before it is
 /// part of the terminator).
@@ -106,7 +108,7 @@ pub fn plan(
 /// from the lengths: `similar` can give a deletion at the start a stray new index.
 fn ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)> {
     let (mut o, mut n) = (0, 0);
-    capture_diff_slices(Algorithm::Myers, old, new)
+    myers_ops(old, new)
         .iter()
         .map(|op| {
             let (ol, nl) = (op.old_range().len(), op.new_range().len());
@@ -115,6 +117,16 @@ fn ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)>
             out
         })
         .collect()
+}
+
+/// The line diff's operations: what `similar::capture_diff_slices(Algorithm::Myers, ..)`
+/// gives (the same hooks around Myers' algorithm: changes moved to their canonical place,
+/// a deletion and an insertion together as a replacement), without compiling the two
+/// algorithms that function can also choose (`patience`, `lcs`) for every element type.
+pub(crate) fn myers_ops<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp> {
+    let mut hooks = Compact::new(Replace::new(Capture::new()), old, new);
+    let Ok(()) = myers::diff(&mut hooks, old, 0..old.len(), new, 0..new.len());
+    hooks.into_inner().into_inner().into_ops()
 }
 
 /// Merges hunks that touch.
@@ -216,5 +228,19 @@ mod tests {
         let new = ["a\n", "B\n", "B2\n", "c\n", "D\n"];
         let hunks = plan(&old, &new, 0, |_, _| true).unwrap();
         assert_eq!(after_hunks(&old, &new, &hunks, 1), ["a\n", "B\n", "B2\n", "c\n", "d\n"]);
+    }
+
+    proptest::proptest! {
+        /// `myers_ops` gives the operations `similar::capture_diff_slices` gives with Myers'
+        /// algorithm (which it replaces, without the other algorithms compiled), on
+        /// sequences over a few lines (many repeats: shifts, replacements, runs).
+        #[test]
+        fn myers_ops_are_capture_diff_slices_with_myers(
+            old in proptest::collection::vec(proptest::sample::select(vec!["a\n", "b\n", "\n", "c"]), 0..40),
+            new in proptest::collection::vec(proptest::sample::select(vec!["a\n", "b\n", "\n", "c"]), 0..40),
+        ) {
+            let want = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
+            proptest::prop_assert_eq!(myers_ops(&old, &new), want);
+        }
     }
 }

@@ -595,7 +595,7 @@ impl<'a> Lines<'a> {
 
     /// [`Lines::try_for_each_piece`]'s walk, from the run gathered before these lines
     /// (`run`): hands on every piece it completes and returns the run still open.
-    fn gather<E>(&self, mut run: Run, emit: &mut impl FnMut(&'a str) -> Result<(), E>) -> Result<Run, E> {
+    fn gather<E>(&self, mut run: Run, emit: &mut Emit<'a, '_, E>) -> Result<Run, E> {
         for at in self.at {
             let buf = if at.added { self.added } else { self.text };
             // Matched as patterns, not compared as slices: no `memcmp` call per line.
@@ -621,7 +621,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Hands on the run gathered, if any.
-    fn flush<E>(&self, run: Run, emit: &mut impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+    fn flush<E>(&self, run: Run, emit: &mut Emit<'a, '_, E>) -> Result<(), E> {
         match run {
             Some((added, start, end)) => emit(&(if added { self.added } else { self.text })[start..end]),
             None => Ok(()),
@@ -632,6 +632,11 @@ impl<'a> Lines<'a> {
 /// A run of lines that stand one after the other in one buffer, gathered into one piece:
 /// whether the buffer is the texts written since, and where the run starts and ends in it.
 type Run = Option<(bool, usize, usize)>;
+
+/// Where [`Lines::gather`] hands its pieces: called through a pointer, so that the walk is
+/// compiled once per error type, not once per caller's closure (a call per piece, and
+/// pieces are runs of lines).
+type Emit<'a, 'f, E> = dyn FnMut(&'a str) -> Result<(), E> + 'f;
 
 impl fmt::Debug for Lines<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -958,6 +963,11 @@ impl TextFile {
     /// assert_eq!(pieces.concat(), file.render());
     /// ```
     pub fn try_for_each_piece<'a, E>(&'a self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
+        self.each_piece(&mut piece)
+    }
+
+    /// [`TextFile::try_for_each_piece`]'s walk, compiled once per error type.
+    fn each_piece<'a, E>(&'a self, piece: &mut Emit<'a, '_, E>) -> Result<(), E> {
         if self.bom {
             piece(BOM)?;
         }
