@@ -134,6 +134,9 @@ pub use polypatch_applydiff as applydiff;
 #[cfg(feature = "aptix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aptix")))]
 pub use polypatch_aptix as aptix;
+#[cfg(feature = "tool-call")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tool-call")))]
+pub use polypatch_toolcall as toolcall;
 #[cfg(feature = "unified")]
 #[cfg_attr(docsrs, doc(cfg(feature = "unified")))]
 pub use polypatch_unified as unified;
@@ -186,13 +189,15 @@ pub fn dialects() -> Vec<&'static dyn Dialect> {
         &polypatch_applydiff::ApplyDiff,
         #[cfg(feature = "aptix")]
         &polypatch_aptix::Aptix,
+        #[cfg(feature = "tool-call")]
+        &polypatch_toolcall::ToolCall,
     ]
 }
 
 /// The names of every dialect compiled in.
 ///
 /// ```
-/// assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+/// assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "tool-call"]);
 /// ```
 pub fn dialect_names() -> Vec<&'static str> {
     dialects().iter().map(|d| d.name()).collect()

@@ -22,7 +22,7 @@ fn each(check: impl Fn(&dyn Dialect) -> Result<(), String>) {
 
 #[test]
 fn the_built_in_dialects_have_their_names() {
-    assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix"]);
+    assert_eq!(polypatch::dialect_names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "tool-call"]);
     let unique: BTreeSet<&str> = polypatch::dialect_names().into_iter().collect();
     assert_eq!(unique.len(), polypatch::dialects().len(), "two dialects share a name");
     each(|d| {

@@ -781,6 +781,18 @@ pub enum Occurrence {
     FirstAfterAnchor,
     /// Every occurrence (Aptix `limit: all`).
     All,
+    /// Exactly this many occurrences, every one replaced (Gemini CLI's
+    /// `expected_replacements`); another count is refused, naming the count found. Read by
+    /// [`Target::Text`] edits, found literally only (as [`Occurrence::All`]); other targets
+    /// treat it as [`Occurrence::Unique`].
+    Exactly(usize),
+}
+
+impl Occurrence {
+    /// Whether every place found is replaced ([`Occurrence::All`], [`Occurrence::Exactly`]).
+    pub(crate) fn replaces_every(self) -> bool {
+        matches!(self, Occurrence::All | Occurrence::Exactly(_))
+    }
 }
 
 /// What a target that is not found means.
