@@ -74,7 +74,8 @@ mod tests {
             let blocks = fences(prompt(name).unwrap());
             let [.., file, patch] = blocks.as_slice() else { panic!("{name}: the example needs a file and a patch") };
             assert_eq!(file, BEFORE, "{name}: the example's file");
-            let plan = parse(patch, name.parse().expect("a format name"))
+            let plan = crate::Dialects::builtin()
+                .parse(patch, name)
                 .unwrap_or_else(|err| panic!("{name}: {}", err.render(patch)));
             assert_eq!(crate::detect(patch).map(crate::Dialect::name), Some(name), "{name}: detected as itself");
             let mut files = MemoryFileSet::new().with(PATH, BEFORE);

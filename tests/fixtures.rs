@@ -389,7 +389,8 @@ fn parse_case(
     patch: &str,
     options: &ParseOptions,
 ) -> Result<polypatch::EditPlan, polypatch::PatchError> {
-    polypatch::parse_with(patch, dialect.parse().expect("a dialect folder is a format name"), options)
+    // By name in the registry: a dialect outside the closed `Format` enum (`tool-call`) too.
+    polypatch::Dialects::builtin().parse_with(patch, dialect, options)
 }
 
 /// Every case that applies: applying the patch again, whether it succeeds or is refused,

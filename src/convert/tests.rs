@@ -6,7 +6,8 @@ use super::*;
 use crate::MemoryFileSet;
 
 fn to(patch: &str, files: &MemoryFileSet, target: &str) -> Result<String, ConvertError> {
-    convert(patch, files, target.parse().unwrap(), &ConvertOptions::default()).map(|c| c.text)
+    // By name in the registry: a dialect outside the closed `Format` enum (`tool-call`) too.
+    crate::Dialects::builtin().convert(patch, files, target, &ConvertOptions::default()).map(|c| c.text)
 }
 
 /// A plan that replaces the whole content of `path` (or creates it): an Aptix entry
@@ -19,12 +20,13 @@ fn replace_plan(path: &str, after: &str) -> EditPlan {
 /// Converts `plan` to `target`, applies the result exactly to a copy of `files`, and returns
 /// the content of `path` afterwards; or the conversion's error.
 fn round_trip(files: &MemoryFileSet, plan: &EditPlan, target: &str, path: &str) -> Result<Vec<u8>, ConvertError> {
-    let text = convert(plan, files, target.parse().unwrap(), &ConvertOptions::default())?.text;
+    let text = crate::Dialects::builtin().convert(plan, files, target, &ConvertOptions::default())?.text;
     if text.is_empty() {
         // Nothing to convert: the plan changes nothing.
         return Ok(files.get(path).map(<[u8]>::to_vec).unwrap_or_default());
     }
-    let parsed = crate::parse(&text, target.parse().unwrap())
+    let parsed = crate::Dialects::builtin()
+        .parse(&text, target)
         .unwrap_or_else(|e| panic!("{target}:\n{}\n{text}", e.render(&text)));
     let mut copy = files.clone();
     crate::apply(&parsed, &mut copy, &ApplyOptions::default().strict(true)).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -65,10 +65,13 @@
 pub mod error;
 mod json;
 mod lower;
+mod render;
 mod results;
+#[cfg(feature = "schema")]
+mod schema;
 pub mod syntax;
 
-use polypatch_core::{Dialect, EditPlan, ErrorKind, PatchError, ReplyLines};
+use polypatch_core::{Dialect, EditPlan, ErrorKind, FileDelta, PatchError, RenderError, RenderOptions, ReplyLines};
 
 pub use error::KINDS;
 pub use lower::lower;
@@ -138,5 +141,24 @@ impl Dialect for ToolCall {
 
     fn fence_tags(&self) -> &'static [&'static str] {
         &["json"]
+    }
+
+    /// An array of calls: Claude Code MultiEdit calls whose old strings each occur once
+    /// where they apply (in the plain form, Write calls with the whole content), Write calls
+    /// for new files, `delete_file` operations for deleted ones. Binary content and modes
+    /// are refused.
+    fn render(&self, deltas: &[FileDelta], options: &RenderOptions) -> Result<String, RenderError> {
+        render::render(deltas, options.plain)
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
+    }
+
+    /// A JSON Schema per tool shape, each ready to register as a tool's input schema
+    /// (with the `schema` feature).
+    #[cfg(feature = "schema")]
+    fn schema(&self) -> Option<serde_json::Value> {
+        Some(schema::schema())
     }
 }

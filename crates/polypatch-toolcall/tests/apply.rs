@@ -309,3 +309,12 @@ fn a_rerun_of_the_same_calls_is_already_applied() {
     assert_eq!(again.files[0].edits[0].status, Status::AlreadyApplied);
     assert_eq!(again.files[1].status, Status::AlreadyApplied);
 }
+
+#[test]
+fn json_over_the_limit_is_refused_before_parsing() {
+    let text =
+        format!("{{\"file_path\": \"a\", \"content\": \"{}\"}}", "x".repeat(polypatch_toolcall::MAX_CALLS_BYTES));
+    let e = parse_err(&text);
+    assert_eq!(e.kind, error::TOO_LARGE);
+    assert_eq!(e.span, None);
+}
