@@ -28,6 +28,8 @@ fn lacks(target: &str, op: Operation) -> bool {
     match target {
         "unified" => false,
         "aptix" => false,
+        // A tool call carries text: no binary content, no mode.
+        "tool-call" => matches!(op, O::Binary | O::Mode),
         "ai-patch" => matches!(op, O::Binary | O::Mode | O::LineEnding | O::FinalNewline),
         "applydiff" => {
             matches!(op, O::Delete | O::Rename | O::Binary | O::Mode | O::LineEnding | O::FinalNewline | O::MarkerLine)
@@ -135,41 +137,49 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
         .parse(ParseOptions::default().skip_binary_without_data(option("skip_binary_without_data")));
 
     let files = DiskFileSet::new(sandbox.root())?;
-    let converted =
-        match convert(Input::Text { text: &patch, format: source.parse()? }, &files, target.parse()?, &options) {
-            Ok(converted) => converted,
-            Err(ConvertError::Inexpressible { operation, path, detail, .. }) => {
-                let mut does = operations(&before, &after);
-                if operation == Operation::Mode && changes_modes(source, case_dir, patch_file, strict)? {
-                    does.insert(Operation::Mode);
-                }
-                if !does.contains(&operation) && operation != Operation::Edit {
-                    return Err(format!(
-                        "refused for {operation} on `{path}` ({detail}), which the case does not do (it does {does:?})"
-                    )
-                    .into());
-                }
-                if !lacks(target, operation) {
-                    return Err(
-                        format!("{target} should express {operation} on `{path}`, but refused: {detail}").into()
-                    );
-                }
-                let case = format!("{source}::{}", name_of(case_dir));
-                if operation == Operation::Edit && !EDIT_REFUSALS.contains(&(case.as_str(), target)) {
-                    return Err(format!("refused as an edit {target} cannot locate (`{path}`): {detail}").into());
-                }
-                record(Outcome::Inexpressible(target, operation.name()));
-                return Ok(());
+    // Dialects by name in the registry: one outside the closed `Format` enum (`tool-call`) too.
+    let registry = polypatch::Dialects::builtin();
+    let source_plan;
+    let input = match source.parse() {
+        Ok(format) => Input::Text { text: &patch, format },
+        Err(_) => {
+            source_plan = registry.parse_with(&patch, source, &options.parse).map_err(|e| e.render(&patch))?;
+            Input::Plan(&source_plan)
+        }
+    };
+    let converted = match registry.convert(input, &files, target, &options) {
+        Ok(converted) => converted,
+        Err(ConvertError::Inexpressible { operation, path, detail, .. }) => {
+            let mut does = operations(&before, &after);
+            if operation == Operation::Mode && changes_modes(source, case_dir, patch_file, strict)? {
+                does.insert(Operation::Mode);
             }
-            Err(err) => return Err(format!("the conversion failed: {err}").into()),
-        };
+            if !does.contains(&operation) && operation != Operation::Edit {
+                return Err(format!(
+                    "refused for {operation} on `{path}` ({detail}), which the case does not do (it does {does:?})"
+                )
+                .into());
+            }
+            if !lacks(target, operation) {
+                return Err(format!("{target} should express {operation} on `{path}`, but refused: {detail}").into());
+            }
+            let case = format!("{source}::{}", name_of(case_dir));
+            if operation == Operation::Edit && !EDIT_REFUSALS.contains(&(case.as_str(), target)) {
+                return Err(format!("refused as an edit {target} cannot locate (`{path}`): {detail}").into());
+            }
+            record(Outcome::Inexpressible(target, operation.name()));
+            return Ok(());
+        }
+        Err(err) => return Err(format!("the conversion failed: {err}").into()),
+    };
     if converted.text.is_empty() {
         compare_trees(&after, &before).map_err(|d| format!("nothing converted, but the case changes files:\n{d}"))?;
         record(Outcome::NothingToConvert);
         return Ok(());
     }
     let shown = || format!("converted patch:\n{}", converted.text);
-    let plan = polypatch::parse(&converted.text, target.parse()?)
+    let plan = registry
+        .parse(&converted.text, target)
         .map_err(|e| format!("the converted patch does not parse:\n{}\n{}", e.render(&converted.text), shown()))?;
     if polypatch::detect(&converted.text).map(polypatch::Dialect::name) != Some(target) {
         return Err(format!("the converted patch is not detected as {target}\n{}", shown()).into());
@@ -189,13 +199,13 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
             .into());
         }
         // Refused, nothing written: right for a file deleted or moved away (gone now) and for an Aptix
-        // `find` too short to prove the edit was made (the core will not guess); every
-        // other target reports its edits already applied.
+        // `find` or a tool call's `old_string` too short to prove the edit was made (the
+        // core will not guess); every other target reports its edits already applied.
         Err(err) => {
             let deleted = err.report.first_failure().is_some_and(|first| {
                 first.failure.kind == polypatch::FailureKind::FileMissing && !after.contains_key(&first.file.path)
             });
-            if !deleted && target != "aptix" {
+            if !deleted && target != "aptix" && target != "tool-call" {
                 return Err(format!("the re-run should find everything already applied: {err}\n{}", shown()).into());
             }
         }
@@ -234,7 +244,7 @@ fn changes_modes(source: &str, case_dir: &Path, patch_file: &Path, strict: bool)
     let patch = polypatch::decode_lossless(&fs::read(patch_file)?)
         .replace("@ROOT@", &sandbox.root().to_string_lossy())
         .replace("@OUTSIDE@", &sandbox.root().with_file_name("outside").to_string_lossy());
-    let plan = polypatch::parse(&patch, source.parse()?).map_err(|e| e.render(&patch))?;
+    let plan = polypatch::Dialects::builtin().parse(&patch, source).map_err(|e| e.render(&patch))?;
     let mut files = DiskFileSet::new(sandbox.root())?;
     polypatch::apply(&plan, &mut files, &ApplyOptions::default().strict(strict))?;
     let new = exec(sandbox.root());

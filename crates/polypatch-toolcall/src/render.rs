@@ -14,6 +14,11 @@ use crate::error::DIALECT;
 pub(crate) fn render(deltas: &[FileDelta], plain: bool) -> Result<String, RenderError> {
     let mut calls = Vec::new();
     for delta in deltas {
+        if delta.after.is_none() {
+            // A deletion names the file only, whatever it holds.
+            calls.push(format!("  {{\"type\": \"delete_file\", \"path\": {}}}", json(&delta.path)));
+            continue;
+        }
         let binary = [&delta.before, &delta.after].iter().any(|s| s.as_ref().is_some_and(|s| text(&s.bytes).is_none()));
         if binary {
             return Err(refuse(DIALECT, Operation::Binary, delta, "a tool call carries text only"));
@@ -21,11 +26,8 @@ pub(crate) fn render(deltas: &[FileDelta], plain: bool) -> Result<String, Render
         if delta.mode_changes() {
             return Err(refuse(DIALECT, Operation::Mode, delta, "no edit tool sets a file's mode"));
         }
-        if delta.renamed_to.is_some() || delta.after.is_none() {
+        if delta.renamed_to.is_some() {
             calls.push(format!("  {{\"type\": \"delete_file\", \"path\": {}}}", json(&delta.path)));
-        }
-        if delta.after.is_none() {
-            continue;
         }
         let path = delta.new_path();
         let (before, after) = texts(delta);

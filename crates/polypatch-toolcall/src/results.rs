@@ -143,7 +143,7 @@ fn success_text(file: &FileReport, written: bool, dry_run: bool) -> String {
                     let _ = write!(s, " at {lines}");
                 }
                 if let Some(tier) = edit.tier.filter(|t| *t != polypatch_core::Tier::Exact) {
-                    let _ = write!(s, " (matched ignoring {tier})");
+                    let _ = write!(s, " (matched at the {tier} tier)");
                 }
                 for note in &edit.notes {
                     let _ = write!(s, "; note: {note}");

@@ -72,7 +72,7 @@ fn create_replaces_an_existing_file_and_reports_a_replacement() {
     let mut files = MemoryFileSet::new();
     let report = run(&mut files, call).unwrap();
     assert_eq!(files.get_str("a"), Some("new\n"));
-    assert_eq!(report.files[0].status, Status::Applied);
+    assert_eq!((report.files[0].status, report.files[0].operation), (Status::Applied, FileOperation::Create));
     let again = run(&mut files, call).unwrap();
     assert_eq!(again.files[0].status, Status::AlreadyApplied);
 }

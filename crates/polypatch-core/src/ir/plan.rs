@@ -156,7 +156,8 @@ pub enum FileOp {
     Replace {
         /// The new content.
         content: Content,
-        /// Whether a missing file is created instead of being an error.
+        /// Whether a missing file is created instead of being an error (the report then says
+        /// `create`).
         #[serde(default)]
         create_if_missing: bool,
         /// Write the text content in the existing file's conventions: its usual line
