@@ -22,7 +22,7 @@ import render
 from corpus import BaseEdit, hunk_groups, line_opcodes
 from render import ApPatch, DiffPatch
 
-DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix")
+DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix", "tool-call")
 
 ROWS = (
     "clean",
@@ -45,9 +45,10 @@ WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs
 #: "once"`` takes the first occurrence (file spec §2.3), so a duplicated block is no error
 #: there (see the README).
 NOT_APPLICABLE = {("ap", "wrong_line_numbers"), ("applydiff", "wrong_line_numbers"),
-                  ("aptix", "wrong_line_numbers"), ("aptix", "duplicated_block")}
+                  ("aptix", "wrong_line_numbers"), ("aptix", "duplicated_block"),
+                  ("tool-call", "wrong_line_numbers")}
 #: Dialects whose blocks do not mark their kept lines (an old and a new side).
-TWO_SIDED = ("applydiff", "aptix")
+TWO_SIDED = ("applydiff", "aptix", "tool-call")
 
 SEED = 20261123
 TAB_WIDTH = 4
@@ -146,6 +147,8 @@ def render_patch(dialect: str, before: str, after: str, path: str):
         return render.render_applydiff(before, after, path)
     if dialect == "aptix":
         return render.render_aptix(before, after, path)
+    if dialect == "tool-call":
+        return render.render_toolcall(before, after, path)
     return render.render_ap(before, after, path)
 
 
@@ -159,6 +162,8 @@ def patch_text(patch) -> str:
         return render.applydiff_text(patch)
     if patch.dialect == "aptix":
         return render.aptix_text(patch)
+    if patch.dialect == "tool-call":
+        return render.toolcall_text(patch)
     return render.aipatch_text(patch)
 
 
@@ -689,7 +694,7 @@ def _duplicated_case(edit: BaseEdit, dialect: str, clean, clean_text: str) -> Ca
 # --- a reply cut off ---------------------------------------------------------------------
 
 #: The fence tag a model puts around each dialect in a chat reply.
-_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json"}
+_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json", "tool-call": "json"}
 
 
 def _truncated_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
@@ -736,6 +741,8 @@ def _writes_content(dialect: str, lines: list[str], i: int) -> bool:
         return j >= 0 and lines[j].rstrip("\n") == "--- to" and line.rstrip("\n") != "<"
     if dialect == "aptix":
         return line.lstrip().startswith('"replace": "')
+    if dialect == "tool-call":
+        return line.lstrip().startswith(('"new_string": "', '"new_str": "'))
     # ap: a line of a ``content: |`` block (column 10), found by the key above it.
     j = i
     while j >= 0 and (lines[j].startswith("          ") or not lines[j].strip()):
