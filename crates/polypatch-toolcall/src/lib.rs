@@ -82,23 +82,27 @@ pub use syntax::{Call, Calls, Count, MAX_CALLS_BYTES, Op, Replace, Shape, Wrappe
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ToolCall;
 
-/// Keys only a tool call's JSON has (quoted, as they stand in the text).
+/// Keys and names only an edit tool call's JSON has, as they stand in the text: a quote
+/// and the start of the key, so a call inside an OpenAI `arguments` string (`\"old_string\"`)
+/// counts too.
 const MARKERS: &[&str] = &[
-    "\"old_str\"",
-    "\"old_string\"",
-    "\"oldText\"",
-    "\"old_text\"",
-    "\"file_text\"",
-    "\"insert_line\"",
-    "\"tool_use\"",
-    "\"function_call\"",
+    "\"old_str",
+    "\"oldText",
+    "\"old_text",
+    "\"file_text",
+    "\"insert_line",
     "\"apply_patch_call\"",
     "\"create_file\"",
     "\"update_file\"",
     "\"delete_file\"",
-    "\"file_path\"",
-    "\"arguments\"",
+    "\"str_replace_based_edit_tool\"",
+    "\"str_replace_editor\"",
 ];
+
+/// Whether `json` holds a marker, or a Write call's `file_path` and `content`.
+fn marked(json: &str) -> bool {
+    MARKERS.iter().any(|m| json.contains(m)) || (json.contains("\"file_path") && json.contains("\"content"))
+}
 
 impl Dialect for ToolCall {
     fn name(&self) -> &'static str {
@@ -110,15 +114,17 @@ impl Dialect for ToolCall {
     }
 
     /// 85 for a JSON value (the whole text, or in a ```` ```json ```` fence) holding a key
-    /// only tool calls have (`old_str`, `old_string`, `oldText`, `file_path`, `tool_use`,
-    /// `update_file`, …); 50 for one found elsewhere in the text; else 0.
+    /// or name only edit tool calls have (`old_str`, `old_string`, `oldText`, `old_text`,
+    /// `file_text`, `insert_line`, `apply_patch_call`, `update_file`, the text editor's
+    /// name, or `file_path` with `content`); 50 for one found elsewhere in the text; else 0.
+    /// A call of another tool (`bash`), or `{"path", "content"}` alone, is not claimed:
+    /// name the format to read those.
     fn sniff(&self, text: &str) -> u8 {
-        if !MARKERS.iter().any(|m| text.contains(m)) {
+        if !marked(text) {
             return 0;
         }
         let Some(span) = extract(text) else { return 0 };
-        let json = &text[span.start..span.end];
-        if !MARKERS.iter().any(|m| json.contains(m)) {
+        if !marked(&text[span.start..span.end]) {
             return 0;
         }
         let bare = text.trim_start_matches('\u{feff}').trim_start().starts_with(['{', '[']);

@@ -333,3 +333,19 @@ fn insert_past_the_end_of_the_file_is_refused() {
     let at_end = r#"{"command": "insert", "path": "a", "insert_line": 2, "insert_text": "three"}"#;
     assert_eq!(one("a", "one\ntwo\n", at_end), "one\ntwo\nthree\n");
 }
+
+#[test]
+fn sniff_claims_edit_calls_only() {
+    assert_eq!(ToolCall.sniff(r#"{"file_path": "a", "old_string": "x", "new_string": "y"}"#), 85);
+    let chat = r#"{"type": "function", "id": "c", "function": {"name": "replace", "arguments": "{\"file_path\": \"a\", \"old_string\": \"x\", \"new_string\": \"y\"}"}}"#;
+    assert_eq!(ToolCall.sniff(chat), 85);
+    assert_eq!(
+        ToolCall.sniff(
+            "Run this:\n```json\n{\"type\": \"tool_use\", \"name\": \"bash\", \"input\": {\"command\": \"ls\"}}\n```\n"
+        ),
+        0
+    );
+    assert_eq!(ToolCall.sniff(r#"{"path": "a", "content": "x"}"#), 0);
+    assert_eq!(ToolCall.sniff(r#"{"root": ".", "files": [{"path": "a", "content": "x"}]}"#), 0);
+    assert_eq!(ToolCall.sniff("Some prose.\n{\"file_path\": \"a\", \"content\": \"x\"}\nMore prose.\n"), 50);
+}
