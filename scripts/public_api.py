@@ -33,6 +33,7 @@ CRATES = [
     "polypatch-ap",
     "polypatch-applydiff",
     "polypatch-aptix",
+    "polypatch-toolcall",
     "polypatch",
 ]
 # Traits implemented by derive or blanket impls that say nothing about the API's shape
