@@ -349,3 +349,29 @@ fn sniff_claims_edit_calls_only() {
     assert_eq!(ToolCall.sniff(r#"{"root": ".", "files": [{"path": "a", "content": "x"}]}"#), 0);
     assert_eq!(ToolCall.sniff("Some prose.\n{\"file_path\": \"a\", \"content\": \"x\"}\nMore prose.\n"), 50);
 }
+
+/// Found by the accuracy benchmark (tool-call/blank_added/execa_030): an old text with a
+/// blank line the file lacks, written again in the new text, was matched ignoring blank
+/// lines, and the new text's blank lines were paired with the old text's one way of
+/// several: the result kept the extra blank line and dropped one the edit adds. Which
+/// pairing the writer meant cannot be told, so the edit is refused, the file unchanged.
+#[test]
+fn blank_lines_the_old_and_new_text_pair_in_several_ways_are_refused() {
+    let before = "import a;\nimport b;\n\ntype T = {\n\tx: 1;\n\n\ty: 2;\n};\n\n/**\nSame as x.\n\nReturns or throws y.\n\n\
+                  @param file\n@param args\n@returns r\n*/\n";
+    let call = serde_json::json!({
+        "file_path": "f.ts",
+        "old_string": "import b;\n\ntype T = {\n\tx: 1;\n\n\ty: 2;\n};\n\n/**\nSame as x.\n\n\nReturns or throws y.\n\n@param file\n@param args\n",
+        "new_string": "import b;\n\n/**\nSame as x.\n\n\nReturns z.\n\nWhen q.\n\nexec r.\n\nThis s.\n\n@param file\n@param args\n",
+    })
+    .to_string();
+    let files = MemoryFileSet::new().with("f.ts", before);
+    let report = fails(&files, &call);
+    let failure = report.files[0].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous);
+    assert!(
+        failure.message.starts_with("the edit's blank lines pair with the file's in more than one way"),
+        "{}",
+        failure.message
+    );
+}

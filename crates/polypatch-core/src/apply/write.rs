@@ -116,7 +116,22 @@ pub(crate) fn apply_at(
                 eol: shape::line_end(ends, j, near(j)),
             };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
-                shape::blank_lines_replacement(file.lines(), pat, f, kept, added).map_err(unclear_blank_lines)?
+                let shaped =
+                    shape::blank_lines_replacement(file.lines(), pat, f, kept, &added).map_err(unclear_blank_lines)?;
+                // Without the patch's own context marks (a find/replace pair), which new
+                // line keeps which old one is a guess: another pairing as good (the same
+                // diff read from the end) that writes other blank lines is a second reading
+                // of the edit, and a refusal beats picking one.
+                if rep.kept.is_none() {
+                    let late = align_from_end(pat, &rep.lines);
+                    if late.as_slice() != kept
+                        && shape::blank_lines_replacement(file.lines(), pat, f, &late, &added)
+                            .is_ok_and(|other| other != shaped)
+                    {
+                        return Err(blank_pairing_unclear((shaped.0, shaped.1)));
+                    }
+                }
+                shaped
             } else {
                 // Kept lines as the file has them, added lines shaped.
                 let new = (0..rep.lines.len())
@@ -285,6 +300,29 @@ fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
     );
     failure.set_candidates(vec![at]);
     failure
+}
+
+/// The patch's blank lines pair with the file's in two ways that write other lines.
+fn blank_pairing_unclear((start, end): (usize, usize)) -> Failure {
+    let at = LineRange::from_zero_based(start, end);
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the edit's blank lines pair with the file's in more than one way ({at}): the text to find has blank lines the file lacks, and which of the new text's blank lines go with them is unclear"
+        ),
+        "copy the blank lines of the text to find exactly as the file has them",
+    );
+    failure.set_candidates(vec![at]);
+    failure
+}
+
+/// [`align`] read from the ends of both sides: of several pairings as short, the one that
+/// keeps the latest lines.
+fn align_from_end(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
+    let rev = |lines: &[LineText]| lines.iter().rev().cloned().collect::<Vec<_>>();
+    let kept = align(&rev(old), &rev(new));
+    let (n, o) = (new.len(), old.len());
+    (0..n).map(|j| kept[n - 1 - j].map(|i| o - 1 - i)).collect()
 }
 
 /// Aligns old and new lines: for each new line, the old line it keeps.
