@@ -8,8 +8,8 @@
 //!   locate every edit and build the new contents), `apply` (`apply` to a `MemoryFileSet`,
 //!   a fresh copy per iteration, not timed) and `commit` (`apply` to a `DiskFileSet` in a
 //!   temporary directory; the file is rewritten before every iteration, not timed);
-//! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`: each generated case is
-//!   rendered into each dialect;
+//! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `tool-call` (a Claude
+//!   Code MultiEdit call): each generated case is rendered into each dialect;
 //! - kinds: `exact`; `offset` (unified only: every hunk header's line numbers are 25 lines
 //!   off); `reindent` (the patch's lines carry 4 more spaces of indentation than the
 //!   file's); `blank-added` (the patch has a blank line the file has not); `blank-dropped`
@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use polypatch::{ApplyOptions, DiskFileSet, EditPlan, FailureKind, Format, MemoryFileSet, Status, Tier};
+use polypatch::{ApplyOptions, Dialects, DiskFileSet, EditPlan, FailureKind, MemoryFileSet, PatchError, Status, Tier};
 
 mod common;
 use common::{join, source_lines, typo};
@@ -55,9 +55,11 @@ enum Dialect {
     Ap,
     ApplyDiff,
     Aptix,
+    ToolCall,
 }
 
-const DIALECTS: [Dialect; 5] = [Dialect::AiPatch, Dialect::Unified, Dialect::Ap, Dialect::ApplyDiff, Dialect::Aptix];
+const DIALECTS: [Dialect; 6] =
+    [Dialect::AiPatch, Dialect::Unified, Dialect::Ap, Dialect::ApplyDiff, Dialect::Aptix, Dialect::ToolCall];
 
 impl Dialect {
     fn name(self) -> &'static str {
@@ -67,17 +69,15 @@ impl Dialect {
             Dialect::Ap => "ap",
             Dialect::ApplyDiff => "applydiff",
             Dialect::Aptix => "aptix",
+            Dialect::ToolCall => "tool-call",
         }
     }
 
-    fn format(self) -> Format {
-        match self {
-            Dialect::AiPatch => Format::AiPatch,
-            Dialect::Unified => Format::Unified,
-            Dialect::Ap => Format::Ap,
-            Dialect::ApplyDiff => Format::ApplyDiff,
-            Dialect::Aptix => Format::Aptix,
-        }
+    /// `text` parsed as this dialect, by name through the built-in registry (the path
+    /// `polypatch::parse` takes; a dialect outside the closed `Format` enum too).
+    fn parse(self, text: &str) -> Result<EditPlan, PatchError> {
+        static REGISTRY: std::sync::OnceLock<Dialects> = std::sync::OnceLock::new();
+        REGISTRY.get_or_init(Dialects::builtin).parse(text, self.name())
     }
 }
 
@@ -260,6 +260,14 @@ fn render(dialect: Dialect, hunks: &[Hunk]) -> String {
             let bundle = serde_json::json!({ "files": [ { "path": PATH, "operation": "patch", "patches": patches } ] });
             *w = serde_json::to_string_pretty(&bundle).expect("JSON");
         }
+        Dialect::ToolCall => {
+            let edits: Vec<_> = hunks
+                .iter()
+                .map(|h| serde_json::json!({ "old_string": join(&h.old), "new_string": join(&h.new) }))
+                .collect();
+            let call = serde_json::json!({ "file_path": PATH, "edits": edits });
+            *w = serde_json::to_string_pretty(&call).expect("JSON");
+        }
     }
     out
 }
@@ -270,7 +278,7 @@ struct Case {
     plan: EditPlan,
     files: MemoryFileSet,
     file: String,
-    format: Format,
+    dialect: Dialect,
 }
 
 /// The generated sources, one per size, made once per run.
@@ -293,8 +301,7 @@ fn build(sources: &mut Sources, dialect: Dialect, kind: Kind, lines: usize, coun
     let patch = render(dialect, &hunks(source, count, kind));
     let file = join(source);
     let files = MemoryFileSet::new().with(PATH, file.clone());
-    let format = dialect.format();
-    let plan = polypatch::parse(&patch, format).unwrap_or_else(|e| panic!("the generated patch parses: {e}"));
+    let plan = dialect.parse(&patch).unwrap_or_else(|e| panic!("the generated patch parses: {e}"));
     let id = format!("{}/{}/{}/{count}", dialect.name(), kind.name(), size_name(lines));
     match (polypatch::compute(&plan, &files, &ApplyOptions::default()), kind.tier(dialect)) {
         (Err(e), None) => {
@@ -311,7 +318,7 @@ fn build(sources: &mut Sources, dialect: Dialect, kind: Kind, lines: usize, coun
         (Err(e), Some(_)) => panic!("{id} must apply: {e}\n{}", e.report),
         (Ok(computed), None) => panic!("{id} must fail as not found\n{}", computed.report),
     }
-    Case { patch, plan, files, file, format }
+    Case { patch, plan, files, file, dialect }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -340,7 +347,7 @@ fn bench(
     group.bench_function(&id, |b| {
         let c = case.get_or_insert_with(|| build(sources, dialect, kind, lines, count));
         match stage {
-            Stage::Parse => b.iter(|| polypatch::parse(black_box(&c.patch), c.format).expect("checked")),
+            Stage::Parse => b.iter(|| c.dialect.parse(black_box(&c.patch)).expect("checked")),
             Stage::Locate => b.iter(|| polypatch::compute(black_box(&c.plan), black_box(&c.files), &options)),
             Stage::Apply => b.iter_batched_ref(
                 || c.files.clone(),

@@ -119,14 +119,16 @@ pub(crate) fn apply_at(
                 let shaped =
                     shape::blank_lines_replacement(file.lines(), pat, f, kept, &added).map_err(unclear_blank_lines)?;
                 // Without the patch's own context marks (a find/replace pair), which new
-                // line keeps which old one is a guess: another pairing as good (the same
-                // diff read from the end) that writes other blank lines is a second reading
-                // of the edit, and a refusal beats picking one.
+                // line keeps which old one is a guess: another pairing (by the lines each
+                // side has once) that writes other blank lines is a second reading of the
+                // edit, and a refusal beats picking one.
                 if rep.kept.is_none() {
-                    let late = align_from_end(pat, &rep.lines);
+                    let late = align_by_unique_lines(pat, &rep.lines);
+                    // The other reading unclear is no more a confirmation than one that
+                    // writes other lines.
                     if late.as_slice() != kept
                         && shape::blank_lines_replacement(file.lines(), pat, f, &late, &added)
-                            .is_ok_and(|other| other != shaped)
+                            .map_or(true, |other| other != shaped)
                     {
                         return Err(blank_pairing_unclear((shaped.0, shaped.1)));
                     }
@@ -316,19 +318,21 @@ fn blank_pairing_unclear((start, end): (usize, usize)) -> Failure {
     failure
 }
 
-/// [`align`] read from the ends of both sides: of several pairings as short, the one that
-/// keeps the latest lines.
-fn align_from_end(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
-    let rev = |lines: &[LineText]| lines.iter().rev().cloned().collect::<Vec<_>>();
-    let kept = align(&rev(old), &rev(new));
-    let (n, o) = (new.len(), old.len());
-    (0..n).map(|j| kept[n - 1 - j].map(|i| o - 1 - i)).collect()
+/// [`align`] by the lines that occur once on each side first (patience diff): of several
+/// pairings as short, the one a person reads, where a lone blank line does not pull a
+/// `/**` or a `def` out of the lines kept.
+fn align_by_unique_lines(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
+    align_with(old, new, similar::Algorithm::Patience)
 }
 
 /// Aligns old and new lines: for each new line, the old line it keeps.
 pub(crate) fn align(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
+    align_with(old, new, similar::Algorithm::Myers)
+}
+
+fn align_with(old: &[LineText], new: &[LineText], algorithm: similar::Algorithm) -> Vec<Option<usize>> {
     let mut kept = vec![None; new.len()];
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, old, new);
+    let ops = similar::capture_diff_slices(algorithm, old, new);
     for op in ops {
         if let similar::DiffOp::Equal { old_index, new_index, len } = op {
             for k in 0..len {
