@@ -9,7 +9,7 @@
 //!   a fresh copy per iteration, not timed) and `commit` (`apply` to a `DiskFileSet` in a
 //!   temporary directory; the file is rewritten before every iteration, not timed);
 //! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `tool-call` (a Claude
-//!   Code MultiEdit call): each generated case is rendered into each dialect;
+//!   Code `MultiEdit` call): each generated case is rendered into each dialect;
 //! - kinds: `exact`; `offset` (unified only: every hunk header's line numbers are 25 lines
 //!   off); `reindent` (the patch's lines carry 4 more spaces of indentation than the
 //!   file's); `blank-added` (the patch has a blank line the file has not); `blank-dropped`

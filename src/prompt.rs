@@ -24,7 +24,7 @@ pub fn prompt(format: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::prompt;
-    use crate::{ApplyOptions, MemoryFileSet, apply, dialect_names, parse};
+    use crate::{ApplyOptions, MemoryFileSet, apply, dialect_names};
 
     /// The file every example changes, and what it becomes.
     const PATH: &str = "app/greet.py";

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation, convert};
+use polypatch::convert::{ConvertError, ConvertOptions, Input, Operation};
 use polypatch::{ApplyOptions, DiskFileSet, ParseOptions};
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
@@ -140,12 +140,11 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
     // Dialects by name in the registry: one outside the closed `Format` enum (`tool-call`) too.
     let registry = polypatch::Dialects::builtin();
     let source_plan;
-    let input = match source.parse() {
-        Ok(format) => Input::Text { text: &patch, format },
-        Err(_) => {
-            source_plan = registry.parse_with(&patch, source, &options.parse).map_err(|e| e.render(&patch))?;
-            Input::Plan(&source_plan)
-        }
+    let input = if let Ok(format) = source.parse() {
+        Input::Text { text: &patch, format }
+    } else {
+        source_plan = registry.parse_with(&patch, source, &options.parse).map_err(|e| e.render(&patch))?;
+        Input::Plan(&source_plan)
     };
     let converted = match registry.convert(input, &files, target, &options) {
         Ok(converted) => converted,

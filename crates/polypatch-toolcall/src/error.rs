@@ -17,7 +17,7 @@ pub const UNCLOSED_JSON: ErrorKind = ErrorKind::new("unclosed_json");
 pub const TOO_LARGE: ErrorKind = ErrorKind::new("too_large");
 /// The JSON nests deeper than `serde_json`'s limit (128).
 pub const TOO_DEEP: ErrorKind = ErrorKind::new("too_deep");
-/// An OpenAI function call's `arguments` string is not a JSON object.
+/// An `OpenAI` function call's `arguments` string is not a JSON object.
 pub const INVALID_ARGUMENTS: ErrorKind = ErrorKind::new("invalid_arguments");
 /// An empty array: no call to apply.
 pub const NO_EDIT: ErrorKind = ErrorKind::new("no_edit");

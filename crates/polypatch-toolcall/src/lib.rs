@@ -20,20 +20,20 @@
 //!
 //! A JSON value: one call, or an array of calls (a turn's edits, applied all or nothing).
 //! A call is the bare arguments object, or wrapped as it arrives: an Anthropic `tool_use`
-//! block (`input`), an OpenAI function call (`arguments`, a JSON string; Responses
+//! block (`input`), an `OpenAI` function call (`arguments`, a JSON string; Responses
 //! `function_call` or Chat Completions `{"type": "function", "function": {...}}`) or an
-//! OpenAI `apply_patch_call` (`operation`). In an array, Anthropic `text`/`thinking`
-//! blocks and OpenAI `message`/`reasoning` items are left out. The tool name, when there
+//! `OpenAI` `apply_patch_call` (`operation`). In an array, Anthropic `text`/`thinking`
+//! blocks and `OpenAI` `message`/`reasoning` items are left out. The tool name, when there
 //! is one, selects the shape; otherwise the keys do:
 //!
 //! | Tool | Arguments |
 //! |---|---|
 //! | Anthropic text editor | `command`: `str_replace` (`path`, `old_str`, `new_str`), `insert` (`insert_line`, `insert_text` or `new_str`), `create` (`file_text`); `view` and `undo_edit` are refused as not an edit |
-//! | Claude Code Edit / MultiEdit / Write | `file_path` with `old_string`, `new_string`, `replace_all`; or `edits[]` of those; or `content` |
+//! | Claude Code Edit / `MultiEdit` / Write | `file_path` with `old_string`, `new_string`, `replace_all`; or `edits[]` of those; or `content` |
 //! | Gemini CLI `replace` / `write_file` | `file_path`, `old_string`, `new_string`, `expected_replacements` (exactly N) or `allow_multiple`; or `content` |
 //! | MCP filesystem `edit_file` / `write_file` | `path`, `edits[{oldText, newText}]` (`dryRun: true` is refused); or `content` |
 //! | Zed `edit_file` | `path`, `edits[{old_text, new_text}]` |
-//! | OpenAI `apply_patch` | `{"type": "create_file" \| "update_file" \| "delete_file", "path", "diff"}` |
+//! | `OpenAI` `apply_patch` | `{"type": "create_file" \| "update_file" \| "delete_file", "path", "diff"}` |
 //!
 //! The JSON may be the whole text or sit in a fenced block (```` ```json ````) of a chat
 //! reply. Errors name the call, the field and what to send instead, at the JSON's line and
@@ -56,7 +56,7 @@
 //! # Output
 //!
 //! [`results`] turns polypatch's report into one result per call in the caller's shape
-//! (Anthropic `tool_result`, OpenAI `function_call_output` / `apply_patch_call_output`,
+//! (Anthropic `tool_result`, `OpenAI` `function_call_output` / `apply_patch_call_output`,
 //! MCP text content with `isError`), ready to hand back to the model.
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
@@ -83,7 +83,7 @@ pub use syntax::{Call, Calls, Count, MAX_CALLS_BYTES, Op, Replace, Shape, Wrappe
 pub struct ToolCall;
 
 /// Keys and names only an edit tool call's JSON has, as they stand in the text: a quote
-/// and the start of the key, so a call inside an OpenAI `arguments` string (`\"old_string\"`)
+/// and the start of the key, so a call inside an `OpenAI` `arguments` string (`\"old_string\"`)
 /// counts too.
 const MARKERS: &[&str] = &[
     "\"old_str",
@@ -149,7 +149,7 @@ impl Dialect for ToolCall {
         &["json"]
     }
 
-    /// An array of calls: Claude Code MultiEdit calls whose old strings each occur once
+    /// An array of calls: Claude Code `MultiEdit` calls whose old strings each occur once
     /// where they apply (in the plain form, Write calls with the whole content), Write calls
     /// for new files, `delete_file` operations for deleted ones. Binary content and modes
     /// are refused.

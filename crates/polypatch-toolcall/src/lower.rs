@@ -11,7 +11,7 @@ use crate::syntax::{Call, Calls, Count, Op, Replace};
 /// Lowers the calls: each call is one [`FileEdit`] of the plan, in order (the report's
 /// `files[i]` is call `i + 1`), all applied as one transaction.
 ///
-/// - Replacements (`str_replace`, Edit, MultiEdit, `replace`, `edit_file`) are a
+/// - Replacements (`str_replace`, Edit, `MultiEdit`, `replace`, `edit_file`) are a
 ///   [`FileOp::Modify`] of [`Target::Text`] edits, applied in order, each on the result of
 ///   the ones before: the old text is a literal substring, found exactly, else at a
 ///   lenient tier that forgives whitespace, indentation, line endings or look-alike
@@ -97,7 +97,7 @@ fn update(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, P
     let Some(mut file) = plan.files.into_iter().next() else {
         return Err(error(INVALID_DIFF, format!("{who}: the `update_file` diff changes nothing"), Some(span)));
     };
-    file.path = path.to_owned();
+    path.clone_into(&mut file.path);
     file.span = Some(call.span);
     if let FileOp::Modify(m) = &mut file.op {
         for (i, edit) in m.edits.iter_mut().enumerate() {

@@ -1,4 +1,4 @@
-//! The changes written as an array of tool calls: Claude Code MultiEdit calls
+//! The changes written as an array of tool calls: Claude Code `MultiEdit` calls
 //! (`file_path`, `edits[{old_string, new_string}]`) whose old strings each occur once in the
 //! file as the edits before them left it, Write calls (`file_path`, `content`) for new files
 //! and where no such edits exist, and `delete_file` operations. A rename is a delete of the

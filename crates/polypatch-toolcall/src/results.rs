@@ -16,7 +16,7 @@ pub enum ResultShape {
     Anthropic,
     /// `{"type": "function_call_output", "call_id", "output"}`, or for an
     /// `apply_patch_call` `{"type": "apply_patch_call_output", "call_id", "status",
-    /// "output"}` (OpenAI).
+    /// "output"}` (`OpenAI`).
     OpenAi,
     /// `{"content": [{"type": "text", "text"}], "isError"}` (an MCP tool's result).
     Mcp,
@@ -78,13 +78,12 @@ pub fn results(calls: &Calls, report: &ApplyReport, shape: ResultShape) -> Vec<V
 /// wrapper and id can still be read from `text` (one result without an id when none can).
 pub fn error_results(text: &str, error: &PatchError, shape: ResultShape) -> Vec<Value> {
     let message = format!("Not applied: the tool call could not be read: {}. Nothing was written.", error.message);
-    let ids = crate::syntax::extract(text)
+    let ids: Vec<(Wrapper, String)> = crate::syntax::extract(text)
         .and_then(|span| serde_json::from_str::<Value>(&text[span.start..span.end]).ok())
-        .map(|value| match value {
+        .map_or_else(Vec::new, |value| match value {
             Value::Array(items) => items.into_iter().filter_map(|v| id_of(&v)).collect(),
             one => id_of(&one).into_iter().collect(),
-        })
-        .unwrap_or_else(Vec::new);
+        });
     if ids.is_empty() {
         return vec![result(shape, Wrapper::Bare, None, &message, true)];
     }

@@ -1,5 +1,5 @@
 //! A JSON Schema per tool shape, each ready to register as a tool's input schema
-//! (`input_schema` for Anthropic, `parameters` for OpenAI functions, `inputSchema` for
+//! (`input_schema` for Anthropic, `parameters` for `OpenAI` functions, `inputSchema` for
 //! MCP), and the schema of a tool-call patch: one call's arguments, or an array of them.
 //! Every object refuses fields it does not list. What a schema cannot say (an old text
 //! that is not in the file, a path outside the root) the parser and the engine still check.

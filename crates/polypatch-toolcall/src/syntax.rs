@@ -19,7 +19,7 @@ pub const MAX_CALLS_BYTES: usize = 64 << 20;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Calls {
-    /// The edit calls (Anthropic `text` blocks and OpenAI `message`/`reasoning` items of
+    /// The edit calls (Anthropic `text` blocks and `OpenAI` `message`/`reasoning` items of
     /// an array are left out).
     pub calls: Vec<Call>,
     /// Where the JSON stands in the text.
@@ -32,7 +32,7 @@ pub struct Calls {
 pub struct Call {
     /// 1-based position among the calls, as messages name it (`call 2`).
     pub number: usize,
-    /// The call's id (`tool_use.id`, `call_id`, an OpenAI chat call's `id`), when wrapped.
+    /// The call's id (`tool_use.id`, `call_id`, an `OpenAI` chat call's `id`), when wrapped.
     pub id: Option<String>,
     /// How the call arrived.
     pub wrapper: Wrapper,
@@ -54,10 +54,10 @@ pub enum Wrapper {
     Bare,
     /// An Anthropic `tool_use` content block (`input`).
     ToolUse,
-    /// An OpenAI function call (`arguments`, a JSON string): Responses `function_call` or
+    /// An `OpenAI` function call (`arguments`, a JSON string): Responses `function_call` or
     /// Chat Completions `{"type": "function", "function": {...}}`.
     FunctionCall,
-    /// An OpenAI Responses `apply_patch_call` item (`operation`).
+    /// An `OpenAI` Responses `apply_patch_call` item (`operation`).
     ApplyPatchCall,
 }
 
@@ -67,7 +67,7 @@ pub enum Wrapper {
 pub enum Shape {
     /// Anthropic's text editor tool (`command`).
     TextEditor,
-    /// Claude Code's Edit, MultiEdit, Write (`file_path`, `old_string`, `replace_all`).
+    /// Claude Code's Edit, `MultiEdit`, Write (`file_path`, `old_string`, `replace_all`).
     ClaudeCode,
     /// Gemini CLI's `replace` and `write_file` (`expected_replacements`, `allow_multiple`).
     Gemini,
@@ -76,7 +76,7 @@ pub enum Shape {
     Mcp,
     /// Zed's `edit_file` (`old_text`).
     Zed,
-    /// An OpenAI `apply_patch` operation (`create_file`, `update_file`, `delete_file`).
+    /// An `OpenAI` `apply_patch` operation (`create_file`, `update_file`, `delete_file`).
     ApplyPatch,
 }
 
@@ -84,7 +84,7 @@ pub enum Shape {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Op {
-    /// Replace literal texts, in order (`str_replace`, Edit, MultiEdit, `replace`,
+    /// Replace literal texts, in order (`str_replace`, Edit, `MultiEdit`, `replace`,
     /// `edit_file`).
     Replace {
         /// The file.
@@ -470,7 +470,7 @@ impl Reader<'_> {
         if self.inline { json::member(self.text, self.at, field).unwrap_or(self.at) } else { self.at }
     }
 
-    fn err(&self, kind: polypatch_core::ErrorKind, message: String, field: Option<&str>) -> PatchError {
+    fn err(&self, kind: polypatch_core::ErrorKind, message: impl std::fmt::Display, field: Option<&str>) -> PatchError {
         let span = field.map_or(self.at, |f| self.span_of(f));
         error(kind, format!("{}: {message}", self.who()), Some(span))
     }
@@ -642,7 +642,7 @@ impl Reader<'_> {
         }
     }
 
-    /// Claude Code Edit / MultiEdit / Write and Gemini `replace` / `write_file`.
+    /// Claude Code Edit / `MultiEdit` / Write and Gemini `replace` / `write_file`.
     fn edit_or_write(&self, shape: Shape) -> Result<Op, PatchError> {
         let key = if self.has("file_path") || !self.has("path") { "file_path" } else { "path" };
         let path = self.path(key)?;
@@ -785,7 +785,7 @@ impl Reader<'_> {
         Ok(if flag("replace_all")? || flag("allow_multiple")? { Count::All } else { Count::One })
     }
 
-    /// An OpenAI `apply_patch` operation.
+    /// An `OpenAI` `apply_patch` operation.
     fn apply_patch(&self) -> Result<Op, PatchError> {
         let kind = self.string("type")?;
         let path = self.path("path")?;
