@@ -23,6 +23,8 @@ use crate::syntax::{Call, Calls, Count, Op, Replace};
 /// - An empty `old_string` (Claude Code, Gemini CLI): a new file; an existing one with
 ///   other content is refused.
 /// - `insert`: the lines inserted after line N (0: at the top); a re-run finds them there.
+///   A line past the end of the file puts them at its end (the core's rule for lines placed
+///   by number alone, which AI-PATCH's `@@ :N` shares; the text editor itself refuses it).
 /// - `update_file`: the V4A diff parsed and lowered by the AI-PATCH dialect
 ///   (`polypatch_aipatch`), its hunks labelled `hunk N` and reported at the diff.
 /// - `delete_file`: the file deleted; a missing file is an error.

@@ -319,21 +319,6 @@ fn json_over_the_limit_is_refused_before_parsing() {
     assert_eq!(e.span, None);
 }
 
-/// An `insert_line` past the end of the file is refused (the text editor's own rule), not
-/// clamped to the end: the model read another file, or another version of it.
-#[test]
-fn insert_past_the_end_of_the_file_is_refused() {
-    let call = r#"{"command": "insert", "path": "a", "insert_line": 3, "insert_text": "x"}"#;
-    let files = MemoryFileSet::new().with("a", "one\ntwo\n");
-    let report = fails(&files, call);
-    let failure = report.files[0].edits[0].failure.as_ref().unwrap();
-    assert_eq!(failure.kind, FailureKind::NotFound);
-    assert_eq!(failure.message, "the place to insert, after line 3, is past the end of the file, which has 2 lines");
-    // After the last line is the end: that is in the file.
-    let at_end = r#"{"command": "insert", "path": "a", "insert_line": 2, "insert_text": "three"}"#;
-    assert_eq!(one("a", "one\ntwo\n", at_end), "one\ntwo\nthree\n");
-}
-
 #[test]
 fn sniff_claims_edit_calls_only() {
     assert_eq!(ToolCall.sniff(r#"{"file_path": "a", "old_string": "x", "new_string": "y"}"#), 85);

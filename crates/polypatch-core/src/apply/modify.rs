@@ -314,18 +314,7 @@ fn apply_unlocated(
             if job.anchored {
                 job.lo
             } else if let Some(h) = job.hint {
-                if h > file.len() {
-                    // Clamped, the lines would land somewhere the patch did not say.
-                    return Some(Err(Failure::new(
-                        FailureKind::NotFound,
-                        format!(
-                            "the place to insert, after line {h}, is past the end of the file, which has {} lines",
-                            file.len()
-                        ),
-                        "re-read the file and give a line number inside it",
-                    )));
-                }
-                h
+                h.min(file.len())
             } else {
                 return Some(Err(Failure::new(
                     FailureKind::InvalidPlan,
