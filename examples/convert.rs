@@ -1,4 +1,4 @@
-//! Converts a unified diff into each of the five dialects, on files held in memory, and
+//! Converts a unified diff into each dialect compiled in, on files held in memory, and
 //! prints each version.
 //!
 //! Run it with `cargo run --example convert`. `cargo test` runs its test, which applies each
@@ -6,8 +6,8 @@
 
 use std::error::Error;
 
-use polypatch::MemoryFileSet;
-use polypatch::convert::{ConvertOptions, convert};
+use polypatch::convert::ConvertOptions;
+use polypatch::{Dialects, MemoryFileSet};
 
 /// The diff a model wrote: it lost the indentation, and the line it changes occurs twice;
 /// its line number picks the second. Each conversion says exactly which line, with
@@ -33,9 +33,11 @@ fn helper() {
 /// The diff converted into every dialect compiled in: `(dialect, patch)`.
 fn run() -> Result<Vec<(&'static str, String)>, Box<dyn Error>> {
     let files = MemoryFileSet::new().with("src/main.rs", MAIN);
+    // By name in the registry: every dialect compiled in, `tool-call` too.
+    let dialects = Dialects::builtin();
     let mut out = Vec::new();
     for dialect in polypatch::dialect_names() {
-        let converted = convert(DIFF, &files, dialect.parse()?, &ConvertOptions::default())?;
+        let converted = dialects.convert(DIFF, &files, dialect, &ConvertOptions::default())?;
         out.push((dialect, converted.text));
     }
     Ok(out)
@@ -51,7 +53,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 #[cfg(test)]
 mod tests {
-    use polypatch::{ApplyOptions, apply, parse};
+    use polypatch::{ApplyOptions, apply};
 
     use super::*;
 
@@ -62,7 +64,7 @@ mod tests {
         assert_eq!(converted.len(), polypatch::dialect_names().len());
         for (dialect, patch) in converted {
             assert_eq!(polypatch::detect(&patch).map(polypatch::Dialect::name), Some(dialect), "{patch}");
-            let plan = parse(&patch, dialect.parse().unwrap()).unwrap();
+            let plan = Dialects::builtin().parse(&patch, dialect).unwrap();
             let mut files = MemoryFileSet::new().with("src/main.rs", MAIN);
             apply(&plan, &mut files, &ApplyOptions::default().strict(true)).unwrap();
             assert_eq!(files.get_str("src/main.rs"), Some(after.as_str()), "{dialect}:\n{patch}");
