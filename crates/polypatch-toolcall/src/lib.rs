@@ -55,7 +55,7 @@
 //!
 //! # Output
 //!
-//! [`results`] turns polypatch's report into one result per call in the caller's shape
+//! [`results()`] turns polypatch's report into one result per call in the caller's shape
 //! (Anthropic `tool_result`, `OpenAI` `function_call_output` / `apply_patch_call_output`,
 //! MCP text content with `isError`), ready to hand back to the model.
 
