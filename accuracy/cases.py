@@ -22,7 +22,7 @@ import render
 from corpus import BaseEdit, hunk_groups, line_opcodes
 from render import ApPatch, DiffPatch
 
-DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace")
+DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace", "tool-call")
 
 ROWS = (
     "clean",
@@ -45,9 +45,10 @@ WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs
 #: "once"`` takes the first occurrence (file spec §2.3), so a duplicated block is no error
 #: there (see the README).
 NOT_APPLICABLE = {("ap", "wrong_line_numbers"), ("applydiff", "wrong_line_numbers"),
-                  ("aptix", "wrong_line_numbers"), ("aptix", "duplicated_block")}
+                  ("aptix", "wrong_line_numbers"), ("aptix", "duplicated_block"),
+                  ("tool-call", "wrong_line_numbers")}
 #: Dialects whose blocks do not mark their kept lines (an old and a new side).
-TWO_SIDED = ("applydiff", "aptix", "search-replace")
+TWO_SIDED = ("applydiff", "aptix", "search-replace", "tool-call")
 
 SEED = 20261123
 TAB_WIDTH = 4
@@ -148,6 +149,8 @@ def render_patch(dialect: str, before: str, after: str, path: str):
         return render.render_aptix(before, after, path)
     if dialect == "search-replace":
         return render.render_search_replace(before, after, path)
+    if dialect == "tool-call":
+        return render.render_toolcall(before, after, path)
     return render.render_ap(before, after, path)
 
 
@@ -163,6 +166,8 @@ def patch_text(patch) -> str:
         return render.aptix_text(patch)
     if patch.dialect == "search-replace":
         return render.search_replace_text(patch)
+    if patch.dialect == "tool-call":
+        return render.toolcall_text(patch)
     return render.aipatch_text(patch)
 
 
@@ -701,7 +706,8 @@ def _duplicated_case(edit: BaseEdit, dialect: str, clean, clean_text: str) -> Ca
 # --- a reply cut off ---------------------------------------------------------------------
 
 #: The fence tag a model puts around each dialect in a chat reply.
-_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json", "search-replace": ""}
+_FENCE_TAGS = {"unified": "diff", "ai-patch": "", "ap": "yaml", "applydiff": "", "aptix": "json", "search-replace": "",
+               "tool-call": "json"}
 
 
 def _truncated_case(edit: BaseEdit, dialect: str, clean_text: str) -> Case | None:
@@ -753,6 +759,8 @@ def _writes_content(dialect: str, lines: list[str], i: int) -> bool:
         while j >= 0 and lines[j].rstrip("\n") not in ("=======", "<<<<<<< SEARCH"):
             j -= 1
         return j >= 0 and lines[j].rstrip("\n") == "=======" and line.rstrip("\n") != ">>>>>>> REPLACE"
+    if dialect == "tool-call":
+        return line.lstrip().startswith(('"new_string": "', '"new_str": "'))
     # ap: a line of a ``content: |`` block (column 10), found by the key above it.
     j = i
     while j >= 0 and (lines[j].startswith("          ") or not lines[j].strip()):

@@ -44,7 +44,8 @@ class DiffPatch:
     hunks: list[Hunk]
     dialect: str  # "unified", "ai-patch", "applydiff", "aptix" or "search-replace"
     line_offset: int = 0  # added to every hunk's line numbers when rendered
-    fenced: bool = False  # aptix: the bundle in a ```json fence after a sentence of prose
+    fenced: bool = False  # aptix, tool-call: in a ```json fence after a sentence of prose
+    shape: str = ""  # tool-call: "multiedit" or "tool_use"
 
 
 @dataclass
@@ -349,6 +350,47 @@ def aptix_text(patch: DiffPatch) -> str:
     body = json.dumps(doc, indent=2, ensure_ascii=False)
     if patch.fenced:
         return f"Here is the change to `{patch.path}` as an Aptix file bundle:\n\n```json\n{body}\n```\n"
+    return body + "\n"
+
+
+# --- tool-call ------------------------------------------------------------------------
+
+
+def render_toolcall(before: str, after: str, path: str) -> DiffPatch | None:
+    """The edit as JSON tool calls: one old/new text pair per hunk, in file order, the old
+    text a hunk's context and removed lines, the new text its context and added lines
+    (whole lines, each ending in ``\n``), 3 lines of context. Each old text must occur
+    exactly once in the file as the edits before it left it (the tools' own rule) — where
+    one would not, every hunk gets more context. Two shapes, chosen by a checksum of path
+    and file: a Claude Code MultiEdit call (``file_path``, ``edits``), or an array of
+    Anthropic ``tool_use`` blocks of the text editor's ``str_replace``; about half in a
+    ```` ```json ```` fence after a sentence of prose, as a chat reply has them."""
+    old = lines_of(before)
+    new = lines_of(after)
+    sum_ = zlib.crc32(f"{path}\0{before}".encode())
+    for context in range(CONTEXT, CONTEXT + MAX_WIDEN):
+        hunks = diff_hunks(old, new, context)
+        if hunks and all(h.old_lines() for h in hunks) and _aptix_unique(before, hunks):
+            shape = "tool_use" if (sum_ >> 1) % 2 else "multiedit"
+            return DiffPatch(path, hunks, "tool-call", fenced=sum_ % 2 == 1, shape=shape)
+    return None
+
+
+def toolcall_text(patch: DiffPatch) -> str:
+    """The patch as tool calls, ``json.dumps(indent=2)`` (line breaks and tabs escaped,
+    other characters as they are), bare or in a ```` ```json ```` fence after a sentence."""
+    pairs = [aptix_pair(h) for h in patch.hunks]
+    if patch.shape == "tool_use":
+        doc = [
+            {"type": "tool_use", "id": f"toolu_{i + 1:02}", "name": "str_replace_based_edit_tool",
+             "input": {"command": "str_replace", "path": patch.path, "old_str": f, "new_str": r}}
+            for i, (f, r) in enumerate(pairs)
+        ]
+    else:
+        doc = {"file_path": patch.path, "edits": [{"old_string": f, "new_string": r} for f, r in pairs]}
+    body = json.dumps(doc, indent=2, ensure_ascii=False)
+    if patch.fenced:
+        return f"I'll edit `{patch.path}`:\n\n```json\n{body}\n```\n"
     return body + "\n"
 
 

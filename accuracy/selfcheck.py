@@ -135,6 +135,28 @@ def apply_aptix(before: str, text: str) -> str | None:
     return file
 
 
+def apply_toolcall(before: str, text: str) -> str | None:
+    """Tool calls applied as the tools themselves read them, from the patch text: the
+    JSON (bare, or inside the reply's ```` ```json ```` fence) is parsed, and each old/new
+    pair (a MultiEdit's ``edits``, or each ``tool_use`` block's ``str_replace`` input)
+    replaces its old text, which must occur exactly once in the file as the pairs before
+    left it (the tools' uniqueness rule), in order."""
+    if not text.startswith(("{", "[")):
+        start = text.index("```json\n") + len("```json\n")
+        text = text[start:text.index("\n```", start)]
+    doc = json.loads(text)
+    if isinstance(doc, list):
+        pairs = [(c["input"]["old_str"], c["input"]["new_str"]) for c in doc]
+    else:
+        pairs = [(e["old_string"], e["new_string"]) for e in doc["edits"]]
+    file = before
+    for old, new in pairs:
+        if file.count(old) != 1:
+            return None
+        file = file.replace(old, new, 1)
+    return file
+
+
 def apply_ap(before: str, patch: ApPatch) -> str | None:
     """An ``ap`` patch applied as the spec says (§3.2, §3.3, §3.5), with polypatch's
     documented reading of absolute indentation (a snippet indented in the patch shifts
@@ -220,10 +242,11 @@ def main() -> int:
     bad = total = 0
     for edit in edits:
         for dialect, absolute in (("unified", False), ("ai-patch", False), ("ap", False), ("ap", True),
-                                  ("applydiff", False), ("aptix", False), ("search-replace", False)):
-            if dialect in ("applydiff", "aptix", "search-replace"):
+                                  ("applydiff", False), ("aptix", False), ("search-replace", False),
+                                  ("tool-call", False)):
+            if dialect in ("applydiff", "aptix", "search-replace", "tool-call"):
                 apply_text = {"applydiff": apply_applydiff, "aptix": apply_aptix,
-                              "search-replace": apply_search_replace}[dialect]
+                              "search-replace": apply_search_replace, "tool-call": apply_toolcall}[dialect]
                 patch = cases.render_patch(dialect, edit.before, edit.after, edit.path)
                 want = edit.after
                 got = patch and apply_text(edit.before, cases.patch_text(patch))

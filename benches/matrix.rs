@@ -8,8 +8,9 @@
 //!   locate every edit and build the new contents), `apply` (`apply` to a `MemoryFileSet`,
 //!   a fresh copy per iteration, not timed) and `commit` (`apply` to a `DiskFileSet` in a
 //!   temporary directory; the file is rewritten before every iteration, not timed);
-//! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `search-replace`: each generated case is
-//!   rendered into each dialect;
+//! - dialects: `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `search-replace`,
+//!   `tool-call` (a Claude Code `MultiEdit` call): each generated case is rendered into
+//!   each dialect;
 //! - kinds: `exact`; `offset` (unified only: every hunk header's line numbers are 25 lines
 //!   off); `reindent` (the patch's lines carry 4 more spaces of indentation than the
 //!   file's); `blank-added` (the patch has a blank line the file has not); `blank-dropped`
@@ -40,10 +41,8 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use polypatch::{
-    ApplyOptions, DiskFileSet, EditPlan, Format, MemoryFileSet,
-    report::{FailureKind, Status, Tier},
-};
+use polypatch::report::{FailureKind, Status, Tier};
+use polypatch::{ApplyOptions, Dialects, DiskFileSet, EditPlan, MemoryFileSet, PatchError};
 
 mod common;
 use common::{join, source_lines, typo};
@@ -59,10 +58,18 @@ enum Dialect {
     ApplyDiff,
     Aptix,
     SearchReplace,
+    ToolCall,
 }
 
-const DIALECTS: [Dialect; 6] =
-    [Dialect::AiPatch, Dialect::Unified, Dialect::Ap, Dialect::ApplyDiff, Dialect::Aptix, Dialect::SearchReplace];
+const DIALECTS: [Dialect; 7] = [
+    Dialect::AiPatch,
+    Dialect::Unified,
+    Dialect::Ap,
+    Dialect::ApplyDiff,
+    Dialect::Aptix,
+    Dialect::SearchReplace,
+    Dialect::ToolCall,
+];
 
 impl Dialect {
     fn name(self) -> &'static str {
@@ -73,23 +80,14 @@ impl Dialect {
             Dialect::ApplyDiff => "applydiff",
             Dialect::Aptix => "aptix",
             Dialect::SearchReplace => "search-replace",
+            Dialect::ToolCall => "tool-call",
         }
     }
 
-    /// The patch text parsed as this dialect: through [`Format`] for the five it names,
-    /// by name for the others.
-    fn parse(self, text: &str) -> Result<EditPlan, polypatch::PatchError> {
-        let format = match self {
-            Dialect::AiPatch => Format::AiPatch,
-            Dialect::Unified => Format::Unified,
-            Dialect::Ap => Format::Ap,
-            Dialect::ApplyDiff => Format::ApplyDiff,
-            Dialect::Aptix => Format::Aptix,
-            Dialect::SearchReplace => {
-                return polypatch::Dialects::global().get(self.name()).expect("compiled in").parse(text);
-            }
-        };
-        polypatch::parse(text, format)
+    /// `text` parsed as this dialect, by name through the built-in registry (the path
+    /// `polypatch::parse` takes; a dialect outside the closed `Format` enum too).
+    fn parse(self, text: &str) -> Result<EditPlan, PatchError> {
+        Dialects::global().get(self.name()).expect("compiled in").parse(text)
     }
 }
 
@@ -282,6 +280,14 @@ fn render(dialect: Dialect, hunks: &[Hunk]) -> String {
                 hunks.iter().map(|h| serde_json::json!({ "find": join(&h.old), "replace": join(&h.new) })).collect();
             let bundle = serde_json::json!({ "files": [ { "path": PATH, "operation": "patch", "patches": patches } ] });
             *w = serde_json::to_string_pretty(&bundle).expect("JSON");
+        }
+        Dialect::ToolCall => {
+            let edits: Vec<_> = hunks
+                .iter()
+                .map(|h| serde_json::json!({ "old_string": join(&h.old), "new_string": join(&h.new) }))
+                .collect();
+            let call = serde_json::json!({ "file_path": PATH, "edits": edits });
+            *w = serde_json::to_string_pretty(&call).expect("JSON");
         }
     }
     out

@@ -2,12 +2,12 @@
 # Fills fuzz/corpus/<target>/ with seed inputs taken from spec-fixtures/ (run from
 # anywhere; existing corpus files are kept). The apply target's seeds follow the input
 # layout of `polypatch::fuzzing::apply_patch`: a flags byte (the format: 1 ai-patch,
-# 2 unified, 3 ap, 16 applydiff, 32 aptix, 64 search-replace), the patch, then up to three `\0 path \n content` files from before/.
+# 2 unified, 3 ap, 16 applydiff, 32 aptix, 64 search-replace; 0, detect, for tool-call), the patch, then up to three `\0 path \n content` files from before/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fx="$root/spec-fixtures"
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,aptix,search_replace,detect,apply}
+mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,aptix,search_replace,toolcall,detect,apply}
 
 seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     local target=$1 dialect=$2 flag=$3 case=$4 patch=$5
@@ -26,7 +26,7 @@ seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     } > "$corpus/apply/$name"
 }
 
-for pair in ai-patch:aipatch:01 unified:unified:02 ap:ap:03 applydiff:applydiff:10 aptix:aptix:20 search-replace:search_replace:40; do
+for pair in ai-patch:aipatch:01 unified:unified:02 ap:ap:03 applydiff:applydiff:10 aptix:aptix:20 search-replace:search_replace:40 tool-call:toolcall:00; do
     IFS=: read -r dialect target flag <<< "$pair"
     for case in "$fx/$dialect"/*/; do
         [ -f "$case/patch" ] && seed "$target" "$dialect" "$flag" "${case%/}" "$case/patch"

@@ -262,6 +262,48 @@ pub fn aptix(data: &[u8]) {
     }
 }
 
+/// Target `toolcall`: parse and lower tool calls. Besides the checks of every parser
+/// target: an error's kind is one of the dialect's kinds; the JSON's span, every call's and
+/// every edit's lie inside the text; the plan has one file operation per call, on the
+/// call's path, in order.
+#[cfg(feature = "tool-call")]
+pub fn toolcall(data: &[u8]) {
+    use crate::toolcall::{KINDS, ToolCall};
+    let text = text(data);
+    if let Some(span) = crate::toolcall::extract(&text) {
+        check_span(span, &text);
+    }
+    let syntax = crate::toolcall::parse(&text);
+    let plan = check_parse(&ToolCall, data);
+    let (calls, plan) = match (syntax, plan) {
+        (Err(err), None) => {
+            assert!(KINDS.contains(&err.kind), "unknown kind {:?}", err.kind);
+            return;
+        }
+        (Ok(calls), None) => {
+            // Lowering fails only for an `update_file` diff.
+            let err = crate::toolcall::lower(&calls).expect_err("lower failed in parse but not alone");
+            assert_eq!(err.kind, crate::toolcall::error::INVALID_DIFF, "lowering failed with {:?}", err.kind);
+            return;
+        }
+        (Ok(calls), Some(plan)) => (calls, plan),
+        (Err(err), Some(_)) => panic!("the calls are refused ({}) but the dialect parsed them", err.kind),
+    };
+    check_span(calls.span, &text);
+    assert_eq!(plan.files.len(), calls.calls.len(), "one file operation per call");
+    for (call, file) in calls.calls.iter().zip(&plan.files) {
+        check_span(call.span, &text);
+        assert_eq!(file.path, call.op.path(), "the operation is on the call's path");
+        if let polypatch_core::FileOp::Modify(modify) = &file.op {
+            for edit in &modify.edits {
+                if let Some(span) = edit.span {
+                    check_span(span, &text);
+                }
+            }
+        }
+    }
+}
+
 /// Target `detect`: format detection picks a dialect that claims the text, with the
 /// highest score, and parsing without a format goes to that dialect.
 pub fn detect_format(data: &[u8]) {

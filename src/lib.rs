@@ -79,11 +79,11 @@
 //! | [`reply`] | a chat reply's blocks planned, computed and applied step by step |
 //! | [`extract`](mod@extract) | the patch blocks in a chat reply |
 //! | [`convert`](mod@convert), [`editor`], [`schema`] | optional features (below) |
-//! | [`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`], [`search_replace`] | each dialect's own syntax and error kinds |
+//! | [`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`], [`search_replace`], [`toolcall`] | each dialect's own syntax and error kinds |
 //! | [`engine`] | the engine's building blocks, for dialect authors |
 //!
 //! Dialects are cargo features of the same name, all on by default: `ai-patch`,
-//! `unified`, `ap`, `applydiff`, `aptix`, `search-replace`.
+//! `unified`, `ap`, `applydiff`, `aptix`, `search-replace`, `tool-call`.
 //! A [`Dialects`] registry holds them and a user's own dialects (any type implementing
 //! [`Dialect`]): its methods detect, extract, parse, apply a reply and convert with all of
 //! them; the free functions use the built-in ones.
@@ -108,7 +108,7 @@
 //!
 //! | feature | what it adds | what it compiles in |
 //! |---|---|---|
-//! | `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `search-replace` | one dialect each ([`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`], [`search_replace`]) | its crate (`ap`: a YAML parser) |
+//! | `ai-patch`, `unified`, `ap`, `applydiff`, `aptix`, `search-replace`, `tool-call` | one dialect each ([`aipatch`], [`unified`], [`ap`], [`applydiff`], [`aptix`], [`search_replace`], [`toolcall`]) | its crate (`ap`: a YAML parser) |
 //! | `git-binary` | `GIT binary patch` data in unified diffs and Aptix `gitPatch` entries, read and written | zlib (flate2) |
 //! | `convert` | [`convert::convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
 //! | `editor` | [`editor`]: an editor's buffers patched in memory, with LSP edits, and the editor protocol | |
@@ -226,6 +226,9 @@ pub use polypatch_aptix as aptix;
 #[cfg(feature = "search-replace")]
 #[cfg_attr(docsrs, doc(cfg(feature = "search-replace")))]
 pub use polypatch_search_replace as search_replace;
+#[cfg(feature = "tool-call")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tool-call")))]
+pub use polypatch_toolcall as toolcall;
 #[cfg(feature = "unified")]
 #[cfg_attr(docsrs, doc(cfg(feature = "unified")))]
 pub use polypatch_unified as unified;

@@ -32,13 +32,13 @@ pub fn report() -> Value {
 /// The built-in dialects [`format()`] has a schema for: the ones written as JSON or YAML,
 /// in the order the CLI lists them. [`formats()`] asks the dialects compiled in, so it
 /// also lists a dialect added later.
-pub const FORMATS: &[&str] = &["aptix", "ap"];
+pub const FORMATS: &[&str] = &["aptix", "ap", "tool-call"];
 
 /// The dialects compiled in that have a schema ([`Dialect::schema`](crate::Dialect::schema)),
 /// in the order of [`Dialects::global`](crate::Dialects::global).
 ///
 /// ```
-/// assert_eq!(polypatch::schema::formats(), ["ap", "aptix"]);
+/// assert_eq!(polypatch::schema::formats(), ["ap", "aptix", "tool-call"]);
 /// ```
 pub fn formats() -> Vec<&'static str> {
     crate::Dialects::global().iter().filter(|d| d.schema().is_some()).map(crate::Dialect::name).collect()

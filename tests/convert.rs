@@ -28,6 +28,8 @@ fn lacks(target: &str, op: Operation) -> bool {
     match target {
         "unified" => false,
         "aptix" => false,
+        // A tool call carries text: no binary content, no mode.
+        "tool-call" => matches!(op, O::Binary | O::Mode),
         "ai-patch" => matches!(op, O::Binary | O::Mode | O::LineEnding | O::FinalNewline),
         "applydiff" => {
             matches!(op, O::Delete | O::Rename | O::Binary | O::Mode | O::LineEnding | O::FinalNewline | O::MarkerLine)
@@ -205,14 +207,14 @@ fn run(source: &'static str, target: &'static str, case_dir: &Path, patch_file: 
             .into());
         }
         // Refused, nothing written: right for a file deleted or moved away (gone now) and for an Aptix
-        // `find` too short to prove the edit was made (the core will not guess); every
-        // other target reports its edits already applied.
+        // `find` or a tool call's `old_string` too short to prove the edit was made (the
+        // core will not guess); every other target reports its edits already applied.
         Err(err) => {
             let deleted = err.report.first_failure().is_some_and(|first| {
                 first.failure.kind == polypatch::report::FailureKind::FileMissing
                     && !after.contains_key(&first.file.path)
             });
-            if !deleted && target != "aptix" {
+            if !deleted && target != "aptix" && target != "tool-call" {
                 return Err(format!("the re-run should find everything already applied: {err}\n{}", shown()).into());
             }
         }

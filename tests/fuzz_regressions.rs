@@ -19,6 +19,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("ap", fuzzing::ap),
     ("applydiff", fuzzing::applydiff),
     ("aptix", fuzzing::aptix),
+    ("toolcall", fuzzing::toolcall),
     ("detect", fuzzing::detect_format),
     ("apply", fuzzing::apply_patch),
     #[cfg(feature = "search-replace")]

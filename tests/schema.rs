@@ -236,3 +236,51 @@ fn dialect_schemas_are_pinned() {
         insta::assert_snapshot!(format!("{name}_schema"), serde_json::to_string_pretty(&schema).unwrap());
     }
 }
+
+/// Each call's arguments, unwrapped from the way it arrived (`tool_use`, a function call's
+/// `arguments` string, an `apply_patch_call`'s operation); text blocks left out.
+fn toolcall_values(text: &str) -> Option<Vec<Value>> {
+    let span = polypatch::toolcall::extract(text)?;
+    let value: Value = serde_json::from_str(&text[span.start..span.end]).ok()?;
+    let items = match value {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        match item.get("type").and_then(Value::as_str) {
+            Some("text") => {}
+            Some("tool_use") => out.push(item["input"].clone()),
+            Some("apply_patch_call") => out.push(item["operation"].clone()),
+            Some("function_call") => out.push(serde_json::from_str(item["arguments"].as_str()?).ok()?),
+            _ => out.push(item),
+        }
+    }
+    Some(out)
+}
+
+/// Every call of every tool-call fixture that applies validates against the schema (each
+/// tool's own schema under `$defs`, ready to register as a tool definition); a call with
+/// a field no tool lists, or a `view`, is refused.
+#[test]
+fn every_tool_call_fixture_validates_and_foreign_fields_are_refused() {
+    let schema = polypatch::schema::format("tool-call").unwrap();
+    let whole = validator(&schema);
+    let mut validated = 0;
+    for (name, text) in cases("tool-call", "tool-call") {
+        if polypatch::Dialects::global().get("tool-call").unwrap().parse(&text).is_err() {
+            continue;
+        }
+        for call in toolcall_values(&text).unwrap_or_else(|| panic!("{name}: parses, but its calls cannot be read")) {
+            assert_valid(&whole, &call, &name);
+            validated += 1;
+        }
+    }
+    assert!(validated >= 20, "only {validated} tool calls validated");
+    for (name, tool) in schema["$defs"].as_object().unwrap() {
+        let own = validator(tool);
+        assert!(!own.is_valid(&serde_json::json!({"path": "a", "find": "x"})), "{name} takes a foreign field");
+    }
+    assert!(!whole.is_valid(&serde_json::json!({"command": "view", "path": "a"})));
+    assert!(!whole.is_valid(&serde_json::json!({"file_path": "a", "old_string": "x", "new_string": "y", "limit": 1})));
+}

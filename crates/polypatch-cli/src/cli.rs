@@ -215,6 +215,13 @@ pub struct ApplyArgs {
     /// Default: 20 for a new session, then the saved value
     #[arg(long, value_name = "N", requires = "session", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_exchanges: Option<u64>,
+    /// With `--format tool-call`: print, instead of the report, a JSON array with one result
+    /// per tool call in the caller's own shape, ready to hand back to the model:
+    /// `anthropic` (`tool_result` blocks), `openai` (`function_call_output`, or
+    /// `apply_patch_call_output` for an `apply_patch_call`) or `mcp` (text content and
+    /// `isError`). The exit code is the same as without it
+    #[arg(long, value_name = "SHAPE", value_parser = ["anthropic", "openai", "mcp"], conflicts_with_all = ["json", "session", "more", "stdin_json"])]
+    pub reply_format: Option<String>,
     /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
     /// text}}` on standard input and print the new contents of the changed files as JSON,
     /// writing nothing; files the request lacks are read from `--root` when given

@@ -16,6 +16,7 @@ use std::io::{self, IsTerminal as _};
 use std::path::PathBuf;
 
 use anyhow::anyhow;
+use polypatch::toolcall::{Calls, ResultShape};
 use polypatch::unified::generate::DiffOptions;
 use polypatch::{
     ApplyError, ApplyOptions, ApplyReport, DiskFileSet, EditPlan, ParseOptions, PatchError, ReplyError,
@@ -60,7 +61,20 @@ pub fn run(args: &ApplyArgs, mode: Mode) -> Exit {
             Err(err) => return usage(err),
         },
     };
-    Run { args, mode, format, kept }.go()
+    let reply = match &args.reply_format {
+        None => None,
+        Some(_) if mode == Mode::Diff => {
+            return usage(anyhow!("`--reply-format` is for `apply` and `check`, not `diff`"));
+        }
+        Some(_) if format != Some("tool-call") => {
+            return usage(anyhow!("`--reply-format` answers tool calls: give `--format tool-call` with it"));
+        }
+        Some(shape) => match shape.parse::<ResultShape>() {
+            Ok(shape) => Some(shape),
+            Err(err) => return usage(anyhow!(err)),
+        },
+    };
+    Run { args, mode, format, kept, reply, calls: None }.go()
 }
 
 /// The blocks a run applies together, as one transaction.
@@ -145,6 +159,10 @@ struct Run<'a> {
     format: Option<&'static str>,
     /// The `--session` state, loaded before anything is read.
     kept: Option<Kept>,
+    /// `--reply-format`: the results in this shape instead of the report.
+    reply: Option<ResultShape>,
+    /// The tool calls read, for `--reply-format`.
+    calls: Option<Calls>,
 }
 
 impl Run<'_> {
@@ -160,6 +178,9 @@ impl Run<'_> {
             Ok(planned) => planned,
             Err(exit) => return exit,
         };
+        if self.reply.is_some() {
+            self.calls = polypatch::toolcall::parse(&text).ok();
+        }
         // An `ap` patch's paths are relative to its file's folder.
         let root = args.root.clone().unwrap_or_else(|| {
             let dialect = if planned.blocks.iter().all(|b| b.info.dialect == "ap") { "ap" } else { "" };
@@ -301,6 +322,10 @@ impl Run<'_> {
             Ok(report) => report,
             Err(err) => &err.report,
         };
+        if let (Some(shape), Some(calls)) = (self.reply, &self.calls) {
+            stdout(&results_json(&polypatch::toolcall::results(calls, report, shape)));
+            return if result.is_ok() { Exit::Success } else { Exit::NotApplied };
+        }
         // A whole patch: the session, `ApplyDiff`'s feedback, the report.
         let mut save_error = None;
         if let Some(kept) = self.kept.as_mut()
@@ -352,6 +377,10 @@ impl Run<'_> {
     /// A whole patch that is malformed (or not text): exit 2, with `ApplyDiff`'s feedback and
     /// the session block; an `apply` records the malformed exchange in the session.
     fn malformed(&mut self, err: &PatchError, source: &str) -> Exit {
+        if let Some(shape) = self.reply {
+            stdout(&results_json(&polypatch::toolcall::error_results(source, err, shape)));
+            return Exit::Invalid;
+        }
         let json = self.args.json;
         let applydiff = self.format == Some("applydiff") || err.dialect == "applydiff";
         let mut save_error = None;
@@ -381,6 +410,13 @@ impl Run<'_> {
         let guidance = self.args.guidance.as_deref().unwrap_or(session::DEFAULT_GUIDANCE);
         self.kept.as_ref().map(|kept| (&kept.session, guidance))
     }
+}
+
+/// `--reply-format`'s output: the results as a JSON array.
+fn results_json(results: &[serde_json::Value]) -> String {
+    let mut out = serde_json::to_string_pretty(results).unwrap_or_default();
+    out.push('\n');
+    out
 }
 
 /// The parse options of `args`: the strip level, the file of blocks that name none, the

@@ -1882,3 +1882,52 @@ fn binary_files_without_data_are_skipped_only_when_asked() {
     assert_eq!(doc["status"], "dry_run");
     assert_eq!(doc["warnings"][0].as_str().unwrap().split(':').next(), Some("skipped `logo.png`"));
 }
+
+/// `--reply-format`: one result per tool call in the caller's shape on standard output,
+/// the usual exit codes, and nothing written when a call fails.
+#[test]
+fn reply_format_answers_each_tool_call_in_its_callers_shape() {
+    let calls = r#"[
+  {"type": "tool_use", "id": "toolu_1", "name": "Edit",
+   "input": {"file_path": "a.py", "old_string": "    total = 0", "new_string": "    total = start"}},
+  {"type": "tool_use", "id": "toolu_2", "name": "Write", "input": {"file_path": "b.txt", "content": "b\n"}}
+]"#;
+    let sb = Sandbox::new(&[("a.py", "def f(start):\r\n\ttotal = 0\r\n")]);
+    let tool_call = ["--format", "tool-call", "--reply-format", "anthropic"];
+    let run = sb.run("apply", &tool_call, calls);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(sb.read("a.py"), "def f(start):\r\n\ttotal = start\r\n");
+    let results: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        results,
+        serde_json::json!([
+            {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
+             "content": "Applied: a.py: old_string replaced at line 2 (matched at the trimmed tier)."},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "is_error": false, "content": "Applied: b.txt: created."}
+        ])
+    );
+    // A failing call: exit 1, nothing written, every result an error.
+    let sb = Sandbox::new(&[("a.py", "def f():\n    pass\n")]);
+    let before = sb.snapshot();
+    let run = sb.run("apply", &["--format", "tool-call", "--reply-format", "mcp"], calls);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(sb.snapshot(), before);
+    let results: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(results[0]["isError"], true);
+    assert!(results[0]["content"][0]["text"].as_str().unwrap().starts_with("Failed: a.py\nold_string: not found"));
+    assert_eq!(results[1]["isError"], true);
+    // A call that cannot be read: exit 2, its result under its id.
+    let view = r#"{"type": "apply_patch_call", "call_id": "c9", "operation": {"type": "move_file", "path": "a.py"}}"#;
+    let run = sb.run("apply", &["--format", "tool-call", "--reply-format", "openai"], view);
+    assert_eq!(run.code, 2, "{run:?}");
+    let results: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!((&results[0]["call_id"], &results[0]["status"]), (&Value::from("c9"), &Value::from("failed")));
+    // Without `--format tool-call` it is a usage error.
+    let run = sb.run("apply", &["--reply-format", "openai"], view);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("`--reply-format` answers tool calls: give `--format tool-call` with it"),
+        "{}",
+        run.stderr
+    );
+}

@@ -745,7 +745,11 @@ impl<S: FileSource + ?Sized> State<'_, S> {
                         crate::apply::elision::check_whole(bytes.as_bytes(), &content.as_bytes())?;
                         *mode
                     }
-                    Held::Missing if *create_if_missing => None,
+                    Held::Missing if *create_if_missing => {
+                        // What happened is a creation: the report says so.
+                        report.operation = FileOperation::Create;
+                        None
+                    }
                     Held::Missing => return Err(missing(path, "replace")),
                     Held::Directory | Held::Other => return Err(not_a_file(path, "replace")),
                 };

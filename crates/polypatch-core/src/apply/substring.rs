@@ -7,14 +7,16 @@
 //! 1. **Exact.** The text is searched literally. [`Occurrence::Unique`]: several places
 //!    are an ambiguity. [`Occurrence::First`] (Aptix `limit: once`): the first place is
 //!    replaced, and with several the report carries a note naming them.
-//!    [`Occurrence::All`]: every place is replaced. An occurrence that stands inside the
+//!    [`Occurrence::All`]: every place is replaced. [`Occurrence::Exactly`]: every place,
+//!    when there are exactly that many (another count is refused, naming it). An occurrence that stands inside the
 //!    replacement text (a replacement that keeps the text to find and adds to it, on a
 //!    re-run) is already applied: with a telling replacement (rule 4) it is reported so,
 //!    with a short one it is refused, since a literal re-apply would add the same text
 //!    twice; under `all` such occurrences are left as they are. Under `once`, a telling
 //!    replacement standing before the first occurrence is refused with both places: after
 //!    a run that replaced the first of several, applying again would change the next.
-//! 2. **Lenient, only when the literal search finds nothing, and never for `all`.**
+//! 2. **Lenient, only when the literal search finds nothing, and never for `all` or
+//!    `exactly`.**
 //!    - A `find` of several lines is matched as lines by the line engine, with the tiers,
 //!      fuzzy threshold and ambiguity guard of [`Target::Lines`]: the lines it keeps in the
 //!      replacement are written as the file has them, the others follow the file's
@@ -214,7 +216,7 @@ pub(crate) fn apply_text(
 
     // Not there literally: the lenient tiers, then the evidence that it was applied.
     let evidence = if judge { Evidence::of(&joined, &t, edit.policy.occurrence) } else { Evidence::None };
-    if edit.policy.occurrence != Occurrence::All {
+    if !edit.policy.occurrence.replaces_every() {
         let lenient = Leniency { tiers: tiers.without(Tier::Exact).without(Tier::Prefix), ..leniency };
         if let Some(done) = lenient_apply(file, hashes, &joined, edit, &t, ov, lenient, &evidence)? {
             return Ok(done);
@@ -243,6 +245,9 @@ pub(crate) fn apply_text(
             failure.message,
             "; the replacement text stands at {at}, but {why}, so it does not show that the edit was applied"
         );
+    }
+    if let Occurrence::Exactly(n) = edit.policy.occurrence {
+        let _ = write!(failure.message, " (0 of the {n} expected occurrences found)");
     }
     if ov.skip_missing_text || edit.policy.if_missing == Missing::Skip {
         let mut note = format!("skipped: {}", failure.message);
@@ -279,6 +284,27 @@ fn exact(
     let mut notes = Vec::new();
     match occurrence {
         Occurrence::All => {}
+        Occurrence::Exactly(n) if total != n => {
+            let ranges: Vec<LineRange> =
+                matches.iter().take(MAX_CANDIDATES).map(|&m| joined.line_range(m, t.find.len())).collect();
+            let (kind, next) = if total > n {
+                (
+                    FailureKind::Ambiguous,
+                    "make the text to find longer so that only the places to change have it, or expect every occurrence",
+                )
+            } else {
+                (FailureKind::NotFound, "check the text to find against the file, or expect the count found")
+            };
+            let mut failure = Failure::new(
+                kind,
+                format!("the text to find occurs {total} times, not the {n} expected: {}", list_places(&ranges, total)),
+                next,
+            );
+            failure.set_candidates(ranges);
+            failure.candidates_total = total;
+            return Err(failure);
+        }
+        Occurrence::Exactly(_) => {}
         Occurrence::Unique if total > 1 => {
             let ranges: Vec<LineRange> =
                 matches.iter().take(MAX_CANDIDATES).map(|&m| joined.line_range(m, t.find.len())).collect();
@@ -332,7 +358,7 @@ fn exact(
         };
         let (done_already, left): (Vec<usize>, Vec<usize>) = matches.iter().partition(|&&m| inside(m));
         if !done_already.is_empty() {
-            if occurrence != Occurrence::All {
+            if !occurrence.replaces_every() {
                 return match telling(t) {
                     Ok(()) => Ok(done(Status::AlreadyApplied, notes)),
                     Err(why) => {
@@ -468,7 +494,7 @@ impl Evidence {
         if let Err(why) = telling(t) {
             return Evidence::Weak(first, why);
         }
-        if occurrence != Occurrence::All && places.len() > 1 {
+        if !occurrence.replaces_every() && places.len() > 1 {
             return Evidence::Weak(first, "it occurs more than once");
         }
         Evidence::Telling(places)
@@ -921,6 +947,38 @@ mod tests {
         assert_eq!(run("a\nb\n", "a\n", "", Occurrence::Unique).0, "b\n");
         assert_eq!(run("foo foo\n", "foo", "x", Occurrence::All).0, "x x\n");
         assert_eq!(run("foo foo\n", "foo", "x", Occurrence::First).0, "x foo\n");
+    }
+
+    /// `Exactly(n)` (Gemini CLI's `expected_replacements`): n places are all replaced;
+    /// another count is refused, naming the count found, and the file is left as it was;
+    /// a re-run is already applied.
+    #[test]
+    fn exactly_n_replaces_n_and_refuses_another_count() {
+        assert_eq!(
+            run("foo foo\nfoo\n", "foo", "bar", Occurrence::Exactly(3)),
+            ("bar bar\nbar\n".into(), Status::Applied)
+        );
+        for (text, found, kind) in
+            [("foo foo\n", 2, FailureKind::NotFound), ("foo foo foo foo\n", 4, FailureKind::Ambiguous)]
+        {
+            let (out, r) = run_edit(text, &edit("foo", "bar", Occurrence::Exactly(3)));
+            let Err(err) = r else { panic!("a count other than 3 applied") };
+            assert_eq!(out, text);
+            assert_eq!(err.kind, kind);
+            assert!(
+                err.message.starts_with(&format!("the text to find occurs {found} times, not the 3 expected")),
+                "{}",
+                err.message
+            );
+        }
+        let (out, r) = run_edit("nothing here\n", &edit("foo", "bar", Occurrence::Exactly(2)));
+        let Err(err) = r else { panic!("applied with none found") };
+        assert_eq!((out.as_str(), err.kind), ("nothing here\n", FailureKind::NotFound));
+        assert!(err.message.ends_with("(0 of the 2 expected occurrences found)"), "{}", err.message);
+        // A re-run: the replacement stands twice, the text to find nowhere.
+        let again = "let total_count = 1;\nlet total_count = 2;\n";
+        let (out, status) = run(again, "let count", "let total_count", Occurrence::Exactly(2));
+        assert_eq!((out.as_str(), status), (again, Status::AlreadyApplied));
     }
 
     #[test]

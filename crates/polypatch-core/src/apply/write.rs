@@ -116,7 +116,24 @@ pub(crate) fn apply_at(
                 eol: shape::line_end(ends, j, near(j)),
             };
             let (start, end, new) = if f.tier == Tier::BlankLines && !edit.policy.ignore_blank_lines {
-                shape::blank_lines_replacement(file.lines(), pat, f, kept, added).map_err(unclear_blank_lines)?
+                let shaped =
+                    shape::blank_lines_replacement(file.lines(), pat, f, kept, &added).map_err(unclear_blank_lines)?;
+                // Without the patch's own context marks (a find/replace pair), which new
+                // line keeps which old one is a guess: another pairing (by the lines each
+                // side has once) that writes other blank lines is a second reading of the
+                // edit, and a refusal beats picking one.
+                if rep.kept.is_none() {
+                    let late = align_by_unique_lines(pat, &rep.lines);
+                    // The other reading unclear is no more a confirmation than one that
+                    // writes other lines.
+                    if late.as_slice() != kept
+                        && shape::blank_lines_replacement(file.lines(), pat, f, &late, &added)
+                            .map_or(true, |other| other != shaped)
+                    {
+                        return Err(blank_pairing_unclear((shaped.0, shaped.1)));
+                    }
+                }
+                shaped
             } else {
                 // Kept lines as the file has them, added lines shaped.
                 let new = (0..rep.lines.len())
@@ -287,10 +304,39 @@ fn unclear_blank_lines((start, end): (usize, usize)) -> Failure {
     failure
 }
 
+/// The patch's blank lines pair with the file's in two ways that write other lines.
+fn blank_pairing_unclear((start, end): (usize, usize)) -> Failure {
+    let at = LineRange::from_zero_based(start, end);
+    let mut failure = Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "the edit's blank lines pair with the file's in more than one way ({at}): the text to find has blank lines the file lacks, and which of the new text's blank lines go with them is unclear"
+        ),
+        "copy the blank lines of the text to find exactly as the file has them",
+    );
+    failure.set_candidates(vec![at]);
+    failure
+}
+
+/// [`align`] by the lines that occur once on each side first (patience diff): of several
+/// pairings as short, the one a person reads, where a lone blank line does not pull a
+/// `/**` or a `def` out of the lines kept.
+fn align_by_unique_lines(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
+    align_with(old, new, similar::Algorithm::Patience)
+}
+
 /// Aligns old and new lines: for each new line, the old line it keeps.
 pub(crate) fn align(old: &[LineText], new: &[LineText]) -> Vec<Option<usize>> {
+    align_with(old, new, similar::Algorithm::Myers)
+}
+
+fn align_with(old: &[LineText], new: &[LineText], algorithm: similar::Algorithm) -> Vec<Option<usize>> {
     let mut kept = vec![None; new.len()];
-    let ops = crate::render::hunks::myers_ops(old, new);
+    // Myers through the one copy the engine compiles (`myers_ops`); patience only here.
+    let ops = match algorithm {
+        similar::Algorithm::Myers => crate::render::hunks::myers_ops(old, new),
+        other => similar::capture_diff_slices(other, old, new),
+    };
     for op in ops {
         if let similar::DiffOp::Equal { old_index, new_index, len } = op {
             for k in 0..len {

@@ -169,7 +169,8 @@ pub enum FileOp {
     Replace {
         /// The new content.
         content: Content,
-        /// Whether a missing file is created instead of being an error.
+        /// Whether a missing file is created instead of being an error (the report then says
+        /// `create`).
         #[serde(default)]
         create_if_missing: bool,
         /// Write the text content in the existing file's conventions: its usual line
@@ -798,6 +799,18 @@ pub enum Occurrence {
     FirstAfterAnchor,
     /// Every occurrence (Aptix `limit: all`).
     All,
+    /// Exactly this many occurrences, every one replaced (Gemini CLI's
+    /// `expected_replacements`); another count is refused, naming the count found. Read by
+    /// [`Target::Text`] edits, found literally only (as [`Occurrence::All`]); other targets
+    /// treat it as [`Occurrence::Unique`].
+    Exactly(usize),
+}
+
+impl Occurrence {
+    /// Whether every place found is replaced ([`Occurrence::All`], [`Occurrence::Exactly`]).
+    pub(crate) fn replaces_every(self) -> bool {
+        matches!(self, Occurrence::All | Occurrence::Exactly(_))
+    }
 }
 
 /// What a target that is not found means.

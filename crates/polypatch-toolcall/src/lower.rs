@@ -1,0 +1,146 @@
+//! Lower the calls into an [`EditPlan`]: one file operation per call, in order.
+
+use polypatch_core::{
+    Action, Content, Edit, EditPlan, FileEdit, FileOp, IfExists, IfMissing, Modify, Occurrence, PatchError, Policy,
+    Replacement, Scope, Span, Target, Tier, TierSet,
+};
+
+use crate::error::{DIALECT, INVALID_DIFF, error};
+use crate::syntax::{Call, Calls, Count, Op, Replace};
+
+/// Lowers the calls: each call is one [`FileEdit`] of the plan, in order (the report's
+/// `files[i]` is call `i + 1`), all applied as one transaction.
+///
+/// - Replacements (`str_replace`, Edit, `MultiEdit`, `replace`, `edit_file`) are a
+///   [`FileOp::Modify`] of [`Target::Text`] edits, applied in order, each on the result of
+///   the ones before: the old text is a literal substring, found exactly, else at a
+///   lenient tier that forgives whitespace, indentation, line endings or look-alike
+///   characters (never by likeness alone); [`Occurrence::Unique`] unless `replace_all` /
+///   `allow_multiple` ([`Occurrence::All`]) or `expected_replacements: N`
+///   ([`Occurrence::Exactly`]).
+/// - `create`, Write, `write_file`, `create_file`: the whole content, written over an
+///   existing file (a replacement) or as a new one ([`FileOp::Replace`] that may create).
+/// - An empty `old_string` (Claude Code, Gemini CLI): a new file; an existing one with
+///   other content is refused.
+/// - `insert`: the lines inserted after line N (0: at the top); a re-run finds them there.
+///   A line past the end of the file puts them at its end (the core's rule for lines placed
+///   by number alone, which AI-PATCH's `@@ :N` shares; the text editor itself refuses it).
+/// - `update_file`: the V4A diff parsed and lowered by the AI-PATCH dialect
+///   (`polypatch_aipatch`), its hunks labelled `hunk N` and reported at the diff.
+/// - `delete_file`: the file deleted; a missing file is an error.
+pub fn lower(calls: &Calls) -> Result<EditPlan, PatchError> {
+    let mut files = Vec::with_capacity(calls.calls.len());
+    for call in &calls.calls {
+        files.push(file_edit(call)?);
+    }
+    Ok(EditPlan::new(DIALECT, files))
+}
+
+fn file_edit(call: &Call) -> Result<FileEdit, PatchError> {
+    let path = call.op.path().to_owned();
+    let op = match &call.op {
+        Op::Replace { edits, .. } => FileOp::Modify(Modify::new(edits.iter().map(edit).collect())),
+        Op::Create { content, .. } => FileOp::Create {
+            content: Content::Text(content.clone()),
+            newline: None,
+            if_exists: IfExists::ErrorUnlessIdentical,
+            mode: None,
+        },
+        Op::Write { content, .. } => {
+            FileOp::Replace { content: Content::Text(content.clone()), create_if_missing: true, follow_file: false }
+        }
+        Op::Insert { after, text, span, .. } => {
+            let lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).into()).collect();
+            let mut edit = Edit::new(Target::Lines(Vec::new()), Action::InsertAfter { lines })
+                .with_scope(Scope::default().with_line_hint(after + 1))
+                .with_label("insert_text");
+            edit.span = Some(*span);
+            FileOp::Modify(Modify::new(vec![edit]))
+        }
+        Op::Update { diff, span, .. } => return update(call, &path, diff, *span),
+        Op::Delete { .. } => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
+    };
+    Ok(FileEdit::new(path, op).with_span(call.span))
+}
+
+fn edit(r: &Replace) -> Edit {
+    let occurrence = match r.count {
+        Count::One => Occurrence::Unique,
+        Count::All => Occurrence::All,
+        Count::Exactly(n) => Occurrence::Exactly(n),
+    };
+    let mut edit = Edit::new(Target::Text(r.old.clone()), Action::Replace(Replacement::text(r.new.clone())))
+        .with_policy(Policy::default().with_tiers(TierSet::ALL.without(Tier::Prefix)).with_occurrence(occurrence))
+        .with_label(r.label.clone());
+    edit.span = Some(r.span);
+    edit
+}
+
+/// An `update_file` diff, through the AI-PATCH dialect: the diff between the envelope and
+/// a header of its own, parsed with that dialect's parser and lowered by its lowering.
+fn update(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, PatchError> {
+    let (body, narrowed) = narrow_headers(diff);
+    let header = "*** Begin Patch\n*** Update File: x\n";
+    let text =
+        format!("{header}{body}{}*** End Patch\n", if body.ends_with('\n') || body.is_empty() { "" } else { "\n" });
+    let who = match &call.name {
+        Some(name) => format!("call {} ({name})", call.number),
+        None => format!("call {}", call.number),
+    };
+    let patch = polypatch_aipatch::parse(&text).map_err(|e| {
+        let line = e.span.map(|s| s.line_col(&text).0);
+        let place = match line {
+            Some(l) if l > 2 => format!(" at line {} of the diff", l - 2),
+            _ => String::new(),
+        };
+        error(INVALID_DIFF, format!("{who}: the `update_file` diff is malformed{place}: {}", e.message), Some(span))
+    })?;
+    let plan = polypatch_aipatch::lower(&patch);
+    let Some(mut file) = plan.files.into_iter().next() else {
+        return Err(error(INVALID_DIFF, format!("{who}: the `update_file` diff changes nothing"), Some(span)));
+    };
+    path.clone_into(&mut file.path);
+    file.span = Some(call.span);
+    if let FileOp::Modify(m) = &mut file.op {
+        for (i, edit) in m.edits.iter_mut().enumerate() {
+            // Spans into the envelope: the diff's own place instead.
+            edit.span = Some(span);
+            if narrowed.contains(&i) {
+                // Outer `@@` lines were dropped: only the last anchors the section, so it
+                // must match one place after it rather than the first.
+                edit.policy.occurrence = Occurrence::Unique;
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// The diff with each run of `@@ <line>` headers cut to its last one (the AI-PATCH
+/// grammar has one header per hunk), and the indexes of the sections so cut.
+fn narrow_headers(diff: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(diff.len());
+    let mut narrowed = Vec::new();
+    let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+    let is_header = |l: &str| l.trim_end().starts_with("@@");
+    let mut section = 0usize;
+    let mut seen_body = false;
+    for (i, line) in lines.iter().enumerate() {
+        if is_header(line) {
+            if lines.get(i + 1).is_some_and(|next| is_header(next)) {
+                let this = if seen_body { section + 1 } else { section };
+                if narrowed.last() != Some(&this) {
+                    narrowed.push(this);
+                }
+                continue;
+            }
+            if seen_body {
+                section += 1;
+            }
+            seen_body = false;
+        } else if !line.trim().is_empty() && !line.starts_with("*** End of File") {
+            seen_body = true;
+        }
+        out.push_str(line);
+    }
+    (out, narrowed)
+}

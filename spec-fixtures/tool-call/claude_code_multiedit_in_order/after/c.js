@@ -1,0 +1,2 @@
+const alpha = 1;
+const b = alpha;

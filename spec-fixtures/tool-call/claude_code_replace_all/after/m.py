@@ -1,0 +1,3 @@
+renamed_function()
+renamed_function()
+keep()

@@ -1,0 +1,3 @@
+old()
+old()
+keep()

@@ -1,0 +1,3 @@
+func main() {
+	fmt.Println("hi")
+}
