@@ -55,23 +55,7 @@ struct Line<'a> {
 }
 
 fn lines(text: &str) -> Vec<Line<'_>> {
-    let bom = usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8();
-    let breaks = memchr::memchr_iter(b'\n', &text.as_bytes()[bom..]);
-    let mut out = Vec::with_capacity(breaks.clone().count() + 1);
-    let mut push = |start: usize, end: usize| {
-        let body = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
-        out.push(Line { text: body, span: Span::new(start, start + body.len()) });
-    };
-    let mut start = bom;
-    for end in breaks.map(|i| bom + i) {
-        push(start, end);
-        start = end + 1;
-    }
-    // The piece after the last `\n`, unless the text ends there.
-    if start < text.len() {
-        push(start, text.len());
-    }
-    out
+    polypatch_core::spanned_lines(text).into_iter().map(|(text, span)| Line { text, span }).collect()
 }
 
 const HEADER: &str = ">>> file:";

@@ -64,6 +64,37 @@ impl Span {
     }
 }
 
+/// The lines of a patch text as a dialect's parser reads them: each without its `\n` or
+/// `\r\n` and with its span in `text`; a leading byte order mark is skipped, and a last
+/// line without a terminator counts (an empty text has no line).
+///
+/// ```
+/// use polypatch_core::{Span, spanned_lines};
+///
+/// let lines = spanned_lines("\u{feff}a\r\nb");
+/// assert_eq!(lines, [("a", Span::new(3, 4)), ("b", Span::new(6, 7))]);
+/// assert!(spanned_lines("").is_empty());
+/// ```
+pub fn spanned_lines(text: &str) -> Vec<(&str, Span)> {
+    let bom = usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8();
+    let breaks = memchr::memchr_iter(b'\n', &text.as_bytes()[bom..]);
+    let mut out = Vec::with_capacity(breaks.clone().count() + 1);
+    let mut push = |start: usize, end: usize| {
+        let body = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
+        out.push((body, Span::new(start, start + body.len())));
+    };
+    let mut start = bom;
+    for end in breaks.map(|i| bom + i) {
+        push(start, end);
+        start = end + 1;
+    }
+    // The piece after the last `\n`, unless the text ends there.
+    if start < text.len() {
+        push(start, text.len());
+    }
+    out
+}
+
 /// The 1-based number of the line that holds byte `at` of `source`, and the byte where
 /// that line starts: `\n` and `\r\n` end a line, and with [`LineBreaks::Any`] a lone `\r`
 /// too (the split [`crate::TextFile`] makes of a file).
