@@ -222,7 +222,7 @@ pub fn parse(text: &str) -> Result<Bundle, PatchError> {
 /// A `serde_json` error as the writer's mistake: what it is, where, and what to write.
 fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
     let json = &text[span.start..span.end];
-    let at = offset_of(json, e.line(), e.column());
+    let at = polypatch_core::offset_at(json, e.line(), e.column());
     let here = Some(Span::new(span.start + at, span.start + at));
     let full = e.to_string();
     let what = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
@@ -273,16 +273,6 @@ fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
         return error(TOO_DEEP, format!("the JSON nests deeper than 128 levels at {place}: a bundle needs 5"), here);
     }
     error(INVALID_JSON, format!("invalid JSON at {place}: {what}"), here)
-}
-
-/// The byte offset of 1-based `line` and `column` in `json`, clamped to a char boundary.
-fn offset_of(json: &str, line: usize, column: usize) -> usize {
-    let start: usize = json.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-    let mut at = (start + column.saturating_sub(1)).min(json.len());
-    while !json.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// How many `{` and `[` outside strings are not closed.

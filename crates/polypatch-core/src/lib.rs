@@ -100,7 +100,7 @@ pub use ir::plan::{
 };
 pub use ir::read_hash::{InvalidReadHash, ReadHash};
 pub use ir::reply_lines::ReplyLines;
-pub use ir::span::{Span, locate_line, spanned_lines};
+pub use ir::span::{Span, locate_line, offset_at, spanned_lines};
 pub use ir::tier::{Tier, TierSet};
 pub use render::{FileDelta, Operation, RenderError, RenderOptions};
 #[cfg(feature = "schemars")]

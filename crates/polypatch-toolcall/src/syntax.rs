@@ -289,11 +289,7 @@ pub fn parse(text: &str) -> Result<Calls, PatchError> {
 /// A `serde_json` error as the writer's mistake: what it is, where, and what to write.
 fn json_error(text: &str, span: Span, e: &serde_json::Error) -> PatchError {
     let json = &text[span.start..span.end];
-    let start: usize = json.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum();
-    let mut at = (start + e.column().saturating_sub(1)).min(json.len());
-    while !json.is_char_boundary(at) {
-        at -= 1;
-    }
+    let mut at = polypatch_core::offset_at(json, e.line(), e.column());
     let full = e.to_string();
     let what = full.rsplit_once(" at line ").map_or(full.as_str(), |(m, _)| m);
     let mut place = format!("line {} column {} of the JSON", e.line(), e.column());

@@ -95,6 +95,26 @@ pub fn spanned_lines(text: &str) -> Vec<(&str, Span)> {
     out
 }
 
+/// The byte offset of 1-based `line` and `column` (a byte column, as a JSON parser such as
+/// `serde_json` reports an error's place) in `text`, clamped to the text and moved back to
+/// a char boundary. Lines end at `\n`.
+///
+/// ```
+/// use polypatch_core::offset_at;
+///
+/// assert_eq!(offset_at("{\n  \"a\": x\n}", 2, 8), 9);
+/// assert_eq!(offset_at("é", 1, 2), 0); // inside `é`: its start
+/// assert_eq!(offset_at("ab", 5, 1), 2);
+/// ```
+pub fn offset_at(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let mut at = (start + column.saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// The 1-based number of the line that holds byte `at` of `source`, and the byte where
 /// that line starts: `\n` and `\r\n` end a line, and with [`LineBreaks::Any`] a lone `\r`
 /// too (the split [`crate::TextFile`] makes of a file).
