@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use polypatch_core::RenderError;
-use polypatch_core::render::hunks::{self, Hunk, after_hunks, split};
+use polypatch_core::render::hunks;
 use polypatch_core::render::{FileDelta, Side, text, texts};
 
 /// How changed text files are written.
@@ -81,37 +81,17 @@ fn json(text: &str) -> String {
 /// terminators) occurring once where it is applied. `None` when some hunk has none.
 /// The specs ask for minimal pairs: context only where a `find` needs it to be unique.
 fn pairs(before: &str, after: &str) -> Option<String> {
-    let old = split(before);
-    let new = split(after);
-    let accept = |hunks: &[Hunk], i: usize| {
-        let find: String = old[hunks[i].old.clone()].concat();
-        !find.is_empty() && count(&after_hunks(&old, &new, hunks, i).concat(), &find) == 1
-    };
-    let planned = hunks::plan(&old, &new, 0, accept).ok()?;
-    let items: Vec<String> = planned
+    let items: Vec<String> = hunks::unique_text_pairs(before, after)?
         .iter()
-        .map(|h| {
-            let find: String = old[h.old.clone()].concat();
-            let replace: String = new[h.new.clone()].concat();
+        .map(|(find, replace)| {
             format!(
                 "        {{\n          \"find\": {},\n          \"replace\": {},\n          \"limit\": \"once\"\n        }}",
-                json(&find),
-                json(&replace)
+                json(find),
+                json(replace)
             )
         })
         .collect();
     Some(format!("[\n{}\n      ]", items.join(",\n")))
-}
-
-/// How many times `needle` occurs in `hay`, overlapping occurrences counted.
-fn count(hay: &str, needle: &str) -> usize {
-    let mut n = 0;
-    let mut from = 0;
-    while let Some(at) = hay[from..].find(needle) {
-        n += 1;
-        from += at + hay[from + at..].chars().next().map_or(1, char::len_utf8);
-    }
-    n
 }
 
 /// A git diff of one file, for a `gitPatch` entry.

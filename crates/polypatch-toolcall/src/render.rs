@@ -5,7 +5,7 @@
 //! old path and a Write of the new one. Binary content and modes have no tool call: they
 //! are refused.
 
-use polypatch_core::render::hunks::{self, Hunk, after_hunks, split};
+use polypatch_core::render::hunks;
 use polypatch_core::render::{FileDelta, refuse, text, texts};
 use polypatch_core::{Operation, RenderError};
 
@@ -51,33 +51,11 @@ fn json(text: &str) -> String {
 /// One edit per hunk, each old string (whole lines with their terminators) occurring once
 /// where it is applied. `None` when some hunk has none.
 fn edits(before: &str, after: &str) -> Option<String> {
-    let old = split(before);
-    let new = split(after);
-    let accept = |hunks: &[Hunk], i: usize| {
-        let find: String = old[hunks[i].old.clone()].concat();
-        !find.is_empty() && count(&after_hunks(&old, &new, hunks, i).concat(), &find) == 1
-    };
-    let planned = hunks::plan(&old, &new, 0, accept).ok()?;
-    let items: Vec<String> = planned
+    let items: Vec<String> = hunks::unique_text_pairs(before, after)?
         .iter()
-        .map(|h| {
-            let find: String = old[h.old.clone()].concat();
-            let replace: String = new[h.new.clone()].concat();
-            format!("      {{\"old_string\": {}, \"new_string\": {}}}", json(&find), json(&replace))
-        })
+        .map(|(find, replace)| format!("      {{\"old_string\": {}, \"new_string\": {}}}", json(find), json(replace)))
         .collect();
     Some(items.join(",\n"))
-}
-
-/// How many times `needle` occurs in `hay`, overlapping occurrences counted.
-fn count(hay: &str, needle: &str) -> usize {
-    let mut n = 0;
-    let mut from = 0;
-    while let Some(at) = hay[from..].find(needle) {
-        n += 1;
-        from += at + hay[from + at..].chars().next().map_or(1, char::len_utf8);
-    }
-    n
 }
 
 #[cfg(test)]

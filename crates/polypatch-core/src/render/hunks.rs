@@ -193,6 +193,33 @@ pub fn after_hunks<'a>(old: &[&'a str], new: &[&'a str], hunks: &[Hunk], n: usiz
     }
 }
 
+/// The find/replace pairs of a text-replacing dialect (Aptix `patches`, tool calls' old and
+/// new strings) that turn `before` into `after`: one per hunk, each `find` (whole lines
+/// with their terminators) occurring exactly once, overlaps counted, in the text as the
+/// pairs before it left it, with context only where a `find` needs it to be unique.
+/// `None` when some hunk cannot be made unique.
+pub fn unique_text_pairs(before: &str, after: &str) -> Option<Vec<(String, String)>> {
+    let old = split(before);
+    let new = split(after);
+    let accept = |hunks: &[Hunk], i: usize| {
+        let find: String = old[hunks[i].old.clone()].concat();
+        !find.is_empty() && count(&after_hunks(&old, &new, hunks, i).concat(), &find) == 1
+    };
+    let planned = plan(&old, &new, 0, accept).ok()?;
+    Some(planned.iter().map(|h| (old[h.old.clone()].concat(), new[h.new.clone()].concat())).collect())
+}
+
+/// How many times `needle` occurs in `hay`, overlapping occurrences counted.
+fn count(hay: &str, needle: &str) -> usize {
+    let mut n = 0;
+    let mut from = 0;
+    while let Some(at) = hay[from..].find(needle) {
+        n += 1;
+        from += at + hay[from + at..].chars().next().map_or(1, char::len_utf8);
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
