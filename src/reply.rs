@@ -369,9 +369,8 @@ pub(crate) fn plan_reply_in(
             }
         }
     }
-    if let Some(err) = touched_after_append(&out) {
-        return Err(err);
-    }
+    // A file appended to and changed again later is refused when the blocks are computed
+    // (`compute_blocks`, which every route takes), not here as well.
     Ok(out)
 }
 
@@ -484,7 +483,7 @@ pub fn compute_blocks<S: FileSource + ?Sized>(
     files: &S,
     options: &ApplyOptions,
 ) -> Result<ComputedReply, ReplyError> {
-    // Blocks planned elsewhere (several patch files) meet the rule `plan_reply` checks.
+    // Every route (a reply, several patch files, blocks planned by hand) comes here.
     if let Some(err) = touched_after_append(blocks) {
         return Err(err);
     }
