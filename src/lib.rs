@@ -161,8 +161,8 @@ pub use reply::{ReplyError, apply_text};
 pub mod plan {
     pub use polypatch_core::{
         AMBIGUITY_MARGIN, Action, Anchor, BinaryData, BinaryEdit, Content, DialectName, Edit, EditPlan, Expect,
-        FileEdit, FileOp, IfExists, IfMissing, Indent, Missing, Modify, Newline, Occurrence, Policy, PostProcess,
-        Replacement, Scope, Span, Target, TierSet,
+        FileEdit, FileOp, IfExists, IfMissing, Indent, LineText, Missing, Modify, Newline, Occurrence, Policy,
+        PostProcess, Replacement, Scope, Span, Target, TierSet,
     };
 }
 

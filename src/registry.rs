@@ -100,7 +100,7 @@ impl Dialects {
     /// assert_eq!(Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call"]);
     /// let plan = Dialects::global().get("ai-patch").unwrap().parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
     /// assert_eq!(plan.files[0].path, "a");
-    /// assert!(Dialects::global().get("yaml").is_none());
+    /// assert!(Dialects::global().get("toml").is_none());
     /// ```
     pub fn global() -> &'static Dialects {
         static GLOBAL: OnceLock<Dialects> = OnceLock::new();
@@ -149,9 +149,25 @@ impl Dialects {
         self.iter().map(Dialect::name).collect()
     }
 
-    /// The dialect called `name`.
+    /// The dialect called `name`, or known by it: its name or one of its
+    /// [`Dialect::aliases`], case-insensitively (`codex` and `AiPatch` for AI-PATCH, `git`
+    /// and `patch` for a unified diff). A dialect's own name wins over another's alias.
+    ///
+    /// ```
+    /// use polypatch::Dialects;
+    ///
+    /// let dialects = Dialects::global();
+    /// assert_eq!(dialects.get("Codex").map(|d| d.name()), Some("ai-patch"));
+    /// assert_eq!(dialects.get("git").map(|d| d.name()), Some("unified"));
+    /// assert_eq!(dialects.get("aider").map(|d| d.name()), Some("search-replace"));
+    /// ```
     pub fn get(&self, name: &str) -> Option<&dyn Dialect> {
-        self.iter().find(|d| d.name() == name)
+        self.iter().find(|d| d.name() == name).or_else(|| {
+            let known = |known: &str| known.eq_ignore_ascii_case(name);
+            self.iter()
+                .find(|d| known(d.name()))
+                .or_else(|| self.iter().find(|d| d.aliases().iter().any(|alias| known(alias))))
+        })
     }
 
     /// The dialect `text` most looks like (the highest [`Dialect::sniff`] score above 0;

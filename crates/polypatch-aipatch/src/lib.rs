@@ -157,6 +157,14 @@ impl Dialect for AiPatch {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["aipatch", "codex", "apply-patch", "apply_patch"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "the `*** Begin Patch` envelope of OpenAI Codex's `apply_patch` tool"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

@@ -181,6 +181,14 @@ impl Dialect for Ap {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["ap-yaml", "yaml"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "the 'ap' YAML v2.0 patch: snippets with anchors and ranges, no line numbers"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

@@ -136,6 +136,14 @@ impl Dialect for ApplyDiff {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["apply-diff"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "ApplyDiff v3.0: `>>> file:` blocks with `--- from` and `--- to` sections"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

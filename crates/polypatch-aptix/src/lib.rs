@@ -104,6 +104,14 @@ impl Dialect for Aptix {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["aptix-json"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "Aptix JSON bundles: whole files and find/replace patches"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

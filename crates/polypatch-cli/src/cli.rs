@@ -53,7 +53,14 @@ Examples:
   polypatch apply fix.patch                 every edit of fix.patch, or none
   polypatch apply --root ../app < fix.diff  the patch on standard input, paths under ../app
   polypatch apply --dry-run --json fix.ap   locate everything, print a JSON report, write nothing
-  polypatch apply --strict -p1 fix.diff     exact matches only, strip one path component";
+  polypatch apply --strict -p1 fix.diff     exact matches only, strip one path component
+  polypatch apply -R fix.diff               undo fix.diff (as patch -R, git apply -R)
+  polypatch apply --stat --summary fix.diff what it touches, as git apply --stat --summary
+  polypatch apply --partial reply.md        apply the files whose edits all locate
+
+The editor protocol (`--stdin-json`): the files in the request, the new contents in the answer
+  echo '{\"patch\": \"*** Begin Patch\\n*** Update File: a.py\\n@@\\n-x = 1\\n+x = 2\\n*** End Patch\\n\",
+         \"files\": {\"a.py\": \"x = 1\\n\"}}' | polypatch apply --stdin-json";
 
 /// The verbs.
 #[derive(Debug, Subcommand)]
@@ -129,13 +136,41 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 #[allow(clippy::struct_excessive_bools, reason = "command-line switches, each read in one place")]
 pub struct ApplyArgs {
-    /// The directory the patch's paths are relative to; nothing outside it is touched.
-    /// Default: the current directory (for an `ap` patch file: the patch file's folder)
-    #[arg(long, value_name = "DIR")]
+    /// The directory the patch's paths are relative to; nothing outside it is touched
+    /// (`-d`/`--directory` as GNU patch). Default: the current directory (for an `ap` patch
+    /// file: the patch file's folder)
+    #[arg(short = 'd', long, visible_alias = "directory", value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// The patch dialect, or `auto` to detect it (the list is filled in at run time)
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub format: String,
+    /// Read the patch from FILE (as `patch -i`), instead of a PATCH argument
+    #[arg(short = 'i', long = "input", value_name = "FILE", conflicts_with_all = ["patch", "more", "stdin_json"])]
+    pub input: Option<PathBuf>,
+    /// Undo the patch (as `patch -R` and `git apply -R`): every edit is inverted, then
+    /// located and applied as usual. A patch whose edits cannot be inverted (a deletion or
+    /// replacement that does not carry the old content, a substring replaced everywhere,
+    /// an `ap` patch's whitespace stripping, …) is refused, naming the file and the edit
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
+    /// Print what the patch touches in git's diffstat form (as `git apply --stat`): each
+    /// file's changed lines, then the totals. Nothing is written unless `--apply` is given
+    #[arg(long)]
+    pub stat: bool,
+    /// Print the files the patch creates, deletes, renames, copies and changes the mode of
+    /// (as `git apply --summary`). Nothing is written unless `--apply` is given
+    #[arg(long)]
+    pub summary: bool,
+    /// With `--stat` or `--summary`: apply the patch too (as `git apply --stat --apply`)
+    #[arg(long)]
+    pub apply: bool,
+    /// Check that the patch applies and write nothing: the `check` verb (as `git apply --check`)
+    #[arg(long)]
+    pub check: bool,
+    /// Apply every file whose edits all locate, each file whole or untouched, and report
+    /// the others (exit 1 when any is left). Default: every edit of every file, or nothing
+    #[arg(long)]
+    pub partial: bool,
     /// Locate every edit and report, but write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -222,10 +257,11 @@ pub struct ApplyArgs {
     /// `isError`). The exit code is the same as without it
     #[arg(long, value_name = "SHAPE", value_parser = ["anthropic", "openai", "mcp"], conflicts_with_all = ["json", "session", "more", "stdin_json"])]
     pub reply_format: Option<String>,
-    /// The editor protocol: read one JSON request `{"patch", "format", "files": {path:
-    /// text}}` on standard input and print the new contents of the changed files as JSON,
-    /// writing nothing; files the request lacks are read from `--root` when given
-    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "file", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format", "read_hash"])]
+    /// The editor protocol, for an editor or a tool that holds the files itself: read one
+    /// JSON request `{"patch", "format", "files": {path: text}}` on standard input and print
+    /// the new contents of the changed files as JSON, writing nothing; files the request
+    /// lacks are read from `--root` when given (see the examples below)
+    #[arg(long, conflicts_with_all = ["patch", "more", "session", "dry_run", "strict", "skip_missing_find", "allow_git_dir", "allow_fuzzy_removals", "strip", "file", "max_binary_size", "max_total_binary_size", "skip_binary_without_data", "format", "read_hash", "reverse", "stat", "summary", "partial", "check"])]
     pub stdin_json: bool,
     /// The patch file, or `-` for standard input. A model's whole reply is taken too: every
     /// patch block in it is applied, as one transaction
@@ -357,14 +393,18 @@ pub fn format_names() -> Vec<&'static str> {
     std::iter::once("auto").chain(polypatch::Dialects::global().names()).collect()
 }
 
-/// `None` for `auto`; the dialect's name otherwise; an error listing the known names.
+/// `None` for `auto`; the dialect's name otherwise, for its name or one of its aliases in
+/// any case (`codex`, `Git`, `aider`); an error listing the known names.
 pub fn resolve_format(name: &str) -> anyhow::Result<Option<&'static str>> {
-    if name == "auto" {
+    if name.eq_ignore_ascii_case("auto") {
         return Ok(None);
     }
-    match polypatch::Dialects::global().get(name) {
+    match dialects().get(name) {
         Some(dialect) => Ok(Some(dialect.name())),
-        None => anyhow::bail!("unknown format `{name}`; known formats: {}", format_names().join(", ")),
+        None => anyhow::bail!(
+            "unknown format `{name}`; known formats: {} (`polypatch formats` lists each with its aliases)",
+            format_names().join(", ")
+        ),
     }
 }
 
@@ -413,8 +453,14 @@ pub fn parse(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Cli
         Err(_) => command().get_matches_from(&args),
     };
     // `_mut` takes the values out of the matches; `from_arg_matches` would copy them first.
-    let cli = Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|err| err.format(&mut command()).exit());
+    let mut cli = Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|err| err.format(&mut command()).exit());
     std::mem::forget(matches);
+    // `-i FILE` is the PATCH argument given as an option (clap refuses both at once).
+    if let Command::Apply(args) | Command::Check(args) | Command::Diff(args) = &mut cli.command
+        && let Some(input) = args.input.take()
+    {
+        args.patch = input;
+    }
     cli
 }
 

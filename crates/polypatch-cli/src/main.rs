@@ -18,6 +18,7 @@ mod inout;
 mod inspect;
 mod output;
 mod pipeline;
+mod reverse;
 mod run;
 mod schema;
 mod session;

@@ -300,13 +300,42 @@ pub fn usage_json(err: &anyhow::Error) -> String {
 }
 
 /// The JSON document of `formats`: the dialects this build understands.
-pub fn formats_json(names: &[&str]) -> String {
+pub fn formats_json(dialects: &polypatch::Dialects) -> String {
+    #[derive(Serialize)]
+    struct Dialect<'a> {
+        name: &'a str,
+        summary: &'a str,
+        aliases: &'a [&'a str],
+    }
     #[derive(Serialize)]
     struct Document<'a> {
         version: u32,
-        formats: &'a [&'a str],
+        formats: Vec<&'a str>,
+        dialects: Vec<Dialect<'a>>,
     }
-    document(&Document { version: polypatch::report::JSON_VERSION, formats: names })
+    let each = dialects.iter().map(|d| Dialect { name: d.name(), summary: d.summary(), aliases: d.aliases() });
+    document(&Document {
+        version: polypatch::report::JSON_VERSION,
+        formats: dialects.names(),
+        dialects: each.collect(),
+    })
+}
+
+/// The text of `formats`: each dialect's name, what it is, and the other names `--format`
+/// takes for it, one line each.
+pub fn formats_text(dialects: &polypatch::Dialects) -> String {
+    let width = dialects.iter().map(|d| d.name().len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for d in dialects.iter() {
+        let mut line = format!("{:width$}  {}", d.name(), d.summary());
+        if !d.aliases().is_empty() {
+            let _ = write!(line, " (also: {})", d.aliases().join(", "));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str("\n`--format` takes a name or an alias, in any case; `auto` (the default) detects the dialect\n");
+    out
 }
 
 /// The JSON document of `hash`: each file read and its hash.

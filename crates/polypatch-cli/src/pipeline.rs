@@ -30,6 +30,7 @@ use crate::cli::{self, ApplyArgs};
 use crate::escape;
 use crate::inout::{self, Exit, Input, stderr, stdout, usage_error};
 use crate::output;
+use crate::reverse;
 use crate::session::{self, Kept};
 use crate::term::{self, Stream};
 
@@ -90,6 +91,15 @@ impl Planned {
     /// A patch parsed whole, as the one block.
     fn whole(plan: EditPlan) -> Planned {
         Planned { blocks: vec![PlannedBlock::new(BlockInfo::new(1, plan.dialect.clone()), plan)], whole: true }
+    }
+
+    /// The blocks that undo these (`--reverse`): each block's inverse, the last block first.
+    fn reversed(self) -> Result<Planned, reverse::Refusal> {
+        let mut blocks = Vec::with_capacity(self.blocks.len());
+        for block in self.blocks.iter().rev() {
+            blocks.push(PlannedBlock::new(block.info.clone(), reverse::reverse(&block.plan)?));
+        }
+        Ok(Planned { blocks, whole: self.whole })
     }
 
     /// The plan of a whole patch.
@@ -174,10 +184,16 @@ impl Run<'_> {
             Err(Input::Unreadable(err)) => return usage_error(args.json, &err),
             Err(Input::NotText(err, lossy)) => return self.malformed(&err, &lossy),
         };
-        let planned = match self.plan(&text, &parse_options(args)) {
+        let mut planned = match self.plan(&text, &parse_options(args)) {
             Ok(planned) => planned,
             Err(exit) => return exit,
         };
+        if args.reverse {
+            planned = match planned.reversed() {
+                Ok(planned) => planned,
+                Err(refusal) => return usage_error(args.json, &anyhow!("{refusal}")),
+            };
+        }
         if self.reply.is_some() {
             self.calls = polypatch::toolcall::parse(&text).ok();
         }

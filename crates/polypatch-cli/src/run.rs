@@ -14,10 +14,26 @@ pub fn run(cli: &Cli) -> Exit {
     term::init(cli.globals.color, cli.globals.quiet);
     match &cli.command {
         Command::Apply(args) if args.stdin_json => editor::run(args.root.as_deref()),
-        Command::Apply(args) => pipeline::run(args, if args.dry_run { Mode::Check } else { Mode::Apply }),
         Command::Check(args) | Command::Diff(args) if args.stdin_json => {
             stderr(&output::usage_text(&anyhow::anyhow!("`--stdin-json` is for `apply`")));
             Exit::Invalid
+        }
+        Command::Diff(args) if args.check || args.stat || args.summary || args.apply || args.partial => {
+            stderr(&output::usage_text(&anyhow::anyhow!(
+                "`diff` takes none of `--check`, `--stat`, `--summary`, `--apply` and `--partial`: give them to `apply`"
+            )));
+            Exit::Invalid
+        }
+        Command::Apply(args) if args.apply && !(args.stat || args.summary) => {
+            stderr(&output::usage_text(&anyhow::anyhow!(
+                "`--apply` goes with `--stat` or `--summary` (to apply as well as print them)"
+            )));
+            Exit::Invalid
+        }
+        Command::Apply(args) => {
+            // `--stat` and `--summary` print, and apply only with `--apply`, as in git.
+            let checks = args.dry_run || args.check || ((args.stat || args.summary) && !args.apply);
+            pipeline::run(args, if checks { Mode::Check } else { Mode::Apply })
         }
         Command::Check(args) => pipeline::run(args, Mode::Check),
         Command::Diff(args) => pipeline::run(args, Mode::Diff),
@@ -26,11 +42,10 @@ pub fn run(cli: &Cli) -> Exit {
         Command::Extract(args) => inspect::extract(args),
         Command::Recover(args) => recover(args),
         Command::Formats(args) => {
-            let names = polypatch::Dialects::global().names();
             if args.json {
-                stdout(&output::formats_json(&names));
+                stdout(&output::formats_json(crate::cli::dialects()));
             } else {
-                stdout(&names.iter().flat_map(|name| [*name, "\n"]).collect::<String>());
+                stdout(&output::formats_text(crate::cli::dialects()));
             }
             Exit::Success
         }

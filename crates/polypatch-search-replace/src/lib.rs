@@ -89,6 +89,14 @@ impl Dialect for SearchReplace {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["searchreplace", "aider", "cline", "roo", "roo-code", "editblock"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "SEARCH/REPLACE blocks of Aider, Cline (`replace_in_file`) and Roo Code (`apply_diff`)"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

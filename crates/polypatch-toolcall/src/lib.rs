@@ -109,6 +109,14 @@ impl Dialect for ToolCall {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["toolcall", "tool-use", "str-replace", "str_replace", "str_replace_based_edit_tool"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "JSON edit tool calls (Anthropic's `str_replace` editor, OpenAI functions, MCP), every vendor's shape"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

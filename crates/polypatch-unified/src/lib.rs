@@ -158,6 +158,14 @@ impl Dialect for Unified {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["git", "diff", "patch", "udiff", "unidiff", "git-diff"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "unified diffs: `git diff` (renames, modes, binary patches) and `diff -u`"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }

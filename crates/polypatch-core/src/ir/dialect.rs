@@ -34,6 +34,19 @@ pub trait Dialect: Send + Sync {
     /// Parses `text` and lowers it into an [`EditPlan`].
     fn parse(&self, text: &str) -> Result<EditPlan, PatchError>;
 
+    /// Other names users know this dialect by, lowercase (`codex` for AI-PATCH, `git` and
+    /// `patch` for a unified diff): the facade's registry looks a dialect up by them, and
+    /// by its name, case-insensitively, so a new dialect brings its own. Empty by default.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// One line on what the dialect is (who writes it), for listings such as the CLI's
+    /// `polypatch formats`. Empty by default.
+    fn summary(&self) -> &'static str {
+        ""
+    }
+
     /// Parses `text` with options; dialects that take none ignore them.
     fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
         let _ = options;
