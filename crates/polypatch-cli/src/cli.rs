@@ -155,11 +155,11 @@ pub struct ApplyArgs {
     pub reverse: bool,
     /// Print what the patch touches in git's diffstat form (as `git apply --stat`): each
     /// file's changed lines, then the totals. Nothing is written unless `--apply` is given
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub stat: bool,
     /// Print the files the patch creates, deletes, renames, copies and changes the mode of
     /// (as `git apply --summary`). Nothing is written unless `--apply` is given
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub summary: bool,
     /// With `--stat` or `--summary`: apply the patch too (as `git apply --stat --apply`)
     #[arg(long)]

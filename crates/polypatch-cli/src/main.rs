@@ -22,6 +22,7 @@ mod reverse;
 mod run;
 mod schema;
 mod session;
+mod stat;
 mod term;
 
 /// Reads the command line, runs it and gives the exit code.

@@ -32,6 +32,7 @@ use crate::inout::{self, Exit, Input, stderr, stdout, usage_error};
 use crate::output;
 use crate::reverse;
 use crate::session::{self, Kept};
+use crate::stat;
 use crate::term::{self, Stream};
 
 /// What the run does once every edit is located.
@@ -43,6 +44,8 @@ pub enum Mode {
     Check,
     /// Write nothing, print the changes as a git diff.
     Diff,
+    /// Print `--stat` and `--summary` only: nothing is located or written.
+    Stat,
 }
 
 /// Runs `apply`, `check` or `diff` (`mode`) of the PATCH arguments in `args`.
@@ -94,10 +97,13 @@ impl Planned {
     }
 
     /// The blocks that undo these (`--reverse`): each block's inverse, the last block first.
-    fn reversed(self) -> Result<Planned, reverse::Refusal> {
+    /// `text` is the patch a whole plan was parsed from (a deleted file's exact bytes are
+    /// read from its diff).
+    fn reversed(self, text: &str) -> Result<Planned, reverse::Refusal> {
+        let source = self.whole.then_some(text);
         let mut blocks = Vec::with_capacity(self.blocks.len());
         for block in self.blocks.iter().rev() {
-            blocks.push(PlannedBlock::new(block.info.clone(), reverse::reverse(&block.plan)?));
+            blocks.push(PlannedBlock::new(block.info.clone(), reverse::reverse(&block.plan, source)?));
         }
         Ok(Planned { blocks, whole: self.whole })
     }
@@ -188,8 +194,27 @@ impl Run<'_> {
             Ok(planned) => planned,
             Err(exit) => return exit,
         };
+        // What the patch touches, from the plan as written (`--reverse` swaps the sides).
+        let touched = (args.stat || args.summary).then(|| {
+            let source = planned.whole.then_some(text.as_str());
+            let plans: Vec<_> = planned.blocks.iter().map(|b| (&b.plan, source)).collect();
+            let mut out = String::new();
+            if args.stat {
+                out.push_str(&stat::stat(&plans, args.reverse));
+            }
+            if args.summary {
+                out.push_str(&stat::summary(&plans, args.reverse));
+            }
+            out
+        });
+        if let Some(touched) = touched {
+            stdout(&escape::terminal(&touched));
+            if self.mode == Mode::Stat {
+                return Exit::Success;
+            }
+        }
         if args.reverse {
-            planned = match planned.reversed() {
+            planned = match planned.reversed(&text) {
                 Ok(planned) => planned,
                 Err(refusal) => return usage_error(args.json, &anyhow!("{refusal}")),
             };

@@ -40,11 +40,13 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// The plan that undoes `plan`, or why there is none.
-pub fn reverse(plan: &EditPlan) -> Result<EditPlan, Refusal> {
+/// The plan that undoes `plan`, or why there is none. `source`: the text the plan was
+/// parsed from, when known (a unified diff's deleted file is written back from it).
+pub fn reverse(plan: &EditPlan, source: Option<&str>) -> Result<EditPlan, Refusal> {
     let mut files = Vec::with_capacity(plan.files.len());
+    let source = source.filter(|_| plan.dialect == "unified");
     for file in plan.files.iter().rev() {
-        files.push(reverse_file(file).map_err(|(edit, reason)| Refusal {
+        files.push(reverse_file(file, source).map_err(|(edit, reason)| Refusal {
             dialect: plan.dialect.to_string(),
             path: file.path.clone(),
             edit,
@@ -63,7 +65,7 @@ fn whole(reason: &str) -> Why {
     (None, reason.to_string())
 }
 
-fn reverse_file(file: &FileEdit) -> Result<FileEdit, Why> {
+fn reverse_file(file: &FileEdit, source: Option<&str>) -> Result<FileEdit, Why> {
     match &file.op {
         FileOp::Create { content: Content::Text(text), .. } => {
             let lines = text.lines().map(polypatch::plan::LineText::from).collect();
@@ -74,6 +76,21 @@ fn reverse_file(file: &FileEdit) -> Result<FileEdit, Why> {
             Ok(delete)
         }
         FileOp::Create { .. } => Err(whole("it creates a binary file, which the inverse would delete unchecked")),
+        FileOp::Delete { expect: Some(Expect::Lines(lines)), .. }
+            if let Some(mode) = source.and_then(|text| plain_deletion(text, file)) =>
+        {
+            let mut content = String::new();
+            for line in lines {
+                content.push_str(line.as_ref());
+                content.push('\n');
+            }
+            let mut create = FileEdit::create(file.path.clone(), content);
+            if let FileOp::Create { mode: to, .. } = &mut create.op {
+                *to = mode;
+            }
+            create.span = file.span;
+            Ok(create)
+        }
         FileOp::Delete { .. } => Err(whole(
             "it deletes the file, and the patch does not carry its exact bytes (line ends, final newline) to \
              write it back",
@@ -257,4 +274,21 @@ fn reverse_edit(edit: &Edit) -> Result<(Edit, isize), String> {
 
 fn len_diff(new: usize, old: usize) -> isize {
     new as isize - old as isize
+}
+
+/// For a diff section that deletes a file: `Some` (with the file's mode, when the diff
+/// says it) when its lines are the file's exact bytes: every line ends with `\n` (no
+/// `\r\n`, no `\ No newline at end of file`). `None` otherwise.
+fn plain_deletion(text: &str, file: &FileEdit) -> Option<Option<u32>> {
+    let span = file.span?;
+    let section = text.get(span.start..span.end)?;
+    if section.contains('\r') || section.lines().any(|line| line.starts_with('\\')) {
+        return None;
+    }
+    let mode = section
+        .lines()
+        .find_map(|line| line.strip_prefix("deleted file mode "))
+        .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
+        .map(|m| m & 0o777);
+    Some(mode)
 }

@@ -32,8 +32,14 @@ pub fn run(cli: &Cli) -> Exit {
         }
         Command::Apply(args) => {
             // `--stat` and `--summary` print, and apply only with `--apply`, as in git.
-            let checks = args.dry_run || args.check || ((args.stat || args.summary) && !args.apply);
-            pipeline::run(args, if checks { Mode::Check } else { Mode::Apply })
+            let mode = if args.dry_run || args.check {
+                Mode::Check
+            } else if (args.stat || args.summary) && !args.apply {
+                Mode::Stat
+            } else {
+                Mode::Apply
+            };
+            pipeline::run(args, mode)
         }
         Command::Check(args) => pipeline::run(args, Mode::Check),
         Command::Diff(args) => pipeline::run(args, Mode::Diff),
