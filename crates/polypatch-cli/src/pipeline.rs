@@ -261,7 +261,34 @@ impl Run<'_> {
         if self.mode == Mode::Diff {
             return self.diff(&planned, &files, &options, &warnings);
         }
-        self.commit(&planned, &mut files, &options, &warnings)
+        if !args.partial {
+            return self.commit(&planned, &mut files, &options, &warnings);
+        }
+        // `--partial`: the files whose edits all locate, each whole; the others reported.
+        let (planned, left) = partial(planned, &files, &options);
+        let exit = if planned.blocks[0].plan.files.is_empty() {
+            Exit::NotApplied
+        } else {
+            self.commit(&planned, &mut files, &options, &warnings)
+        };
+        if left.files.is_empty() {
+            return exit;
+        }
+        if args.json {
+            stdout(&output::failure_json_with(&ApplyError::not_located(left), &warnings, &output::Extra::default()));
+        } else {
+            let n = left.files.len();
+            let what = match self.mode {
+                Mode::Apply => "not applied, as it was",
+                _ => "would not apply",
+            };
+            let whose = if n == 1 { "its" } else { "their" };
+            stderr(&term::report(
+                &format!("error: {} {what}: {whose} edits did not all locate\n{}", plural_files(n), escape::report(&left)),
+                Stream::Err,
+            ));
+        }
+        if exit == Exit::Success { Exit::NotApplied } else { exit }
     }
 
     /// The blocks to apply: the text parsed whole by its dialect when it is one patch (see
@@ -451,6 +478,55 @@ impl Run<'_> {
         let guidance = self.args.guidance.as_deref().unwrap_or(session::DEFAULT_GUIDANCE);
         self.kept.as_ref().map(|kept| (&kept.session, guidance))
     }
+}
+
+/// `1 file`, `2 files`.
+fn plural_files(n: usize) -> String {
+    if n == 1 { "1 file".to_string() } else { format!("{n} files") }
+}
+
+/// `--partial`: the plan of the files whose edits all locate on `files` (one plan, the
+/// blocks' files in order), and the report of the others. A file is kept whole or left
+/// out whole: every operation on a path that failed (its own, a move's or a copy's) is
+/// left out, and the rest located again, until what is left locates.
+fn partial<S: FileSource + ?Sized>(planned: Planned, files: &S, options: &ApplyOptions) -> (Planned, ApplyReport) {
+    let dialect = planned.blocks[0].plan.dialect.clone();
+    let mut plan = if planned.whole {
+        planned.blocks.into_iter().next().map(|b| b.plan).unwrap_or_else(|| EditPlan::new(dialect.clone(), Vec::new()))
+    } else {
+        let mut all = EditPlan::new(dialect.clone(), Vec::new());
+        for block in planned.blocks {
+            all.files.extend(block.plan.files);
+            all.warnings.extend(block.plan.warnings);
+        }
+        all
+    };
+    let mut left = ApplyReport::new(dialect, Vec::new());
+    let dry = options.clone().dry_run(true);
+    while !plan.files.is_empty() {
+        let Err(err) = polypatch::compute(&plan, files, &dry) else { break };
+        let failed: Vec<_> = err.report.files.into_iter().filter(|f| !f.status.is_success() && f.status != polypatch::report::Status::NotAttempted).collect();
+        if failed.is_empty() {
+            break;
+        }
+        let touches = |fe: &polypatch::plan::FileEdit, path: &str| {
+            fe.path == path
+                || match &fe.op {
+                    polypatch::plan::FileOp::Modify(m) => {
+                        m.move_to.as_deref() == Some(path) || m.copy_from.as_deref() == Some(path)
+                    }
+                    _ => false,
+                }
+        };
+        let before = plan.files.len();
+        plan.files.retain(|fe| !failed.iter().any(|f| touches(fe, &f.path) || f.moved_to.as_deref().is_some_and(|to| touches(fe, to))));
+        left.files.extend(failed);
+        if plan.files.len() == before {
+            // Nothing to leave out: report what is left as failed too.
+            break;
+        }
+    }
+    (Planned::whole(plan), left)
 }
 
 /// `--reply-format`'s output: the results as a JSON array.
