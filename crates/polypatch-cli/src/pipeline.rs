@@ -284,7 +284,11 @@ impl Run<'_> {
             };
             let whose = if n == 1 { "its" } else { "their" };
             stderr(&term::report(
-                &format!("error: {} {what}: {whose} edits did not all locate\n{}", plural_files(n), escape::report(&left)),
+                &format!(
+                    "error: {} {what}: {whose} edits did not all locate\n{}",
+                    plural_files(n),
+                    escape::report(&left)
+                ),
                 Stream::Err,
             ));
         }
@@ -505,7 +509,12 @@ fn partial<S: FileSource + ?Sized>(planned: Planned, files: &S, options: &ApplyO
     let dry = options.clone().dry_run(true);
     while !plan.files.is_empty() {
         let Err(err) = polypatch::compute(&plan, files, &dry) else { break };
-        let failed: Vec<_> = err.report.files.into_iter().filter(|f| !f.status.is_success() && f.status != polypatch::report::Status::NotAttempted).collect();
+        let failed: Vec<_> = err
+            .report
+            .files
+            .into_iter()
+            .filter(|f| !f.status.is_success() && f.status != polypatch::report::Status::NotAttempted)
+            .collect();
         if failed.is_empty() {
             break;
         }
@@ -519,7 +528,9 @@ fn partial<S: FileSource + ?Sized>(planned: Planned, files: &S, options: &ApplyO
                 }
         };
         let before = plan.files.len();
-        plan.files.retain(|fe| !failed.iter().any(|f| touches(fe, &f.path) || f.moved_to.as_deref().is_some_and(|to| touches(fe, to))));
+        plan.files.retain(|fe| {
+            !failed.iter().any(|f| touches(fe, &f.path) || f.moved_to.as_deref().is_some_and(|to| touches(fe, to)))
+        });
         left.files.extend(failed);
         if plan.files.len() == before {
             // Nothing to leave out: report what is left as failed too.
