@@ -25,10 +25,15 @@ pub struct Cli {
 /// The options every verb takes (`--color`, `--quiet`).
 #[derive(Debug, Args)]
 pub struct Globals {
-    /// Color the report's headlines and a diff's lines: `auto` (on a terminal, unless
-    /// `NO_COLOR` is set; `CLICOLOR_FORCE` forces it), `always` or `never`. JSON is never
-    /// colored
-    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    /// When to color the report and a diff: `auto` (a terminal; see ENVIRONMENT), `always`, `never`
+    #[arg(
+        long,
+        value_name = "WHEN",
+        default_value = "auto",
+        global = true,
+        hide_possible_values = true,
+        hide_default_value = true
+    )]
     pub color: term::ColorChoice,
     /// Print errors only: no report on success, no warnings (the exit code still says what
     /// happened; `--json` documents and the output of `diff`, `prompt` and the like stay)
@@ -491,7 +496,36 @@ pub fn command() -> clap::Command {
         command = command.mut_subcommand(verb, |sub| sub.mut_arg("format", |arg| arg.help(help.clone())));
     }
     let to = format!("The dialect to write: {}", polypatch::Dialects::global().names().join(", "));
-    command.mut_subcommand("convert", |sub| sub.mut_arg("to", |arg| arg.help(to)))
+    // `apply`, `check` and `diff` share their arguments; each verb's help lists the ones it
+    // takes (the others are refused, or mean nothing there: `check` writes nothing).
+    let hide = |mut sub: clap::Command, ids: &[&str]| {
+        for id in ids {
+            sub = sub.mut_arg(*id, |arg| arg.hide(true));
+        }
+        sub
+    };
+    command
+        .mut_subcommand("convert", |sub| sub.mut_arg("to", |arg| arg.help(to)))
+        .mut_subcommand("check", |sub| hide(sub, &["stdin_json", "dry_run", "check", "apply", "fsync"]))
+        .mut_subcommand("diff", |sub| {
+            hide(
+                sub,
+                &[
+                    "stdin_json",
+                    "dry_run",
+                    "check",
+                    "apply",
+                    "stat",
+                    "summary",
+                    "partial",
+                    "fsync",
+                    "session",
+                    "guidance",
+                    "max_exchanges",
+                    "reply_format",
+                ],
+            )
+        })
 }
 
 #[cfg(test)]

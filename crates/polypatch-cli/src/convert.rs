@@ -10,7 +10,7 @@
 //! these files", so a script can tell "fix the patch" from "pick another target".
 
 use polypatch::convert::{ConvertError, ConvertOptions, Input, RenderError};
-use polypatch::{ApplyOptions, ParseOptions};
+use polypatch::{ApplyOptions, EditPlan, ParseOptions};
 use serde::Serialize;
 
 use crate::cli::{self, ConvertArgs};
@@ -20,10 +20,15 @@ use crate::{escape, output};
 /// Runs `convert`.
 pub fn run(args: &ConvertArgs) -> Exit {
     let usage = |err: anyhow::Error| usage_error(args.json, &err);
-    let to = match cli::resolve_format(&args.to) {
-        Ok(Some(to)) => to,
-        Ok(None) => return usage(anyhow::anyhow!("`--to` needs a dialect, not `auto`")),
-        Err(err) => return usage(err),
+    let to = match cli::dialects().get(&args.to) {
+        Some(to) => to.name(),
+        None => {
+            return usage(anyhow::anyhow!(
+                "`--to {}`: no dialect is called so; write one of: {} (`polypatch formats` lists their aliases)",
+                args.to,
+                cli::dialects().names().join(", ")
+            ));
+        }
     };
     let format = match cli::resolve_format(&args.format) {
         Ok(format) => format,
@@ -61,9 +66,22 @@ pub fn run(args: &ConvertArgs) -> Exit {
         .parse(parse)
         .context(args.context);
     // Parsed here, by name, so that the registry's dialects are the ones read and written.
+    // A patch, or a model's whole reply: its blocks, one after the other, as one plan (as
+    // `apply` applies them).
     let plan = match cli::parse_as(&text, format, &options.parse) {
         Ok(plan) => plan,
-        Err(err) => return malformed(&err, &text),
+        Err(err) => match format.is_none().then(|| cli::dialects().plan_reply(&text, &options.parse)) {
+            Some(Ok(blocks)) if !blocks.is_empty() => {
+                let mut plan = EditPlan::new(blocks[0].plan.dialect.clone(), Vec::new());
+                for block in blocks {
+                    plan.files.extend(block.plan.files);
+                    plan.warnings.extend(block.plan.warnings);
+                }
+                plan
+            }
+            Some(Err(polypatch::ReplyError::Malformed { error, .. })) => return malformed(&error, &text),
+            _ => return malformed(&err, &text),
+        },
     };
     match cli::dialects().convert(Input::Plan(&plan), &files, to, &options) {
         Ok(converted) => {
