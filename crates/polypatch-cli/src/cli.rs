@@ -85,7 +85,8 @@ pub enum Command {
     /// 2 malformed patch, usage error, or an operation the target dialect cannot express
     /// (deleting a file in ap or applydiff, binary content outside unified and aptix, …)
     Convert(ConvertArgs),
-    /// Print the dialect a patch is written in (with `--json`: every dialect's score)
+    /// Print the dialect a patch is written in; for a reply of several blocks, each block's
+    /// (with `--json`: every dialect's score)
     Detect(DetectArgs),
     /// List the patch blocks in a model's reply (fenced, bare, raw diffs), or print them
     Extract(ExtractArgs),
@@ -372,6 +373,9 @@ pub struct ExtractArgs {
     /// Print one JSON document listing the blocks instead of the blocks themselves
     #[arg(long)]
     pub json: bool,
+    /// Print block N alone (numbered from 1, as listed), as it is, ready to pipe into `apply`
+    #[arg(long, value_name = "N")]
+    pub block: Option<usize>,
     /// The reply, or `-` for standard input
     #[arg(value_name = "REPLY", default_value = "-")]
     pub reply: PathBuf,

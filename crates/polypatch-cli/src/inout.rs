@@ -48,7 +48,16 @@ pub fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
             stderr(hint);
         }
         let mut bytes = Vec::new();
-        io::stdin().lock().read_to_end(&mut bytes).map(|_| bytes).context("cannot read the patch from standard input")
+        io::stdin().lock().read_to_end(&mut bytes).context("cannot read the patch from standard input").and_then(|_| {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                let what = if bytes.is_empty() { "empty" } else { "blank" };
+                anyhow::bail!(
+                    "standard input was {what}: there is no patch to read; name the patch file (`polypatch apply fix.patch`) \
+                     or pipe one in (`polypatch apply < fix.patch`)"
+                )
+            }
+            Ok(bytes)
+        })
     } else {
         fs::read(patch).with_context(|| format!("cannot read patch file `{}`", patch.display()))
     }

@@ -1,6 +1,7 @@
 //! `detect` and `extract`: what a text holds (its dialect, its patch blocks), nothing
 //! located or written.
 
+use std::fmt::Write as _;
 use std::io::{self, IsTerminal as _};
 
 use serde::Serialize;
@@ -20,7 +21,17 @@ pub fn detect(args: &DetectArgs) -> Exit {
         Ok(text) => text,
         Err(exit) => return exit,
     };
-    if let Some(dialect) = polypatch::detect(&text) {
+    let blocks = polypatch::extract(&text);
+    if blocks.len() > 1 {
+        // A reply of several blocks: each block's dialect, where it is.
+        let mut out = String::new();
+        for (i, block) in blocks.iter().enumerate() {
+            let head = format!("block {} ({}): {}", i + 1, lines(block), block.dialect);
+            let _ = writeln!(out, "{}", escape::one_line(&head));
+        }
+        stdout(&out);
+        Exit::Success
+    } else if let Some(dialect) = polypatch::detect(&text) {
         stdout(&format!("{}\n", dialect.name()));
         Exit::Success
     } else {
@@ -39,7 +50,34 @@ pub fn extract(args: &ExtractArgs) -> Exit {
         Ok(text) => text,
         Err(exit) => return exit,
     };
-    let blocks = polypatch::extract(&text);
+    let mut blocks = polypatch::extract(&text);
+    let mut first = 1;
+    if let Some(n) = args.block {
+        if n == 0 || n > blocks.len() {
+            let has = match blocks.len() {
+                0 => "no patch block".to_string(),
+                1 => "1 block: `--block 1`".to_string(),
+                count => format!("{count} blocks: `--block 1` to `--block {count}`"),
+            };
+            stderr(&output::usage_text(&anyhow::anyhow!("`--block {n}`: the reply has {has}")));
+            return if blocks.is_empty() { Exit::NotApplied } else { Exit::Invalid };
+        }
+        if !args.json {
+            // The block alone, ready to pipe into `apply`.
+            let block = &blocks[n - 1];
+            let mut out = block.content().into_owned();
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            if io::stdout().is_terminal() {
+                out = escape::terminal(&out).into_owned();
+            }
+            stdout(&out);
+            return Exit::Success;
+        }
+        blocks = vec![blocks.swap_remove(n - 1)];
+        first = n;
+    }
     if args.json {
         #[derive(Serialize)]
         struct Document<'a> {
@@ -52,17 +90,13 @@ pub fn extract(args: &ExtractArgs) -> Exit {
             #[serde(flatten)]
             block: &'a polypatch::extract::Block<'a>,
         }
-        let blocks = blocks.iter().enumerate().map(|(i, block)| Entry { index: i + 1, block }).collect();
+        let blocks = blocks.iter().enumerate().map(|(i, block)| Entry { index: i + first, block }).collect();
         stdout(&output::document(&Document { version: polypatch::report::JSON_VERSION, blocks }));
     } else {
         let mut out = String::new();
         for (i, block) in blocks.iter().enumerate() {
             let fence = block.fence.map(|f| format!(", fenced ```{f}")).unwrap_or_default();
-            let lines = if block.lines.start == block.lines.end {
-                format!("line {}", block.lines.start)
-            } else {
-                format!("lines {}-{}", block.lines.start, block.lines.end)
-            };
+            let lines = lines(block);
             // A fence the reply was cut off inside (`apply` refuses it as `truncated`).
             let cut = if block.cut_off { ", cut off mid-line" } else { "" };
             let head = format!("=== block {}: {}, {lines}{fence}{cut} ===", i + 1, block.dialect);
@@ -109,4 +143,13 @@ fn detect_json(args: &DetectArgs) -> Exit {
     let dialect = scores.first().filter(|s| s.confidence > 0).map(|s| s.dialect);
     stdout(&output::document(&Document { version: polypatch::report::JSON_VERSION, dialect, scores }));
     if dialect.is_some() { Exit::Success } else { Exit::NotApplied }
+}
+
+/// `line 3` or `lines 3-9`: where a block is in the reply.
+fn lines(block: &polypatch::extract::Block<'_>) -> String {
+    if block.lines.start == block.lines.end {
+        format!("line {}", block.lines.start)
+    } else {
+        format!("lines {}-{}", block.lines.start, block.lines.end)
+    }
 }

@@ -78,7 +78,7 @@ pub fn run(args: &ApplyArgs, mode: Mode) -> Exit {
             Err(err) => return usage(anyhow!(err)),
         },
     };
-    Run { args, mode, format, kept, reply, calls: None }.go()
+    Run { args, mode, format, kept, reply, calls: None, ap_folder: None }.go()
 }
 
 /// The blocks a run applies together, as one transaction.
@@ -179,6 +179,8 @@ struct Run<'a> {
     reply: Option<ResultShape>,
     /// The tool calls read, for `--reply-format`.
     calls: Option<Calls>,
+    /// The folder of an `ap` patch file its paths were resolved from (no `--root`).
+    ap_folder: Option<PathBuf>,
 }
 
 impl Run<'_> {
@@ -227,6 +229,9 @@ impl Run<'_> {
             let dialect = if planned.blocks.iter().all(|b| b.info.dialect == "ap") { "ap" } else { "" };
             if args.more.is_empty() { inout::default_root(dialect, &args.patch) } else { PathBuf::from(".") }
         });
+        if args.root.is_none() && root != std::path::Path::new(".") {
+            self.ap_folder = Some(root.clone());
+        }
         let mut files = match inout::open_root_for(&root, args) {
             Ok(files) => files,
             Err(err) => return usage_error(args.json, &err),
@@ -432,6 +437,18 @@ impl Run<'_> {
                     stdout(&output::failure_json_with(err, warnings, &extra));
                 } else {
                     stderr(&term::report(&output::failure_text_with(err, &extra), Stream::Err));
+                    if let Some(folder) = &self.ap_folder
+                        && err.report.files.iter().any(|f| {
+                            f.failure.as_ref().is_some_and(|f| f.kind == polypatch::report::FailureKind::FileMissing)
+                        })
+                    {
+                        stderr(&format!(
+                            "note: an `ap` patch's paths are relative to the patch file's folder (its spec, §2.3): \
+                             they were looked for under `{}`; give `--root DIR` to resolve them from another \
+                             directory (`--root .` for the current one)\n",
+                            escape::one_line(&folder.display().to_string())
+                        ));
+                    }
                 }
                 Exit::NotApplied
             }
