@@ -100,7 +100,7 @@ impl Dialects {
     /// assert_eq!(Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call"]);
     /// let plan = Dialects::global().get("ai-patch").unwrap().parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
     /// assert_eq!(plan.files[0].path, "a");
-    /// assert!(Dialects::global().get("toml").is_none());
+    /// assert!(Dialects::global().get("yaml").is_none());
     /// ```
     pub fn global() -> &'static Dialects {
         static GLOBAL: OnceLock<Dialects> = OnceLock::new();

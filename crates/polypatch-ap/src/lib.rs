@@ -182,7 +182,7 @@ impl Dialect for Ap {
     }
 
     fn aliases(&self) -> &'static [&'static str] {
-        &["ap-yaml", "yaml"]
+        &["ap-yaml"]
     }
 
     fn summary(&self) -> &'static str {
