@@ -18,9 +18,25 @@ pub fn run(cli: &Cli) -> Exit {
             stderr(&output::usage_text(&anyhow::anyhow!("`--stdin-json` is for `apply`")));
             Exit::Invalid
         }
-        Command::Diff(args) if args.check || args.stat || args.summary || args.apply || args.partial => {
+        Command::Diff(args)
+            if args.check
+                || args.stat
+                || args.summary
+                || args.apply
+                || args.partial
+                || args.dry_run
+                || args.fsync.is_some() =>
+        {
             stderr(&output::usage_text(&anyhow::anyhow!(
-                "`diff` takes none of `--check`, `--stat`, `--summary`, `--apply` and `--partial`: give them to `apply`"
+                "`diff` writes nothing and takes none of `--check`, `--stat`, `--summary`, `--apply`, `--partial`, \
+                 `--dry-run` and `--fsync`: give them to `apply`"
+            )));
+            Exit::Invalid
+        }
+        Command::Check(args) if args.apply || args.check || args.dry_run || args.fsync.is_some() => {
+            stderr(&output::usage_text(&anyhow::anyhow!(
+                "`check` writes nothing and takes none of `--apply`, `--check`, `--dry-run` and `--fsync`: give them \
+                 to `apply`"
             )));
             Exit::Invalid
         }

@@ -229,3 +229,31 @@ fn the_editor_protocol_is_in_apply_help_with_an_example_that_runs() {
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(doc["files"]["a.py"], "x = 2\n", "{doc}");
 }
+
+/// What a verb's help does not list, it refuses (exit 2) rather than take silently.
+/// Failed before: `check --dry-run`, `check --fsync full` and `diff --fsync full` were
+/// accepted and did nothing.
+#[test]
+fn options_a_verb_does_not_list_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n";
+    for args in
+        [&["check", "--dry-run"][..], &["check", "--fsync", "full"], &["check", "--check"], &["check", "--apply"]]
+    {
+        let run = polypatch(dir.path(), args, Some(patch));
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert_eq!(
+            run.stderr,
+            "error: `check` writes nothing and takes none of `--apply`, `--check`, `--dry-run` and `--fsync`: give \
+             them to `apply`\n"
+        );
+    }
+    for args in [&["diff", "--dry-run"][..], &["diff", "--fsync", "none"], &["diff", "--stat"], &["diff", "--partial"]]
+    {
+        let run = polypatch(dir.path(), args, Some(patch));
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert!(run.stderr.starts_with("error: `diff` writes nothing and takes none of `--check`"), "{}", run.stderr);
+    }
+    assert_eq!(fs::read_to_string(dir.path().join("a.txt")).unwrap(), "a\n");
+}
