@@ -175,8 +175,9 @@ pub struct ApplyArgs {
     #[arg(long)]
     pub check: bool,
     /// Apply every file whose edits all locate, each file whole or untouched, and report
-    /// the others (exit 1 when any is left). Default: every edit of every file, or nothing
-    #[arg(long)]
+    /// the others (exit 1 when any is left); a text report only. Default: every edit of
+    /// every file, or nothing
+    #[arg(long, conflicts_with_all = ["json", "session", "reply_format"])]
     pub partial: bool,
     /// Locate every edit and report, but write nothing
     #[arg(long)]

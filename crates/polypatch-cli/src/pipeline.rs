@@ -279,24 +279,12 @@ impl Run<'_> {
         if left.files.is_empty() {
             return exit;
         }
-        if args.json {
-            stdout(&output::failure_json_with(&ApplyError::not_located(left), &warnings, &output::Extra::default()));
-        } else {
-            let n = left.files.len();
-            let what = match self.mode {
-                Mode::Apply => "not applied, as it was",
-                _ => "would not apply",
-            };
-            let whose = if n == 1 { "its" } else { "their" };
-            stderr(&term::report(
-                &format!(
-                    "error: {} {what}: {whose} edits did not all locate\n{}",
-                    plural_files(n),
-                    escape::report(&left)
-                ),
-                Stream::Err,
-            ));
-        }
+        let n = left.files.len();
+        let what = if self.mode == Mode::Apply { "not applied, as it was" } else { "would not apply" };
+        let whose = if n == 1 { "its" } else { "their" };
+        let text =
+            format!("error: {} {what}: {whose} edits did not all locate\n{}", plural_files(n), escape::report(&left));
+        stderr(&term::report(&text, Stream::Err));
         if exit == Exit::Success { Exit::NotApplied } else { exit }
     }
 
@@ -513,7 +501,7 @@ fn plural_files(n: usize) -> String {
 fn partial<S: FileSource + ?Sized>(planned: Planned, files: &S, options: &ApplyOptions) -> (Planned, ApplyReport) {
     let dialect = planned.blocks[0].plan.dialect.clone();
     let mut plan = if planned.whole {
-        planned.blocks.into_iter().next().map(|b| b.plan).unwrap_or_else(|| EditPlan::new(dialect.clone(), Vec::new()))
+        planned.blocks.into_iter().next().map_or_else(|| EditPlan::new(dialect.clone(), Vec::new()), |b| b.plan)
     } else {
         let mut all = EditPlan::new(dialect.clone(), Vec::new());
         for block in planned.blocks {

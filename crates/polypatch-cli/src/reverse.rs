@@ -77,7 +77,7 @@ fn reverse_file(file: &FileEdit, source: Option<&str>) -> Result<FileEdit, Why> 
         }
         FileOp::Create { .. } => Err(whole("it creates a binary file, which the inverse would delete unchecked")),
         FileOp::Delete { expect: Some(Expect::Lines(lines)), .. }
-            if let Some(mode) = source.and_then(|text| plain_deletion(text, file)) =>
+            if let Some(Deleted { mode }) = source.and_then(|text| plain_deletion(text, file)) =>
         {
             let mut content = String::new();
             for line in lines {
@@ -99,12 +99,12 @@ fn reverse_file(file: &FileEdit, source: Option<&str>) -> Result<FileEdit, Why> 
             Err(whole("it replaces the whole file, and the patch does not carry the old content"))
         }
         FileOp::Binary(_) => Err(whole("a binary patch is not inverted (its reverse data is not kept)")),
-        FileOp::Modify(modify) => reverse_modify(file, modify),
+        FileOp::Modify(modify) => reverse_modify(file, modify, source),
         _ => Err(whole("this operation is not inverted")),
     }
 }
 
-fn reverse_modify(file: &FileEdit, modify: &Modify) -> Result<FileEdit, Why> {
+fn reverse_modify(file: &FileEdit, modify: &Modify, source: Option<&str>) -> Result<FileEdit, Why> {
     if modify.copy_from.is_some() {
         return Err(whole("it copies a file, and the copy's content before the patch is not known"));
     }
@@ -128,13 +128,17 @@ fn reverse_modify(file: &FileEdit, modify: &Modify) -> Result<FileEdit, Why> {
                 Action::Replace(r) => r.kept.as_ref().and_then(|k| k.last().copied()).flatten().is_some(),
                 _ => false,
             });
-            if !last_kept {
+            if last_kept {
+                Some(false)
+            } else if let Some(old_side) = source.and_then(|text| old_side_ends_without_newline(text, file)) {
+                // The diff says it: a `\` line after a removed line marks the old side.
+                Some(!old_side)
+            } else {
                 return Err(whole(
                     "`\\ No newline at end of file` follows the new side, and whether the old side ended with a \
                      newline is not kept",
                 ));
             }
-            Some(false)
         }
     };
     let in_order = modify.edits.iter().all(|e| e.scope.after_previous);
@@ -279,7 +283,7 @@ fn len_diff(new: usize, old: usize) -> isize {
 /// For a diff section that deletes a file: `Some` (with the file's mode, when the diff
 /// says it) when its lines are the file's exact bytes: every line ends with `\n` (no
 /// `\r\n`, no `\ No newline at end of file`). `None` otherwise.
-fn plain_deletion(text: &str, file: &FileEdit) -> Option<Option<u32>> {
+fn plain_deletion(text: &str, file: &FileEdit) -> Option<Deleted> {
     let span = file.span?;
     let section = text.get(span.start..span.end)?;
     if section.contains('\r') || section.lines().any(|line| line.starts_with('\\')) {
@@ -290,5 +294,29 @@ fn plain_deletion(text: &str, file: &FileEdit) -> Option<Option<u32>> {
         .find_map(|line| line.strip_prefix("deleted file mode "))
         .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
         .map(|m| m & 0o777);
-    Some(mode)
+    Some(Deleted { mode })
+}
+
+/// A deleted file a diff carries exactly.
+struct Deleted {
+    /// Its permission bits, when the diff says them.
+    mode: Option<u32>,
+}
+
+/// Whether the old side of a diff section ends without a newline (a `\ No newline at end
+/// of file` line after a removed or context line); `None` when the section is not found.
+fn old_side_ends_without_newline(text: &str, file: &FileEdit) -> Option<bool> {
+    let span = file.span?;
+    let section = text.get(span.start..span.end)?;
+    let mut previous = "";
+    for line in section.lines() {
+        if line.starts_with('\\')
+            && (previous.starts_with('-') || previous.starts_with(' '))
+            && !previous.starts_with("---")
+        {
+            return Some(true);
+        }
+        previous = line;
+    }
+    Some(false)
 }

@@ -15,6 +15,7 @@ use polypatch::plan::{Action, Content, Expect, FileOp, LineText, Replacement, Ta
 
 /// What one file of the patch does, for the stat and the summary.
 #[derive(Debug, Default)]
+#[allow(clippy::struct_excessive_bools, reason = "what git's own patch record says of a file, each read in one place")]
 struct Entry {
     /// The path before (a rename's or a copy's source), when it differs.
     old: Option<String>,
@@ -135,17 +136,16 @@ fn counts(target: &Target, action: &Action) -> (usize, usize) {
             let new: Vec<&str> = text.split('\n').collect();
             line_diff(&old, &new)
         }
-        (_, Action::Replace(replacement)) => match &replacement.kept {
-            Some(kept) => {
+        (_, Action::Replace(replacement)) => {
+            if let Some(kept) = &replacement.kept {
                 let stay = kept.iter().flatten().count();
                 (kept.len() - stay, target_lines.len().saturating_sub(stay))
-            }
-            None => {
+            } else {
                 let old: Vec<&str> = target_lines.iter().map(AsRef::as_ref).collect();
                 let new: Vec<&str> = replacement.lines.iter().map(AsRef::as_ref).collect();
                 line_diff(&old, &new)
             }
-        },
+        }
         (_, Action::InsertBefore { lines } | Action::InsertAfter { lines }) => (lines.len(), 0),
         (_, Action::Delete) => (0, target_lines.len()),
         _ => (0, 0),
@@ -230,10 +230,11 @@ pub fn stat(plans: &[(&EditPlan, Option<&str>)], reverse: bool) -> String {
         }
         let bar = if width + most > 70 { 70 - width } else { most };
         let (mut plus, mut minus) = (e.added, e.deleted);
-        if most > 0 {
-            let total = ((e.added + e.deleted) * bar + most / 2) / most;
-            plus = (e.added * bar + most / 2) / most;
-            minus = total - plus;
+        // Scaled as git scales it, rounding to the nearest column.
+        let scale = |n: usize| (n * bar + most / 2).checked_div(most);
+        if let (Some(total), Some(added)) = (scale(e.added + e.deleted), scale(e.added)) {
+            plus = added;
+            minus = total - added;
         }
         let _ = writeln!(out, " {name:<width$} |{:5} {}{}", e.added + e.deleted, "+".repeat(plus), "-".repeat(minus));
     }

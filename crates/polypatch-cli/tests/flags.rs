@@ -322,3 +322,36 @@ fn partial_applies_the_files_that_locate() {
     assert_eq!(run.stdout, "");
     assert!(run.stderr.starts_with("error: 1 file not applied, as it was"), "{}", run.stderr);
 }
+
+/// `\ No newline at end of file` on either side: `-R` gives the file its final newline
+/// back, or takes it away, as `git apply -R` and `patch -R` do (checked against both).
+#[test]
+fn reverse_keeps_what_no_newline_markers_say() {
+    // The patch drops the final newline (marker on the new side only).
+    let drops = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n\\ No newline at end of file\n";
+    // It adds one (marker on the old side only), and both (a marker on each).
+    let adds = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+Y\n";
+    let neither = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+Y\n\\ No newline \
+                   at end of file\n";
+    for (patch, before, after) in [(drops, "x\ny\n", "x\nY"), (adds, "x\ny", "x\nY\n"), (neither, "x\ny", "x\nY")] {
+        let dir = dir_with(&[("a.txt", after), ("p.diff", patch)]);
+        let run = polypatch(dir.path(), &["apply", "-R", "p.diff"], None);
+        assert_eq!(run.code, 0, "{patch}: {run:?}");
+        assert_eq!(read(dir.path(), "a.txt"), before, "{patch}");
+    }
+}
+
+/// No alias names two dialects, or another dialect's name: each resolves to its own.
+#[test]
+fn every_alias_names_one_dialect() {
+    let dialects = polypatch::Dialects::global();
+    let mut seen = std::collections::BTreeMap::new();
+    for d in dialects.iter() {
+        for name in std::iter::once(d.name()).chain(d.aliases().iter().copied()) {
+            assert_eq!(name, name.to_ascii_lowercase(), "aliases are written lowercase");
+            assert!(seen.insert(name, d.name()).is_none(), "`{name}` names two dialects");
+            assert_eq!(dialects.get(&name.to_ascii_uppercase()).map(polypatch::Dialect::name), Some(d.name()));
+        }
+    }
+    assert!(dialects.get("auto").is_none() && dialects.get("yaml").is_none());
+}
