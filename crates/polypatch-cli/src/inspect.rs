@@ -126,6 +126,14 @@ fn detect_json(args: &DetectArgs) -> Exit {
         version: u32,
         dialect: Option<&'static str>,
         scores: Vec<Score>,
+        /// Every patch block of a reply, with its dialect (as `extract` finds them).
+        blocks: Vec<Found>,
+    }
+    #[derive(Serialize)]
+    struct Found {
+        index: usize,
+        dialect: String,
+        lines: polypatch::report::LineRange,
     }
     #[derive(Serialize)]
     struct Score {
@@ -141,7 +149,12 @@ fn detect_json(args: &DetectArgs) -> Exit {
         .map(|(d, confidence)| Score { dialect: d.name(), confidence })
         .collect();
     let dialect = scores.first().filter(|s| s.confidence > 0).map(|s| s.dialect);
-    stdout(&output::document(&Document { version: polypatch::report::JSON_VERSION, dialect, scores }));
+    let blocks = polypatch::extract(&text)
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Found { index: i + 1, dialect: b.dialect.to_string(), lines: b.lines })
+        .collect();
+    stdout(&output::document(&Document { version: polypatch::report::JSON_VERSION, dialect, scores, blocks }));
     if dialect.is_some() { Exit::Success } else { Exit::NotApplied }
 }
 

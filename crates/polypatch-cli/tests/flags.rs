@@ -269,6 +269,13 @@ fn format_takes_the_names_users_know() {
         "ai-patch        the `*** Begin Patch` envelope of OpenAI Codex's `apply_patch` tool (also: aipatch, codex, \
          apply-patch, apply_patch)"
     );
+    let json = polypatch(dir.path(), &["formats", "--json"], None);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["dialects"][1]["name"], "unified");
+    assert_eq!(
+        doc["dialects"][1]["aliases"],
+        serde_json::json!(["git", "diff", "patch", "udiff", "unidiff", "git-diff"])
+    );
     for dialect in polypatch::Dialects::global().iter() {
         let line = run.stdout.lines().find(|l| l.starts_with(&format!("{} ", dialect.name()))).unwrap();
         assert!(line.contains(dialect.summary()) && !dialect.summary().is_empty(), "{line}");

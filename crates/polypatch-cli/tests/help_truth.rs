@@ -141,6 +141,15 @@ fn detect_and_extract_a_reply_of_several_blocks() {
     let run = polypatch(dir.path(), &["detect"], Some(TWO_BLOCKS));
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.stdout, "block 1 (lines 4-9): unified\nblock 2 (lines 15-20): ai-patch\n");
+    let run = polypatch(dir.path(), &["detect", "--json"], Some(TWO_BLOCKS));
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        doc["blocks"],
+        serde_json::json!([
+            {"index": 1, "dialect": "unified", "lines": {"start": 4, "end": 9}},
+            {"index": 2, "dialect": "ai-patch", "lines": {"start": 15, "end": 20}}
+        ])
+    );
     let run = polypatch(dir.path(), &["extract", "--block", "2"], Some(TWO_BLOCKS));
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.stdout, "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch\n");
