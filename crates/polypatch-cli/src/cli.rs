@@ -60,7 +60,7 @@ Examples:
   polypatch apply --dry-run --json fix.ap   locate everything, print a JSON report, write nothing
   polypatch apply --strict -p1 fix.diff     exact matches only, strip one path component
   polypatch apply -R fix.diff               undo fix.diff (as patch -R, git apply -R)
-  polypatch apply --stat --summary fix.diff what it touches, as git apply --stat --summary
+  polypatch apply --stat --summary x.diff   what it touches, as git apply --stat --summary
   polypatch apply --partial reply.md        apply the files whose edits all locate
 
 The editor protocol (`--stdin-json`): the files in the request, the new contents in the answer
