@@ -9,7 +9,8 @@ from pathlib import Path
 from cases import MUST_FAIL, NOT_APPLICABLE, ROWS, Case
 from tools import TOOL_DIALECTS, Outcome, Verdict
 
-TOOL_TITLES = {"polypatch": "polypatch", "git": "git apply", "gnu": "GNU patch -F3", "codex": "Codex apply_patch"}
+TOOL_TITLES = {"polypatch": "polypatch", "git": "git apply", "gnu": "GNU patch -F3", "codex": "Codex apply_patch",
+               "aider": "Aider editblock", "mpatch": "mpatch"}
 VERDICTS = ("correct", "failed", "WRONG")
 
 

@@ -43,7 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--limit", type=int, default=0, help="base edits per project at most (0: all)")
     p.add_argument("--only-dialect", default="", help="comma-separated dialects (unified, ai-patch, ap, applydiff, aptix, tool-call)")
     p.add_argument("--only-defect", default="", help="comma-separated rows (clean, typo_context, …)")
-    p.add_argument("--tools", default="polypatch,git,gnu,codex", help="comma-separated: polypatch, git, gnu, codex")
+    p.add_argument("--tools", default="polypatch,git,gnu,codex,aider,mpatch",
+                   help="comma-separated: polypatch, git, gnu, codex, aider, mpatch")
     p.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     p.add_argument("--dump-wrong", type=Path, help="write every polypatch WRONG case here as a spec-fixture folder")
     p.add_argument("--dump-clean-failures", type=Path,
@@ -80,9 +81,10 @@ def load_edits(limit: int) -> tuple[list[corpus.BaseEdit], dict[str, dict[str, s
     return edits, old_files
 
 
-def prepare_tools(selected: list[str], args) -> tuple[list[str], Path | None]:
-    """The tools that can run here (with a note on stderr for each one that cannot)."""
-    ready, codex = [], None
+def prepare_tools(selected: list[str], args) -> tuple[list[str], Path | None, Path | None]:
+    """The tools that can run here (with a note on stderr for each one that cannot), the
+    Codex binary and the Python peers' interpreter."""
+    ready, codex, peers = [], None, None
     for tool in selected:
         if tool == "polypatch" and not args.polypatch.is_file():
             sys.exit(f"no polypatch binary at {args.polypatch}: "
@@ -96,12 +98,17 @@ def prepare_tools(selected: list[str], args) -> tuple[list[str], Path | None]:
                 print("note: the Codex CLI binary could not be installed from npm; its column is left out",
                       file=sys.stderr)
                 continue
+        if tool in tools.PEERS:
+            peers = peers or tools.install_peers(CACHE)
+            if peers is None:
+                print(f"note: {tool} could not be installed from PyPI; its column is left out", file=sys.stderr)
+                continue
         ready.append(tool)
-    return ready, codex
+    return ready, codex, peers
 
 
 def run_all(jobs: list[tuple[cases_mod.Case, str]], workers: int, polypatch: Path,
-            codex: Path | None) -> list[report.Result]:
+            codex: Path | None, peers: Path | None = None) -> list[report.Result]:
     """Run every (case, tool) job on ``workers`` threads, each in its own scratch folder."""
     local = threading.local()
     scratches = []
@@ -110,7 +117,7 @@ def run_all(jobs: list[tuple[cases_mod.Case, str]], workers: int, polypatch: Pat
     def one(job):
         case, tool = job
         if not hasattr(local, "scratch"):
-            local.scratch = tools.Scratch(codex)
+            local.scratch = tools.Scratch(codex, peers)
             with lock:
                 scratches.append(local.scratch)
         out = tools.run_tool(tool, case, local.scratch, polypatch)
@@ -142,7 +149,7 @@ def main(argv=None) -> int:
     started = time.monotonic()
     dialects = _selected(args.only_dialect, cases_mod.DIALECTS, "dialect")
     rows = _selected(args.only_defect, cases_mod.ROWS, "row")
-    chosen_tools, codex = prepare_tools(_selected(args.tools, tools.TOOLS, "tool"), args)
+    chosen_tools, codex, peers = prepare_tools(_selected(args.tools, tools.TOOLS, "tool"), args)
 
     edits, old_files = load_edits(args.limit)
     all_cases = cases_mod.build_cases(edits, old_files, dialects, rows)
@@ -152,7 +159,7 @@ def main(argv=None) -> int:
           f"({sum(e.kind == 'multi' for e in edits)} of them multi-hunk), "
           f"{len(all_cases)} cases, {len(jobs)} tool runs on {args.jobs} jobs", file=sys.stderr)
 
-    results = run_all(jobs, args.jobs, args.polypatch, codex)
+    results = run_all(jobs, args.jobs, args.polypatch, codex, peers)
     elapsed = time.monotonic() - started
 
     versions = {t: tools.tool_version(t, args.polypatch, codex) for t in chosen_tools}

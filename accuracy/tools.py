@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,13 @@ TOOL_DIALECTS = {
     "git": ("unified",),
     "gnu": ("unified",),
     "codex": ("ai-patch",),
+    "aider": ("search-replace",),
+    "mpatch": ("search-replace", "unified"),
 }
+#: The pinned PyPI versions of the Python peers (``aider-chat``'s editblock applier and
+#: ``mpatch``), installed into ``.cache/peers`` by ``install_peers`` and run by ``peers.py``.
+PEER_PACKAGES = ("aider-chat==0.86.2", "mpatch==1.8.1")
+PEERS = ("aider", "mpatch")
 TOOLS = tuple(TOOL_DIALECTS)
 
 
@@ -53,8 +61,10 @@ class Verdict:
 class Scratch:
     """A private scratch folder (one per worker thread) holding ``root/`` and the patch."""
 
-    def __init__(self, codex_bin: Path | None):
+    def __init__(self, codex_bin: Path | None, peer_python: Path | None = None):
         self.dir = Path(tempfile.mkdtemp(prefix="ppacc-"))
+        self.peer_python = peer_python
+        self.peer: subprocess.Popen | None = None
         self.root = self.dir / "root"
         self.patch = self.dir / "patch"
         self.apply_patch = None
@@ -84,8 +94,43 @@ class Scratch:
         return out
 
     def remove(self) -> None:
-        """Delete the scratch folder."""
+        """Delete the scratch folder (and stop the peers' worker)."""
+        self.stop_peer()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def stop_peer(self) -> None:
+        """Stop the Python peers' worker, if one runs."""
+        if self.peer is not None:
+            self.peer.kill()
+            self.peer.wait()
+            self.peer = None
+
+    def ask_peer(self, tool: str) -> tuple[bool | None, str]:
+        """Have the peers' worker (``peers.py``, started on first use) apply the patch with
+        ``tool``; ``(None, why)`` when it does not answer within the time limit."""
+        if self.peer is None:
+            if self.peer_python is None:
+                raise ValueError("the Python peers are not installed")
+            self.peer = subprocess.Popen([str(self.peer_python), str(Path(__file__).with_name("peers.py"))],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         cwd=self.dir, text=True, env=dict(os.environ, LC_ALL="C.UTF-8"))
+        req = {"tool": tool, "root": str(self.root), "patch": str(self.patch)}
+        self.peer.stdin.write(json.dumps(req) + "\n")
+        self.peer.stdin.flush()
+        sel = selectors.DefaultSelector()
+        sel.register(self.peer.stdout, selectors.EVENT_READ)
+        # the first request also pays for the worker's start and imports
+        ready = sel.select(TIMEOUT * 3)
+        sel.close()
+        if not ready:
+            self.stop_peer()
+            return None, f"timed out after {TIMEOUT * 3:.0f} s"
+        line = self.peer.stdout.readline()
+        if not line:
+            self.stop_peer()
+            return False, "the peer's worker exited"
+        answer = json.loads(line)
+        return answer["ok"], answer["detail"]
 
 
 def run_tool(tool: str, case: Case, scratch: Scratch, polypatch: Path) -> Outcome:
@@ -101,6 +146,11 @@ def run_tool(tool: str, case: Case, scratch: Scratch, polypatch: Path) -> Outcom
                 "-s", "-i", str(scratch.patch)]
     elif tool == "codex":
         argv = [str(scratch.apply_patch), case.patch]
+    elif tool in PEERS:
+        ok, detail = scratch.ask_peer(tool)
+        if ok is None:
+            return Outcome(False, scratch.tree(), detail)
+        return Outcome(ok, scratch.tree(), f"{'ok' if ok else 'failed'}: {detail}")
     else:
         raise ValueError(f"unknown tool {tool!r}")
     env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(scratch.dir), LC_ALL="C")
@@ -213,8 +263,31 @@ def install_codex(cache: Path, version: str) -> Path | None:
     return found
 
 
+def find_peers(cache: Path) -> Path | None:
+    """The interpreter of the peers' virtual environment, when both peers import there."""
+    python = cache / "peers" / "bin" / "python"
+    if not python.is_file():
+        return None
+    probe = subprocess.run([str(python), "-c", "import aider.coders.editblock_coder, mpatch"],
+                           capture_output=True, check=False)
+    return python if probe.returncode == 0 else None
+
+
+def install_peers(cache: Path) -> Path | None:
+    """Make ``.cache/peers`` (a virtual environment) and ``pip install`` the pinned peers
+    into it (once)."""
+    found = find_peers(cache)
+    if found is None:
+        subprocess.run([sys.executable, "-m", "venv", str(cache / "peers")], check=False)
+        subprocess.run([str(cache / "peers" / "bin" / "pip"), "install", "--quiet", *PEER_PACKAGES], check=False)
+        found = find_peers(cache)
+    return found
+
+
 def tool_version(tool: str, polypatch: Path, codex: Path | None) -> str:
     """The version line of a tool, for the benchmark record."""
+    if tool in PEERS:
+        return next(p for p in PEER_PACKAGES if p.startswith(tool)).replace("==", " ")
     argv = {"polypatch": [str(polypatch), "--version"], "git": ["git", "--version"],
             "gnu": ["patch", "--version"], "codex": [str(codex), "--version"] if codex else None}[tool]
     if argv is None:

@@ -86,8 +86,9 @@ pub enum Command {
     /// with the file, and pass it back with the model's patch
     Hash(HashArgs),
     /// Serve the files under a root to an agent as a Model Context Protocol server over
-    /// stdio: tools `apply_patch`, `edit_file` and `read_file` (register the command
-    /// `polypatch mcp --root DIR` in the client's MCP configuration)
+    /// stdio: tools `apply_patch`, `edit_file` and `read_file`, in DIR and in the roots the
+    /// client announces (register the command `polypatch mcp --root DIR` in the client's MCP
+    /// configuration)
     Mcp(McpArgs),
     /// Print a JSON Schema: of the `--json` report, or of a structured dialect's input
     Schema(SchemaArgs),

@@ -1,9 +1,13 @@
 //! polypatch as a [Model Context Protocol](https://modelcontextprotocol.io) server over
 //! stdio (`polypatch mcp --root DIR`), built on the official Rust SDK (`rmcp`).
 //!
-//! It serves one root: every path a tool names is resolved inside it by polypatch's own
-//! file set ([`polypatch::DiskFileSet`]), so nothing outside it is read or written. Its
-//! tools:
+//! It serves the root given on the command line and, when the client announces the
+//! `roots` capability, the client's roots too (asked for once the client is initialized
+//! and again on each `notifications/roots/list_changed`). Every path a tool names is
+//! resolved inside one of them by polypatch's own file set ([`polypatch::DiskFileSet`]), so
+//! nothing outside them is read or written. A tool works in the command line's root unless
+//! its `root` argument names another served root, or (`edit_file`, `read_file`) its `path`
+//! is absolute and inside one. Its tools:
 //!
 //! - `apply_patch`: a patch in any dialect, or a model's whole reply with several blocks,
 //!   applied as one transaction (every file or none); the report for the model as text and
@@ -24,6 +28,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use polypatch::fs::{Entry, FileSource, FileStore as _, Overlay, ReadHash};
 use polypatch::plan::{Edit, FileEdit};
@@ -33,6 +38,7 @@ use polypatch::{ApplyOptions, Dialects, DiskFileSet, EditPlan};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::{NotificationContext, Peer, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
@@ -69,10 +75,12 @@ pub fn serve(root: &Path) -> Result<(), ServeError> {
     })
 }
 
-/// The server: one root, three tools.
+/// The server: the command line's root, the client's roots, three tools.
 #[derive(Debug, Clone)]
 pub struct Server {
     root: PathBuf,
+    /// The client's roots (folders, canonical), as it last listed them.
+    client_roots: Arc<RwLock<Vec<PathBuf>>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -94,6 +102,10 @@ pub struct ApplyPatchInput {
     /// that changed since is not edited.
     #[serde(default)]
     pub read_hashes: BTreeMap<String, String>,
+    /// The folder the patch's paths are relative to: one of the client's roots (a path or a
+    /// `file://` URI). Default: the server's root.
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// One replacement of `edit_file`.
@@ -115,7 +127,7 @@ pub struct EditInput {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct EditFileInput {
-    /// The file, relative to the root.
+    /// The file, relative to the root (or absolute, inside one of the served roots).
     pub path: String,
     /// The replacements, applied in order; all or none.
     pub edits: Vec<EditInput>,
@@ -125,6 +137,10 @@ pub struct EditFileInput {
     /// The `hash` `read_file` gave for this file: if it changed since, nothing is edited.
     #[serde(default, rename = "readHash")]
     pub read_hash: Option<String>,
+    /// The folder `path` is relative to: one of the client's roots (a path or a `file://`
+    /// URI). Default: the server's root, or the root an absolute `path` is in.
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// `read_file`'s input.
@@ -132,7 +148,7 @@ pub struct EditFileInput {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ReadFileInput {
-    /// The file, relative to the root.
+    /// The file, relative to the root (or absolute, inside one of the served roots).
     pub path: String,
     /// The first line to show (1-based; default 1).
     #[serde(default)]
@@ -140,6 +156,10 @@ pub struct ReadFileInput {
     /// The last line to show (default: the last line of the file).
     #[serde(default)]
     pub end_line: Option<usize>,
+    /// The folder `path` is relative to: one of the client's roots (a path or a `file://`
+    /// URI). Default: the server's root, or the root an absolute `path` is in.
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// A tool error: the text the model reads, `isError` set.
@@ -166,11 +186,78 @@ fn structured(document: &ReportDocument) -> serde_json::Value {
 impl Server {
     /// A server of `root`.
     pub fn new(root: PathBuf) -> Self {
-        Server { root, tool_router: Self::tool_router() }
+        Server { root, client_roots: Arc::default(), tool_router: Self::tool_router() }
     }
 
-    fn files(&self) -> Result<DiskFileSet, CallToolResult> {
-        DiskFileSet::new(&self.root).map_err(|e| tool_error(format!("cannot open the root: {e}")))
+    /// The served roots: the command line's, then the client's.
+    fn served(&self) -> Vec<PathBuf> {
+        let root = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+        let mut roots = vec![root];
+        roots.extend(self.client_roots.read().map(|r| r.clone()).unwrap_or_default());
+        roots
+    }
+
+    /// The root a tool works in (`root` as given, else the one an absolute `path` is in,
+    /// else the command line's) and `path` relative to it.
+    fn place(&self, root: Option<&str>, path: Option<&str>) -> Result<(PathBuf, Option<String>), CallToolResult> {
+        let served = self.served();
+        let list = || served.iter().map(|r| format!("`{}`", r.display())).collect::<Vec<_>>().join(", ");
+        let chosen = match root {
+            Some(given) => {
+                let wanted = root_path(given);
+                let wanted = wanted.canonicalize().unwrap_or(wanted);
+                match served.iter().find(|r| **r == wanted) {
+                    Some(r) => r.clone(),
+                    None => {
+                        return Err(tool_error(format!(
+                            "`{given}` is not a root this server serves: use one of {}, or leave `root` out",
+                            list()
+                        )));
+                    }
+                }
+            }
+            None => match path.map(Path::new).filter(|p| p.is_absolute()) {
+                Some(abs) => {
+                    let found = served.iter().filter(|r| abs.starts_with(r)).max_by_key(|r| r.as_os_str().len());
+                    match found {
+                        Some(r) => r.clone(),
+                        None => {
+                            return Err(tool_error(format!(
+                                "`{}` is outside the roots this server serves ({}): give a path inside one of them",
+                                abs.display(),
+                                list()
+                            )));
+                        }
+                    }
+                }
+                None => self.root.clone(),
+            },
+        };
+        let relative = path.map(|p| match Path::new(p).strip_prefix(&chosen) {
+            Ok(rel) if Path::new(p).is_absolute() => rel.to_string_lossy().into_owned(),
+            _ => p.to_string(),
+        });
+        Ok((chosen, relative))
+    }
+
+    /// Asks the client for its roots and keeps the folders among them.
+    // Roots are deprecated by SEP-2577 (a later protocol version drops server-to-client
+    // requests) but are what today's clients announce; on a protocol without them the
+    // request fails and the client's roots stay as they were.
+    #[allow(deprecated)]
+    async fn refresh_roots(&self, peer: Peer<RoleServer>) {
+        if let Ok(listed) = peer.list_roots().await {
+            let folders = listed
+                .roots
+                .iter()
+                .filter(|r| r.uri.starts_with("file://"))
+                .filter_map(|r| root_path(&r.uri).canonicalize().ok())
+                .filter(|p| p.is_dir())
+                .collect();
+            if let Ok(mut roots) = self.client_roots.write() {
+                *roots = folders;
+            }
+        }
     }
 
     #[tool(
@@ -189,7 +276,7 @@ impl Server {
             Err(err) => return err,
         };
         options = options.dry_run(input.dry_run);
-        let mut files = match self.files() {
+        let mut files = match self.place(input.root.as_deref(), None).and_then(|(root, _)| open_root(&root)) {
             Ok(files) => files,
             Err(err) => return err,
         };
@@ -227,7 +314,14 @@ impl Server {
                        without writing. Pass `readHash` (from read_file) to refuse the edit if the file changed \
                        since you read it."
     )]
-    fn edit_file(&self, Parameters(input): Parameters<EditFileInput>) -> CallToolResult {
+    fn edit_file(&self, Parameters(mut input): Parameters<EditFileInput>) -> CallToolResult {
+        let root = match self.place(input.root.as_deref(), Some(&input.path)) {
+            Ok((root, path)) => {
+                input.path = path.unwrap_or_default();
+                root
+            }
+            Err(err) => return err,
+        };
         let mut options = match read_hashes(input.read_hash.as_ref().map(|h| (&input.path, h))) {
             Ok(options) => options,
             Err(err) => return err,
@@ -238,7 +332,7 @@ impl Server {
         }
         let edits = input.edits.iter().map(|e| Edit::replace_text(e.old_text.clone(), e.new_text.clone())).collect();
         let plan = EditPlan::new("edit_file", vec![FileEdit::modify(input.path.clone(), edits)]);
-        let mut files = match self.files() {
+        let mut files = match open_root(&root) {
             Ok(files) => files,
             Err(err) => return err,
         };
@@ -291,8 +385,15 @@ impl Server {
                        `start_line`..`end_line`) and its `hash`. Give the hash back to apply_patch \
                        (`read_hashes`) or edit_file (`readHash`): the edit is refused if the file changed since."
     )]
-    fn read_file(&self, Parameters(input): Parameters<ReadFileInput>) -> CallToolResult {
-        let files = match self.files() {
+    fn read_file(&self, Parameters(mut input): Parameters<ReadFileInput>) -> CallToolResult {
+        let files = match self.place(input.root.as_deref(), Some(&input.path)) {
+            Ok((root, path)) => {
+                input.path = path.unwrap_or_default();
+                open_root(&root)
+            }
+            Err(err) => Err(err),
+        };
+        let files = match files {
             Ok(files) => files,
             Err(err) => return err,
         };
@@ -334,6 +435,38 @@ impl Server {
     }
 }
 
+/// The file set of a served root.
+fn open_root(root: &Path) -> Result<DiskFileSet, CallToolResult> {
+    DiskFileSet::new(root).map_err(|e| tool_error(format!("cannot open the root `{}`: {e}", root.display())))
+}
+
+/// A root as a client or a model names it: a path, or a `file://` URI (percent-escapes
+/// decoded).
+fn root_path(given: &str) -> PathBuf {
+    let Some(rest) = given.strip_prefix("file://") else {
+        return PathBuf::from(given);
+    };
+    // `file://host/path`: only the local host (empty or `localhost`) is a path here.
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) =
+                (bytes.get(i + 1).and_then(|&b| hex(b)), bytes.get(i + 2).and_then(|&b| hex(b)))
+        {
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    PathBuf::from(String::from_utf8_lossy(&out).into_owned())
+}
+
 /// A reply that did not apply, as the model reads it: the error and every block's report.
 fn failure_text(err: &polypatch::ReplyError) -> String {
     match err {
@@ -352,5 +485,24 @@ impl ServerHandler for Server {
                  edit_file replaces unique text; apply_patch applies a patch in any format as one transaction. \
                  Failures say where and what to do next.",
             )
+    }
+
+    fn on_initialized(&self, context: NotificationContext<RoleServer>) -> impl Future<Output = ()> + Send + '_ {
+        let announces = context.peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        let server = self.clone();
+        async move {
+            // Asked in a task of its own: the reply comes through the loop that delivered
+            // this notification.
+            if announces {
+                tokio::spawn(async move { server.refresh_roots(context.peer).await });
+            }
+        }
+    }
+
+    fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) -> impl Future<Output = ()> + Send + '_ {
+        let server = self.clone();
+        async move {
+            tokio::spawn(async move { server.refresh_roots(context.peer).await });
+        }
     }
 }

@@ -3,7 +3,9 @@
 Usage: python client.py POLYPATCH_BINARY [--log FILE]
 
 Initializes, lists the tools, calls each one, a failing call, a path outside the root and
-a CRLF file edited through `edit_file`, and checks the files on disk after each call.
+a CRLF file edited through `edit_file`, and checks the files on disk after each call; then,
+as a client that announces roots, works in one of its roots, is refused another folder, and
+withdraws the root (`notifications/roots/list_changed`).
 With --log, every request and reply is written to FILE as JSON lines (the exchange quoted
 in the project's notes). Exits 1 on the first failed check.
 """
@@ -14,7 +16,7 @@ import os
 import sys
 import tempfile
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 LOG = []
@@ -121,6 +123,57 @@ async def scenario(binary, root):
             check(not os.path.exists(os.path.join(os.path.dirname(root), "outside.txt")), "nothing outside the root")
 
 
+async def wait_for(session, arguments, want_error, tries=50):
+    """Call read_file until its error state is ``want_error`` (the server asks for the
+    client's roots in the background after initialization and after a change notice)."""
+    for _ in range(tries):
+        result = await session.call_tool("read_file", arguments)
+        if bool(result.is_error) == want_error:
+            return result
+        await asyncio.sleep(0.05)
+    return result
+
+
+async def roots_scenario(binary, root, other):
+    """A client that announces roots: the server serves them besides its own."""
+    with open(os.path.join(other, "lib.txt"), "w") as f:
+        f.write("alpha\nbeta\n")
+    announced = [other]
+
+    async def list_roots(context):
+        LOG.append({"roots/list": announced[:]})
+        return types.ListRootsResult(roots=[types.Root(uri=f"file://{p}") for p in announced])
+
+    params = StdioServerParameters(command=binary, args=["mcp", "--root", root])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            uri = f"file://{other}"
+            got = await wait_for(session, {"path": "lib.txt", "root": uri}, want_error=False)
+            check(not got.is_error and "1\talpha" in text_of(got), "read_file reads in a root the client announced")
+            edited = await call(session, "edit_file", {"path": os.path.join(other, "lib.txt"),
+                                                       "edits": [{"oldText": "beta", "newText": "gamma"}]})
+            check(not edited.is_error, "edit_file takes an absolute path inside a client root")
+            check(open(os.path.join(other, "lib.txt")).read() == "alpha\ngamma\n", "the client root's file is edited")
+            applied = await call(session, "apply_patch", {
+                "root": other,
+                "patch": "--- a/lib.txt\n+++ b/lib.txt\n@@ -1,2 +1,2 @@\n-alpha\n+ALPHA\n gamma\n"})
+            check(not applied.is_error, "apply_patch applies in the client root named by `root`")
+            check(open(os.path.join(other, "lib.txt")).read() == "ALPHA\ngamma\n", "the patch wrote the client root")
+            check(not os.path.exists(os.path.join(root, "lib.txt")), "nothing written in the server's own root")
+            parent = os.path.dirname(other)
+            stranger = await call(session, "read_file", {"path": "lib.txt", "root": parent})
+            check(stranger.is_error and "not a root this server serves" in text_of(stranger),
+                  "a root neither given nor announced is refused")
+            outside = await call(session, "read_file", {"path": os.path.join(parent, "x.txt")})
+            check(outside.is_error and "outside the roots" in text_of(outside),
+                  "an absolute path outside every root is refused")
+            announced.clear()
+            await session.send_roots_list_changed()
+            gone = await wait_for(session, {"path": "lib.txt", "root": uri}, want_error=True)
+            check(gone.is_error, "a root the client withdrew is no longer served")
+
+
 def main():
     binary = sys.argv[1]
     log = sys.argv[sys.argv.index("--log") + 1] if "--log" in sys.argv else None
@@ -128,6 +181,9 @@ def main():
         root = os.path.join(top, "root")
         os.mkdir(root)
         asyncio.run(scenario(binary, root))
+        other = os.path.join(top, "other")
+        os.mkdir(other)
+        asyncio.run(roots_scenario(binary, root, other))
     if log:
         with open(log, "w") as f:
             for entry in LOG:
