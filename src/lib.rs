@@ -595,3 +595,14 @@ mod tests {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The library guide's code blocks (`docs/library.md`), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryGuideDoctests;
+
+/// The dialects guide's code blocks (`docs/dialects.md`: a dialect of your own), compiled and
+/// run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/dialects.md")]
+pub struct DialectsGuideDoctests;

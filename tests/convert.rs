@@ -22,7 +22,7 @@ use polypatch::{ApplyOptions, DiskFileSet, ParseOptions};
 
 use common::{Sandbox, Tree, compare_trees, read_tree, subdirs};
 
-/// What each target dialect cannot say, by its spec (see the README's table).
+/// What each target dialect cannot say, by its spec (see the table in docs/dialects.md, "Converting between dialects").
 fn lacks(target: &str, op: Operation) -> bool {
     use Operation as O;
     match target {

@@ -25,8 +25,6 @@ pub const NO_EDIT: ErrorKind = ErrorKind::new("no_edit");
 pub const UNKNOWN_SHAPE: ErrorKind = ErrorKind::new("unknown_shape");
 /// A call that is not an edit: the text editor's `view` or `undo_edit`.
 pub const NOT_AN_EDIT: ErrorKind = ErrorKind::new("not_an_edit");
-/// A shape this dialect reads elsewhere: Cline/Roo SEARCH/REPLACE blocks in `diff`.
-pub const UNSUPPORTED_SHAPE: ErrorKind = ErrorKind::new("unsupported_shape");
 /// A required field is missing.
 pub const MISSING_FIELD: ErrorKind = ErrorKind::new("missing_field");
 /// A field has the wrong type or value.
@@ -37,8 +35,8 @@ pub const INVALID_PATH: ErrorKind = ErrorKind::new("invalid_path");
 pub const EMPTY_OLD: ErrorKind = ErrorKind::new("empty_old");
 /// MCP `dryRun: true`: the caller asked for a preview, which a patch cannot say.
 pub const DRY_RUN: ErrorKind = ErrorKind::new("dry_run");
-/// An `apply_patch` diff that is malformed (the AI-PATCH hunk grammar's reason, and the
-/// diff's line).
+/// An `apply_patch` diff, or Cline's / Roo's SEARCH/REPLACE blocks, that is malformed (the
+/// AI-PATCH hunk grammar's or the search-replace dialect's reason, and the diff's line).
 pub const INVALID_DIFF: ErrorKind = ErrorKind::new("invalid_diff");
 
 /// Every [`ErrorKind`] this dialect reports, in the order its parser checks for them
@@ -53,7 +51,6 @@ pub const KINDS: &[ErrorKind] = &[
     NO_EDIT,
     UNKNOWN_SHAPE,
     NOT_AN_EDIT,
-    UNSUPPORTED_SHAPE,
     MISSING_FIELD,
     INVALID_FIELD,
     INVALID_PATH,

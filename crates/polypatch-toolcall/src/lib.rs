@@ -33,12 +33,14 @@
 //! | Gemini CLI `replace` / `write_file` | `file_path`, `old_string`, `new_string`, `expected_replacements` (exactly N) or `allow_multiple`; or `content` |
 //! | MCP filesystem `edit_file` / `write_file` | `path`, `edits[{oldText, newText}]` (`dryRun: true` is refused); or `content` |
 //! | Zed `edit_file` | `path`, `edits[{old_text, new_text}]` |
+//! | Cline `replace_in_file` / Roo Code `apply_diff` | `path`, `diff` (SEARCH/REPLACE blocks for that file) |
 //! | `OpenAI` `apply_patch` | `{"type": "create_file" \| "update_file" \| "delete_file", "path", "diff"}` |
 //!
 //! The JSON may be the whole text or sit in a fenced block (```` ```json ````) of a chat
 //! reply. Errors name the call, the field and what to send instead, at the JSON's line and
-//! column. Cline's and Roo's `diff` argument holds SEARCH/REPLACE blocks, another dialect:
-//! it is refused with a pointer to `--format search-replace`.
+//! column. Cline's `replace_in_file` and Roo Code's `apply_diff` (`{"path", "diff"}`, the
+//! `diff` holding SEARCH/REPLACE blocks) are read by the search-replace dialect
+//! (`polypatch_search_replace`) for that path: one engine, the same rules.
 //!
 //! # Meaning
 //!

@@ -58,6 +58,7 @@ fn file_edit(call: &Call) -> Result<FileEdit, PatchError> {
             FileOp::Modify(Modify::new(vec![edit]))
         }
         Op::Update { diff, span, .. } => return update(call, &path, diff, *span),
+        Op::Blocks { diff, span, .. } => return blocks(call, &path, diff, *span),
         Op::Delete { .. } => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
     };
     Ok(FileEdit::new(path, op).with_span(call.span))
@@ -83,10 +84,7 @@ fn update(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, P
     let header = "*** Begin Patch\n*** Update File: x\n";
     let text =
         format!("{header}{body}{}*** End Patch\n", if body.ends_with('\n') || body.is_empty() { "" } else { "\n" });
-    let who = match &call.name {
-        Some(name) => format!("call {} ({name})", call.number),
-        None => format!("call {}", call.number),
-    };
+    let who = who(call);
     let patch = polypatch_aipatch::parse(&text).map_err(|e| {
         let line = e.span.map(|s| s.line_col(&text).0);
         let place = match line {
@@ -113,6 +111,53 @@ fn update(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, P
         }
     }
     Ok(file)
+}
+
+/// Cline's / Roo's `{"path", "diff"}`: the SEARCH/REPLACE blocks parsed and lowered by the
+/// search-replace dialect for `path`; a block naming another file is refused.
+fn blocks(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, PatchError> {
+    let who = who(call);
+    let malformed = |e: PatchError| {
+        let place = e.span.map(|s| format!(" at line {} of the diff", s.line_col(diff).0)).unwrap_or_default();
+        error(
+            INVALID_DIFF,
+            format!("{who}: the `diff` SEARCH/REPLACE blocks are malformed{place}: {}", e.message),
+            Some(span),
+        )
+    };
+    let patch = polypatch_search_replace::parse(diff).map_err(malformed)?;
+    let plan = polypatch_search_replace::lower(&patch, Some(path)).map_err(malformed)?;
+    let mut files = plan.files.into_iter();
+    let (Some(mut file), None) = (files.next(), files.next()) else {
+        return Err(error(
+            INVALID_DIFF,
+            format!("{who}: the `diff` blocks name other files than `{path}`: send one call per file"),
+            Some(span),
+        ));
+    };
+    if file.path != path {
+        return Err(error(
+            INVALID_DIFF,
+            format!("{who}: the `diff` blocks name `{}`, not `{path}`: send one call per file", file.path),
+            Some(span),
+        ));
+    }
+    file.span = Some(call.span);
+    if let FileOp::Modify(m) = &mut file.op {
+        // Spans into the diff string: the diff's own place in the JSON instead.
+        for edit in &mut m.edits {
+            edit.span = Some(span);
+        }
+    }
+    Ok(file)
+}
+
+/// The call as errors name it: its number and tool name.
+fn who(call: &Call) -> String {
+    match &call.name {
+        Some(name) => format!("call {} ({name})", call.number),
+        None => format!("call {}", call.number),
+    }
 }
 
 /// The diff with each run of `@@ <line>` headers cut to its last one (the AI-PATCH

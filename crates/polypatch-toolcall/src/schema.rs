@@ -149,6 +149,20 @@ pub(crate) fn tools() -> Vec<(&'static str, &'static str, Value)> {
             }),
         ),
         (
+            "replace_in_file",
+            "Cline's replace_in_file (Roo Code's apply_diff): SEARCH/REPLACE blocks for one file",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": s(path),
+                    "diff": s("One or more blocks: `<<<<<<< SEARCH` (or `------- SEARCH`), the exact lines to find, \
+                               `=======`, the lines that replace them, `>>>>>>> REPLACE` (or `+++++++ REPLACE`)")
+                },
+                "required": ["path", "diff"],
+                "additionalProperties": false
+            }),
+        ),
+        (
             "apply_patch",
             "An OpenAI apply_patch operation: create_file (a diff of `+` lines), update_file (a V4A diff), delete_file",
             json!({

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{
     DRY_RUN, EMPTY_OLD, INVALID_ARGUMENTS, INVALID_FIELD, INVALID_JSON, INVALID_PATH, MISSING_FIELD, NO_CALL, NO_EDIT,
-    NOT_AN_EDIT, TOO_DEEP, TOO_LARGE, UNCLOSED_JSON, UNKNOWN_SHAPE, UNSUPPORTED_SHAPE, error,
+    NOT_AN_EDIT, TOO_DEEP, TOO_LARGE, UNCLOSED_JSON, UNKNOWN_SHAPE, error,
 };
 use crate::json;
 
@@ -128,6 +128,16 @@ pub enum Op {
         /// Where the diff stands in the JSON.
         span: Span,
     },
+    /// SEARCH/REPLACE blocks for one file (Cline's `replace_in_file`, Roo Code's
+    /// `apply_diff`: `{"path", "diff"}`), read by the search-replace dialect.
+    Blocks {
+        /// The file.
+        path: String,
+        /// The blocks, as sent.
+        diff: String,
+        /// Where the blocks stand in the JSON.
+        span: Span,
+    },
     /// Delete the file (`delete_file`).
     Delete {
         /// The file.
@@ -144,6 +154,7 @@ impl Op {
             | Op::Insert { path, .. }
             | Op::Write { path, .. }
             | Op::Update { path, .. }
+            | Op::Blocks { path, .. }
             | Op::Delete { path } => path,
         }
     }
@@ -694,13 +705,7 @@ impl Reader<'_> {
             return Ok(Op::Write { path, content: self.string("content")? });
         }
         if self.has("diff") {
-            return Err(self.err(
-                UNSUPPORTED_SHAPE,
-                "`diff` (Cline's replace_in_file, Roo's apply_diff) holds SEARCH/REPLACE blocks, which are another \
-                 dialect: apply the diff's text with `--format search-replace` and `--file PATH`"
-                    .to_owned(),
-                Some("diff"),
-            ));
+            return Ok(Op::Blocks { path, diff: self.string("diff")?, span: self.span_of("diff") });
         }
         Err(self.err(
             MISSING_FIELD,

@@ -278,8 +278,14 @@ fn parse_errors_name_the_call_the_field_and_the_place() {
     assert_eq!((e.kind, e.message.as_str()), (error::MISSING_FIELD, "call 1: `new_string` is missing (a string)"));
     let e = parse_err(r#"{"name": "x"}"#);
     assert_eq!(e.kind, error::UNKNOWN_SHAPE);
-    let e = parse_err(r#"{"path": "a", "diff": "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE"}"#);
-    assert_eq!(e.kind, error::UNSUPPORTED_SHAPE);
+    let e = parse_err(r#"{"path": "a", "diff": "<<<<<<< SEARCH\nx\n=======\ny\n"}"#);
+    assert_eq!(e.kind, error::INVALID_DIFF);
+    assert!(e.message.starts_with("call 1: the `diff` SEARCH/REPLACE blocks are malformed at line "), "{}", e.message);
+    let e = parse_err(r#"{"path": "a", "diff": "b.txt\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n"}"#);
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (error::INVALID_DIFF, "call 1: the `diff` blocks name `b.txt`, not `a`: send one call per file")
+    );
     let e = parse_err(r#"{"command": "str_replace", "path": "a", "old_str": "", "new_str": "x"}"#);
     assert_eq!(e.kind, error::EMPTY_OLD);
     let e = parse_err(r#"{"command": "str_replace", "path": "", "old_str": "a", "new_str": "x"}"#);
@@ -359,4 +365,36 @@ fn blank_lines_the_old_and_new_text_pair_in_several_ways_are_refused() {
         "{}",
         failure.message
     );
+}
+
+#[test]
+fn cline_replace_in_file_and_roo_apply_diff_read_their_blocks_for_the_path() {
+    // Cline's markers, two blocks, CRLF file: applied in order, line endings kept.
+    let cline = json!({"name": "replace_in_file", "input": {"path": "src/a.js", "diff":
+        "------- SEARCH\nconst a = 1;\n=======\nconst a = 2;\n+++++++ REPLACE\n\n------- SEARCH\nlog(a);\n=======\nlog(a, 'x');\n+++++++ REPLACE\n"}});
+    let before = "const a = 1;\r\nlog(a);\r\n";
+    let after = one(
+        "src/a.js",
+        before,
+        &json!({"type": "tool_use", "id": "t1", "name": "replace_in_file",
+        "input": cline["input"]})
+        .to_string(),
+    );
+    assert_eq!(after, "const a = 2;\r\nlog(a, 'x');\r\n");
+    // Roo Code's `apply_diff` with `:start_line:` choosing between two identical places.
+    let roo = json!({"path": "b.py", "diff":
+        "<<<<<<< SEARCH\n:start_line:4\n-------\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"})
+    .to_string();
+    assert_eq!(one("b.py", "x = 1\ny = 0\nz = 0\nx = 1\n", &roo), "x = 1\ny = 0\nz = 0\nx = 2\n");
+    // Without the hint the two places are refused, nothing written.
+    let ambiguous = json!({"path": "b.py", "diff": "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"});
+    let report = fails(&MemoryFileSet::new().with("b.py", "x = 1\ny = 0\nz = 0\nx = 1\n"), &ambiguous.to_string());
+    assert_eq!(report.files[0].edits[0].failure.as_ref().unwrap().kind, FailureKind::Ambiguous);
+    // A re-run is already applied.
+    let mut files = MemoryFileSet::new().with("src/a.js", before);
+    let call = cline["input"].to_string();
+    run(&mut files, &call).unwrap();
+    let again = run(&mut files, &call).unwrap();
+    assert_eq!(again.files[0].status, Status::AlreadyApplied);
+    assert_eq!(files.get_str("src/a.js"), Some("const a = 2;\r\nlog(a, 'x');\r\n"));
 }
