@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 
-use polypatch_core::render::hunks::{self, Hunk, after_hunks, body, occurrences, split};
+use polypatch_core::render::hunks::{self, Hunk, body, split};
 use polypatch_core::render::{FileDelta, Operation, RenderError, keeps_ends, refuse, text_only, texts, unmarked};
 
 use crate::error::DIALECT;
@@ -34,12 +34,9 @@ pub(crate) fn render(deltas: &[FileDelta], context: usize) -> Result<String, Ren
         let (before, after) = (unmarked(before), unmarked(after));
         let old = split(before);
         let new = split(after);
-        let bodies: Vec<&str> = old.iter().map(|l| body(l)).collect();
         let accept = |hunks: &[Hunk], i: usize| {
             let h = &hunks[i];
-            let current: Vec<&str> = after_hunks(&old, &new, hunks, i).iter().map(|l| body(l)).collect();
-            !h.old.is_empty()
-                && occurrences(&current, &bodies[h.old.clone()], |a, b| a == b).len() == 1
+            hunks::old_side_unique(&old, &new, hunks, i)
                 && writable(delta, &old[h.old.clone()], &new[h.new.clone()]).is_ok()
         };
         if let Ok(planned) = hunks::plan(&old, &new, context, accept) {

@@ -193,6 +193,18 @@ pub fn after_hunks<'a>(old: &[&'a str], new: &[&'a str], hunks: &[Hunk], n: usiz
     }
 }
 
+/// Whether hunk `i`'s old lines, compared without their line ends, stand exactly once in
+/// the file as the hunks before it left it: what a SEARCH or `--- from` section needs to be
+/// found (an empty old side never is).
+pub fn old_side_unique(old: &[&str], new: &[&str], hunks: &[Hunk], i: usize) -> bool {
+    let wanted: Vec<&str> = old[hunks[i].old.clone()].iter().map(|l| body(l)).collect();
+    if wanted.is_empty() {
+        return false;
+    }
+    let current: Vec<&str> = after_hunks(old, new, hunks, i).iter().map(|l| body(l)).collect();
+    occurrences(&current, &wanted, |a, b| a == b).len() == 1
+}
+
 /// The find/replace pairs of a text-replacing dialect (Aptix `patches`, tool calls' old and
 /// new strings) that turn `before` into `after`: one per hunk, each `find` (whole lines
 /// with their terminators) occurring exactly once, overlaps counted, in the text as the
