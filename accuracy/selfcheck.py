@@ -75,6 +75,13 @@ def apply_applydiff(before: str, text: str) -> str | None:
             return None
     if cur is not None or not blocks:
         return None
+    return _apply_blocks(before, blocks)
+
+
+def _apply_blocks(before: str, blocks: list[tuple[list[str], list[str]]]) -> str | None:
+    """Each block's old lines (joined) replaced by its new lines where they occur exactly
+    once as a substring of the file as the blocks before it left it, starting at a line
+    start; ``None`` when one does not."""
     file = before
     for old, new in blocks:
         old_text, new_text = "".join(old), "".join(new)
@@ -111,8 +118,7 @@ def apply_search_replace(before: str, text: str) -> str | None:
             return None
     if cur is not None or not blocks:
         return None
-    return apply_applydiff(before, "".join(
-        ">>> file: x\n--- from\n" + "".join(old) + "--- to\n" + "".join(new) + "<\n" for old, new in blocks))
+    return _apply_blocks(before, blocks)
 
 
 def apply_aptix(before: str, text: str) -> str | None:
