@@ -32,6 +32,35 @@ mod tests {
         assert!(polypatch::Dialects::global().names().contains(&"unified"));
     }
 
+    /// A diff applied to a directory: the disk commit (its journal included, which needs
+    /// no serde) is in the smallest build, and a crashed commit's journal, as every
+    /// version writes it, is recovered.
+    #[test]
+    fn a_diff_applies_to_a_directory_and_a_crash_is_recovered() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let plan =
+            polypatch::parse("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n", polypatch::Format::Unified)
+                .unwrap();
+        let mut files = polypatch::DiskFileSet::new(dir.path()).unwrap();
+        polypatch::apply(&plan, &mut files, &polypatch::ApplyOptions::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n2\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no journal, temporary file or backup is left");
+
+        // A commit that created `b.txt` and crashed: recovery removes the file it created.
+        std::fs::write(dir.path().join("b.txt"), "new\n").unwrap();
+        std::fs::write(
+            dir.path().join(".polypatch-7.journal"),
+            "{\"file\":{\"path\":\"b.txt\",\"temp\":\".polypatch-7-0.new\",\"backup\":null,\
+             \"new\":\"07baf267a0c0ef53ec95a82711cc4758\"}}\n",
+        )
+        .unwrap();
+        let recovery = files.recover().unwrap();
+        assert_eq!(recovery.rolled_back, [".polypatch-7.journal"], "{recovery:?}");
+        assert_eq!(recovery.removed, ["b.txt"], "{recovery:?}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "b.txt and the journal are removed");
+    }
+
     /// Without the `git-binary` feature, a binary patch is refused where it is read, and
     /// the message says which feature reads it.
     #[cfg(not(feature = "git-binary"))]

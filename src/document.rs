@@ -20,6 +20,7 @@
 //! assert_eq!(json["report"]["files"][0]["status"], "applied");
 //! ```
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::reply::{BlockInfo, BlockReport, ReplyReport};
@@ -31,9 +32,10 @@ use polypatch_core::{DialectName, ErrorKind, Status};
 pub const JSON_VERSION: u32 = 1;
 
 /// How a run ended: the document's `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Outcome {
     /// Every edit was located and the changes were written.
@@ -104,7 +106,8 @@ impl std::fmt::Display for Outcome {
 /// One JSON document describing a run. Build it with [`ReportDocument::of_result`],
 /// [`ReportDocument::malformed`] or [`ReportDocument::usage`], then add what the caller
 /// has (warnings, a diff, feedback).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ReportDocument {
@@ -114,65 +117,71 @@ pub struct ReportDocument {
     pub status: Outcome,
     /// What happened to each file and edit, once the patch was parsed. `applied` means
     /// written; `located` means found but not written (a dry run, or a failed run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub report: Option<ApplyReport>,
     /// Every edit was located, but writing the files failed with this message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub commit_error: Option<String>,
     /// With `commit_error`: whether every file was restored (`false`: some may be half
     /// written, and the interrupted commit must be recovered).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub rolled_back: Option<bool>,
     /// Why the patch or the request was refused (`malformed`, `usage_error`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub error: Option<DocumentError>,
     /// Things the parser accepted that the writer should fix.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub warnings: Vec<String>,
     /// What applying would change, as a git diff (the command line's `diff` verb).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub diff: Option<String>,
     /// The `ApplyDiff` spec's feedback text (§5), for `ApplyDiff` patches.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub feedback: Option<String>,
     /// The `ApplyDiff` session kept across applies (spec §1, §3), when one is kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(feature = "serde")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub session: Option<SessionBlock>,
     /// For a chat reply or several patches applied as one transaction
     /// ([`crate::apply_text`]): each block, where it came from and its own report (then
     /// `report` is absent).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub blocks: Vec<BlockReport>,
 }
 
 /// Why a patch or a request was refused.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct DocumentError {
     /// The dialect whose parser refused the patch (`polypatch` for refusals before any
     /// dialect); absent for usage errors.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub dialect: Option<DialectName>,
     /// A stable, machine-readable kind (`syntax`, `unknown_format`, `not_utf8`, …); absent
     /// for usage errors.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub kind: Option<ErrorKind>,
     /// What is wrong and what to do.
     pub message: String,
     /// The 1-based line of the patch where the problem is, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub line: Option<usize>,
     /// The 1-based column (in characters) on that line, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub column: Option<usize>,
     /// For a block of a chat reply: the block (its `line` and `column` are in the reply).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub block: Option<BlockInfo>,
 }
 
 /// An `ApplyDiff` session as a document shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SessionBlock {
@@ -184,6 +193,7 @@ pub struct SessionBlock {
     pub state: serde_json::Value,
 }
 
+#[cfg(feature = "serde")]
 impl SessionBlock {
     /// A session block from its parts.
     pub fn new(context: String, recommendations: Vec<String>, state: serde_json::Value) -> Self {
@@ -203,6 +213,7 @@ impl ReportDocument {
             warnings: Vec::new(),
             diff: None,
             feedback: None,
+            #[cfg(feature = "serde")]
             session: None,
             blocks: Vec::new(),
         }
@@ -309,6 +320,8 @@ impl ReportDocument {
     }
 
     /// Builder: the `ApplyDiff` feedback text and session, each when there is one.
+    #[cfg(feature = "serde")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     #[must_use]
     pub fn with_extras(mut self, feedback: Option<String>, session: Option<SessionBlock>) -> Self {
         self.feedback = feedback;
@@ -317,6 +330,8 @@ impl ReportDocument {
     }
 
     /// The document as one line of JSON, without a trailing newline.
+    #[cfg(feature = "serde")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     pub fn to_json(&self) -> String {
         // The types hold no maps with non-string keys and no non-finite floats the report
         // makes, so serializing cannot fail; should it ever, the text is still a document.

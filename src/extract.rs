@@ -45,6 +45,7 @@
 //! assert!(blocks[0].text.starts_with("--- a/x.txt\n"));
 //! ```
 
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 use crate::engine::ReplyLines;
@@ -52,7 +53,8 @@ use crate::{Dialect, Dialects};
 use polypatch_core::{DialectName, LineRange, Span};
 
 /// One patch block found in a reply.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 #[non_exhaustive]
 pub struct Block<'a> {
     /// The dialect whose sniffer scored the block highest (`"ai-patch"`, `"unified"`, …).
@@ -71,16 +73,17 @@ pub struct Block<'a> {
     /// The indentation of a fence inside a list item (`1. Fix it:` then an indented
     /// ```` ``` ````): every line of `text` starts with this many spaces (or is blank), and
     /// [`Block::content`] removes them. 0 otherwise.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
     pub indent: usize,
     /// The block is in a fence that never closes and the reply stops in the middle of a
     /// line, inside the block: the reply was cut off (an output limit), and the block's
     /// last line is half a line. [`crate::reply::plan_reply`] refuses such a block as
     /// [`ErrorKind::TRUNCATED`](polypatch_core::ErrorKind::TRUNCATED), whatever its dialect.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "std::ops::Not::not"))]
     pub cut_off: bool,
 }
 
+#[cfg(feature = "serde")]
 #[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
 fn is_zero(n: &usize) -> bool {
     *n == 0

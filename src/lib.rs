@@ -112,12 +112,15 @@
 //! | `git-binary` | `GIT binary patch` data in unified diffs and Aptix `gitPatch` entries, read and written | zlib (flate2) |
 //! | `convert` | [`convert::convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
 //! | `editor` | [`editor`]: an editor's buffers patched in memory, with LSP edits, and the editor protocol | |
-//! | `schema` | [`schema`] and [`ReportDocument::schema`](report::ReportDocument::schema): JSON Schemas | schemars and its derive |
+//! | `schema` | [`schema`] and [`ReportDocument::schema`](report::ReportDocument::schema): JSON Schemas (turns on `serde`) | schemars and its derive |
+//! | `serde` | the JSON report ([`ReportDocument::to_json`](report::ReportDocument::to_json), its `session`), serde's `Serialize` and `Deserialize` on the plan, the reports and the options, `Dialect::schema`; turned on by `ap`, `applydiff`, `aptix`, `tool-call`, `editor` and `schema` | serde, its derive and `serde_json` |
 //!
 //! Without `git-binary`, a binary patch is refused where it is read, as the unified
 //! dialect's `unsupported_binary` error naming the feature, and converting binary content
-//! to a diff is refused ([`convert::Operation::Binary`]). The JSON report
-//! ([`ReportDocument::to_json`](report::ReportDocument::to_json)) is in every build.
+//! to a diff is refused ([`convert::Operation::Binary`]). Without `serde`, parsing,
+//! applying (in memory and to a directory, the commit's journal and its recovery included)
+//! and every report's text are the same; the reports have no JSON and the types no serde
+//! traits.
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -181,7 +184,10 @@ pub mod fs {
 /// What applying did: the report of a plan (per file, per edit: status, place, tier,
 /// failure with its closest candidate and next step) and its versioned JSON document.
 pub mod report {
-    pub use crate::document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, SessionBlock, located};
+    #[cfg(feature = "serde")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub use crate::document::SessionBlock;
+    pub use crate::document::{DocumentError, JSON_VERSION, Outcome, ReportDocument, located};
     pub use polypatch_core::{
         ApplyReport, Closest, Computed, EditReport, Failure, FailureKind, FileOperation, FileReport, FirstFailure,
         LineRange, MAX_CANDIDATES, Status, Tier,

@@ -23,6 +23,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::{ApplyOptions, ApplyReport, EditPlan, ParseOptions, PatchError, compute};
@@ -32,7 +33,8 @@ use polypatch_core::{
 };
 
 /// Where a block came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct BlockInfo {
@@ -42,13 +44,13 @@ pub struct BlockInfo {
     pub dialect: DialectName,
     /// The lines of the block in its text (1-based, inclusive); `None` for a whole patch
     /// file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub lines: Option<LineRange>,
     /// The fence's info string, for a fenced block.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub fence: Option<String>,
     /// The patch file the block is in, when several are applied together.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub source: Option<String>,
 }
 
@@ -108,26 +110,28 @@ impl PlannedBlock {
 }
 
 /// What happened to one block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct BlockReport {
     /// Where the block came from.
-    #[serde(flatten)]
+    #[cfg_attr(feature = "serde", serde(flatten))]
     pub block: BlockInfo,
     /// `applied` (written), `located` (would change, but nothing was written: a dry run,
     /// or another block failed), `already_applied` (nothing to change), `failed`, or
     /// `not_attempted` (an earlier block failed).
     pub status: Status,
     /// The warnings of the block's parse (a tolerated deviation from its dialect).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub warnings: Vec<String>,
     /// The block's files and edits; empty when not attempted.
     pub report: ApplyReport,
 }
 
 /// The outcome of applying several blocks as one transaction.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 #[non_exhaustive]
 pub struct ReplyReport {
     /// Whether nothing was written on purpose.

@@ -68,12 +68,14 @@ macro_rules! name_impls {
             }
         }
 
+        #[cfg(feature = "serde")]
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(&self.0)
             }
         }
 
+        #[cfg(feature = "serde")]
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 <String as serde::Deserialize>::deserialize(deserializer)
@@ -158,8 +160,11 @@ mod tests {
     #[test]
     fn a_name_is_its_text_in_json_and_compares_with_strings() {
         let name = DialectName::new("ai-patch");
-        assert_eq!(serde_json::to_string(&name).unwrap(), "\"ai-patch\"");
-        assert_eq!(serde_json::from_str::<DialectName>("\"ai-patch\"").unwrap(), name);
+        #[cfg(feature = "serde")]
+        {
+            assert_eq!(serde_json::to_string(&name).unwrap(), "\"ai-patch\"");
+            assert_eq!(serde_json::from_str::<DialectName>("\"ai-patch\"").unwrap(), name);
+        }
         assert_eq!(name, "ai-patch");
         assert_eq!("ai-patch", name);
         assert_eq!(name, *"ai-patch");

@@ -385,6 +385,7 @@ fn file_level_failures_have_kinds() {
     }
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn report_serializes_to_json() {
     let mut files = MemoryFileSet::new().with("a.txt", "  x\n");
@@ -434,6 +435,7 @@ fn occurrence_all_replaces_every_place() {
     assert_eq!(files.get_str("a.txt"), Some("new line\nkeep\nnew line\n"));
 }
 
+#[cfg(feature = "serde")]
 #[test]
 fn edit_plan_round_trips_through_json() {
     let mut edit = hunk(&[" ctx", "-old", "+new"]);

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::apply::modify::modify;
@@ -27,7 +28,8 @@ use crate::text::file_bytes::FileBytes;
 use crate::text::lines::{LineText, TextFile, encode_lossless, holds_raw_bytes, show_raw_bytes};
 
 /// Options of an apply.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 #[allow(clippy::struct_excessive_bools, reason = "independent switches, each with its builder")]
 pub struct ApplyOptions {
@@ -41,7 +43,7 @@ pub struct ApplyOptions {
     /// already applied, is reported skipped instead of failing the plan: the Aptix specs'
     /// "no-op" for a `find` that is not found. Off by default: a silent no-op is how edits
     /// get lost. Line targets are not affected.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub skip_missing_text: bool,
     /// Lets the plan change git's repository directory: a path with a `.git` component
     /// ([`RelPath::in_git_dir`], the names `git apply` refuses). Off by default: a patch
@@ -49,14 +51,14 @@ pub struct ApplyOptions {
     /// commands at the next `git commit` or `git status`, so every such path (created,
     /// changed, deleted, renamed or copied, from or to, as written or through a symbolic
     /// link) is refused and nothing is written. The CLI's `--allow-git-dir`.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub allow_git_dir: bool,
     /// Lets every edit's removed and replaced lines match by likeness (the fuzzy tier), as
     /// its context lines may ([`Policy::allow_fuzzy_removals`](crate::Policy::allow_fuzzy_removals)
     /// for every edit); each such line is listed in the report. Off by default: a removed
     /// line that differs from the file's may be a change made after the patch was written,
     /// and the edit is refused. The CLI's `--allow-fuzzy-removals`.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub allow_fuzzy_removals: bool,
     /// The most lenient tier any edit may match at: the tiers past it are off for every
     /// edit, whatever its dialect's policy allows (`Some(Tier::Unicode)`: lenient about
@@ -64,12 +66,12 @@ pub struct ApplyOptions {
     /// similarity). An edit's strictest tier stays allowed even when it is past this one
     /// (an edit cannot be made stricter than its own floor: [`ApplyOptions::strict`] keeps
     /// only that one). `None` (the default): every tier the edit's policy allows.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub max_tier: Option<Tier>,
     /// What an edit or file operation found already applied (its new side already stands
     /// where the old side should be) does to the plan. Default
     /// [`AlreadyApplied::Accept`].
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub already_applied: AlreadyApplied,
     /// The stale-read guard: the hash of each file's content as the writer of the patch
     /// read it, by path (as the patch or the file set names it). A file the plan touches
@@ -78,19 +80,20 @@ pub struct ApplyOptions {
     /// lets exact matches through. Paths the plan does not touch are ignored. Together
     /// with a [`FileEdit::read_hash`](crate::FileEdit::read_hash) a dialect carries, both
     /// must hold.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "BTreeMap::is_empty"))]
     pub read_hashes: BTreeMap<String, ReadHash>,
     /// What a file whose content changed since it was read (see
     /// [`ApplyOptions::read_hashes`]) does. Default [`StaleRead::Refuse`].
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub stale_read: StaleRead,
 }
 
 /// What an apply does with a file that changed since the patch's writer read it (its
 /// content no longer has the [`ReadHash`] given for it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum StaleRead {
     /// The file's operation fails with [`FailureKind::ChangedSinceRead`], and the plan
@@ -102,14 +105,15 @@ pub enum StaleRead {
     /// [`ApplyOptions::strict`]); the report notes that the file changed since it was
     /// read. Where one does not match exactly, the operation fails as with `Refuse`.
     /// Serialized `exact`, as the CLI's `--stale-read exact` (`exact_only` is read too).
-    #[serde(rename = "exact", alias = "exact_only")]
+    #[cfg_attr(feature = "serde", serde(rename = "exact", alias = "exact_only"))]
     ExactOnly,
 }
 
 /// What an apply does with an edit or file operation it finds already applied
 /// ([`ApplyOptions::already_applied`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum AlreadyApplied {
     /// Reported as [`Status::AlreadyApplied`] and counted as success: a patch applied

@@ -2,18 +2,20 @@
 
 use std::fmt::{self, Write as _};
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::dialect_name::DialectName;
 use crate::ir::tier::Tier;
 
 /// The outcome of applying a plan: one entry per file operation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ApplyReport {
     /// The dialect the plan came from.
-    #[serde(default, skip_serializing_if = "DialectName::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "DialectName::is_empty"))]
     pub dialect: DialectName,
     /// Whether nothing was written on purpose (`check`, `--dry-run`).
     pub dry_run: bool,
@@ -24,7 +26,7 @@ pub struct ApplyReport {
     /// How many failures, after the first [`MAX_DETAILED_FAILURES`], are reported without
     /// their details (closest region, candidates, next step; the message shortened), so
     /// that a patch of thousands of failing edits gets a report of bounded size per edit.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
     pub shortened: usize,
 }
 
@@ -147,7 +149,8 @@ impl fmt::Display for FirstFailure<'_> {
 }
 
 /// What happened to one file operation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileReport {
@@ -156,15 +159,15 @@ pub struct FileReport {
     /// The operation: `create`, `delete`, `replace`, `modify` or `binary` in JSON.
     pub operation: FileOperation,
     /// The destination of a move.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub moved_to: Option<String>,
     /// The outcome.
     pub status: Status,
     /// Per-edit outcomes for `modify`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub edits: Vec<EditReport>,
     /// Why the file operation itself failed (file missing, path escapes the root, …).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub failure: Option<Failure>,
 }
 
@@ -179,9 +182,10 @@ impl FileReport {
 /// its content). A move is a `modify` or `replace` with
 /// [`moved_to`](FileReport::moved_to) set. It serializes and displays as its name
 /// (`modify`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum FileOperation {
     /// A new file.
@@ -224,33 +228,34 @@ impl fmt::Display for FileOperation {
 }
 
 /// What happened to one edit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct EditReport {
     /// 1-based position of the edit in its file operation.
     pub index: usize,
     /// The edit's label (`hunk 2`, `modification 3`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "String::is_empty"))]
     pub label: String,
     /// The outcome.
     pub status: Status,
     /// The tier the target matched at.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub tier: Option<Tier>,
     /// Confidence of the match, 0..1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub confidence: Option<f64>,
     /// The lines the target occupied (1-based, inclusive) in the file as it was when the
     /// edit was applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub lines: Option<LineRange>,
     /// Why it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub failure: Option<Failure>,
     /// What the engine did beyond the letter of the edit, for the writer to check (an
     /// elision expanded into the lines it stands for).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub notes: Vec<String>,
 }
 
@@ -280,9 +285,10 @@ impl EditReport {
 }
 
 /// An outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Status {
     /// Changed as asked, and written: only a committed report (see
@@ -360,7 +366,8 @@ impl fmt::Display for Status {
 
 /// A 1-based inclusive line range. An empty range (an insertion point) has
 /// `end == start - 1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LineRange {
@@ -394,7 +401,8 @@ impl fmt::Display for LineRange {
 }
 
 /// Why something failed, written for the model that wrote the patch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Failure {
@@ -404,26 +412,27 @@ pub struct Failure {
     pub message: String,
     /// For ambiguity: the places the target matched, the first [`MAX_CANDIDATES`] of them
     /// (set with [`Failure::set_candidates`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub candidates: Vec<LineRange>,
     /// How many places the target matched in all, listed or not (0 when there are no
     /// candidates).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
     pub candidates_total: usize,
     /// For a fuzzy ambiguity: the similarity (0..1, two decimals) of each listed
     /// candidate, in the order of `candidates`. Empty otherwise: at the other tiers every
     /// candidate matches equally.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub candidate_scores: Vec<f64>,
     /// For not-found: the most similar region of the file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub closest: Option<Closest>,
     /// What the writer of the patch should do next.
     pub next_step: String,
 }
 
 /// The region of the file most similar to a target that was not found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Closest {
@@ -443,9 +452,10 @@ impl Closest {
 }
 
 /// The kind of a failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum FailureKind {
     /// The target is not in the file.
@@ -581,6 +591,7 @@ pub(crate) const MAX_EXCERPT_LINES: usize = 40;
 pub(crate) const MAX_EXCERPT_CHARS: usize = 200;
 
 // serde's `skip_serializing_if` passes a reference.
+#[cfg(feature = "serde")]
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_zero(n: &usize) -> bool {
     *n == 0

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 use crate::dialect_name::DialectName;
@@ -146,6 +147,8 @@ pub trait Dialect: Send + Sync {
     /// CLI's `schema` command; every object in it refuses fields it does not list.
     ///
     /// The default is `None`: the dialect is text, not a JSON value.
+    #[cfg(feature = "serde")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     fn schema(&self) -> Option<serde_json::Value> {
         None
     }
@@ -274,7 +277,8 @@ impl ParseOptions {
 }
 
 /// A malformed patch: what is wrong and where.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 #[non_exhaustive]
 pub struct PatchError {
     /// The dialect that rejected the text.
@@ -287,12 +291,12 @@ pub struct PatchError {
     pub span: Option<Span>,
     /// How the patch text is split into lines, for the line numbers of `span`: `\n` (the
     /// default), or also a lone `\r` for a dialect that reads it so (YAML).
-    #[serde(skip)]
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub line_breaks: LineBreaks,
     /// The 1-based line and column where `span` starts in the patch text, with the span
     /// they were computed for ([`PatchError::with_source`]): `Display` names them while the
     /// span is still that one.
-    #[serde(skip)]
+    #[cfg_attr(feature = "serde", serde(skip))]
     position: Option<(Span, usize, usize)>,
 }
 
@@ -494,6 +498,7 @@ mod tests {
             "read-only cannot be written, only read; convert to `unified`, which says every change"
         );
         assert_eq!(ReadOnly.prompt(), None);
+        #[cfg(feature = "serde")]
         assert_eq!(ReadOnly.schema(), None);
     }
 }

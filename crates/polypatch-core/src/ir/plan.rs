@@ -5,6 +5,7 @@
 //! inside a file are [`Edit`]s: a [`Target`] (what to find), an [`Action`] (what to do
 //! there), a [`Scope`] (where to look) and a [`Policy`] (how strict to be).
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::dialect_name::DialectName;
@@ -15,17 +16,18 @@ use crate::text::eol::{LineBreaks, NewLineEnds, Newline};
 use crate::text::lines::LineText;
 
 /// A whole patch, lowered: every file operation in the order the patch gave them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct EditPlan {
     /// The dialect the plan came from (`"ai-patch"`, `"unified"`, …), for reports.
-    #[serde(default, skip_serializing_if = "DialectName::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "DialectName::is_empty"))]
     pub dialect: DialectName,
     /// File operations, applied in this order within one transaction.
     pub files: Vec<FileEdit>,
     /// Things the parser accepted but the writer should fix (an unquoted `version: 2.0`),
     /// lowercase, for the user to see; they never change what is applied.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Vec::is_empty"))]
     pub warnings: Vec<String>,
 }
 
@@ -74,7 +76,8 @@ impl EditPlan {
 }
 
 /// One operation on one file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct FileEdit {
     /// The path as written in the patch: relative to the root, or absolute inside it.
@@ -82,11 +85,11 @@ pub struct FileEdit {
     /// What to do with the file.
     pub op: FileOp,
     /// Where the operation was written in the patch text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub span: Option<Span>,
     /// The hash of the file's content as the writer read it (the stale-read guard): when
     /// the file no longer has it, the operation is refused (see [`ReadHash`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub read_hash: Option<ReadHash>,
 }
 
@@ -137,8 +140,9 @@ impl FileEdit {
 }
 
 /// What happens to a file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum FileOp {
     /// Create a file with the given content.
@@ -146,23 +150,23 @@ pub enum FileOp {
         /// The new file's content (lines joined with `\n`; converted to `newline` on write).
         content: Content,
         /// Line ending to write; `None` keeps the content's own (`\n`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
         newline: Option<Newline>,
         /// What to do when the path already exists.
-        #[serde(default)]
+        #[cfg_attr(feature = "serde", serde(default))]
         if_exists: IfExists,
         /// Unix permission bits for the new file (e.g. `0o755`), when the patch says.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
         mode: Option<u32>,
     },
     /// Delete the file.
     Delete {
         /// What to do when the file does not exist.
-        #[serde(default)]
+        #[cfg_attr(feature = "serde", serde(default))]
         if_missing: IfMissing,
         /// What the file must contain to be deleted (a diff's removed lines, a binary
         /// patch's blob id); a file with other content is not deleted.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
         expect: Option<Expect>,
     },
     /// Replace the whole content of an existing file (or create it, if allowed).
@@ -171,12 +175,12 @@ pub enum FileOp {
         content: Content,
         /// Whether a missing file is created instead of being an error (the report then says
         /// `create`).
-        #[serde(default)]
+        #[cfg_attr(feature = "serde", serde(default))]
         create_if_missing: bool,
         /// Write the text content in the existing file's conventions: its usual line
         /// terminator for each `\n`, and no final terminator when the file had none
         /// (`ApplyDiff`'s `--- to` lines, which say neither). `false`: the content as it is.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "std::ops::Not::not"))]
         follow_file: bool,
     },
     /// Change the file with a sequence of located edits, optionally moving it and changing
@@ -187,8 +191,9 @@ pub enum FileOp {
 }
 
 /// What a file must contain before an operation may touch it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", content = "value", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Expect {
     /// The file's lines, compared without their terminators (a diff's removed lines).
@@ -199,24 +204,25 @@ pub enum Expect {
 }
 
 /// The body of [`FileOp::Binary`]: a git binary patch (`GIT binary patch`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct BinaryEdit {
     /// The forward data: the new content, or a delta against the current content.
     pub data: BinaryData,
     /// The git blob id (hex) of the content the patch was made from, when known. A file
     /// with another id is not touched.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub old_id: Option<String>,
     /// The git blob id (hex) of the result, when known: a file that already has it is
     /// already patched, and a delta's result is checked against it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub new_id: Option<String>,
     /// A missing file is created (from an empty base) instead of being an error.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub create: bool,
     /// New Unix permission bits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub mode: Option<u32>,
 }
 
@@ -228,8 +234,9 @@ impl BinaryEdit {
 }
 
 /// The data of a git binary patch, already inflated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", content = "data", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum BinaryData {
     /// The whole new content.
@@ -239,50 +246,51 @@ pub enum BinaryData {
 }
 
 /// The body of [`FileOp::Modify`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Modify {
     /// Edits, applied in order; each sees the result of the ones before.
     pub edits: Vec<Edit>,
     /// Rename the file to this path (after editing); see `if_dest_exists` for an
     /// existing destination.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub move_to: Option<String>,
     /// Read the original from this path instead and leave it in place (a copy).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub copy_from: Option<String>,
     /// What a move or copy does when its destination exists: refuse unless it already
     /// holds the result (the default, as git's renames and copies), or overwrite it
     /// (Codex's moves).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub if_dest_exists: IfExists,
     /// New Unix permission bits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub mode: Option<u32>,
     /// What to do when the file does not exist.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub if_missing: IfMissing,
     /// Post-processing of the whole file after all edits.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub post: PostProcess,
     /// Whether the result ends with a line terminator; `None` keeps the original's
     /// (a diff's `\ No newline at end of file` sets it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub final_newline: Option<bool>,
     /// What ends a line of the file while it is edited.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub line_breaks: LineBreaks,
     /// Which terminator a new line gets when the patch does not say.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub new_line_ends: NewLineEnds,
     /// The git blob id (hex, at least 7 digits) of the content the edits were made for (a
     /// git diff's `index` line). A file that has it gets every edit as written: no guess
     /// that an edit is already applied, which repetitive text can fool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub preimage: Option<String>,
     /// The git blob id of the content after the edits: a file that has it is already
     /// patched, whatever its text looks like.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub postimage: Option<String>,
 }
 
@@ -295,8 +303,9 @@ impl Modify {
 }
 
 /// File content carried by a patch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "encoding", content = "data", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "encoding", content = "data", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Content {
     /// UTF-8 text; `\n` separates lines.
@@ -317,8 +326,9 @@ impl Content {
 }
 
 /// What a create does when the file exists.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum IfExists {
     /// Fail, unless the existing content is identical (then: already applied).
@@ -331,8 +341,9 @@ pub enum IfExists {
 }
 
 /// What a delete or modify does when the file is missing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum IfMissing {
     /// Fail with "file missing".
@@ -347,12 +358,13 @@ pub enum IfMissing {
 }
 
 /// Whole-file post-processing after all edits of a file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct PostProcess {
     /// Remove trailing spaces and tabs from every line (the `ap` spec, §3.5), when at
     /// least one edit of the file was applied (or the operation has no edits).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub strip_trailing_whitespace: bool,
 }
 
@@ -364,7 +376,8 @@ impl PostProcess {
 }
 
 /// One located change inside a file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Edit {
     /// What to find.
@@ -372,16 +385,16 @@ pub struct Edit {
     /// What to do where it was found.
     pub action: Action,
     /// Where to search.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub scope: Scope,
     /// How strict to be.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub policy: Policy,
     /// A short name for reports (`"hunk 2"`, `"modification 3"`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "String::is_empty"))]
     pub label: String,
     /// Where the edit was written in the patch text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub span: Option<Span>,
 }
 
@@ -495,8 +508,9 @@ where
 }
 
 /// What an edit looks for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", content = "value", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Target {
     /// A block of whole lines (a hunk's context and removed lines, an `ap` snippet, an
@@ -519,8 +533,9 @@ pub enum Target {
 }
 
 /// What an edit does at its target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Action {
     /// Replace the target with `lines` (for [`Target::Text`]: with `text`).
@@ -540,11 +555,12 @@ pub enum Action {
 }
 
 /// The new side of a replacement.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Replacement {
     /// The new lines (for line targets).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub lines: Vec<LineText>,
     /// For each new line, the index of the target line it keeps (a diff's context line),
     /// or `None` for an added line. When the target matched leniently, kept lines are
@@ -553,15 +569,15 @@ pub struct Replacement {
     /// context (an `ap` snippet): a line it removes that matched only by likeness may then
     /// stand when the line written in its place is the file's line (see
     /// [`Policy::allow_fuzzy_removals`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub kept: Option<Vec<Option<usize>>>,
     /// The replacement text for a [`Target::Text`] (substring) target.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub text: Option<String>,
     /// For each new line, its terminator, when the patch says (a diff's lines of a CRLF
     /// file); `None`: added lines get the file's most frequent terminator. Kept lines
     /// always keep the file's own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub line_ends: Option<Vec<Newline>>,
 }
 
@@ -593,22 +609,23 @@ impl Replacement {
 }
 
 /// Where an edit is searched.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Scope {
     /// A block that must be found first; the target is searched from the line after it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub anchor: Option<Anchor>,
     /// A 1-based line number where the target is expected. It orders equal candidates
     /// (nearest first) and never overrides content.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub line_hint: Option<usize>,
     /// Search only after the end of the previous edit of the same file (AI-PATCH and
     /// unified hunks: they never overlap and keep their order), also with a line hint.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub after_previous: bool,
     /// The target must end at the last line of the file (`*** End of File`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub at_end_of_file: bool,
 }
 
@@ -643,14 +660,15 @@ impl Scope {
 }
 
 /// A scoping block (an `ap` anchor, a Codex `@@ context` header).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Anchor {
     /// The lines of the anchor.
     pub lines: Vec<LineText>,
     /// The anchor must occur exactly once in the file (`ap`); otherwise the first
     /// occurrence in the search region is used (Codex).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub unique: bool,
 }
 
@@ -663,7 +681,8 @@ impl Anchor {
 }
 
 /// How an edit is matched and what a miss means.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Policy {
     /// The tiers that may be used, tried from strictest to loosest.
@@ -673,23 +692,23 @@ pub struct Policy {
     /// Which occurrence counts when the target is found more than once.
     pub occurrence: Occurrence,
     /// Blank lines are ignored in the target and skipped in the file (`ap` §3.2).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub ignore_blank_lines: bool,
     /// What it means when the target is not found.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub if_missing: Missing,
     /// How new lines are indented.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub indent: Indent,
     /// Whether a replacement whose old side is gone, or stands only where the new side
     /// proves it replaced, is reported already applied (see the engine's rules).
-    #[serde(default = "yes")]
+    #[cfg_attr(feature = "serde", serde(default = "yes"))]
     pub detect_already_applied: bool,
     /// Include up to this many blank lines before the target (`ap`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub leading_blank_lines: usize,
     /// Include up to this many blank lines after the target (`ap`).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub trailing_blank_lines: usize,
     /// A line the edit removes or replaces may match its file line by likeness (the fuzzy
     /// tier), as the context lines may. Off by default: such a line is what the edit
@@ -697,10 +716,11 @@ pub struct Policy {
     /// removes `if amount < 0:`) may be a change made after the patch was written, so the
     /// edit is refused. `ApplyDiff` sets it, its spec mandating fuzzy matching of the whole
     /// `from` block; the report then lists each removed line that differed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "std::ops::Not::not"))]
     pub allow_fuzzy_removals: bool,
 }
 
+#[cfg(feature = "serde")]
 fn yes() -> bool {
     true
 }
@@ -782,8 +802,9 @@ pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.9;
 pub const AMBIGUITY_MARGIN: f64 = 0.02;
 
 /// Which occurrence counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Occurrence {
     /// Exactly one occurrence in the search region; more is an ambiguity error.
@@ -814,8 +835,9 @@ impl Occurrence {
 }
 
 /// What a target that is not found means.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Missing {
     /// An error (the default).
@@ -828,8 +850,9 @@ pub enum Missing {
 }
 
 /// How new lines are indented.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Indent {
     /// As written in the patch, even when the target matched at another indentation.

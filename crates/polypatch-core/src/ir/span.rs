@@ -1,11 +1,13 @@
 //! Byte spans into patch text, and their rendering as line and column.
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::text::eol::LineBreaks;
 
 /// A byte range `start..end` in the patch text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub struct Span {
     /// First byte.

@@ -2,12 +2,14 @@
 
 use std::fmt;
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 /// How strictly a target matched, from strictest to loosest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Tier {
     /// Every line equal, byte for byte.
@@ -170,12 +172,14 @@ impl Default for TierSet {
     }
 }
 
+#[cfg(feature = "serde")]
 impl Serialize for TierSet {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for TierSet {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let tiers = Vec::<Tier>::deserialize(d)?;
@@ -198,6 +202,7 @@ mod tests {
         assert_eq!(TierSet::ALL.iter().count(), 8);
     }
 
+    #[cfg(feature = "serde")]
     #[test]
     fn serde_round_trip() {
         let set = TierSet::only(Tier::Exact).with(Tier::Fuzzy);

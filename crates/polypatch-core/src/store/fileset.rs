@@ -7,12 +7,14 @@ use std::io;
 use std::sync::{Mutex, PoisonError};
 
 use foldhash::{HashMap, HashMapExt};
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 use crate::text::file_bytes::FileBytes;
 
 /// A validated root-relative path: `/`-separated, no empty, `.` or `..` components.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct RelPath(String);
 
 impl RelPath {

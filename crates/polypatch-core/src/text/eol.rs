@@ -8,13 +8,15 @@
 //! own serde names (`Lf` for a line's, `LF` in a plan). The two others are options, not
 //! terminators.
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
 
 /// A line terminator.
 ///
 /// Closed (not `#[non_exhaustive]`): a line ends with `\n`, `\r\n`, a lone `\r` or
 /// nothing, and a caller may match all four.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub enum Eol {
     /// `\n`
     #[default]
@@ -50,8 +52,9 @@ impl From<Newline> for Eol {
 }
 
 /// What ends a line of a file being edited.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum LineBreaks {
     /// `\n`, `\r\n` and a lone `\r` (Codex treats a lone `\r` as a line end).
@@ -63,8 +66,9 @@ pub enum LineBreaks {
 
 /// Which terminator a new line gets when the patch does not give one, in a file that
 /// mixes `\n` and `\r\n`. (In a file with one kind throughout, both give that kind.)
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum NewLineEnds {
     /// The terminator of the line it replaces or, for an insertion, of the line next to it:
@@ -76,17 +80,18 @@ pub enum NewLineEnds {
 }
 
 /// A line ending style.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 #[non_exhaustive]
 pub enum Newline {
     /// `\n`
-    #[serde(rename = "LF")]
+    #[cfg_attr(feature = "serde", serde(rename = "LF"))]
     Lf,
     /// `\r\n`
-    #[serde(rename = "CRLF")]
+    #[cfg_attr(feature = "serde", serde(rename = "CRLF"))]
     CrLf,
     /// `\r`
-    #[serde(rename = "CR")]
+    #[cfg_attr(feature = "serde", serde(rename = "CR"))]
     Cr,
 }
 

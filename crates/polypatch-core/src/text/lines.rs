@@ -7,6 +7,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, Range, RangeBounds};
 
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::text::eol::{Eol, LineBreaks};
@@ -14,7 +15,8 @@ use crate::text::shared::SharedText;
 
 /// One line: its text without terminator, and the terminator (closed: a line is these
 /// two, so not `#[non_exhaustive]`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
 pub struct Line {
     /// The text, without the terminator.
     pub text: LineText,
@@ -380,12 +382,14 @@ impl fmt::Display for LineText {
     }
 }
 
+#[cfg(feature = "serde")]
 impl Serialize for LineText {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de> Deserialize<'de> for LineText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(LineText::from)
@@ -1434,6 +1438,7 @@ mod tests {
         let _ = LineText::slices(&SharedText::new("é".to_string()), [0..2, 0..1]);
     }
 
+    #[cfg(feature = "serde")]
     #[test]
     fn line_texts_serialize_as_strings() {
         let f = TextFile::parse("one\ntwo");
@@ -1462,10 +1467,13 @@ mod tests {
         };
         assert_eq!(hash(&old), hash(&LineText::from("old")));
         // As a plain string, both ways.
-        assert_eq!(serde_json::to_string(&old).unwrap(), r#""old""#);
-        let back: LineText = serde_json::from_str(r#""old""#).unwrap();
-        assert_eq!(back, old);
-        assert_eq!(serde_json::to_string(&vec![old.clone(), back]).unwrap(), r#"["old","old"]"#);
+        #[cfg(feature = "serde")]
+        {
+            assert_eq!(serde_json::to_string(&old).unwrap(), r#""old""#);
+            let back: LineText = serde_json::from_str(r#""old""#).unwrap();
+            assert_eq!(back, old);
+            assert_eq!(serde_json::to_string(&vec![old.clone(), back]).unwrap(), r#"["old","old"]"#);
+        }
         // An empty range, anywhere; the line at the end of the buffer; the whole buffer.
         for at in [0, 4, 5, buf.len()] {
             let empty = LineText::slice(&buf, at..at);

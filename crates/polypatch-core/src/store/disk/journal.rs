@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
 use sha1::Digest as _;
 
 use crate::store::fileset::RelPath;
@@ -48,9 +47,9 @@ pub(super) fn backup_name(id: &str, n: usize) -> String {
     format!("{PREFIX}{id}-{n}{OLD}")
 }
 
-/// One line of the journal, written before the step it announces.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// One line of the journal, written before the step it announces: one JSON object a line
+/// (`{"mkdir":{"dir":..}}`, `{"file":{..}}`, `{"swap":{..}}`, see [`super::jsonl`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Line {
     /// The directory (root-relative) is about to be created.
     Mkdir { dir: String },
@@ -68,11 +67,8 @@ pub(super) enum Line {
         path: String,
         temp: Option<String>,
         backup: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         new: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         old: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         was: Option<(u64, i64, i64)>,
     },
     /// The whole commit is one rename of `temp` over the existing file `path` (a commit
@@ -190,7 +186,7 @@ pub(super) fn parse(name: &str, text: &[u8]) -> Result<Journal, String> {
         n += 1;
         let line = std::str::from_utf8(&rest[..end])
             .ok()
-            .and_then(|l| serde_json::from_str::<Line>(l).ok())
+            .and_then(super::jsonl::read)
             .ok_or_else(|| format!("line {n} is not a line a commit writes"))?;
         check(&line, id, n)?;
         lines.push(line);

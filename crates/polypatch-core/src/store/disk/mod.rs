@@ -120,6 +120,7 @@
 mod commit;
 mod dirs;
 mod journal;
+mod jsonl;
 mod lock;
 mod ops;
 mod recover;

@@ -5,6 +5,7 @@
 
 use std::io;
 
+#[cfg(feature = "serde")]
 use serde::Serialize;
 
 use super::DiskFileSet;
@@ -13,7 +14,8 @@ use super::ops::{Dir, Kind, Meta};
 use crate::store::fileset::RelPath;
 
 /// What [`DiskFileSet::recover`] found and did.
-#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(Serialize))]
 #[non_exhaustive]
 pub struct Recovery {
     /// Interrupted commits rolled back (their journals' names).
