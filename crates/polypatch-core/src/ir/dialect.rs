@@ -23,7 +23,7 @@ use crate::text::eol::LineBreaks;
 /// written bare in a chat reply end ([`bare_block`](Self::bare_block)), its fences' tags
 /// ([`fence_tags`](Self::fence_tags)), writing ([`render`](Self::render)), instructions
 /// for a model ([`prompt`](Self::prompt)) and a JSON Schema of its input
-/// ([`schema`](Self::schema)), and the other names users know it by
+/// (`schema`, with the `serde` feature), and the other names users know it by
 /// ([`aliases`](Self::aliases)) with a line on what it is ([`summary`](Self::summary)).
 pub trait Dialect: Send + Sync {
     /// The dialect's stable name (`"ai-patch"`, `"unified"`, `"ap"`, …).

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use sha1::Digest as _;
 
+pub(super) use super::jsonl::Line;
 use crate::store::fileset::RelPath;
 use crate::text::file_bytes::FileBytes;
 
@@ -45,38 +46,6 @@ pub(super) fn temp_name(id: &str, n: usize) -> String {
 
 pub(super) fn backup_name(id: &str, n: usize) -> String {
     format!("{PREFIX}{id}-{n}{OLD}")
-}
-
-/// One line of the journal, written before the step it announces: one JSON object a line
-/// (`{"mkdir":{"dir":..}}`, `{"file":{..}}`, `{"swap":{..}}`, see [`super::jsonl`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Line {
-    /// The directory (root-relative) is about to be created.
-    Mkdir { dir: String },
-    /// A target (root-relative), its temporary file and its backup (names in its
-    /// directory), with the XXH3-128 hash ([`content_id`]) of the content the commit
-    /// writes (`new`), and the size and modification time (seconds, nanoseconds) of the
-    /// file it replaces (`was`): recovery puts the backup back only over a file that still
-    /// holds `new`, and only while the backup (the original itself, its hard link, or a
-    /// copy given its time) still shows `was`; it removes a file the commit created only
-    /// while it holds `new`. (Journals of earlier versions have no `new`: recovery then
-    /// leaves every file whose content it cannot check. Those of the version before this
-    /// one hold git blob ids in `new`, and `old`, the blob id of the original, in place of
-    /// `was`.)
-    File {
-        path: String,
-        temp: Option<String>,
-        backup: Option<String>,
-        new: Option<String>,
-        old: Option<String>,
-        was: Option<(u64, i64, i64)>,
-    },
-    /// The whole commit is one rename of `temp` over the existing file `path` (a commit
-    /// that replaces one file and syncs nothing): the rename is the commit point, so no
-    /// backup is kept. A temporary file still there means the commit did not happen;
-    /// recovery removes it. Recovery never changes `path`. (A version that does not know
-    /// this line reads no line of the journal and changes nothing.)
-    Swap { path: String, temp: String },
 }
 
 /// A journal as recovery accepts it: every name checked.
