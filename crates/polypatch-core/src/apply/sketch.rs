@@ -1,0 +1,499 @@
+//! A [`Target::Sketch`](crate::Target::Sketch) resolved against the file: a lazy edit's
+//! segment (the new content of a region, its unchanged lines shown, the rest of the file
+//! stood for by markers) becomes the old side, the alignment and the place that
+//! [`apply_at`](crate::apply::write::apply_at) writes like any replacement.
+//!
+//! The segment's head (its first lines the file holds) and tail (its last ones) are
+//! located by the engine ([`decide::locate`]) at the tiers that compare whole lines
+//! (exact, trailing whitespace, one indentation shift, trimmed), each at one place; the
+//! file lines between them are the old side, aligned with the segment's lines between
+//! them. Every reading that is not the only one is refused, naming the line to add.
+
+use crate::apply::miss::miss_failure;
+use crate::apply::report::{Failure, FailureKind, LineRange, MAX_EXCERPT_CHARS, clip_line, list_places};
+use crate::apply::write::Overrides;
+use crate::decide;
+use crate::ir::plan::Occurrence;
+use crate::ir::tier::{Tier, TierSet};
+use crate::locate::fold::{indent_width, is_blank, trim};
+use crate::locate::fuzzy::distance::similarity;
+use crate::locate::index::LineHashes;
+use crate::locate::query::{Found, Miss, Query};
+use crate::text::lines::{LineText, Lines};
+
+/// Whether the segment is the snippet's first (last) with no marker before (after) it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ends {
+    pub at_start: bool,
+    pub at_end: bool,
+}
+
+/// A segment resolved: the old side (the file's region in the segment's indentation),
+/// for each new line the old line it keeps, the place, and notes for the report.
+pub(crate) struct Resolved {
+    pub pat: Vec<LineText>,
+    pub kept: Vec<Option<usize>>,
+    pub found: Found,
+    pub notes: Vec<String>,
+}
+
+/// A new line this similar to the file line beside it may be that line changed, or a
+/// copy of it with a mistake: the reading is unclear.
+const LIKE: f64 = 0.75;
+
+/// The tiers a segment's lines are located at: whole lines compared, blank lines counted.
+const SKETCH_TIERS: TierSet = TierSet::only(Tier::Exact)
+    .with(Tier::TrailingWhitespace)
+    .with(Tier::Indentation)
+    .with(Tier::Trimmed);
+
+struct Finder<'a> {
+    lines: Lines<'a>,
+    hashes: &'a LineHashes,
+    tiers: TierSet,
+    ov: Overrides<'a>,
+}
+
+impl<'a> Finder<'a> {
+    fn query<'q>(&'q self, pat: &'q [LineText], lo: usize, hi: usize) -> Query<'q> {
+        Query {
+            pat,
+            lo,
+            hi,
+            hint: None,
+            at_eof: false,
+            occurrence: Occurrence::Unique,
+            ignore_blank: false,
+            threshold: 1.0,
+            base: self.tiers.iter().next().unwrap_or(Tier::Exact),
+            positional: false,
+            prefix: false,
+            changed: &[],
+            index: Some(self.hashes),
+            effort: self.ov.effort,
+        }
+    }
+
+    /// The one place of `pat` in `lo..hi`.
+    fn find(&self, pat: &[LineText], lo: usize, hi: usize) -> Result<Found, Miss> {
+        if hi <= lo || hi - lo < pat.len() {
+            return Err(Miss::NotFound);
+        }
+        let q = self.query(pat, lo, hi);
+        decide::locate(self.lines, &q, self.tiers).map(|mut f| f.swap_remove(0))
+    }
+
+    fn text(&self, i: usize) -> &'a str {
+        self.lines.text(i)
+    }
+}
+
+fn places(list: &[(usize, usize)]) -> String {
+    let ranges: Vec<LineRange> = list.iter().map(|&(s, e)| LineRange::from_zero_based(s, e)).collect();
+    list_places(&ranges, ranges.len())
+}
+
+fn quoted(line: &str) -> String {
+    format!("`{}`", clip_line(trim(line), MAX_EXCERPT_CHARS))
+}
+
+fn unclear(message: String, next_step: String, at: &[(usize, usize)]) -> Failure {
+    let mut failure = Failure::new(FailureKind::Ambiguous, message, next_step);
+    failure.set_candidates(at.iter().map(|&(s, e)| LineRange::from_zero_based(s, e)).collect());
+    failure
+}
+
+/// Whether `new` (a line the segment adds) resembles the file line `file` without being
+/// it: the line changed, or a copy of it with a mistake.
+fn resembles(new: &str, file: &str) -> bool {
+    let (a, b) = (trim(new), trim(file));
+    !a.is_empty() && !b.is_empty() && a != b && similarity(a, b).is_some_and(|s| s >= LIKE)
+}
+
+/// Resolves the segment `seg` (the new lines of a [`Target::Sketch`](crate::Target::Sketch)
+/// edit) against `lines`, searching from line `lo`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn resolve(
+    lines: Lines<'_>,
+    hashes: &LineHashes,
+    seg: &[LineText],
+    lo: usize,
+    tiers: TierSet,
+    ends: Ends,
+    ov: Overrides<'_>,
+) -> Result<Resolved, Failure> {
+    let tiers = tiers.intersect(SKETCH_TIERS).with(Tier::Exact);
+    let fd = Finder { lines, hashes, tiers, ov };
+    let len = lines.len();
+    let n = seg.len();
+    let Some(h) = seg.iter().position(|l| !is_blank(l)) else {
+        return Err(Failure::new(
+            FailureKind::InvalidPlan,
+            "the segment between two markers has only blank lines",
+            "drop the blank lines, or put the lines that stand around them in the snippet",
+        ));
+    };
+    let t = seg.iter().rposition(|l| !is_blank(l)).expect("a non-blank line");
+    let mut notes = Vec::new();
+
+    // The head: the first line the file holds, grown until its run stands at one place.
+    let at_file_start = ends.at_start && lo == 0 && fd.find(&seg[h..=h], 0, 1).is_ok();
+    let mut i = h;
+    let (mut k, mut head, grown) = loop {
+        if i > t {
+            let q = fd.query(&seg[h..=t], lo, len);
+            let mut failure = miss_failure(lines, &q, Miss::NotFound, "segment's lines");
+            failure.message = format!(
+                "none of the segment's lines is in the file{} (first line: {})",
+                if lo > 0 { format!(" after line {lo}") } else { String::new() },
+                quoted(&seg[h])
+            );
+            failure.next_step = "re-read the file: copy the unchanged lines around each change exactly as they are \
+                                 now, and keep the segments in file order"
+                .to_string();
+            return Err(failure);
+        }
+        if is_blank(&seg[i]) {
+            i += 1;
+            continue;
+        }
+        let hi = if at_file_start && i == h { 1 } else { len };
+        match fd.find(&seg[i..=i], lo, hi) {
+            Ok(f) => break (1, f, false),
+            Err(Miss::NotFound) => i += 1,
+            Err(Miss::Ambiguous(_, mut at, _)) => {
+                let mut k = 1;
+                let f = loop {
+                    if i + k > t {
+                        return Err(head_unclear(seg, h, i, &at));
+                    }
+                    match fd.find(&seg[i..=i + k], lo, len) {
+                        Ok(f) => break f,
+                        Err(Miss::Ambiguous(_, more, _)) => {
+                            at = more;
+                            k += 1;
+                        }
+                        Err(Miss::NotFound) => return Err(head_unclear(seg, h, i, &at)),
+                    }
+                };
+                break (k + 1, f, true);
+            }
+        }
+    };
+    // Grown while the next lines follow it in the file.
+    while i + k < n && head.start + k < len {
+        match fd.find(&seg[i..=i + k], head.start, head.start + k + 1) {
+            Ok(f) => {
+                head = f;
+                k += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    let starts_file = ends.at_start && lo == 0 && head.start == 0;
+    if i > h && !starts_file {
+        // New lines after a marker: they go right before the head, when that is the only
+        // reading.
+        let first = quoted(&seg[h]);
+        if grown {
+            return Err(unclear(
+                format!(
+                    "the segment starts with new lines ({first}) and the line after them, {}, stands at several \
+                     places: it is unclear which one they go before",
+                    quoted(&seg[i])
+                ),
+                format!("add the line above {first} to the snippet, as the file has it"),
+                &[(head.start, head.end)],
+            ));
+        }
+        let news: Vec<&LineText> = seg[h..i].iter().filter(|l| !is_blank(l)).collect();
+        let from = head.start.saturating_sub(news.len() + 1).max(lo);
+        if let Some((new, fi)) = like_neighbour(&fd, &news, from..head.start) {
+            return Err(changed_or_new(&fd, new, fi, "above", &seg[i]));
+        }
+    }
+    let head_end = i + k; // segment index after the head
+
+    // The tail: the last line after the head that the file holds, after the head's place.
+    let mut tail: Option<(usize, usize, Found)> = None; // (first index, end index, place)
+    // The tail is the nearest of several places (not one place).
+    let mut nearest = false;
+    if head_end <= t {
+        let mut j = t;
+        let at_file_end = ends.at_end && fd.find(&seg[t..=t], len.saturating_sub(1), len).is_ok();
+        while j >= head_end {
+            if is_blank(&seg[j]) {
+                j -= 1;
+                continue;
+            }
+            let lo_t = if at_file_end && j == t { len - 1 } else { head.end };
+            match fd.find(&seg[j..=j], lo_t, len) {
+                Ok(f) => {
+                    tail = Some((j, j + 1, f));
+                    break;
+                }
+                Err(Miss::NotFound) => {
+                    if j == 0 {
+                        break;
+                    }
+                    j -= 1;
+                }
+                Err(Miss::Ambiguous(_, mut at, _)) => {
+                    // Grown backwards until one place; else the nearest place of the
+                    // longest run (the deletion guard below still applies).
+                    let mut a = j;
+                    let mut found = None;
+                    while a > head_end {
+                        match fd.find(&seg[a - 1..=j], head.end, len) {
+                            Ok(f) => {
+                                found = Some((a - 1, f));
+                                break;
+                            }
+                            Err(Miss::Ambiguous(_, more, _)) => {
+                                at = more;
+                                a -= 1;
+                            }
+                            Err(Miss::NotFound) => break,
+                        }
+                    }
+                    if let Some((a, f)) = found {
+                        tail = Some((a, j + 1, f));
+                    } else {
+                        let (s, e) = at[0];
+                        let near = Found {
+                            start: s,
+                            end: e,
+                            map: (s..e).map(Some).collect(),
+                            tier: Tier::Exact,
+                            confidence: 1.0,
+                        };
+                        let f = fd.find(&seg[a..=j], s, e).unwrap_or(near);
+                        tail = Some((a, j + 1, f));
+                        nearest = true;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    // The tail grown backwards while the lines before it stand before it in the file.
+    if let Some((a, b, f)) = &mut tail {
+        while *a > head_end && f.start > head.end {
+            match fd.find(&seg[*a - 1..*b], f.start - 1, f.end) {
+                Ok(g) => {
+                    *f = g;
+                    *a -= 1;
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    let (mid_end, after, region_end) = match &tail {
+        Some((a, b, f)) => (*a, *b, f.end),
+        None => (head_end, head_end, head.end),
+    };
+    // New lines after the last line placed, before a marker.
+    let last_placed = tail.as_ref().map_or(head_end - 1, |(_, b, _)| b - 1);
+    let ends_file = ends.at_end && region_end == len;
+    if last_placed < t && !ends_file {
+        let news: Vec<&LineText> = seg[last_placed + 1..].iter().filter(|l| !is_blank(l)).collect();
+        let to = (region_end + news.len() + 1).min(len);
+        if let Some((new, fi)) = like_neighbour(&fd, &news, region_end..to) {
+            return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
+        }
+    }
+
+    // The lines between head and tail, aligned.
+    let mid_file_end = tail.as_ref().map_or(head.end, |(_, _, f)| f.start);
+    let mid = middle(&fd, seg, head_end, mid_end, head.end, mid_file_end);
+    if mid.removed > 0 {
+        let strong = |from: usize, to: usize| seg[from..to].iter().filter(|l| !is_blank(l)).count() >= 2;
+        let tail_strong = !nearest && tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
+        if !(mid.removed <= mid.added + 2 || (strong(i, head_end) && tail_strong)) {
+            let (a, _, f) = tail.as_ref().expect("lines removed between head and tail");
+            return Err(unclear(
+                format!(
+                    "the segment would remove the {} file lines between {} (line {}) and {} (line {}), writing {} \
+                     in their place: it is unclear whether {} is that line of the file or a new one",
+                    mid.removed,
+                    quoted(&seg[head_end - 1]),
+                    head.end,
+                    quoted(&seg[*a]),
+                    f.start + 1,
+                    mid.added,
+                    quoted(&seg[*a])
+                ),
+                format!(
+                    "add the line below {} and the line above {} to the snippet as the file has them, or put a \
+                     marker where lines are kept",
+                    quoted(&seg[head_end - 1]),
+                    quoted(&seg[*a])
+                ),
+                &[(head.end, f.start)],
+            ));
+        }
+    }
+
+    // Blank lines at the segment's edges take the file's blank lines there.
+    let mut r0 = head.start;
+    let mut lead_new = i; // seg[..lead_new] is inserted before the region
+    if !seg[..i].iter().any(|l| !is_blank(l)) {
+        while lead_new > 0 && r0 > lo && is_blank(fd.text(r0 - 1)) {
+            lead_new -= 1;
+            r0 -= 1;
+        }
+    }
+    let mut r1 = region_end;
+    if !seg[after..].iter().any(|l| !is_blank(l)) {
+        while after + (r1 - region_end) < n && r1 < len && is_blank(fd.text(r1)) {
+            r1 += 1;
+        }
+    }
+
+    // The old side, in the segment's indentation, and the alignment.
+    let shift = Shift::of(seg[i].as_str(), fd.text(head.start));
+    let mut pat: Vec<LineText> = Vec::with_capacity(r1 - r0);
+    let mut kept: Vec<Option<usize>> = vec![None; n];
+    for fi in r0..head.start {
+        kept[lead_new + (fi - r0)] = Some(pat.len());
+        pat.push(seg[lead_new + (fi - r0)].clone());
+    }
+    for j in i..head_end {
+        kept[j] = Some(pat.len());
+        pat.push(seg[j].clone());
+    }
+    for (fo, keep) in mid.file_kept.iter().enumerate() {
+        match keep {
+            Some(j) => {
+                kept[*j] = Some(pat.len());
+                pat.push(seg[*j].clone());
+            }
+            None => pat.push(LineText::from(shift.to_segment(fd.text(head.end + fo)))),
+        }
+    }
+    debug_assert_eq!(head.end + mid.file_kept.len(), mid_file_end);
+    if let Some((a, b, _)) = &tail {
+        for j in *a..*b {
+            kept[j] = Some(pat.len());
+            pat.push(seg[j].clone());
+        }
+    }
+    for fi in region_end..r1 {
+        let j = after + (fi - region_end);
+        kept[j] = Some(pat.len());
+        pat.push(seg[j].clone());
+    }
+    let (tier, confidence) = match &tail {
+        Some((_, _, f)) => (head.tier.max(f.tier), head.confidence.min(f.confidence)),
+        None => (head.tier, head.confidence),
+    };
+    let found = Found { start: r0, end: r1, map: (r0..r1).map(Some).collect(), tier, confidence };
+    if ends.at_start && !starts_file && r0 > 0 {
+        notes.push(format!(
+            "the snippet does not start with a marker and its first line is not the file's first line: a marker \
+             was assumed before it (lines 1-{r0} kept)"
+        ));
+    }
+    if ends.at_end && r1 < len && !ends_file {
+        notes.push(format!(
+            "the snippet does not end with a marker and its last line is not the file's last line: a marker was \
+             assumed after it (lines {}-{len} kept)",
+            r1 + 1
+        ));
+    }
+    Ok(Resolved { pat, kept, found, notes })
+}
+
+/// The first of `news` (lines a segment adds next to a placed line) that resembles one of
+/// the file lines `near` without being it, and that file line.
+fn like_neighbour<'n>(
+    fd: &Finder<'_>,
+    news: &[&'n LineText],
+    near: std::ops::Range<usize>,
+) -> Option<(&'n LineText, usize)> {
+    news.iter().find_map(|new| near.clone().find(|&fi| resembles(new, fd.text(fi))).map(|fi| (*new, fi)))
+}
+
+/// The failure of a new line that resembles file line `fi`, `side` (above or below) the
+/// placed line `placed`.
+fn changed_or_new(fd: &Finder<'_>, new: &str, fi: usize, side: &str, placed: &str) -> Failure {
+    unclear(
+        format!(
+            "{} resembles line {} of the file, {}, {side} {}: it is unclear whether it changes that line or adds a \
+             new one",
+            quoted(new),
+            fi + 1,
+            quoted(fd.text(fi)),
+            quoted(placed)
+        ),
+        format!(
+            "copy the line exactly as the file has it if it is unchanged; to change it, add the line {side} it to \
+             the snippet as the file has it"
+        ),
+        &[(fi, fi + 1)],
+    )
+}
+
+/// The failure of a head that stands at several places (`at`), however far it is grown.
+fn head_unclear(seg: &[LineText], h: usize, i: usize, at: &[(usize, usize)]) -> Failure {
+    let first = quoted(&seg[h]);
+    let what = if i > h {
+        format!("the segment starts with new lines ({first}) and the line after them, {},", quoted(&seg[i]))
+    } else {
+        format!("the segment's first line, {first},")
+    };
+    unclear(
+        format!("{what} stands at {} (with the lines after it): it is unclear where the segment goes", places(at)),
+        format!("add the line above {first} to the snippet, as the file has it"),
+        at,
+    )
+}
+
+/// The file lines between the head and the tail, aligned with the segment's.
+struct Middle {
+    /// Per file line (from the head's end), the segment line that keeps it.
+    file_kept: Vec<Option<usize>>,
+    removed: usize,
+    added: usize,
+}
+
+/// Aligns segment lines `from..to` with file lines `lo..hi`, comparing trimmed lines.
+fn middle(fd: &Finder<'_>, seg: &[LineText], from: usize, to: usize, lo: usize, hi: usize) -> Middle {
+    let hi = hi.max(lo);
+    let old: Vec<LineText> = (lo..hi).map(|fi| LineText::from(trim(fd.text(fi)))).collect();
+    let new: Vec<LineText> = seg[from..to.max(from)].iter().map(|l| LineText::from(trim(l))).collect();
+    let kept = crate::apply::write::align(&old, &new);
+    let mut file_kept = vec![None; old.len()];
+    for (j, k) in kept.iter().enumerate() {
+        if let Some(o) = k {
+            file_kept[*o] = Some(from + j);
+        }
+    }
+    let removed = file_kept.iter().zip(&old).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
+    let added = kept.iter().zip(&new).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
+    Middle { file_kept, removed, added }
+}
+
+/// The indentation the segment's lines have against the file's (its head's first line).
+struct Shift {
+    file: String,
+    seg: String,
+}
+
+impl Shift {
+    fn of(seg: &str, file: &str) -> Shift {
+        let lead = |s: &str| s[..indent_width(s).1].to_string();
+        Shift { file: lead(file), seg: lead(seg) }
+    }
+
+    /// A file line written in the segment's indentation.
+    fn to_segment(&self, line: &str) -> String {
+        if self.file == self.seg {
+            return line.to_string();
+        }
+        match line.strip_prefix(self.file.as_str()) {
+            Some(rest) => format!("{}{rest}", self.seg),
+            None => line.to_string(),
+        }
+    }
+}

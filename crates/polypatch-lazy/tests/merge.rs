@@ -1,0 +1,180 @@
+//! Lazy snippets merged into files: exact bytes after, exact refusals, nothing written on
+//! failure.
+
+use polypatch_core::{
+    ApplyError, ApplyOptions, ApplyReport, Dialect, Failure, FailureKind, MemoryFileSet, ParseOptions, Status, Tier,
+    apply,
+};
+use polypatch_lazy::Lazy;
+
+fn run(files: &mut MemoryFileSet, path: &str, snippet: &str) -> Result<ApplyReport, ApplyError> {
+    let plan = Lazy.parse_with(snippet, &ParseOptions::default().file(path)).unwrap_or_else(|e| panic!("{}", e.render(snippet)));
+    apply(&plan, files, &ApplyOptions::default())
+}
+
+fn merged(file: &str, snippet: &str) -> String {
+    let mut files = MemoryFileSet::new().with("f", file);
+    match run(&mut files, "f", snippet) {
+        Ok(_) => files.get_str("f").unwrap().to_string(),
+        Err(e) => panic!("{:?}", failure(&e)),
+    }
+}
+
+fn failure(err: &ApplyError) -> Failure {
+    err.report
+        .files
+        .iter()
+        .flat_map(|f| f.edits.iter().filter_map(|e| e.failure.clone()).chain(f.failure.clone()))
+        .next()
+        .unwrap()
+}
+
+fn refused(file: &str, snippet: &str) -> Failure {
+    let mut files = MemoryFileSet::new().with("f", file);
+    let err = run(&mut files, "f", snippet).unwrap_err();
+    assert_eq!(files.get_str("f"), Some(file), "nothing written");
+    failure(&err)
+}
+
+const JS: &str = "import a from 'a';\n\nfunction one() {\n  const x = 1;\n  return x;\n}\n\nfunction two() {\n  const y = 2;\n  return y;\n}\n\nfunction three() {\n  return 3;\n}\n";
+
+#[test]
+fn a_change_between_markers_keeps_everything_else() {
+    let snippet = "// ... existing code ...\nfunction two() {\n  const y = 20;\n  return y;\n}\n// ... existing code ...\n";
+    assert_eq!(merged(JS, snippet), JS.replace("const y = 2;", "const y = 20;"));
+}
+
+#[test]
+fn several_segments_in_order_and_a_deletion_between_placed_lines() {
+    let snippet = "// ... existing code ...\nfunction one() {\n  return 1;\n}\n// ... existing code ...\nfunction three() {\n  log();\n  return 3;\n}\n";
+    let want = JS.replace("  const x = 1;\n  return x;\n", "  return 1;\n").replace("  return 3;", "  log();\n  return 3;");
+    assert_eq!(merged(JS, snippet), want);
+}
+
+#[test]
+fn new_lines_after_a_unique_line_and_an_inserted_function() {
+    let snippet = "// ... existing code ...\n  return y;\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction three() {\n// ... existing code ...\n";
+    let want = JS.replace("  return y;\n}\n\n", "  return y;\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\n");
+    assert_eq!(merged(JS, snippet), want);
+}
+
+#[test]
+fn implied_markers_are_reported_and_the_file_start_is_kept() {
+    let mut files = MemoryFileSet::new().with("f", JS);
+    let report = run(&mut files, "f", "function two() {\n  const y = 3;\n  return y;\n").unwrap();
+    assert_eq!(files.get_str("f"), Some(JS.replace("const y = 2;", "const y = 3;").as_str()));
+    let notes = &report.files[0].edits[0].notes;
+    assert!(notes.iter().any(|n| n.contains("a marker was assumed before it (lines 1-7 kept)")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("a marker was assumed after it (lines 11-15 kept)")), "{notes:?}");
+}
+
+#[test]
+fn a_snippet_that_starts_at_the_file_start_inserts_there() {
+    let snippet = "import z from 'z';\nimport a from 'a';\n// ... existing code ...\n";
+    assert_eq!(merged(JS, snippet), format!("import z from 'z';\n{JS}"));
+}
+
+#[test]
+fn reindented_snippet_follows_the_file() {
+    let file = "class A:\n    def f(self):\n        x = 1\n        return x\n\n    def g(self):\n        return 2\n";
+    // Written at indentation 0: the new line is shifted with the file.
+    let snippet = "# ... existing code ...\ndef f(self):\n    x = 1\n    y = x + 1\n    return y\n\ndef g(self):\n# ... existing code ...\n";
+    let mut files = MemoryFileSet::new().with("f", file);
+    let report = run(&mut files, "f", snippet).unwrap();
+    assert_eq!(
+        files.get_str("f"),
+        Some("class A:\n    def f(self):\n        x = 1\n        y = x + 1\n        return y\n\n    def g(self):\n        return 2\n")
+    );
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
+}
+
+#[test]
+fn crlf_bom_and_missing_final_newline_are_kept_and_a_rerun_is_already_applied() {
+    let file = "\u{feff}a\r\nb\r\nc\r\nd\r\ne";
+    let snippet = "// ... existing code ...\nb\nB2\nc\n// ... existing code ...\n";
+    let mut files = MemoryFileSet::new().with("f", file);
+    run(&mut files, "f", snippet).unwrap();
+    assert_eq!(files.get_str("f"), Some("\u{feff}a\r\nb\r\nB2\r\nc\r\nd\r\ne"));
+    let report = run(&mut files, "f", snippet).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+    assert_eq!(files.get_str("f"), Some("\u{feff}a\r\nb\r\nB2\r\nc\r\nd\r\ne"));
+}
+
+#[test]
+fn new_lines_after_a_marker_before_a_repeated_line_are_refused() {
+    let snippet = "// ... existing code ...\n  newLine();\n}\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment starts with new lines (`newLine();`) and the line after them, `}`, stands at line 6, line 11, \
+         line 15 (with the lines after it): it is unclear where the segment goes"
+    );
+    assert_eq!(f.next_step, "add the line above `newLine();` to the snippet, as the file has it");
+}
+
+#[test]
+fn a_first_line_found_at_several_places_is_refused() {
+    let snippet = "// ... existing code ...\n}\n\nfunction four() {}\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(f.next_step, "add the line above `}` to the snippet, as the file has it");
+}
+
+#[test]
+fn a_line_like_the_file_s_next_to_the_place_is_refused() {
+    // `const y = 2;` with a typo above the unique line: changed, or a copy with a mistake?
+    let snippet = "// ... existing code ...\n  const yy = 2;\n  return y;\n}\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`const yy = 2;` resembles line 9 of the file, `const y = 2;`, above `return y;`: it is unclear whether it \
+         changes that line or adds a new one"
+    );
+}
+
+#[test]
+fn a_far_coincidence_is_not_a_tail() {
+    // `return 3;` is new here, but stands once in the file, far below: merging up to it
+    // would delete function two.
+    let snippet = "// ... existing code ...\nfunction one() {\n  return 3;\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("the segment would remove the "), "{}", f.message);
+}
+
+#[test]
+fn one_failing_file_writes_nothing() {
+    let text = "```js a.js\n// ... existing code ...\nfunction two() {\n  const y = 20;\n  return y;\n// ... existing code ...\n```\n\n```js b.js\n// ... existing code ...\nnothing() {\n// ... existing code ...\n```\n";
+    let plan = Lazy.parse(text).unwrap();
+    let mut files = MemoryFileSet::new().with("a.js", JS).with("b.js", JS);
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(failure(&err).kind, FailureKind::NotFound);
+    assert_eq!((files.get_str("a.js"), files.get_str("b.js")), (Some(JS), Some(JS)));
+}
+
+#[test]
+fn a_missing_path_is_a_parse_error() {
+    let err = Lazy.parse("```js\n// ... existing code ...\nx\n```\n").unwrap_err();
+    assert_eq!(err.kind, polypatch_lazy::error::MISSING_PATH);
+}
+
+#[test]
+fn changed_lines_before_a_marker_that_resemble_the_file_s_next_lines_are_refused() {
+    // `return y` right before a marker, where the file goes on with `return x`: a change of
+    // that line, or a new line before it? Either reading fits.
+    let file = "def f():\n    x = 1\n    return x\n\ndef g():\n    return 2\n";
+    let f = refused(file, "# ... existing code ...\ndef f():\n    x = 1\n    y = x + 1\n    return y\n# ... existing code ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`return y` resembles line 3 of the file, `return x`, below `x = 1`: it is unclear whether it changes that \
+         line or adds a new one"
+    );
+    assert_eq!(
+        f.next_step,
+        "copy the line exactly as the file has it if it is unchanged; to change it, add the line below it to the \
+         snippet as the file has it"
+    );
+}
