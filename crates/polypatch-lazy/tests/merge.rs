@@ -178,3 +178,67 @@ fn changed_lines_before_a_marker_that_resemble_the_file_s_next_lines_are_refused
          snippet as the file has it"
     );
 }
+
+#[test]
+fn a_blank_line_left_out_between_two_shown_lines_is_refused() {
+    // The snippet shows `}` and `function two() {` next to each other: the blank line
+    // between them deleted, or dropped by mistake?
+    let snippet = "// ... existing code ...\n  return x;\n}\nfunction two() {\n  const y = 20;\n  return y;\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment leaves out the blank line 7 of the file, below `}`, and writes nothing in its place: it is \
+         unclear whether it deletes that line or dropped it by mistake"
+    );
+}
+
+/// Accuracy harness, anyhow_019: the segment's first line stands twice, and grown by a new
+/// line it stood once, at the wrong place (the file has that pair elsewhere); merged there,
+/// 20 lines were deleted. The last place of the line before the segment's tail is taken.
+#[test]
+fn a_head_grown_through_a_new_line_that_the_file_has_elsewhere_is_not_trusted() {
+    let file = "a:\n  - run: x\n  - run: y\n  other1\n  other2\nb:\n  - run: x\nc:\n  name: C\n  more\n";
+    let snippet = "# ...\n  - run: x\n  - run: y\n  if: z\nc:\n  name: C\n# ...\n";
+    assert_eq!(
+        merged(file, snippet),
+        "a:\n  - run: x\n  - run: y\n  other1\n  other2\nb:\n  - run: x\n  - run: y\n  if: z\nc:\n  name: C\n  more\n"
+    );
+}
+
+/// Accuracy harness, serde_json_041: the segment's last lines stand many times, and grown
+/// by the changed line they stood once, far below (the file has that line there); merged
+/// there, 80 lines were deleted. The nearest place of the last line is taken.
+#[test]
+fn a_tail_grown_through_a_changed_line_that_the_file_has_elsewhere_is_not_trusted() {
+    let file = "fn a() {\n    match x {\n        _ => {\n            i += 1;\n            if v {\n                return e;\n            }\n        }\n    }\n}\n\nfn b() {\n    match y {\n        _ => {\n            return e;\n        }\n    }\n}\n";
+    let snippet = "// ...\n            i += 1;\n            return e;\n        }\n    }\n// ...\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace("            if v {\n                return e;\n            }\n", "            return e;\n")
+    );
+}
+
+/// Accuracy harness, clap_lex_012: lines the snippet re-indents (a body wrapped in a
+/// block) are changed lines: written with the snippet's indentation, not kept as the file
+/// has them.
+#[test]
+fn a_line_the_snippet_reindents_is_changed() {
+    let file = "fn f() {\n    let a = 1;\n    let b = 2;\n}\n";
+    let snippet = "fn f() {\n    unsafe {\n        let a = 1;\n        let b = 2;\n    }\n}\n";
+    assert_eq!(merged(file, snippet), snippet);
+}
+
+/// Accuracy harness, execa_016: no marker before the snippet, whose first line is a new
+/// one: it replaces the file's first line, or goes above it? Refused.
+#[test]
+fn new_first_lines_without_a_marker_above_a_line_that_is_not_the_first_are_refused() {
+    let f = refused("import a;\nimport b;\n\ncode();\n", "import z;\nimport b;\n// ... existing code ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the snippet starts, with no marker before it, with new lines (`import z;`) above `import b;`, which is line \
+         2 of the file, not its first: it is unclear whether they replace the lines above it or go above it, those \
+         lines kept"
+    );
+}

@@ -5,7 +5,7 @@
 //!
 //! The segment's head (its first lines the file holds) and tail (its last ones) are
 //! located by the engine ([`decide::locate`]) at the tiers that compare whole lines
-//! (exact, trailing whitespace, one indentation shift, trimmed), each at one place; the
+//! (exact, trailing whitespace, one indentation shift), each at one place; the
 //! file lines between them are the old side, aligned with the segment's lines between
 //! them. Every reading that is not the only one is refused, naming the line to add.
 
@@ -42,10 +42,7 @@ pub(crate) struct Resolved {
 const LIKE: f64 = 0.75;
 
 /// The tiers a segment's lines are located at: whole lines compared, blank lines counted.
-const SKETCH_TIERS: TierSet = TierSet::only(Tier::Exact)
-    .with(Tier::TrailingWhitespace)
-    .with(Tier::Indentation)
-    .with(Tier::Trimmed);
+const SKETCH_TIERS: TierSet = TierSet::only(Tier::Exact).with(Tier::TrailingWhitespace).with(Tier::Indentation);
 
 struct Finder<'a> {
     lines: Lines<'a>,
@@ -191,6 +188,22 @@ pub(crate) fn resolve(
         }
     }
     let starts_file = ends.at_start && lo == 0 && head.start == 0;
+    if i > h && !starts_file && ends.at_start && lo == 0 {
+        let first = quoted(&seg[h]);
+        return Err(unclear(
+            format!(
+                "the snippet starts, with no marker before it, with new lines ({first}) above {}, which is line {} \
+                 of the file, not its first: it is unclear whether they replace the lines above it or go above it, \
+                 those lines kept",
+                quoted(&seg[i]),
+                head.start + 1
+            ),
+            "start the snippet with a marker line (`... existing code ...` in a comment) if the lines above are \
+             kept, or with the file's first line"
+                .to_string(),
+            &[(0, head.start)],
+        ));
+    }
     if i > h && !starts_file {
         // New lines after a marker: they go right before the head, when that is the only
         // reading.
@@ -212,12 +225,14 @@ pub(crate) fn resolve(
             return Err(changed_or_new(&fd, new, fi, "above", &seg[i]));
         }
     }
-    let head_end = i + k; // segment index after the head
+    let mut head_end = i + k; // segment index after the head
 
     // The tail: the last line after the head that the file holds, after the head's place.
     let mut tail: Option<(usize, usize, Found)> = None; // (first index, end index, place)
     // The tail is the nearest of several places (not one place).
     let mut nearest = false;
+    // The tail is a run grown backwards until it stood at one place.
+    let mut tail_grown = false;
     if head_end <= t {
         let mut j = t;
         let at_file_end = ends.at_end && fd.find(&seg[t..=t], len.saturating_sub(1), len).is_ok();
@@ -258,6 +273,7 @@ pub(crate) fn resolve(
                     }
                     if let Some((a, f)) = found {
                         tail = Some((a, j + 1, f));
+                        tail_grown = true;
                     } else {
                         let (s, e) = at[0];
                         let near = Found {
@@ -277,14 +293,57 @@ pub(crate) fn resolve(
         }
     }
     // The tail grown backwards while the lines before it stand before it in the file.
-    if let Some((a, b, f)) = &mut tail {
-        while *a > head_end && f.start > head.end {
-            match fd.find(&seg[*a - 1..*b], f.start - 1, f.end) {
-                Ok(g) => {
-                    *f = g;
-                    *a -= 1;
+    if let Some(t) = &mut tail {
+        grow_back(&fd, seg, head_end, head.end, t);
+    }
+    // A run grown until it stood at one place may hold new lines that the file happens to
+    // have elsewhere: where that place leaves lines between head and tail removed with
+    // nothing written for them, the nearest place of the run's one line is taken instead
+    // when it explains the segment.
+    let explained = |m: &Middle| m.removed <= m.added + 2;
+    let assess = |head: &Found, head_end: usize, tail: &Option<(usize, usize, Found)>| {
+        let (mid_end, mid_file_end) = tail.as_ref().map_or((head_end, head.end), |(a, _, f)| (*a, f.start));
+        let shift = Shift::of(seg[i].as_str(), fd.text(head.start));
+        middle(&fd, seg, &shift, (head_end, mid_end), (head.end, mid_file_end))
+    };
+    if (tail_grown || nearest)
+        && let Some((_, b, _)) = tail.clone()
+        && !explained(&assess(&head, head_end, &tail))
+    {
+        let j = b - 1;
+        if let Some(p) = places_of(&fd, &seg[j..=j], head.end, len).first().copied()
+            && let Ok(f) = fd.find(&seg[j..=j], p, p + 1)
+        {
+            let mut alt = (j, j + 1, f);
+            grow_back(&fd, seg, head_end, head.end, &mut alt);
+            if explained(&assess(&head, head_end, &Some(alt.clone()))) {
+                tail = Some(alt);
+                nearest = true;
+                tail_grown = false;
+            }
+        }
+    }
+    let mut head_nearest = false;
+    if grown && !explained(&assess(&head, head_end, &tail)) {
+        let hi = tail.as_ref().map_or(len, |(_, _, f)| f.start);
+        if let Some(p) = places_of(&fd, &seg[i..=i], lo, hi).last().copied()
+            && let Ok(mut hf) = fd.find(&seg[i..=i], p, p + 1)
+        {
+            let mut kk = 1;
+            while i + kk < n && hf.start + kk < hi {
+                match fd.find(&seg[i..=i + kk], hf.start, hf.start + kk + 1) {
+                    Ok(g) => {
+                        hf = g;
+                        kk += 1;
+                    }
+                    Err(_) => break,
                 }
-                Err(_) => break,
+            }
+            let he = i + kk;
+            if tail.as_ref().is_none_or(|(a, _, _)| he <= *a) && explained(&assess(&hf, he, &tail)) {
+                head = hf;
+                head_end = he;
+                head_nearest = true;
             }
         }
     }
@@ -295,6 +354,22 @@ pub(crate) fn resolve(
     // New lines after the last line placed, before a marker.
     let last_placed = tail.as_ref().map_or(head_end - 1, |(_, b, _)| b - 1);
     let ends_file = ends.at_end && region_end == len;
+    if last_placed < t && !ends_file && ends.at_end {
+        let last = quoted(&seg[t]);
+        return Err(unclear(
+            format!(
+                "the snippet ends, with no marker after it, with new lines ({last}) below {}, which is line {} of \
+                 the file, not its last: it is unclear whether they replace the lines below it or go below it, \
+                 those lines kept",
+                quoted(&seg[last_placed]),
+                region_end
+            ),
+            "end the snippet with a marker line (`... existing code ...` in a comment) if the lines below are \
+             kept, or with the file's last line"
+                .to_string(),
+            &[(region_end, len)],
+        ));
+    }
     if last_placed < t && !ends_file {
         let news: Vec<&LineText> = seg[last_placed + 1..].iter().filter(|l| !is_blank(l)).collect();
         let to = (region_end + news.len() + 1).min(len);
@@ -305,11 +380,29 @@ pub(crate) fn resolve(
 
     // The lines between head and tail, aligned.
     let mid_file_end = tail.as_ref().map_or(head.end, |(_, _, f)| f.start);
-    let mid = middle(&fd, seg, head_end, mid_end, head.end, mid_file_end);
+    let mid = middle(&fd, seg, &Shift::of(seg[i].as_str(), fd.text(head.start)), (head_end, mid_end), (head.end, mid_file_end));
+    if let Some(fi) = mid.dropped_blank {
+        let above = (lo..fi).rev().find(|&x| !is_blank(fd.text(x))).unwrap_or(fi);
+        return Err(unclear(
+            format!(
+                "the segment leaves out the blank line {} of the file, below {}, and writes nothing in its place: \
+                 it is unclear whether it deletes that line or dropped it by mistake",
+                fi + 1,
+                quoted(fd.text(above))
+            ),
+            "write the blank line where the file has it; to delete a blank line alone, send a diff or a \
+             search/replace edit"
+                .to_string(),
+            &[(fi, fi + 1)],
+        ));
+    }
     if mid.removed > 0 {
         let strong = |from: usize, to: usize| seg[from..to].iter().filter(|l| !is_blank(l)).count() >= 2;
-        let tail_strong = !nearest && tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
-        if !(mid.removed <= mid.added + 2 || (strong(i, head_end) && tail_strong)) {
+        // Both ends certain (each one line that stands at one place, run on by the lines
+        // that follow it in the file) and shown with two lines or more: a deletion.
+        let certain = !grown && !head_nearest && !tail_grown && !nearest;
+        let tail_strong = tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
+        if !(explained(&mid) || (certain && strong(i, head_end) && tail_strong)) {
             let (a, _, f) = tail.as_ref().expect("lines removed between head and tail");
             return Err(unclear(
                 format!(
@@ -434,6 +527,36 @@ fn changed_or_new(fd: &Finder<'_>, new: &str, fi: usize, side: &str, placed: &st
     )
 }
 
+/// The places (first lines) where `pat` stands in `lo..hi`, in file order.
+fn places_of(fd: &Finder<'_>, pat: &[LineText], lo: usize, hi: usize) -> Vec<usize> {
+    match fd.find(pat, lo, hi) {
+        Ok(f) => vec![f.start],
+        Err(Miss::Ambiguous(_, at, _)) => at.into_iter().map(|(s, _)| s).collect(),
+        Err(Miss::NotFound) => Vec::new(),
+    }
+}
+
+/// Grows a tail `(first index, end index, place)` backwards while the segment's lines
+/// before it stand right before it in the file, down to segment index `head_end` and file
+/// line `head_found_end`.
+fn grow_back(
+    fd: &Finder<'_>,
+    seg: &[LineText],
+    head_end: usize,
+    head_found_end: usize,
+    (a, b, f): &mut (usize, usize, Found),
+) {
+    while *a > head_end && f.start > head_found_end {
+        match fd.find(&seg[*a - 1..*b], f.start - 1, f.end) {
+            Ok(g) => {
+                *f = g;
+                *a -= 1;
+            }
+            Err(_) => break,
+        }
+    }
+}
+
 /// The failure of a head that stands at several places (`at`), however far it is grown.
 fn head_unclear(seg: &[LineText], h: usize, i: usize, at: &[(usize, usize)]) -> Failure {
     let first = quoted(&seg[h]);
@@ -455,13 +578,18 @@ struct Middle {
     file_kept: Vec<Option<usize>>,
     removed: usize,
     added: usize,
+    /// The first of a run of blank file lines the segment leaves out between two lines it
+    /// shows next to each other (nothing written in their place), as a file line.
+    dropped_blank: Option<usize>,
 }
 
-/// Aligns segment lines `from..to` with file lines `lo..hi`, comparing trimmed lines.
-fn middle(fd: &Finder<'_>, seg: &[LineText], from: usize, to: usize, lo: usize, hi: usize) -> Middle {
+/// Aligns segment lines `from..to` with file lines `lo..hi`.
+fn middle(fd: &Finder<'_>, seg: &[LineText], shift: &Shift, (from, to): (usize, usize), (lo, hi): (usize, usize)) -> Middle {
     let hi = hi.max(lo);
-    let old: Vec<LineText> = (lo..hi).map(|fi| LineText::from(trim(fd.text(fi)))).collect();
-    let new: Vec<LineText> = seg[from..to.max(from)].iter().map(|l| LineText::from(trim(l))).collect();
+    // Compared in the segment's indentation: a line whose indentation changed is changed.
+    let old: Vec<LineText> =
+        (lo..hi).map(|fi| LineText::from(shift.to_segment(fd.text(fi)).trim_end().to_string())).collect();
+    let new: Vec<LineText> = seg[from..to.max(from)].iter().map(|l| LineText::from(l.trim_end())).collect();
     let kept = crate::apply::write::align(&old, &new);
     let mut file_kept = vec![None; old.len()];
     for (j, k) in kept.iter().enumerate() {
@@ -471,7 +599,25 @@ fn middle(fd: &Finder<'_>, seg: &[LineText], from: usize, to: usize, lo: usize, 
     }
     let removed = file_kept.iter().zip(&old).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
     let added = kept.iter().zip(&new).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
-    Middle { file_kept, removed, added }
+    // Runs of blank file lines left out with nothing written between the lines around them.
+    let mut dropped_blank = None;
+    let mut o = 0;
+    while o < old.len() && dropped_blank.is_none() {
+        if file_kept[o].is_some() {
+            o += 1;
+            continue;
+        }
+        let g0 = o;
+        while o < old.len() && file_kept[o].is_none() {
+            o += 1;
+        }
+        let before = g0.checked_sub(1).and_then(|p| file_kept[p]).map_or(from, |j| j + 1);
+        let after = file_kept.get(o).copied().flatten().unwrap_or(to.max(from));
+        if old[g0..o].iter().all(|l| is_blank(l)) && after <= before {
+            dropped_blank = Some(lo + g0);
+        }
+    }
+    Middle { file_kept, removed, added, dropped_blank }
 }
 
 /// The indentation the segment's lines have against the file's (its head's first line).
