@@ -195,28 +195,29 @@ fn a_blank_line_left_out_between_two_shown_lines_is_refused() {
 
 /// Accuracy harness, anyhow_019: the segment's first line stands twice, and grown by a new
 /// line it stood once, at the wrong place (the file has that pair elsewhere); merged there,
-/// 20 lines were deleted. The last place of the line before the segment's tail is taken.
+/// 20 lines were deleted. A grown run whose line stands nearer to the tail places nothing
+/// that removes lines: refused.
 #[test]
 fn a_head_grown_through_a_new_line_that_the_file_has_elsewhere_is_not_trusted() {
     let file = "a:\n  - run: x\n  - run: y\n  other1\n  other2\nb:\n  - run: x\nc:\n  name: C\n  more\n";
-    let snippet = "# ...\n  - run: x\n  - run: y\n  if: z\nc:\n  name: C\n# ...\n";
+    let f = refused(file, "# ...\n  - run: x\n  - run: y\n  if: z\nc:\n  name: C\n# ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(
-        merged(file, snippet),
-        "a:\n  - run: x\n  - run: y\n  other1\n  other2\nb:\n  - run: x\n  - run: y\n  if: z\nc:\n  name: C\n  more\n"
+        f.message,
+        "the segment would remove the 4 file lines between `- run: y` (line 3) and `c:` (line 8), writing 1 in \
+         their place: it is unclear whether `c:` is that line of the file or a new one"
     );
 }
 
 /// Accuracy harness, serde_json_041: the segment's last lines stand many times, and grown
 /// by the changed line they stood once, far below (the file has that line there); merged
-/// there, 80 lines were deleted. The nearest place of the last line is taken.
+/// there, 80 lines were deleted. Refused.
 #[test]
 fn a_tail_grown_through_a_changed_line_that_the_file_has_elsewhere_is_not_trusted() {
     let file = "fn a() {\n    match x {\n        _ => {\n            i += 1;\n            if v {\n                return e;\n            }\n        }\n    }\n}\n\nfn b() {\n    match y {\n        _ => {\n            return e;\n        }\n    }\n}\n";
-    let snippet = "// ...\n            i += 1;\n            return e;\n        }\n    }\n// ...\n";
-    assert_eq!(
-        merged(file, snippet),
-        file.replace("            if v {\n                return e;\n            }\n", "            return e;\n")
-    );
+    let f = refused(file, "// ...\n            i += 1;\n            return e;\n        }\n    }\n// ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("the segment would remove the 9 file lines between `i += 1;` (line 4)"), "{}", f.message);
 }
 
 /// Accuracy harness, clap_lex_012: lines the snippet re-indents (a body wrapped in a

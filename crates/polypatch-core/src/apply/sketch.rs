@@ -225,7 +225,7 @@ pub(crate) fn resolve(
             return Err(changed_or_new(&fd, new, fi, "above", &seg[i]));
         }
     }
-    let mut head_end = i + k; // segment index after the head
+    let head_end = i + k; // segment index after the head
 
     // The tail: the last line after the head that the file holds, after the head's place.
     let mut tail: Option<(usize, usize, Found)> = None; // (first index, end index, place)
@@ -296,57 +296,7 @@ pub(crate) fn resolve(
     if let Some(t) = &mut tail {
         grow_back(&fd, seg, head_end, head.end, t);
     }
-    // A run grown until it stood at one place may hold new lines that the file happens to
-    // have elsewhere: where that place leaves lines between head and tail removed with
-    // nothing written for them, the nearest place of the run's one line is taken instead
-    // when it explains the segment.
     let explained = |m: &Middle| m.removed <= m.added + 2;
-    let assess = |head: &Found, head_end: usize, tail: &Option<(usize, usize, Found)>| {
-        let (mid_end, mid_file_end) = tail.as_ref().map_or((head_end, head.end), |(a, _, f)| (*a, f.start));
-        let shift = Shift::of(seg[i].as_str(), fd.text(head.start));
-        middle(&fd, seg, &shift, (head_end, mid_end), (head.end, mid_file_end))
-    };
-    if (tail_grown || nearest)
-        && let Some((_, b, _)) = tail.clone()
-        && !explained(&assess(&head, head_end, &tail))
-    {
-        let j = b - 1;
-        if let Some(p) = places_of(&fd, &seg[j..=j], head.end, len).first().copied()
-            && let Ok(f) = fd.find(&seg[j..=j], p, p + 1)
-        {
-            let mut alt = (j, j + 1, f);
-            grow_back(&fd, seg, head_end, head.end, &mut alt);
-            if explained(&assess(&head, head_end, &Some(alt.clone()))) {
-                tail = Some(alt);
-                nearest = true;
-                tail_grown = false;
-            }
-        }
-    }
-    let mut head_nearest = false;
-    if grown && !explained(&assess(&head, head_end, &tail)) {
-        let hi = tail.as_ref().map_or(len, |(_, _, f)| f.start);
-        if let Some(p) = places_of(&fd, &seg[i..=i], lo, hi).last().copied()
-            && let Ok(mut hf) = fd.find(&seg[i..=i], p, p + 1)
-        {
-            let mut kk = 1;
-            while i + kk < n && hf.start + kk < hi {
-                match fd.find(&seg[i..=i + kk], hf.start, hf.start + kk + 1) {
-                    Ok(g) => {
-                        hf = g;
-                        kk += 1;
-                    }
-                    Err(_) => break,
-                }
-            }
-            let he = i + kk;
-            if tail.as_ref().is_none_or(|(a, _, _)| he <= *a) && explained(&assess(&hf, he, &tail)) {
-                head = hf;
-                head_end = he;
-                head_nearest = true;
-            }
-        }
-    }
     let (mid_end, after, region_end) = match &tail {
         Some((a, b, f)) => (*a, *b, f.end),
         None => (head_end, head_end, head.end),
@@ -398,11 +348,28 @@ pub(crate) fn resolve(
     }
     if mid.removed > 0 {
         let strong = |from: usize, to: usize| seg[from..to].iter().filter(|l| !is_blank(l)).count() >= 2;
-        // Both ends certain (each one line that stands at one place, run on by the lines
-        // that follow it in the file) and shown with two lines or more: a deletion.
-        let certain = !grown && !head_nearest && !tail_grown && !nearest;
+        // A run grown until it stood at one place may hold new lines that the file happens
+        // to have elsewhere: it places nothing that removes lines. Both ends certain (each
+        // one line that stands at one place, run on by the lines that follow it in the
+        // file) and shown with two lines or more: a deletion.
+        // A grown run is trusted where its one line's nearest place (the head's last one
+        // before the tail, the tail's first one after the head) is the run's own.
+        let head_doubt = grown && {
+            let hi = tail.as_ref().map_or(len, |(_, _, f)| f.start);
+            places_of(&fd, &seg[i..=i], lo, hi).last() != Some(&head.start)
+        };
+        let tail_doubt = tail_grown
+            && tail.as_ref().is_some_and(|(_, b, f)| {
+                places_of(&fd, &seg[b - 1..*b], head.end, len).first().map(|p| p + 1) != Some(f.end)
+            });
+        let certain = !grown && !tail_grown && !nearest;
         let tail_strong = tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
-        if !(explained(&mid) || (certain && strong(i, head_end) && tail_strong)) {
+        let allowed = if head_doubt || tail_doubt {
+            false
+        } else {
+            explained(&mid) || (certain && strong(i, head_end) && tail_strong)
+        };
+        if !allowed {
             let (a, _, f) = tail.as_ref().expect("lines removed between head and tail");
             return Err(unclear(
                 format!(
@@ -475,6 +442,22 @@ pub(crate) fn resolve(
         let j = after + (fi - region_end);
         kept[j] = Some(pat.len());
         pat.push(seg[j].clone());
+    }
+    // Grown through lines that are new at the place its first lines have elsewhere, a
+    // segment that stands whole where it was grown to reads as already applied there: one
+    // reading of two.
+    if grown && kept.iter().all(Option::is_some) && pat.len() == n {
+        return Err(unclear(
+            format!(
+                "the segment stands as written at lines {}-{}, and its first line, {}, at other places too, where \
+                 it would change the file: it is unclear whether it is already applied",
+                head.start + 1,
+                r1,
+                quoted(&seg[i])
+            ),
+            format!("add the line above {} to the snippet, as the file has it", quoted(&seg[i])),
+            &[(head.start, r1)],
+        ));
     }
     let (tier, confidence) = match &tail {
         Some((_, _, f)) => (head.tier.max(f.tier), head.confidence.min(f.confidence)),
