@@ -90,14 +90,15 @@ fn reindented_snippet_follows_the_file() {
 
 #[test]
 fn crlf_bom_and_missing_final_newline_are_kept_and_a_rerun_is_already_applied() {
-    let file = "\u{feff}a\r\nb\r\nc\r\nd\r\ne";
-    let snippet = "// ... existing code ...\nb\nB2\nc\n// ... existing code ...\n";
+    let file = "\u{feff}alpha\r\nbeta\r\ngamma\r\ndelta\r\nepsilon";
+    let snippet = "// ... existing code ...\nbeta\nbeta two\ngamma\n// ... existing code ...\n";
+    let want = "\u{feff}alpha\r\nbeta\r\nbeta two\r\ngamma\r\ndelta\r\nepsilon";
     let mut files = MemoryFileSet::new().with("f", file);
     run(&mut files, "f", snippet).unwrap();
-    assert_eq!(files.get_str("f"), Some("\u{feff}a\r\nb\r\nB2\r\nc\r\nd\r\ne"));
+    assert_eq!(files.get_str("f"), Some(want));
     let report = run(&mut files, "f", snippet).unwrap();
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
-    assert_eq!(files.get_str("f"), Some("\u{feff}a\r\nb\r\nB2\r\nc\r\nd\r\ne"));
+    assert_eq!(files.get_str("f"), Some(want));
 }
 
 #[test]
@@ -214,10 +215,10 @@ fn a_head_grown_through_a_new_line_that_the_file_has_elsewhere_is_not_trusted() 
 /// there, 80 lines were deleted. Refused.
 #[test]
 fn a_tail_grown_through_a_changed_line_that_the_file_has_elsewhere_is_not_trusted() {
-    let file = "fn a() {\n    match x {\n        _ => {\n            i += 1;\n            if v {\n                return e;\n            }\n        }\n    }\n}\n\nfn b() {\n    match y {\n        _ => {\n            return e;\n        }\n    }\n}\n";
-    let f = refused(file, "// ...\n            i += 1;\n            return e;\n        }\n    }\n// ...\n");
+    let file = "fn a() {\n    match x {\n        _ => {\n            index += 1;\n            if v {\n                return e;\n            }\n        }\n    }\n}\n\nfn b() {\n    match y {\n        _ => {\n            return e;\n        }\n    }\n}\n";
+    let f = refused(file, "// ...\n            index += 1;\n            return e;\n        }\n    }\n// ...\n");
     assert_eq!(f.kind, FailureKind::Ambiguous);
-    assert!(f.message.starts_with("the segment would remove the 9 file lines between `i += 1;` (line 4)"), "{}", f.message);
+    assert!(f.message.starts_with("the segment would remove the 9 file lines between `index += 1;` (line 4)"), "{}", f.message);
 }
 
 /// Accuracy harness, clap_lex_012: lines the snippet re-indents (a body wrapped in a
@@ -241,5 +242,31 @@ fn new_first_lines_without_a_marker_above_a_line_that_is_not_the_first_are_refus
         "the snippet starts, with no marker before it, with new lines (`import z;`) above `import b;`, which is line \
          2 of the file, not its first: it is unclear whether they replace the lines above it or go above it, those \
          lines kept"
+    );
+}
+
+/// Accuracy harness, anyhow_029 (unrelated file): a segment whose only lines the file holds
+/// are `/// }` and `/// ```` (in many files) placed its new lines in another file. Refused.
+#[test]
+fn a_head_of_punctuation_places_nothing() {
+    let file = "/// x\n/// }\n/// ```\nfn other() {}\n";
+    let f = refused(file, "// ...\n/// }\n/// ```\n#[repr(transparent)]\npub struct Error {\n// ...\n");
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `/// }`, say too little to place it (line 2 of the file)"
+    );
+}
+
+/// Accuracy harness, pluggy_014: a line the snippet shows in a new place (an import moved
+/// below another) stands in the file right next to the region: moved, or written twice?
+#[test]
+fn a_new_line_that_stands_right_outside_the_region_is_refused() {
+    let file = "import argparse\nimport sys\nfrom subprocess import check_call\n\nfrom colorama import Fore\n";
+    let f = refused(file, "import argparse\nfrom subprocess import check_call\nimport sys\n# ... rest of the file ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`from subprocess import check_call` is new in the segment but stands at line 3 of the file, next to where \
+         the segment goes: it is unclear whether it moves there or is written twice"
     );
 }

@@ -187,6 +187,19 @@ pub(crate) fn resolve(
             Err(_) => break,
         }
     }
+    // A head of punctuation and short words only (`}`, `/// ```, `---`: fewer than 3
+    // letters and digits in all) places nothing: such lines stand in many files.
+    if seg[i..i + k].iter().map(|l| alphanumerics(l)).sum::<usize>() < 3 {
+        return Err(unclear(
+            format!(
+                "the segment's first lines the file holds, {}, say too little to place it (line {} of the file)",
+                quoted(&seg[i]),
+                head.start + 1
+            ),
+            format!("add the line above {} to the snippet, as the file has it", quoted(&seg[i])),
+            &[(head.start, head.end)],
+        ));
+    }
     let starts_file = ends.at_start && lo == 0 && head.start == 0;
     if i > h && !starts_file && ends.at_start && lo == 0 {
         let first = quoted(&seg[h]);
@@ -394,6 +407,33 @@ pub(crate) fn resolve(
         }
     }
 
+    // A new line that the file has right outside the region (where a marker keeps it) is
+    // a line moved, or one written twice: one reading of two.
+    let region = (head.start, region_end);
+    let outside = |fi: usize| fi < region.0 || fi >= region.1;
+    let near = region.0.saturating_sub(NEAR).max(lo)..(region.1 + NEAR).min(len);
+    for (j, line) in seg.iter().enumerate() {
+        let placed = (i..head_end).contains(&j)
+            || tail.as_ref().is_some_and(|(a, b, _)| (*a..*b).contains(&j))
+            || mid.file_kept.contains(&Some(j));
+        if placed || !distinctive(line) {
+            continue;
+        }
+        if let Some(fi) = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim()) {
+            return Err(unclear(
+                format!(
+                    "{} is new in the segment but stands at line {} of the file, next to where the segment goes: \
+                     it is unclear whether it moves there or is written twice",
+                    quoted(line),
+                    fi + 1
+                ),
+                "show the lines around that line too (to move it, without it where it stands), or send a diff"
+                    .to_string(),
+                &[(fi, fi + 1)],
+            ));
+        }
+    }
+
     // Blank lines at the segment's edges take the file's blank lines there.
     let mut r0 = head.start;
     let mut lead_new = i; // seg[..lead_new] is inserted before the region
@@ -508,6 +548,19 @@ fn changed_or_new(fd: &Finder<'_>, new: &str, fi: usize, side: &str, placed: &st
         ),
         &[(fi, fi + 1)],
     )
+}
+
+/// How far outside a segment's region a new line of it is looked for (a moved line).
+const NEAR: usize = 8;
+
+/// How many letters and digits a line has.
+fn alphanumerics(line: &str) -> usize {
+    line.chars().filter(|c| c.is_alphanumeric()).count()
+}
+
+/// Whether a new line says enough to be taken for a moved one: 8 letters or digits.
+fn distinctive(line: &str) -> bool {
+    alphanumerics(line) >= 8
 }
 
 /// The places (first lines) where `pat` stands in `lo..hi`, in file order.
