@@ -142,11 +142,13 @@ class Rendered:
             PurePosixPath(self.path).suffix, "")
         how = zlib.crc32(self.path.encode()) % 3
         body = _join(lines)
+        # A snippet that holds fence lines of its own (Markdown) is fenced with more backticks.
+        ticks = "````" if any(x.lstrip().startswith("```") for x in lines) else "```"
         if how == 0:
-            return f"Here is the change:\n\n```{lang} {self.path}\n{body}```\n"
+            return f"Here is the change:\n\n{ticks}{lang} {self.path}\n{body}{ticks}\n"
         if how == 1:
-            return f"Updated:\n\n```{lang or 'text'} path={self.path}\n{body}```\n"
-        return f"The edit:\n\n{self.path}\n```{lang}\n{body}```\n"
+            return f"Updated:\n\n{ticks}{lang or 'text'} path={self.path}\n{body}{ticks}\n"
+        return f"The edit:\n\n{self.path}\n{ticks}{lang}\n{body}{ticks}\n"
 
 
 def reachable(r: Rendered) -> bool:
@@ -215,7 +217,11 @@ def _row(edit, row, r: Rendered, rng, others, make_case):
         r.segments[k][j] = _typo(r.segments[k][j], rng)
         return make_case(edit, row, edit.before, r.fenced(r.text_lines()), edit.after, "apply")
     if row == "lazy_blank_dropped":
-        # A blank context line (not next to the segment's edge) left out.
+        # A blank context line (not next to the segment's edge) left out; not for edits
+        # that change blank lines only (without the line the snippet reads as applied).
+        if all(not x.strip() for tag, i1, i2, j1, j2 in line_opcodes(r.before, r.after) if tag != "equal"
+               for x in r.before[i1:i2] + r.after[j1:j2]):
+            return None
         spots = []
         for k, (a0, a1, b0, b1) in enumerate(r.groups):
             seg = r.segments[k]

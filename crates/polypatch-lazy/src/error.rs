@@ -15,9 +15,13 @@ pub const MISSING_PATH: ErrorKind = ErrorKind::new("missing_path");
 /// A snippet holds only markers and blank lines: it says nothing about the file.
 pub const ONLY_MARKERS: ErrorKind = ErrorKind::new("only_markers");
 
+/// A fence without a path holds a marker after a snippet's fence: a ``` line inside the
+/// snippet ended its fence early (fence such a snippet with four backticks).
+pub const SPLIT_SNIPPET: ErrorKind = ErrorKind::new("split_snippet");
+
 /// Every [`ErrorKind`] this dialect reports
 /// ([`Dialect::error_kinds`](polypatch_core::Dialect::error_kinds)).
-pub const KINDS: &[ErrorKind] = &[NO_SNIPPET, MISSING_PATH, ONLY_MARKERS];
+pub const KINDS: &[ErrorKind] = &[NO_SNIPPET, MISSING_PATH, SPLIT_SNIPPET, ONLY_MARKERS];
 
 /// An error of this dialect.
 pub(crate) fn error(kind: ErrorKind, message: impl Into<String>, span: Option<Span>) -> PatchError {

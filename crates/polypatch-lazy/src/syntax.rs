@@ -3,7 +3,7 @@
 
 use polypatch_core::{PatchError, Span, spanned_lines};
 
-use crate::error::{NO_SNIPPET, error};
+use crate::error::{NO_SNIPPET, SPLIT_SNIPPET, error};
 
 /// A text read as lazy edits: its snippets, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +127,19 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
         return Ok(Patch { snippets: vec![Snippet { path: None, head: bare[0].1, lines: bare, span }] });
     }
     let with_path: Vec<Snippet<'_>> = fences.iter().filter(|f| f.path.is_some()).cloned().collect();
+    // A fence without a path that holds a marker, after one with a path: a ``` line inside
+    // the snippet (a Markdown file's own fence) ended the snippet's fence early, and the
+    // rest of the snippet would be lost.
+    if !with_path.is_empty()
+        && let Some(cut) = fences.iter().find(|f| f.path.is_none() && crate::lower::markers(f).iter().any(|m| *m))
+    {
+        return Err(error(
+            SPLIT_SNIPPET,
+            "a fence without a path holds a marker line after the snippet's fence: a ``` line inside the snippet \
+             ended its fence early; fence a snippet that holds ``` lines with four backticks (````)",
+            Some(cut.head),
+        ));
+    }
     let chosen = if with_path.is_empty() {
         let marked: Vec<Snippet<'_>> = fences.iter().filter(|f| crate::lower::markers(f).iter().any(|m| *m)).cloned().collect();
         if marked.is_empty() { fences } else { marked }
@@ -199,5 +212,10 @@ mod tests {
         let lines: Vec<&str> = p.snippets[0].lines.iter().map(|l| l.0).collect();
         assert_eq!(lines, ["a", "# ...", "b"]);
         assert_eq!(parse("\n  \n").unwrap_err().kind, NO_SNIPPET);
+        // A Markdown snippet whose own ``` line closed the fence: the rest is not dropped.
+        let cut = "```markdown docs/a.md\n<!-- ... -->\ntext\n```\ncode\n```\n<!-- ... -->\n```\n";
+        assert_eq!(parse(cut).unwrap_err().kind, SPLIT_SNIPPET);
+        let whole = "````markdown docs/a.md\n<!-- ... -->\ntext\n```\ncode\n```\n<!-- ... -->\n````\n";
+        assert_eq!(parse(whole).unwrap().snippets[0].lines.len(), 6);
     }
 }

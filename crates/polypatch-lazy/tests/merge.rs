@@ -189,8 +189,8 @@ fn a_blank_line_left_out_between_two_shown_lines_is_refused() {
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(
         f.message,
-        "the segment leaves out the blank line 7 of the file, below `}`, and writes nothing in its place: it is \
-         unclear whether it deletes that line or dropped it by mistake"
+        "the segment leaves out the blank line 7 of the file, below `}`: it is unclear whether it deletes that line \
+         or dropped it by mistake"
     );
 }
 
@@ -268,5 +268,20 @@ fn a_new_line_that_stands_right_outside_the_region_is_refused() {
         f.message,
         "`from subprocess import check_call` is new in the segment but stands at line 3 of the file, next to where \
          the segment goes: it is unclear whether it moves there or is written twice"
+    );
+}
+
+/// Accuracy harness, anyhow_004: a changed line and the blank line after it in the file,
+/// the snippet showing the changed line right before the next one: the blank line deleted
+/// with the change, or dropped by mistake? Refused.
+#[test]
+fn a_blank_line_at_the_edge_of_replaced_lines_left_out_is_refused() {
+    let file = "Intro line here.\nUse the trait.\n\n```rust\nuse anyhow::Result;\n```\n";
+    let snippet = "````markdown f\n<!-- ... -->\nIntro line here.\nUse the [trait].\n```rust\nuse anyhow::Result;\n<!-- ... -->\n````\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment leaves out the blank line 3 of the file, below `Use the trait.`: it is unclear whether it \
+         deletes that line or dropped it by mistake"
     );
 }

@@ -348,8 +348,8 @@ pub(crate) fn resolve(
         let above = (lo..fi).rev().find(|&x| !is_blank(fd.text(x))).unwrap_or(fi);
         return Err(unclear(
             format!(
-                "the segment leaves out the blank line {} of the file, below {}, and writes nothing in its place: \
-                 it is unclear whether it deletes that line or dropped it by mistake",
+                "the segment leaves out the blank line {} of the file, below {}: it is unclear whether it deletes \
+                 that line or dropped it by mistake",
                 fi + 1,
                 quoted(fd.text(above))
             ),
@@ -649,8 +649,15 @@ fn middle(fd: &Finder<'_>, seg: &[LineText], shift: &Shift, (from, to): (usize, 
         }
         let before = g0.checked_sub(1).and_then(|p| file_kept[p]).map_or(from, |j| j + 1);
         let after = file_kept.get(o).copied().flatten().unwrap_or(to.max(from));
-        if old[g0..o].iter().all(|l| is_blank(l)) && after <= before {
+        // Blank lines alone left out with nothing in their place, or a blank line at an
+        // edge of lines replaced that the lines written there do not have at that edge.
+        let written = &seg[before..after.max(before)];
+        if old[g0..o].iter().all(|l| is_blank(l)) && written.is_empty() {
             dropped_blank = Some(lo + g0);
+        } else if is_blank(&old[g0]) && written.first().is_none_or(|l| !is_blank(l)) {
+            dropped_blank = Some(lo + g0);
+        } else if is_blank(&old[o - 1]) && written.last().is_none_or(|l| !is_blank(l)) {
+            dropped_blank = Some(lo + o - 1);
         }
     }
     Middle { file_kept, removed, added, dropped_blank }
