@@ -130,7 +130,11 @@ impl Dialect for Lazy {
             let t = line.trim_start();
             if t.starts_with("```") || t.starts_with("~~~") {
                 fenced = true;
-            } else if (t.starts_with("//") || t.starts_with('#') || t.starts_with("/*") || t.starts_with("<!--") || t.starts_with("--"))
+            } else if (t.starts_with("//")
+                || t.starts_with('#')
+                || t.starts_with("/*")
+                || t.starts_with("<!--")
+                || t.starts_with("--"))
                 && polypatch_core::elision::is_elision(line)
             {
                 marker = true;

@@ -105,9 +105,8 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
             i += 1;
             continue;
         };
-        let close = (i + 1..lines.len()).find(|&j| {
-            fence(lines[j].0).is_some_and(|(cc, w, inf)| cc == c && w >= width && inf.is_empty())
-        });
+        let close = (i + 1..lines.len())
+            .find(|&j| fence(lines[j].0).is_some_and(|(cc, w, inf)| cc == c && w >= width && inf.is_empty()));
         let end = close.unwrap_or(lines.len());
         let path = info_path(info).or_else(|| {
             let above = i.checked_sub(1).map(|k| lines[k].0)?;
@@ -121,7 +120,11 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     if fences.is_empty() {
         let bare: Vec<(&str, Span)> = lines;
         if bare.iter().all(|(l, _)| l.trim().is_empty()) {
-            return Err(error(NO_SNIPPET, "the text is empty: write the snippet (the new version of the code that changes, `// ... existing code ...` for the rest)", None));
+            return Err(error(
+                NO_SNIPPET,
+                "the text is empty: write the snippet (the new version of the code that changes, `// ... existing code ...` for the rest)",
+                None,
+            ));
         }
         let span = Span::new(bare[0].1.start, bare[bare.len() - 1].1.end);
         return Ok(Patch { snippets: vec![Snippet { path: None, head: bare[0].1, lines: bare, span }] });
@@ -141,12 +144,14 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
         ));
     }
     let chosen = if with_path.is_empty() {
-        let marked: Vec<Snippet<'_>> = fences.iter().filter(|f| crate::lower::markers(f).iter().any(|m| *m)).cloned().collect();
+        let marked: Vec<Snippet<'_>> =
+            fences.iter().filter(|f| crate::lower::markers(f).iter().any(|m| *m)).cloned().collect();
         if marked.is_empty() { fences } else { marked }
     } else {
         with_path
     };
-    let snippets: Vec<Snippet<'_>> = chosen.into_iter().filter(|f| f.lines.iter().any(|(l, _)| !l.trim().is_empty())).collect();
+    let snippets: Vec<Snippet<'_>> =
+        chosen.into_iter().filter(|f| f.lines.iter().any(|(l, _)| !l.trim().is_empty())).collect();
     if snippets.is_empty() {
         return Err(error(NO_SNIPPET, "the fenced blocks are empty: write the snippet inside the fence", None));
     }
@@ -174,10 +179,8 @@ fn update_tag(text: &str) -> Option<Snippet<'_>> {
         }
     }
     let body = &text[start..end];
-    let lines: Vec<(&str, Span)> = spanned_lines(body)
-        .into_iter()
-        .map(|(l, s)| (l, Span::new(s.start + start, s.end + start)))
-        .collect();
+    let lines: Vec<(&str, Span)> =
+        spanned_lines(body).into_iter().map(|(l, s)| (l, Span::new(s.start + start, s.end + start))).collect();
     let head = Span::new(open, from);
     let span = Span::new(open, (close + "</update>".len()).min(text.len()));
     Some(Snippet { path: None, lines, span, head })
@@ -205,7 +208,10 @@ mod tests {
 
     #[test]
     fn morph_tags_and_bare_text() {
-        let p = parse("<instruction>fix</instruction>\n<code>old</code>\n<update>\na\n// ... existing code ...\n</update>\n").unwrap();
+        let p = parse(
+            "<instruction>fix</instruction>\n<code>old</code>\n<update>\na\n// ... existing code ...\n</update>\n",
+        )
+        .unwrap();
         let lines: Vec<&str> = p.snippets[0].lines.iter().map(|l| l.0).collect();
         assert_eq!(lines, ["a", "// ... existing code ..."]);
         let p = parse("a\r\n# ...\r\nb").unwrap();

@@ -8,7 +8,9 @@ use polypatch_core::{
 use polypatch_lazy::Lazy;
 
 fn run(files: &mut MemoryFileSet, path: &str, snippet: &str) -> Result<ApplyReport, ApplyError> {
-    let plan = Lazy.parse_with(snippet, &ParseOptions::default().file(path)).unwrap_or_else(|e| panic!("{}", e.render(snippet)));
+    let plan = Lazy
+        .parse_with(snippet, &ParseOptions::default().file(path))
+        .unwrap_or_else(|e| panic!("{}", e.render(snippet)));
     apply(&plan, files, &ApplyOptions::default())
 }
 
@@ -40,14 +42,16 @@ const JS: &str = "import a from 'a';\n\nfunction one() {\n  const x = 1;\n  retu
 
 #[test]
 fn a_change_between_markers_keeps_everything_else() {
-    let snippet = "// ... existing code ...\nfunction two() {\n  const y = 20;\n  return y;\n}\n// ... existing code ...\n";
+    let snippet =
+        "// ... existing code ...\nfunction two() {\n  const y = 20;\n  return y;\n}\n// ... existing code ...\n";
     assert_eq!(merged(JS, snippet), JS.replace("const y = 2;", "const y = 20;"));
 }
 
 #[test]
 fn several_segments_in_order_and_a_deletion_between_placed_lines() {
     let snippet = "// ... existing code ...\nfunction one() {\n  return 1;\n}\n// ... existing code ...\nfunction three() {\n  log();\n  return 3;\n}\n";
-    let want = JS.replace("  const x = 1;\n  return x;\n", "  return 1;\n").replace("  return 3;", "  log();\n  return 3;");
+    let want =
+        JS.replace("  const x = 1;\n  return x;\n", "  return 1;\n").replace("  return 3;", "  log();\n  return 3;");
     assert_eq!(merged(JS, snippet), want);
 }
 
@@ -83,7 +87,9 @@ fn reindented_snippet_follows_the_file() {
     let report = run(&mut files, "f", snippet).unwrap();
     assert_eq!(
         files.get_str("f"),
-        Some("class A:\n    def f(self):\n        x = 1\n        y = x + 1\n        return y\n\n    def g(self):\n        return 2\n")
+        Some(
+            "class A:\n    def f(self):\n        x = 1\n        y = x + 1\n        return y\n\n    def g(self):\n        return 2\n"
+        )
     );
     assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
 }
@@ -166,7 +172,10 @@ fn changed_lines_before_a_marker_that_resemble_the_file_s_next_lines_are_refused
     // `return y` right before a marker, where the file goes on with `return x`: a change of
     // that line, or a new line before it? Either reading fits.
     let file = "def f():\n    x = 1\n    return x\n\ndef g():\n    return 2\n";
-    let f = refused(file, "# ... existing code ...\ndef f():\n    x = 1\n    y = x + 1\n    return y\n# ... existing code ...\n");
+    let f = refused(
+        file,
+        "# ... existing code ...\ndef f():\n    x = 1\n    y = x + 1\n    return y\n# ... existing code ...\n",
+    );
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(
         f.message,
@@ -218,7 +227,11 @@ fn a_tail_grown_through_a_changed_line_that_the_file_has_elsewhere_is_not_truste
     let file = "fn a() {\n    match x {\n        _ => {\n            index += 1;\n            if v {\n                return e;\n            }\n        }\n    }\n}\n\nfn b() {\n    match y {\n        _ => {\n            return e;\n        }\n    }\n}\n";
     let f = refused(file, "// ...\n            index += 1;\n            return e;\n        }\n    }\n// ...\n");
     assert_eq!(f.kind, FailureKind::Ambiguous);
-    assert!(f.message.starts_with("the segment would remove the 9 file lines between `index += 1;` (line 4)"), "{}", f.message);
+    assert!(
+        f.message.starts_with("the segment would remove the 9 file lines between `index += 1;` (line 4)"),
+        "{}",
+        f.message
+    );
 }
 
 /// Accuracy harness, clap_lex_012: lines the snippet re-indents (a body wrapped in a
@@ -262,7 +275,8 @@ fn a_head_of_punctuation_places_nothing() {
 #[test]
 fn a_new_line_that_stands_right_outside_the_region_is_refused() {
     let file = "import argparse\nimport sys\nfrom subprocess import check_call\n\nfrom colorama import Fore\n";
-    let f = refused(file, "import argparse\nfrom subprocess import check_call\nimport sys\n# ... rest of the file ...\n");
+    let f =
+        refused(file, "import argparse\nfrom subprocess import check_call\nimport sys\n# ... rest of the file ...\n");
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(
         f.message,
@@ -284,4 +298,14 @@ fn a_blank_line_at_the_edge_of_replaced_lines_left_out_is_refused() {
         "the segment leaves out the blank line 3 of the file, below `Use the trait.`: it is unclear whether it \
          deletes that line or dropped it by mistake"
     );
+}
+
+/// Accuracy harness, commander_013 (reindent+4): a snippet shifted by 4 columns whose head
+/// sits at 2: an added line aligned with a removed line at column 0 was written unshifted.
+/// The old side is shifted by columns, whatever its own indentation.
+#[test]
+fn a_shifted_snippet_shifts_every_line_back() {
+    let file = "class A {\n  compute() {\n    return 1;\n  }\n}\nfinish();\n";
+    let snippet = "      // ...\n      compute() {\n        return 2;\n      }\n    }\n    finish();\n";
+    assert_eq!(merged(file, snippet), "class A {\n  compute() {\n    return 2;\n  }\n}\nfinish();\n");
 }

@@ -292,8 +292,10 @@ fn locate_and_apply(
     }
     if let (Target::Sketch { at_start, at_end }, Action::Replace(rep)) = (&job.edit.target, &job.edit.action) {
         let ends = crate::apply::sketch::Ends { at_start: *at_start, at_end: *at_end };
-        let s = crate::apply::sketch::resolve(file.lines(), hashes, &rep.lines, job.lo, job.leniency.tiers, ends, job.ov)?;
-        let mut done = crate::apply::write::apply_at(file, hashes, job.edit, &s.pat, &s.kept, &s.found, cursor, job.ov)?;
+        let s =
+            crate::apply::sketch::resolve(file.lines(), hashes, &rep.lines, job.lo, job.leniency.tiers, ends, job.ov)?;
+        let mut done =
+            crate::apply::write::apply_at(file, hashes, job.edit, &s.pat, &s.kept, &s.found, cursor, job.ov)?;
         let mut notes = s.notes;
         notes.append(&mut done.notes);
         return Ok(Done { notes, ..done });

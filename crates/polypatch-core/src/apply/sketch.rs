@@ -343,7 +343,13 @@ pub(crate) fn resolve(
 
     // The lines between head and tail, aligned.
     let mid_file_end = tail.as_ref().map_or(head.end, |(_, _, f)| f.start);
-    let mid = middle(&fd, seg, &Shift::of(seg[i].as_str(), fd.text(head.start)), (head_end, mid_end), (head.end, mid_file_end));
+    let mid = middle(
+        &fd,
+        seg,
+        &Shift::of(seg[i].as_str(), fd.text(head.start)),
+        (head_end, mid_end),
+        (head.end, mid_file_end),
+    );
     if let Some(fi) = mid.dropped_blank {
         let above = (lo..fi).rev().find(|&x| !is_blank(fd.text(x))).unwrap_or(fi);
         return Err(unclear(
@@ -620,7 +626,13 @@ struct Middle {
 }
 
 /// Aligns segment lines `from..to` with file lines `lo..hi`.
-fn middle(fd: &Finder<'_>, seg: &[LineText], shift: &Shift, (from, to): (usize, usize), (lo, hi): (usize, usize)) -> Middle {
+fn middle(
+    fd: &Finder<'_>,
+    seg: &[LineText],
+    shift: &Shift,
+    (from, to): (usize, usize),
+    (lo, hi): (usize, usize),
+) -> Middle {
     let hi = hi.max(lo);
     // Compared in the segment's indentation: a line whose indentation changed is changed.
     let old: Vec<LineText> =
@@ -663,26 +675,29 @@ fn middle(fd: &Finder<'_>, seg: &[LineText], shift: &Shift, (from, to): (usize, 
     Middle { file_kept, removed, added, dropped_blank }
 }
 
-/// The indentation the segment's lines have against the file's (its head's first line).
+/// The indentation the segment's lines have against the file's (its head's first line), in
+/// columns.
 struct Shift {
-    file: String,
-    seg: String,
+    delta: isize,
 }
 
 impl Shift {
     fn of(seg: &str, file: &str) -> Shift {
-        let lead = |s: &str| s[..indent_width(s).1].to_string();
-        Shift { file: lead(file), seg: lead(seg) }
+        let width = |s: &str| indent_width(s).0 as isize;
+        Shift { delta: width(seg) - width(file) }
     }
 
-    /// A file line written in the segment's indentation.
+    /// A file line written in the segment's indentation: widened (with spaces) or narrowed
+    /// by the segment's shift; blank lines as they are.
     fn to_segment(&self, line: &str) -> String {
-        if self.file == self.seg {
+        if self.delta == 0 || is_blank(line) {
             return line.to_string();
         }
-        match line.strip_prefix(self.file.as_str()) {
-            Some(rest) => format!("{}{rest}", self.seg),
-            None => line.to_string(),
+        if self.delta > 0 {
+            return format!("{}{line}", " ".repeat(self.delta.unsigned_abs()));
         }
+        let (width, bytes) = indent_width(line);
+        let keep = width.saturating_sub(self.delta.unsigned_abs());
+        format!("{}{}", " ".repeat(keep), &line[bytes..])
     }
 }
