@@ -24,7 +24,7 @@ fn each(check: impl Fn(&dyn Dialect) -> Result<(), String>) {
 fn the_built_in_dialects_have_their_names() {
     assert_eq!(
         polypatch::Dialects::global().names(),
-        ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call"]
+        ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call", "lazy"]
     );
     let unique: BTreeSet<&str> = polypatch::Dialects::global().names().into_iter().collect();
     assert_eq!(unique.len(), polypatch::Dialects::global().len(), "two dialects share a name");

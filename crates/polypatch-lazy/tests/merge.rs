@@ -309,3 +309,17 @@ fn a_shifted_snippet_shifts_every_line_back() {
     let snippet = "      // ...\n      compute() {\n        return 2;\n      }\n    }\n    finish();\n";
     assert_eq!(merged(file, snippet), "class A {\n  compute() {\n    return 2;\n  }\n}\nfinish();\n");
 }
+
+/// Accuracy harness, the largest group of clean refusals (45 of 84): a segment whose first
+/// lines (`}` and a blank line) stand at several places, before new lines. The last of
+/// those places before a later line of the segment that stands at one place is the head,
+/// when the merge then removes nothing.
+#[test]
+fn a_repeated_head_takes_its_last_place_before_a_unique_line() {
+    let snippet = "// ...\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction three() {\n// ...\n";
+    let want = JS.replace("  return y;\n}\n\n", "  return y;\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\n");
+    assert_eq!(merged(JS, snippet), want);
+    // No place of the head before that line: refused, naming the places.
+    let snippet = "// ...\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction one() {\n// ...\n";
+    assert_eq!(refused(JS, snippet).next_step, "add the line above `}` to the snippet, as the file has it");
+}

@@ -136,6 +136,8 @@ pub(crate) fn resolve(
     // The head: the first line the file holds, grown until its run stands at one place.
     let at_file_start = ends.at_start && lo == 0 && fd.find(&seg[h..=h], 0, 1).is_ok();
     let mut i = h;
+    // The head is the last of its places before a later line that stands at one place.
+    let mut pivoted = false;
     let (mut k, mut head, grown) = loop {
         if i > t {
             let q = fd.query(&seg[h..=t], lo, len);
@@ -161,8 +163,16 @@ pub(crate) fn resolve(
             Err(Miss::Ambiguous(_, mut at, _)) => {
                 let mut k = 1;
                 let f = loop {
-                    if i + k > t {
-                        return Err(head_unclear(seg, h, i, &at));
+                    let stuck = i + k > t || matches!(fd.find(&seg[i..=i + k], lo, len), Err(Miss::NotFound));
+                    if stuck {
+                        // At several places however far it is grown: the last of them before
+                        // a later line of the segment that stands at one place (checked
+                        // below to remove nothing), else refused.
+                        let Some(f) = before_pivot(&fd, seg, (i, k, t), (lo, len), &at) else {
+                            return Err(head_unclear(seg, h, i, &at));
+                        };
+                        pivoted = true;
+                        break f;
                     }
                     match fd.find(&seg[i..=i + k], lo, len) {
                         Ok(f) => break f,
@@ -170,10 +180,10 @@ pub(crate) fn resolve(
                             at = more;
                             k += 1;
                         }
-                        Err(Miss::NotFound) => return Err(head_unclear(seg, h, i, &at)),
+                        Err(Miss::NotFound) => unreachable!("checked above"),
                     }
                 };
-                break (k + 1, f, true);
+                break (if pivoted { k } else { k + 1 }, f, true);
             }
         }
     };
@@ -189,7 +199,7 @@ pub(crate) fn resolve(
     }
     // A head of punctuation and short words only (`}`, `/// ```, `---`: fewer than 3
     // letters and digits in all) places nothing: such lines stand in many files.
-    if seg[i..i + k].iter().map(|l| alphanumerics(l)).sum::<usize>() < 3 {
+    if !pivoted && seg[i..i + k].iter().map(|l| alphanumerics(l)).sum::<usize>() < 3 {
         return Err(unclear(
             format!(
                 "the segment's first lines the file holds, {}, say too little to place it (line {} of the file)",
@@ -350,6 +360,10 @@ pub(crate) fn resolve(
         (head_end, mid_end),
         (head.end, mid_file_end),
     );
+    if pivoted && mid.removed > 0 {
+        let at: Vec<(usize, usize)> = places_of(&fd, &seg[i..=i], lo, len).into_iter().map(|s| (s, s + 1)).collect();
+        return Err(head_unclear(seg, h, i, &at));
+    }
     if let Some(fi) = mid.dropped_blank {
         let above = (lo..fi).rev().find(|&x| !is_blank(fd.text(x))).unwrap_or(fi);
         return Err(unclear(
@@ -567,6 +581,23 @@ fn alphanumerics(line: &str) -> usize {
 /// Whether a new line says enough to be taken for a moved one: 8 letters or digits.
 fn distinctive(line: &str) -> bool {
     alphanumerics(line) >= 8
+}
+
+/// The place of the head run `seg[i..i + k]` (found at the places `at`) nearest before
+/// the first later line of the segment (up to `t`) that stands at one place in `lo..len`
+/// on its own and says enough (3 letters or digits).
+fn before_pivot(
+    fd: &Finder<'_>,
+    seg: &[LineText],
+    (i, k, t): (usize, usize, usize),
+    (lo, len): (usize, usize),
+    at: &[(usize, usize)],
+) -> Option<Found> {
+    let pivot = (i + k..=t)
+        .filter(|&j| alphanumerics(&seg[j]) >= 3)
+        .find_map(|j| fd.find(&seg[j..=j], lo, len).ok())?;
+    let &(s, e) = at.iter().rev().find(|&&(_, e)| e <= pivot.start)?;
+    fd.find(&seg[i..i + k], s, e).ok()
 }
 
 /// The places (first lines) where `pat` stands in `lo..hi`, in file order.
