@@ -323,3 +323,15 @@ fn a_repeated_head_takes_its_last_place_before_a_unique_line() {
     let snippet = "// ...\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction one() {\n// ...\n";
     assert_eq!(refused(JS, snippet).next_step, "add the line above `}` to the snippet, as the file has it");
 }
+
+/// Accuracy harness, anyhow_007 (after the head's last place was taken): a changed block
+/// between two `};` lines read as a block inserted after the second one. New lines that
+/// resemble the lines right above the head (the ones they may replace) make it unclear.
+#[test]
+fn a_head_placed_by_a_later_line_with_new_lines_like_those_above_it_is_refused() {
+    let file = "    };\n\n    (a $life) => {\n        go($life)\n    };\n\n    (b &mut) => {\n        stop()\n    };\n";
+    let snippet = "// ...\n    };\n\n    (a $lifetime) => {\n        go($lifetime)\n    };\n\n    (b &mut) => {\n// ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(f.next_step, "add the line above `};` to the snippet, as the file has it");
+}

@@ -137,7 +137,7 @@ pub(crate) fn resolve(
     let at_file_start = ends.at_start && lo == 0 && fd.find(&seg[h..=h], 0, 1).is_ok();
     let mut i = h;
     // The head is the last of its places before a later line that stands at one place.
-    let mut pivoted = false;
+    let mut pivoted: Option<usize> = None;
     let (mut k, mut head, grown) = loop {
         if i > t {
             let q = fd.query(&seg[h..=t], lo, len);
@@ -168,10 +168,10 @@ pub(crate) fn resolve(
                         // At several places however far it is grown: the last of them before
                         // a later line of the segment that stands at one place (checked
                         // below to remove nothing), else refused.
-                        let Some(f) = before_pivot(&fd, seg, (i, k, t), (lo, len), &at) else {
+                        let Some((f, p)) = before_pivot(&fd, seg, (i, k, t), (lo, len), &at) else {
                             return Err(head_unclear(seg, h, i, &at));
                         };
-                        pivoted = true;
+                        pivoted = Some(p);
                         break f;
                     }
                     match fd.find(&seg[i..=i + k], lo, len) {
@@ -183,7 +183,7 @@ pub(crate) fn resolve(
                         Err(Miss::NotFound) => unreachable!("checked above"),
                     }
                 };
-                break (if pivoted { k } else { k + 1 }, f, true);
+                break (if pivoted.is_some() { k } else { k + 1 }, f, true);
             }
         }
     };
@@ -199,7 +199,7 @@ pub(crate) fn resolve(
     }
     // A head of punctuation and short words only (`}`, `/// ```, `---`: fewer than 3
     // letters and digits in all) places nothing: such lines stand in many files.
-    if !pivoted && seg[i..i + k].iter().map(|l| alphanumerics(l)).sum::<usize>() < 3 {
+    if pivoted.is_none() && seg[i..i + k].iter().map(|l| alphanumerics(l)).sum::<usize>() < 3 {
         return Err(unclear(
             format!(
                 "the segment's first lines the file holds, {}, say too little to place it (line {} of the file)",
@@ -360,9 +360,24 @@ pub(crate) fn resolve(
         (head_end, mid_end),
         (head.end, mid_file_end),
     );
-    if pivoted && mid.removed > 0 {
-        let at: Vec<(usize, usize)> = places_of(&fd, &seg[i..=i], lo, len).into_iter().map(|s| (s, s + 1)).collect();
-        return Err(head_unclear(seg, h, i, &at));
+    // A head placed by a later line: that line must be one the merge keeps where it
+    // stands, nothing may be removed, and no new line may resemble a line right above the
+    // head (then the new lines may replace those: a second reading).
+    if let Some(p) = pivoted {
+        let kept_there = tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&p))
+            || (head.end..mid_file_end).contains(&p) && mid.file_kept[p - head.end].is_some();
+        let above = head.start.saturating_sub(NEAR).max(lo)..head.start;
+        let new_like_above = seg.iter().enumerate().any(|(j, l)| {
+            let placed = (i..head_end).contains(&j)
+                || tail.as_ref().is_some_and(|(a, b, _)| (*a..*b).contains(&j))
+                || mid.file_kept.contains(&Some(j));
+            !placed && distinctive(l) && above.clone().any(|fi| resembles(l, fd.text(fi)))
+        });
+        if mid.removed > 0 || !kept_there || new_like_above {
+            let at: Vec<(usize, usize)> =
+                places_of(&fd, &seg[i..=i], lo, len).into_iter().map(|s| (s, s + 1)).collect();
+            return Err(head_unclear(seg, h, i, &at));
+        }
     }
     if let Some(fi) = mid.dropped_blank {
         let above = (lo..fi).rev().find(|&x| !is_blank(fd.text(x))).unwrap_or(fi);
@@ -585,19 +600,19 @@ fn distinctive(line: &str) -> bool {
 
 /// The place of the head run `seg[i..i + k]` (found at the places `at`) nearest before
 /// the first later line of the segment (up to `t`) that stands at one place in `lo..len`
-/// on its own and says enough (3 letters or digits).
+/// on its own and says enough (3 letters or digits), and that line's place.
 fn before_pivot(
     fd: &Finder<'_>,
     seg: &[LineText],
     (i, k, t): (usize, usize, usize),
     (lo, len): (usize, usize),
     at: &[(usize, usize)],
-) -> Option<Found> {
+) -> Option<(Found, usize)> {
     let pivot = (i + k..=t)
         .filter(|&j| alphanumerics(&seg[j]) >= 3)
         .find_map(|j| fd.find(&seg[j..=j], lo, len).ok())?;
     let &(s, e) = at.iter().rev().find(|&&(_, e)| e <= pivot.start)?;
-    fd.find(&seg[i..i + k], s, e).ok()
+    fd.find(&seg[i..i + k], s, e).ok().map(|f| (f, pivot.start))
 }
 
 /// The places (first lines) where `pat` stands in `lo..hi`, in file order.
