@@ -362,7 +362,7 @@ pub(crate) fn plan_reply_in(
         let fenced;
         let for_block = match fence_path(reply, block) {
             Some(path) if options.file.is_none() => {
-                fenced = ParseOptions { file: Some(path.to_string()), ..options.clone() };
+                fenced = options.clone().file(path);
                 &fenced
             }
             _ => &options,
@@ -455,10 +455,10 @@ fn fence_path<'a>(reply: &'a str, block: &crate::extract::Block<'a>) -> Option<&
     };
     for token in info.split_whitespace() {
         for key in ["path=", "file=", "filepath=", "filename="] {
-            if let Some(v) = token.strip_prefix(key).map(|v| v.trim_matches(|c| c == '"' || c == '\'')) {
-                if !v.is_empty() {
-                    return Some(v);
-                }
+            if let Some(v) = token.strip_prefix(key).map(|v| v.trim_matches(|c| c == '"' || c == '\''))
+                && !v.is_empty()
+            {
+                return Some(v);
             }
         }
     }

@@ -15,7 +15,7 @@ pub const MISSING_PATH: ErrorKind = ErrorKind::new("missing_path");
 /// A snippet holds only markers and blank lines: it says nothing about the file.
 pub const ONLY_MARKERS: ErrorKind = ErrorKind::new("only_markers");
 
-/// A fence without a path holds a marker after a snippet's fence: a ``` line inside the
+/// A fence without a path holds a marker after a snippet's fence: a `` ``` `` line inside the
 /// snippet ended its fence early (fence such a snippet with four backticks).
 pub const SPLIT_SNIPPET: ErrorKind = ErrorKind::new("split_snippet");
 

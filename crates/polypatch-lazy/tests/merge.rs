@@ -203,7 +203,7 @@ fn a_blank_line_left_out_between_two_shown_lines_is_refused() {
     );
 }
 
-/// Accuracy harness, anyhow_019: the segment's first line stands twice, and grown by a new
+/// Accuracy harness, `anyhow_019`: the segment's first line stands twice, and grown by a new
 /// line it stood once, at the wrong place (the file has that pair elsewhere); merged there,
 /// 20 lines were deleted. A grown run whose line stands nearer to the tail places nothing
 /// that removes lines: refused.
@@ -219,7 +219,7 @@ fn a_head_grown_through_a_new_line_that_the_file_has_elsewhere_is_not_trusted() 
     );
 }
 
-/// Accuracy harness, serde_json_041: the segment's last lines stand many times, and grown
+/// Accuracy harness, `serde_json_041`: the segment's last lines stand many times, and grown
 /// by the changed line they stood once, far below (the file has that line there); merged
 /// there, 80 lines were deleted. Refused.
 #[test]
@@ -234,7 +234,7 @@ fn a_tail_grown_through_a_changed_line_that_the_file_has_elsewhere_is_not_truste
     );
 }
 
-/// Accuracy harness, clap_lex_012: lines the snippet re-indents (a body wrapped in a
+/// Accuracy harness, `clap_lex_012`: lines the snippet re-indents (a body wrapped in a
 /// block) are changed lines: written with the snippet's indentation, not kept as the file
 /// has them.
 #[test]
@@ -244,7 +244,7 @@ fn a_line_the_snippet_reindents_is_changed() {
     assert_eq!(merged(file, snippet), snippet);
 }
 
-/// Accuracy harness, execa_016: no marker before the snippet, whose first line is a new
+/// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]
 fn new_first_lines_without_a_marker_above_a_line_that_is_not_the_first_are_refused() {
@@ -258,8 +258,8 @@ fn new_first_lines_without_a_marker_above_a_line_that_is_not_the_first_are_refus
     );
 }
 
-/// Accuracy harness, anyhow_029 (unrelated file): a segment whose only lines the file holds
-/// are `/// }` and `/// ```` (in many files) placed its new lines in another file. Refused.
+/// Accuracy harness, `anyhow_029` (unrelated file): a segment whose only lines the file holds
+/// are `/// }` and a fence line (in many files) placed its new lines in another file. Refused.
 #[test]
 fn a_head_of_punctuation_places_nothing() {
     let file = "/// x\n/// }\n/// ```\nfn other() {}\n";
@@ -270,7 +270,7 @@ fn a_head_of_punctuation_places_nothing() {
     );
 }
 
-/// Accuracy harness, pluggy_014: a line the snippet shows in a new place (an import moved
+/// Accuracy harness, `pluggy_014`: a line the snippet shows in a new place (an import moved
 /// below another) stands in the file right next to the region: moved, or written twice?
 #[test]
 fn a_new_line_that_stands_right_outside_the_region_is_refused() {
@@ -285,7 +285,7 @@ fn a_new_line_that_stands_right_outside_the_region_is_refused() {
     );
 }
 
-/// Accuracy harness, anyhow_004: a changed line and the blank line after it in the file,
+/// Accuracy harness, `anyhow_004`: a changed line and the blank line after it in the file,
 /// the snippet showing the changed line right before the next one: the blank line deleted
 /// with the change, or dropped by mistake? Refused.
 #[test]
@@ -300,7 +300,7 @@ fn a_blank_line_at_the_edge_of_replaced_lines_left_out_is_refused() {
     );
 }
 
-/// Accuracy harness, commander_013 (reindent+4): a snippet shifted by 4 columns whose head
+/// Accuracy harness, `commander_013` (reindent+4): a snippet shifted by 4 columns whose head
 /// sits at 2: an added line aligned with a removed line at column 0 was written unshifted.
 /// The old side is shifted by columns, whatever its own indentation.
 #[test]
@@ -324,13 +324,14 @@ fn a_repeated_head_takes_its_last_place_before_a_unique_line() {
     assert_eq!(refused(JS, snippet).next_step, "add the line above `}` to the snippet, as the file has it");
 }
 
-/// Accuracy harness, anyhow_007 (after the head's last place was taken): a changed block
+/// Accuracy harness, `anyhow_007` (after the head's last place was taken): a changed block
 /// between two `};` lines read as a block inserted after the second one. New lines that
 /// resemble the lines right above the head (the ones they may replace) make it unclear.
 #[test]
 fn a_head_placed_by_a_later_line_with_new_lines_like_those_above_it_is_refused() {
     let file = "    };\n\n    (a $life) => {\n        go($life)\n    };\n\n    (b &mut) => {\n        stop()\n    };\n";
-    let snippet = "// ...\n    };\n\n    (a $lifetime) => {\n        go($lifetime)\n    };\n\n    (b &mut) => {\n// ...\n";
+    let snippet =
+        "// ...\n    };\n\n    (a $lifetime) => {\n        go($lifetime)\n    };\n\n    (b &mut) => {\n// ...\n";
     let f = refused(file, snippet);
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(f.next_step, "add the line above `};` to the snippet, as the file has it");

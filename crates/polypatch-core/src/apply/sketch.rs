@@ -109,7 +109,9 @@ fn resembles(new: &str, file: &str) -> bool {
 
 /// Resolves the segment `seg` (the new lines of a [`Target::Sketch`](crate::Target::Sketch)
 /// edit) against `lines`, searching from line `lo`.
-#[allow(clippy::too_many_arguments)]
+// The segment's indices (`h`, `i`, `k`, `t`, `n`: first and last non-blank line, head
+// start and length, count) are the words of the description above; longer names hid it.
+#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 pub(crate) fn resolve(
     lines: Lines<'_>,
     hashes: &LineHashes,
@@ -608,11 +610,10 @@ fn before_pivot(
     (lo, len): (usize, usize),
     at: &[(usize, usize)],
 ) -> Option<(Found, usize)> {
-    let pivot = (i + k..=t)
-        .filter(|&j| alphanumerics(&seg[j]) >= 3)
-        .find_map(|j| fd.find(&seg[j..=j], lo, len).ok())?;
-    let &(s, e) = at.iter().rev().find(|&&(_, e)| e <= pivot.start)?;
-    fd.find(&seg[i..i + k], s, e).ok().map(|f| (f, pivot.start))
+    let pivot =
+        (i + k..=t).filter(|&j| alphanumerics(&seg[j]) >= 3).find_map(|j| fd.find(&seg[j..=j], lo, len).ok())?;
+    let &(start, end) = at.iter().rev().find(|&&(_, end)| end <= pivot.start)?;
+    fd.find(&seg[i..i + k], start, end).ok().map(|f| (f, pivot.start))
 }
 
 /// The places (first lines) where `pat` stands in `lo..hi`, in file order.
@@ -710,9 +711,8 @@ fn middle(
         // Blank lines alone left out with nothing in their place, or a blank line at an
         // edge of lines replaced that the lines written there do not have at that edge.
         let written = &seg[before..after.max(before)];
-        if old[g0..o].iter().all(|l| is_blank(l)) && written.is_empty() {
-            dropped_blank = Some(lo + g0);
-        } else if is_blank(&old[g0]) && written.first().is_none_or(|l| !is_blank(l)) {
+        let alone = old[g0..o].iter().all(|l| is_blank(l)) && written.is_empty();
+        if alone || (is_blank(&old[g0]) && written.first().is_none_or(|l| !is_blank(l))) {
             dropped_blank = Some(lo + g0);
         } else if is_blank(&old[o - 1]) && written.last().is_none_or(|l| !is_blank(l)) {
             dropped_blank = Some(lo + o - 1);
