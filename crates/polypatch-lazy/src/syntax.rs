@@ -127,8 +127,10 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
             ));
         }
         let span = Span::new(bare[0].1.start, bare[bare.len() - 1].1.end);
-        return Ok(Patch { snippets: vec![Snippet { path: None, head: bare[0].1, lines: bare, span }] });
+        let snippet = with_filepath_comment(Snippet { path: None, head: bare[0].1, lines: bare, span });
+        return Ok(Patch { snippets: vec![snippet] });
     }
+    let fences: Vec<Snippet<'_>> = fences.into_iter().map(with_filepath_comment).collect();
     let with_path: Vec<Snippet<'_>> = fences.iter().filter(|f| f.path.is_some()).cloned().collect();
     // A fence without a path that holds a marker, after one with a path: a ``` line inside
     // the snippet (a Markdown file's own fence) ended the snippet's fence early, and the
@@ -156,6 +158,30 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
         return Err(error(NO_SNIPPET, "the fenced blocks are empty: write the snippet inside the fence", None));
     }
     Ok(Patch { snippets })
+}
+
+/// A snippet whose first line is a comment naming its file (`// filepath: src/x.ts`, `#
+/// filepath: app.py`, Copilot's and Continue's habit): that path, when the snippet names
+/// none, and the line dropped.
+fn with_filepath_comment(mut snippet: Snippet<'_>) -> Snippet<'_> {
+    let Some(first) = snippet.lines.iter().position(|(l, _)| !l.trim().is_empty()) else { return snippet };
+    let line = snippet.lines[first].0.trim();
+    let body = ["//", "#", "--", "<!--", "/*", ";"]
+        .iter()
+        .find_map(|lead| line.strip_prefix(lead))
+        .map(|rest| rest.trim().trim_end_matches("-->").trim_end_matches("*/").trim());
+    let path = body.and_then(|b| {
+        ["filepath:", "file:", "path:", "File:", "Filepath:", "Path:"]
+            .iter()
+            .find_map(|key| b.strip_prefix(key))
+            .map(str::trim)
+            .filter(|p| looks_like_path(p))
+    });
+    if let Some(path) = path {
+        snippet.path = snippet.path.or(Some(path));
+        snippet.lines.remove(first);
+    }
+    snippet
 }
 
 /// Morph's `<update>` … `</update>`: its lines.
@@ -204,6 +230,9 @@ mod tests {
         assert_eq!(paths("Here is the fix:\n```python\n# ... existing code ...\nx\n```\n"), [None]);
         // The fences that name a path are the snippets; an example without one is prose.
         assert_eq!(paths("```bash\ncargo test\n```\n\n```rust src/a.rs\nx\n```\n"), [Some("src/a.rs")]);
+        // Copilot's and Continue's first-line comment.
+        assert_eq!(paths("```ts\n// filepath: src/x.ts\n// ...\nx\n```\n"), [Some("src/x.ts")]);
+        assert_eq!(paths("# filepath: app.py\n# ...\nx\n"), [Some("app.py")]);
     }
 
     #[test]

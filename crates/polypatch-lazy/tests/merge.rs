@@ -336,3 +336,20 @@ fn a_head_placed_by_a_later_line_with_new_lines_like_those_above_it_is_refused()
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(f.next_step, "add the line above `};` to the snippet, as the file has it");
 }
+
+/// The prompt's example: its snippet turns its file into the file with the new greeting,
+/// and a re-run changes nothing.
+#[test]
+fn the_prompt_s_example_applies() {
+    let prompt = Lazy.prompt().unwrap();
+    let fences: Vec<&str> = prompt.split("```").collect();
+    // ```python\n<file>``` ... ```python\n<snippet>```: the last two fenced contents.
+    let body = |f: &str| f.split_once('\n').map(|(_, b)| b.to_string()).unwrap();
+    let (file, snippet) = (body(fences[fences.len() - 4]), body(fences[fences.len() - 2]));
+    let plan = Lazy.parse(&snippet).unwrap();
+    let mut files = MemoryFileSet::new().with("app/greet.py", file.as_str());
+    apply(&plan, &mut files, &ApplyOptions::default().strict(true)).unwrap();
+    assert_eq!(files.get_str("app/greet.py"), Some(file.replace("\"Hello, \" + name", "f\"Hello, {name}!\"").as_str()));
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+}
