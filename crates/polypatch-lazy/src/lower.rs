@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use polypatch_core::{
-    Action, Edit, EditPlan, FileEdit, FileOp, LineText, Modify, PatchError, Replacement, Scope, Span, Target,
+    Action, Edit, EditPlan, FileEdit, FileOp, IfMissing, LineText, Modify, PatchError, Replacement, Scope, Span, Target,
 };
 
 use crate::error::{DIALECT, MISSING_PATH, ONLY_MARKERS, error};
@@ -43,9 +43,10 @@ pub(crate) fn markers(snippet: &Snippet<'_>) -> Vec<bool> {
 ///   line when its first (last) line is that line, and otherwise a marker is assumed
 ///   there (the report says so).
 /// - The snippets for one file are the edits of one [`FileOp::Modify`], in order; the
-///   files apply all or nothing.
+///   files apply all or nothing. A snippet without markers is the whole file: a missing
+///   file is created with it ([`IfMissing::Create`]).
 pub fn lower(patch: &Patch<'_>, file: Option<&str>) -> Result<EditPlan, PatchError> {
-    let mut files: Vec<(&str, Vec<Edit>, Span)> = Vec::new();
+    let mut files: Vec<(&str, Vec<Edit>, Span, bool)> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
     let several = patch.snippets.len() > 1;
     for (s, snippet) in patch.snippets.iter().enumerate() {
@@ -58,18 +59,26 @@ pub fn lower(patch: &Patch<'_>, file: Option<&str>) -> Result<EditPlan, PatchErr
             ));
         };
         let edits = segments(snippet, if several { Some(s + 1) } else { None })?;
+        // A snippet without markers is the whole file: a missing file is created with it.
+        let whole = !markers(snippet).iter().any(|m| *m);
         if let Some(&at) = index.get(path) {
-            let (_, list, span) = &mut files[at];
+            let (_, list, span, _) = &mut files[at];
             list.extend(edits);
             span.end = span.end.max(snippet.span.end);
         } else {
             index.insert(path, files.len());
-            files.push((path, edits, snippet.span));
+            files.push((path, edits, snippet.span, whole));
         }
     }
     let files = files
         .into_iter()
-        .map(|(path, edits, span)| FileEdit::new(path.to_owned(), FileOp::Modify(Modify::new(edits))).with_span(span))
+        .map(|(path, edits, span, whole)| {
+            let mut modify = Modify::new(edits);
+            if whole {
+                modify.if_missing = IfMissing::Create;
+            }
+            FileEdit::new(path.to_owned(), FileOp::Modify(modify)).with_span(span)
+        })
         .collect();
     Ok(EditPlan::new(DIALECT, files))
 }

@@ -134,6 +134,11 @@ pub(crate) fn resolve(
     };
     let t = seg.iter().rposition(|l| !is_blank(l)).expect("a non-blank line");
     let mut notes = Vec::new();
+    // An empty (new) file and a snippet without markers: the snippet is its content.
+    if len == 0 && ends.at_start && ends.at_end {
+        let found = Found { start: 0, end: 0, map: Vec::new(), tier: Tier::Exact, confidence: 1.0 };
+        return Ok(Resolved { pat: Vec::new(), kept: vec![None; n], found, notes });
+    }
 
     // The head: the first line the file holds, grown until its run stands at one place.
     let at_file_start = ends.at_start && lo == 0 && fd.find(&seg[h..=h], 0, 1).is_ok();
