@@ -353,3 +353,15 @@ fn the_prompt_s_example_applies() {
     let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
 }
+
+/// A snippet without markers for a file that does not exist is the new file, written
+/// whole; a re-run finds it there.
+#[test]
+fn a_snippet_without_markers_creates_a_missing_file() {
+    let plan = Lazy.parse("```markdown docs/notes.md\n# Notes\n\nSee the code.\n```\n").unwrap();
+    let mut files = MemoryFileSet::new();
+    apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("docs/notes.md"), Some("# Notes\n\nSee the code.\n"));
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+}
