@@ -111,6 +111,14 @@ impl Dialect for Lazy {
         error::DIALECT
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["lazy-edit", "existing-code", "cursor", "morph", "fast-apply"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "lazy edit snippets: the new code with `// ... existing code ...` markers for unchanged runs (Cursor, Continue, Copilot, Morph), merged without a model"
+    }
+
     fn error_kinds(&self) -> &'static [ErrorKind] {
         error::KINDS
     }
