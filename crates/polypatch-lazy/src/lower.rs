@@ -1,6 +1,6 @@
 //! Lower the snippets into an [`EditPlan`]: each segment between markers becomes an edit
 //! whose old side the engine resolves against the file
-//! ([`Target::Sketch`](polypatch_core::Target::Sketch)).
+//! ([`Target::Sketch`]).
 
 use std::collections::HashMap;
 
