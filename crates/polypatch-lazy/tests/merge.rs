@@ -365,3 +365,21 @@ fn a_snippet_without_markers_creates_a_missing_file() {
     let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
 }
+
+/// Accuracy harness, `chalk_009` (blank_dropped): the file has a blank line after the
+/// list's last item; the snippet writes a new line right after that item, then one blank
+/// line. Those lines go after the blank line (the snippet dropped one) or before it: the
+/// merge wrote them before it, a blank line short. Refused.
+#[test]
+fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refused() {
+    let file = "## Related\n\n- [one](x) - First\n- [two](y) - Second\n\n## Maintainers\n\n- Sindre\n";
+    let snippet = "```markdown f\n<!-- ...existing code... -->\n- [one](x) - First\n- [two](y) - Second\n*(Not accepting additional entries)*\n\n## Maintainers\n<!-- ...existing code... -->\n```\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`*(Not accepting additional entries)*`) between `- [two](y) - Second` and \
+         the blank line 5 of the file below it, with no blank line before them: it is unclear whether they go \
+         above or below that blank line (one left out by mistake)"
+    );
+}

@@ -525,6 +525,23 @@ pub(crate) fn resolve(
         kept[j] = Some(pat.len());
         pat.push(seg[j].clone());
     }
+    // A blank file line kept right below a kept line, with new lines written between the
+    // two: the new lines go below the blank line (the snippet dropped one of its blank
+    // lines) or above it; nothing tells which, unless they continue the line's run.
+    if let Some((fi, first, above)) = blank_after_new(seg, &kept, pat.len()) {
+        return Err(unclear(
+            format!(
+                "the segment writes new lines ({}) between {} and the blank line {} of the file below it, with no \
+                 blank line before them: it is unclear whether they go above or below that blank line (one left out \
+                 by mistake)",
+                quoted(&seg[first]),
+                quoted(&seg[above]),
+                r0 + fi + 1
+            ),
+            "write the blank line where the file has it, above or below the new lines".to_string(),
+            &[(r0 + fi, r0 + fi + 1)],
+        ));
+    }
     // Grown through lines that are new at the place its first lines have elsewhere, a
     // segment that stands whole where it was grown to reads as already applied there: one
     // reading of two.
@@ -560,6 +577,38 @@ pub(crate) fn resolve(
         ));
     }
     Ok(Resolved { pat, kept, found, notes })
+}
+
+/// A blank old line kept right below a non-blank kept one with new non-blank lines
+/// written between the two: (the blank line's index in the old side, the first new line,
+/// the line above), from `kept` (per segment line, its old line) and the old side's length.
+fn blank_after_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize)> {
+    let mut by = vec![None; old_len];
+    for (j, k) in kept.iter().enumerate() {
+        if let Some(p) = k {
+            by[*p] = Some(j);
+        }
+    }
+    (1..old_len).find_map(|p| {
+        let (Some(j), Some(above)) = (by[p], by[p - 1]) else { return None };
+        if !is_blank(&seg[j]) || is_blank(&seg[above]) || above >= j {
+            return None;
+        }
+        let news = &seg[above + 1..j];
+        // Lines that continue the line above's run (a list, imports, keys: each in its
+        // indentation and with its first word) are read as written there.
+        if news.iter().all(|l| continues(l, &seg[above])) {
+            return None;
+        }
+        (above + 1..j).find(|&x| !is_blank(&seg[x])).map(|first| (p, first, above))
+    })
+}
+
+/// Whether `new` continues the run of `line`: not blank, the same indentation, the same
+/// first word.
+fn continues(new: &str, line: &str) -> bool {
+    let word = |l: &str| l.split_whitespace().next().map(str::to_string);
+    !is_blank(new) && indent_width(new).0 == indent_width(line).0 && word(new) == word(line)
 }
 
 /// The first of `news` (lines a segment adds next to a placed line) that resembles one of
