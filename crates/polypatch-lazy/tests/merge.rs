@@ -383,3 +383,30 @@ fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refus
          above or below that blank line (one left out by mistake)"
     );
 }
+
+/// Accuracy harness, `anyhow_024` (blank_dropped): the file has a blank line above
+/// `#[test]`; the snippet writes a new function right above `#[test]`, after the blank
+/// line. Those lines go above the blank line (the snippet dropped one) or below it: the
+/// merge wrote them below it, a blank line short. Refused.
+#[test]
+fn new_lines_written_between_the_file_s_blank_line_and_the_line_below_it_are_refused() {
+    let file = "fn a() {\n    one();\n}\n\n#[test]\nfn b() {}\n";
+    let snippet = "// ... existing code ...\n    one();\n}\n\nfn c() {\n    two();\n}\n#[test]\nfn b() {}\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`fn c() {`) between `#[test]` and the blank line 4 of the file above it, with \
+         no blank line after them: it is unclear whether they go above or below that blank line (one left out by \
+         mistake)"
+    );
+}
+
+/// New lines that continue the run of the line above them (imports here) are written
+/// right below it, above the file's blank line.
+#[test]
+fn new_lines_that_continue_the_line_above_go_before_the_blank_line() {
+    let file = "import a from 'a';\nimport b from 'b';\n\nrun();\n";
+    let snippet = "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n";
+    assert_eq!(merged(file, snippet), "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n");
+}

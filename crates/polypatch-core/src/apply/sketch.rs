@@ -525,17 +525,19 @@ pub(crate) fn resolve(
         kept[j] = Some(pat.len());
         pat.push(seg[j].clone());
     }
-    // A blank file line kept right below a kept line, with new lines written between the
-    // two: the new lines go below the blank line (the snippet dropped one of its blank
-    // lines) or above it; nothing tells which, unless they continue the line's run.
-    if let Some((fi, first, above)) = blank_after_new(seg, &kept, pat.len()) {
+    // A blank file line kept right below (above) a kept line, with new lines written
+    // between the two: the new lines go below (above) the blank line, the snippet having
+    // dropped one of its blank lines, or next to the line; nothing tells which, unless
+    // they continue the line's run.
+    if let Some((fi, first, placed, above)) = blank_beside_new(seg, &kept, pat.len()) {
+        let (side, next) = if above { ("below", "before") } else { ("above", "after") };
         return Err(unclear(
             format!(
-                "the segment writes new lines ({}) between {} and the blank line {} of the file below it, with no \
-                 blank line before them: it is unclear whether they go above or below that blank line (one left out \
-                 by mistake)",
+                "the segment writes new lines ({}) between {} and the blank line {} of the file {side} it, with no \
+                 blank line {next} them: it is unclear whether they go above or below that blank line (one left \
+                 out by mistake)",
                 quoted(&seg[first]),
-                quoted(&seg[above]),
+                quoted(&seg[placed]),
                 r0 + fi + 1
             ),
             "write the blank line where the file has it, above or below the new lines".to_string(),
@@ -579,28 +581,41 @@ pub(crate) fn resolve(
     Ok(Resolved { pat, kept, found, notes })
 }
 
-/// A blank old line kept right below a non-blank kept one with new non-blank lines
-/// written between the two: (the blank line's index in the old side, the first new line,
-/// the line above), from `kept` (per segment line, its old line) and the old side's length.
-fn blank_after_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize)> {
+/// A blank old line kept next to a non-blank kept one with new lines written between the
+/// two and no blank line next to that line: (the blank line's index in the old side, the
+/// first new line, the placed line, whether it is above the blank line), from `kept` (per
+/// segment line, its old line) and the old side's length. New lines that all continue the
+/// placed line's run (a list, imports, keys: each in its indentation and with its first
+/// word) are read as written there.
+fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize, bool)> {
     let mut by = vec![None; old_len];
     for (j, k) in kept.iter().enumerate() {
         if let Some(p) = k {
             by[*p] = Some(j);
         }
     }
-    (1..old_len).find_map(|p| {
-        let (Some(j), Some(above)) = (by[p], by[p - 1]) else { return None };
-        if !is_blank(&seg[j]) || is_blank(&seg[above]) || above >= j {
-            return None;
+    let unclear = |placed: usize, news: std::ops::Range<usize>| {
+        !news.is_empty()
+            && !is_blank(&seg[placed])
+            && news.clone().any(|x| !is_blank(&seg[x]))
+            && !seg[news.clone()].iter().all(|l| continues(l, &seg[placed]))
+    };
+    (0..old_len).find_map(|p| {
+        let j = by[p].filter(|&j| is_blank(&seg[j]))?;
+        // The line above: new lines right below it (none blank next to it).
+        if let Some(above) = p.checked_sub(1).and_then(|q| by[q]) {
+            if above + 1 < j && !is_blank(&seg[above + 1]) && unclear(above, above + 1..j) {
+                return Some((p, above + 1, above, true));
+            }
         }
-        let news = &seg[above + 1..j];
-        // Lines that continue the line above's run (a list, imports, keys: each in its
-        // indentation and with its first word) are read as written there.
-        if news.iter().all(|l| continues(l, &seg[above])) {
-            return None;
+        // The line below: new lines right above it.
+        if let Some(below) = by.get(p + 1).copied().flatten() {
+            if j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below) {
+                let first = (j + 1..below).find(|&x| !is_blank(&seg[x])).unwrap_or(j + 1);
+                return Some((p, first, below, false));
+            }
         }
-        (above + 1..j).find(|&x| !is_blank(&seg[x])).map(|first| (p, first, above))
+        None
     })
 }
 
