@@ -410,3 +410,37 @@ fn new_lines_that_continue_the_line_above_go_before_the_blank_line() {
     let snippet = "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n";
     assert_eq!(merged(file, snippet), "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n");
 }
+
+/// Accuracy harness, `attrs_048` (blank_dropped): the file has two blank lines between the
+/// imports and the first function; the snippet writes a new import between one blank line
+/// and another. A blank line around it may have been left out (then the file keeps its
+/// two blank lines after it): the merge wrote one. Refused.
+#[test]
+fn new_lines_written_inside_a_run_of_blank_lines_are_refused() {
+    let file = "import types\n\nimport pytest\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n    pass\n";
+    let snippet = "# ...existing code...\nimport pytest\n\nimport attr\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`import attr`) between the blank lines 4 and 5 of the file: it is unclear \
+         whether they go there or a blank line around them was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `pluggy_018` (blank_dropped): the snippet adds a blank line above
+/// `from __future__ import annotations` and deletes `import warnings` and the blank line
+/// between them; aligned, it read as the import moved across the file's blank line (that
+/// kept). The blank line may have been left out by mistake: refused.
+#[test]
+fn a_line_removed_and_written_again_across_a_kept_blank_line_is_refused() {
+    let file = "\"\"\"\nCall loop machinery\n\"\"\"\nfrom __future__ import annotations\n\nimport warnings\nfrom typing import cast\nfrom typing import Generator\n\nx = 1\n";
+    let snippet = "\"\"\"\nCall loop machinery\n\"\"\"\n\nfrom __future__ import annotations\nfrom typing import cast\nfrom typing import Generator\n# ... unchanged ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment removes `from __future__ import annotations` (line 4 of the file) and writes it again across \
+         the blank line 5: it is unclear whether it moves or a blank line next to it was left out by mistake"
+    );
+}

@@ -531,7 +531,15 @@ pub(crate) fn resolve(
     // they continue the line's run.
     if let Some((fi, first, placed, above)) = blank_beside_new(seg, &kept, pat.len()) {
         let (side, next) = if above { ("below", "before") } else { ("above", "after") };
-        return Err(unclear(
+        let message = if is_blank(&seg[placed]) {
+            format!(
+                "the segment writes new lines ({}) between the blank lines {} and {} of the file: it is unclear \
+                 whether they go there or a blank line around them was left out by mistake",
+                quoted(&seg[first]),
+                r0 + fi + 1,
+                r0 + fi + 2
+            )
+        } else {
             format!(
                 "the segment writes new lines ({}) between {} and the blank line {} of the file {side} it, with no \
                  blank line {next} them: it is unclear whether they go above or below that blank line (one left \
@@ -539,9 +547,29 @@ pub(crate) fn resolve(
                 quoted(&seg[first]),
                 quoted(&seg[placed]),
                 r0 + fi + 1
-            ),
-            "write the blank line where the file has it, above or below the new lines".to_string(),
+            )
+        };
+        return Err(unclear(
+            message,
+            "write the blank lines where the file has them, around the new lines".to_string(),
             &[(r0 + fi, r0 + fi + 1)],
+        ));
+    }
+    // A line removed and written again across a blank line the segment keeps: the line
+    // moves, or the snippet left out a blank line next to it (then the blank line stays
+    // where it was): one reading of two.
+    if let Some((p, j, q)) = moved_across_blank(seg, &pat, &kept) {
+        return Err(unclear(
+            format!(
+                "the segment removes {} (line {} of the file) and writes it again across the blank line {}: it is \
+                 unclear whether it moves or a blank line next to it was left out by mistake",
+                quoted(&seg[j]),
+                r0 + p + 1,
+                r0 + q + 1
+            ),
+            "write the blank lines where the file has them; to move a line, send a diff or a search/replace edit"
+                .to_string(),
+            &[(r0 + p, r0 + p + 1)],
         ));
     }
     // Grown through lines that are new at the place its first lines have elsewhere, a
@@ -608,14 +636,45 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
                 return Some((p, above + 1, above, true));
             }
         }
-        // The line below: new lines right above it.
+        // The line below: new lines right above it; or the next blank line of a run, new
+        // lines written between the two.
         if let Some(below) = by.get(p + 1).copied().flatten() {
-            if j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below) {
+            let between_blanks = is_blank(&seg[below]) && (j + 1..below).any(|x| !is_blank(&seg[x]));
+            if between_blanks || j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below) {
                 let first = (j + 1..below).find(|&x| !is_blank(&seg[x])).unwrap_or(j + 1);
                 return Some((p, first, below, false));
             }
         }
         None
+    })
+}
+
+/// A non-blank old line the segment removes and writes again at another place, with a
+/// blank old line it keeps between the two places: (the removed line's index in the old
+/// side, the new line, the blank line's index in the old side).
+fn moved_across_blank(seg: &[LineText], pat: &[LineText], kept: &[Option<usize>]) -> Option<(usize, usize, usize)> {
+    let mut by = vec![None; pat.len()];
+    for (j, k) in kept.iter().enumerate() {
+        if let Some(p) = k {
+            by[*p] = Some(j);
+        }
+    }
+    // Per new line's text, the new line and the old side's index it is written before.
+    let mut news: std::collections::HashMap<&str, (usize, usize)> = std::collections::HashMap::new();
+    let mut next = 0;
+    for (j, k) in kept.iter().enumerate() {
+        match k {
+            Some(p) => next = p + 1,
+            None if !is_blank(&seg[j]) => {
+                news.entry(seg[j].trim()).or_insert((j, next));
+            }
+            None => {}
+        }
+    }
+    (0..pat.len()).filter(|&p| by[p].is_none() && !is_blank(&pat[p])).find_map(|p| {
+        let &(j, at) = news.get(pat[p].trim())?;
+        let between = if at > p { p + 1..at } else { at..p };
+        between.clone().find(|&q| by[q].is_some() && is_blank(&pat[q])).map(|q| (p, j, q))
     })
 }
 
