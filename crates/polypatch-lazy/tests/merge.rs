@@ -444,3 +444,28 @@ fn a_line_removed_and_written_again_across_a_kept_blank_line_is_refused() {
          the blank line 5: it is unclear whether it moves or a blank line next to it was left out by mistake"
     );
 }
+
+/// Accuracy harness, `attrs_048` (clean): the same import written with a blank line of its
+/// own, the file's two blank lines kept after it: merged.
+#[test]
+fn new_lines_inside_a_run_of_blank_lines_with_blank_lines_of_their_own_are_merged() {
+    let file = "import types\n\nimport pytest\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n    pass\n";
+    let snippet = "# ...existing code...\nimport pytest\n\nimport attr\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n";
+    assert_eq!(merged(file, snippet), file.replace("import pytest\n", "import pytest\n\nimport attr\n"));
+}
+
+/// Accuracy harness, `attrs_003` (blank_dropped): two paragraphs written inside the file's
+/// two blank lines, a blank line between them but none left out around them: a blank line
+/// of theirs between paragraphs says nothing about the ones around them. Refused.
+#[test]
+fn paragraphs_written_inside_a_run_of_blank_lines_are_refused() {
+    let file =
+        "# Policy\n\nTherefore we only support the latest version.\n\n\n## Reporting a Vulnerability\n\nMail us.\n";
+    let snippet = "<!-- … existing code … -->\nTherefore we only support the latest version.\n\nPut simply, upgrade.\n\n> **Warning**\n\n## Reporting a Vulnerability\n<!-- ... existing code ... -->\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`Put simply, upgrade.`) between the blank lines 4 and 5 of the file: it is \
+         unclear whether they go there or a blank line around them was left out by mistake"
+    );
+}

@@ -639,7 +639,8 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
         // The line below: new lines right above it; or the next blank line of a run, new
         // lines written between the two.
         if let Some(below) = by.get(p + 1).copied().flatten() {
-            let between_blanks = is_blank(&seg[below]) && (j + 1..below).any(|x| !is_blank(&seg[x]));
+            let between_blanks =
+                is_blank(&seg[below]) && (j + 1..below).any(|x| !is_blank(&seg[x])) && !more_blanks(seg, &by, p);
             if between_blanks || j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below) {
                 let first = (j + 1..below).find(|&x| !is_blank(&seg[x])).unwrap_or(j + 1);
                 return Some((p, first, below, false));
@@ -647,6 +648,38 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
         }
         None
     })
+}
+
+/// Whether the segment has more blank lines than the old side's run of kept blank lines
+/// that holds old line `p`, counting the segment's runs of blank lines that hold the kept
+/// ones: new lines written inside the run come with blank lines of their own around them.
+fn more_blanks(seg: &[LineText], by: &[Option<usize>], p: usize) -> bool {
+    let kept_blank = |q: usize| by[q].is_some_and(|j| is_blank(&seg[j]));
+    let (mut a, mut b) = (p, p);
+    while a > 0 && kept_blank(a - 1) {
+        a -= 1;
+    }
+    while b + 1 < by.len() && kept_blank(b + 1) {
+        b += 1;
+    }
+    let mut blanks = 0;
+    let mut counted_to = 0; // segment lines before this are counted
+    for j in (a..=b).filter_map(|q| by[q]) {
+        if j < counted_to {
+            continue;
+        }
+        let mut s = j;
+        while s > counted_to && is_blank(&seg[s - 1]) {
+            s -= 1;
+        }
+        let mut e = j + 1;
+        while e < seg.len() && is_blank(&seg[e]) {
+            e += 1;
+        }
+        blanks += e - s;
+        counted_to = e;
+    }
+    blanks > b - a + 1
 }
 
 /// A non-blank old line the segment removes and writes again at another place, with a
