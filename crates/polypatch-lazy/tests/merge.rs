@@ -469,3 +469,19 @@ fn paragraphs_written_inside_a_run_of_blank_lines_are_refused() {
          unclear whether they go there or a blank line around them was left out by mistake"
     );
 }
+
+/// Accuracy harness, `attrs_016` (unrelated_file): a snippet meant for another file whose
+/// only line this file holds is `else:`; merged there, its new lines were written around
+/// it. Lines that say so little place nothing: refused.
+#[test]
+fn a_segment_placed_by_a_short_common_line_alone_is_refused() {
+    let file = "def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n";
+    let snippet = "# ...existing code...\nrelease = metadata.version(\"attrs\")\nif \"dev\" in release:\n    release = version = \"UNRELEASED\"\nelse:\n    version = release.rsplit(\".\", 1)[0]\n\n# ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment's only lines the file holds, `else:`, say too little to place it (line 4 of the file): it may \
+         be meant for another file"
+    );
+}

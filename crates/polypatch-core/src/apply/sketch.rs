@@ -555,6 +555,25 @@ pub(crate) fn resolve(
             &[(r0 + fi, r0 + fi + 1)],
         ));
     }
+    // The lines the segment keeps are all that place it (unless it is the whole file):
+    // short common lines alone (`else:`, `return;`: fewer than 8 letters and digits in
+    // all) stand in many files.
+    let placed_by: usize = (0..n).filter(|&j| kept[j].is_some()).map(|j| alphanumerics(&seg[j])).sum();
+    if placed_by < 8 && kept.iter().any(Option::is_none) && !(starts_file && ends_file) {
+        return Err(unclear(
+            format!(
+                "the segment's only lines the file holds, {}, say too little to place it (line {} of the file): it \
+                 may be meant for another file",
+                quoted(&seg[i]),
+                head.start + 1
+            ),
+            format!(
+                "check the file's path, and add the lines around {} to the snippet, as the file has them",
+                quoted(&seg[i])
+            ),
+            &[(head.start, head.end)],
+        ));
+    }
     // A line removed and written again across a blank line the segment keeps: the line
     // moves, or the snippet left out a blank line next to it (then the blank line stays
     // where it was): one reading of two.
@@ -631,10 +650,12 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
     (0..old_len).find_map(|p| {
         let j = by[p].filter(|&j| is_blank(&seg[j]))?;
         // The line above: new lines right below it (none blank next to it).
-        if let Some(above) = p.checked_sub(1).and_then(|q| by[q]) {
-            if above + 1 < j && !is_blank(&seg[above + 1]) && unclear(above, above + 1..j) {
-                return Some((p, above + 1, above, true));
-            }
+        if let Some(above) = p.checked_sub(1).and_then(|q| by[q])
+            && above + 1 < j
+            && !is_blank(&seg[above + 1])
+            && unclear(above, above + 1..j)
+        {
+            return Some((p, above + 1, above, true));
         }
         // The line below: new lines right above it; or the next blank line of a run, new
         // lines written between the two.
@@ -655,31 +676,31 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
 /// ones: new lines written inside the run come with blank lines of their own around them.
 fn more_blanks(seg: &[LineText], by: &[Option<usize>], p: usize) -> bool {
     let kept_blank = |q: usize| by[q].is_some_and(|j| is_blank(&seg[j]));
-    let (mut a, mut b) = (p, p);
-    while a > 0 && kept_blank(a - 1) {
-        a -= 1;
+    let (mut first, mut last) = (p, p);
+    while first > 0 && kept_blank(first - 1) {
+        first -= 1;
     }
-    while b + 1 < by.len() && kept_blank(b + 1) {
-        b += 1;
+    while last + 1 < by.len() && kept_blank(last + 1) {
+        last += 1;
     }
     let mut blanks = 0;
     let mut counted_to = 0; // segment lines before this are counted
-    for j in (a..=b).filter_map(|q| by[q]) {
+    for j in (first..=last).filter_map(|q| by[q]) {
         if j < counted_to {
             continue;
         }
-        let mut s = j;
-        while s > counted_to && is_blank(&seg[s - 1]) {
-            s -= 1;
+        let mut from = j;
+        while from > counted_to && is_blank(&seg[from - 1]) {
+            from -= 1;
         }
-        let mut e = j + 1;
-        while e < seg.len() && is_blank(&seg[e]) {
-            e += 1;
+        let mut to = j + 1;
+        while to < seg.len() && is_blank(&seg[to]) {
+            to += 1;
         }
-        blanks += e - s;
-        counted_to = e;
+        blanks += to - from;
+        counted_to = to;
     }
-    blanks > b - a + 1
+    blanks > last - first + 1
 }
 
 /// A non-blank old line the segment removes and writes again at another place, with a
