@@ -366,7 +366,7 @@ fn a_snippet_without_markers_creates_a_missing_file() {
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
 }
 
-/// Accuracy harness, `chalk_009` (blank_dropped): the file has a blank line after the
+/// Accuracy harness, `chalk_009` (`blank_dropped`): the file has a blank line after the
 /// list's last item; the snippet writes a new line right after that item, then one blank
 /// line. Those lines go after the blank line (the snippet dropped one) or before it: the
 /// merge wrote them before it, a blank line short. Refused.
@@ -384,7 +384,7 @@ fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refus
     );
 }
 
-/// Accuracy harness, `anyhow_024` (blank_dropped): the file has a blank line above
+/// Accuracy harness, `anyhow_024` (`blank_dropped`): the file has a blank line above
 /// `#[test]`; the snippet writes a new function right above `#[test]`, after the blank
 /// line. Those lines go above the blank line (the snippet dropped one) or below it: the
 /// merge wrote them below it, a blank line short. Refused.
@@ -411,7 +411,7 @@ fn new_lines_that_continue_the_line_above_go_before_the_blank_line() {
     assert_eq!(merged(file, snippet), "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n");
 }
 
-/// Accuracy harness, `attrs_048` (blank_dropped): the file has two blank lines between the
+/// Accuracy harness, `attrs_048` (`blank_dropped`): the file has two blank lines between the
 /// imports and the first function; the snippet writes a new import between one blank line
 /// and another. A blank line around it may have been left out (then the file keeps its
 /// two blank lines after it): the merge wrote one. Refused.
@@ -428,7 +428,7 @@ fn new_lines_written_inside_a_run_of_blank_lines_are_refused() {
     );
 }
 
-/// Accuracy harness, `pluggy_018` (blank_dropped): the snippet adds a blank line above
+/// Accuracy harness, `pluggy_018` (`blank_dropped`): the snippet adds a blank line above
 /// `from __future__ import annotations` and deletes `import warnings` and the blank line
 /// between them; aligned, it read as the import moved across the file's blank line (that
 /// kept). The blank line may have been left out by mistake: refused.
@@ -454,7 +454,7 @@ fn new_lines_inside_a_run_of_blank_lines_with_blank_lines_of_their_own_are_merge
     assert_eq!(merged(file, snippet), file.replace("import pytest\n", "import pytest\n\nimport attr\n"));
 }
 
-/// Accuracy harness, `attrs_003` (blank_dropped): two paragraphs written inside the file's
+/// Accuracy harness, `attrs_003` (`blank_dropped`): two paragraphs written inside the file's
 /// two blank lines, a blank line between them but none left out around them: a blank line
 /// of theirs between paragraphs says nothing about the ones around them. Refused.
 #[test]
@@ -470,7 +470,7 @@ fn paragraphs_written_inside_a_run_of_blank_lines_are_refused() {
     );
 }
 
-/// Accuracy harness, `attrs_016` (unrelated_file): a snippet meant for another file whose
+/// Accuracy harness, `attrs_016` (`unrelated_file`): a snippet meant for another file whose
 /// only line this file holds is `else:`; merged there, its new lines were written around
 /// it. Lines that say so little place nothing: refused.
 #[test]
