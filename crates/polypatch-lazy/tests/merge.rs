@@ -365,3 +365,123 @@ fn a_snippet_without_markers_creates_a_missing_file() {
     let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
 }
+
+/// Accuracy harness, `chalk_009` (`blank_dropped`): the file has a blank line after the
+/// list's last item; the snippet writes a new line right after that item, then one blank
+/// line. Those lines go after the blank line (the snippet dropped one) or before it: the
+/// merge wrote them before it, a blank line short. Refused.
+#[test]
+fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refused() {
+    let file = "## Related\n\n- [one](x) - First\n- [two](y) - Second\n\n## Maintainers\n\n- Sindre\n";
+    let snippet = "```markdown f\n<!-- ...existing code... -->\n- [one](x) - First\n- [two](y) - Second\n*(Not accepting additional entries)*\n\n## Maintainers\n<!-- ...existing code... -->\n```\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`*(Not accepting additional entries)*`) between `- [two](y) - Second` and \
+         the blank line 5 of the file below it, with no blank line before them: it is unclear whether they go \
+         above or below that blank line (one left out by mistake)"
+    );
+}
+
+/// Accuracy harness, `anyhow_024` (`blank_dropped`): the file has a blank line above
+/// `#[test]`; the snippet writes a new function right above `#[test]`, after the blank
+/// line. Those lines go above the blank line (the snippet dropped one) or below it: the
+/// merge wrote them below it, a blank line short. Refused.
+#[test]
+fn new_lines_written_between_the_file_s_blank_line_and_the_line_below_it_are_refused() {
+    let file = "fn a() {\n    one();\n}\n\n#[test]\nfn b() {}\n";
+    let snippet = "// ... existing code ...\n    one();\n}\n\nfn c() {\n    two();\n}\n#[test]\nfn b() {}\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`fn c() {`) between `#[test]` and the blank line 4 of the file above it, with \
+         no blank line after them: it is unclear whether they go above or below that blank line (one left out by \
+         mistake)"
+    );
+}
+
+/// New lines that continue the run of the line above them (imports here) are written
+/// right below it, above the file's blank line.
+#[test]
+fn new_lines_that_continue_the_line_above_go_before_the_blank_line() {
+    let file = "import a from 'a';\nimport b from 'b';\n\nrun();\n";
+    let snippet = "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n";
+    assert_eq!(merged(file, snippet), "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n");
+}
+
+/// Accuracy harness, `attrs_048` (`blank_dropped`): the file has two blank lines between the
+/// imports and the first function; the snippet writes a new import between one blank line
+/// and another. A blank line around it may have been left out (then the file keeps its
+/// two blank lines after it): the merge wrote one. Refused.
+#[test]
+fn new_lines_written_inside_a_run_of_blank_lines_are_refused() {
+    let file = "import types\n\nimport pytest\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n    pass\n";
+    let snippet = "# ...existing code...\nimport pytest\n\nimport attr\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`import attr`) between the blank lines 4 and 5 of the file: it is unclear \
+         whether they go there or a blank line around them was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `pluggy_018` (`blank_dropped`): the snippet adds a blank line above
+/// `from __future__ import annotations` and deletes `import warnings` and the blank line
+/// between them; aligned, it read as the import moved across the file's blank line (that
+/// kept). The blank line may have been left out by mistake: refused.
+#[test]
+fn a_line_removed_and_written_again_across_a_kept_blank_line_is_refused() {
+    let file = "\"\"\"\nCall loop machinery\n\"\"\"\nfrom __future__ import annotations\n\nimport warnings\nfrom typing import cast\nfrom typing import Generator\n\nx = 1\n";
+    let snippet = "\"\"\"\nCall loop machinery\n\"\"\"\n\nfrom __future__ import annotations\nfrom typing import cast\nfrom typing import Generator\n# ... unchanged ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment removes `from __future__ import annotations` (line 4 of the file) and writes it again across \
+         the blank line 5: it is unclear whether it moves or a blank line next to it was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `attrs_048` (clean): the same import written with a blank line of its
+/// own, the file's two blank lines kept after it: merged.
+#[test]
+fn new_lines_inside_a_run_of_blank_lines_with_blank_lines_of_their_own_are_merged() {
+    let file = "import types\n\nimport pytest\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n    pass\n";
+    let snippet = "# ...existing code...\nimport pytest\n\nimport attr\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n";
+    assert_eq!(merged(file, snippet), file.replace("import pytest\n", "import pytest\n\nimport attr\n"));
+}
+
+/// Accuracy harness, `attrs_003` (`blank_dropped`): two paragraphs written inside the file's
+/// two blank lines, a blank line between them but none left out around them: a blank line
+/// of theirs between paragraphs says nothing about the ones around them. Refused.
+#[test]
+fn paragraphs_written_inside_a_run_of_blank_lines_are_refused() {
+    let file =
+        "# Policy\n\nTherefore we only support the latest version.\n\n\n## Reporting a Vulnerability\n\nMail us.\n";
+    let snippet = "<!-- … existing code … -->\nTherefore we only support the latest version.\n\nPut simply, upgrade.\n\n> **Warning**\n\n## Reporting a Vulnerability\n<!-- ... existing code ... -->\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`Put simply, upgrade.`) between the blank lines 4 and 5 of the file: it is \
+         unclear whether they go there or a blank line around them was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `attrs_016` (`unrelated_file`): a snippet meant for another file whose
+/// only line this file holds is `else:`; merged there, its new lines were written around
+/// it. Lines that say so little place nothing: refused.
+#[test]
+fn a_segment_placed_by_a_short_common_line_alone_is_refused() {
+    let file = "def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n";
+    let snippet = "# ...existing code...\nrelease = metadata.version(\"attrs\")\nif \"dev\" in release:\n    release = version = \"UNRELEASED\"\nelse:\n    version = release.rsplit(\".\", 1)[0]\n\n# ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment's only lines the file holds, `else:`, say too little to place it (line 4 of the file): it may \
+         be meant for another file"
+    );
+}

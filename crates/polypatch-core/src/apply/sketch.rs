@@ -525,6 +525,72 @@ pub(crate) fn resolve(
         kept[j] = Some(pat.len());
         pat.push(seg[j].clone());
     }
+    // A blank file line kept right below (above) a kept line, with new lines written
+    // between the two: the new lines go below (above) the blank line, the snippet having
+    // dropped one of its blank lines, or next to the line; nothing tells which, unless
+    // they continue the line's run.
+    if let Some((fi, first, placed, above)) = blank_beside_new(seg, &kept, pat.len()) {
+        let (side, next) = if above { ("below", "before") } else { ("above", "after") };
+        let message = if is_blank(&seg[placed]) {
+            format!(
+                "the segment writes new lines ({}) between the blank lines {} and {} of the file: it is unclear \
+                 whether they go there or a blank line around them was left out by mistake",
+                quoted(&seg[first]),
+                r0 + fi + 1,
+                r0 + fi + 2
+            )
+        } else {
+            format!(
+                "the segment writes new lines ({}) between {} and the blank line {} of the file {side} it, with no \
+                 blank line {next} them: it is unclear whether they go above or below that blank line (one left \
+                 out by mistake)",
+                quoted(&seg[first]),
+                quoted(&seg[placed]),
+                r0 + fi + 1
+            )
+        };
+        return Err(unclear(
+            message,
+            "write the blank lines where the file has them, around the new lines".to_string(),
+            &[(r0 + fi, r0 + fi + 1)],
+        ));
+    }
+    // The lines the segment keeps are all that place it (unless it is the whole file):
+    // short common lines alone (`else:`, `return;`: fewer than 8 letters and digits in
+    // all) stand in many files.
+    let placed_by: usize = (0..n).filter(|&j| kept[j].is_some()).map(|j| alphanumerics(&seg[j])).sum();
+    if placed_by < 8 && kept.iter().any(Option::is_none) && !(starts_file && ends_file) {
+        return Err(unclear(
+            format!(
+                "the segment's only lines the file holds, {}, say too little to place it (line {} of the file): it \
+                 may be meant for another file",
+                quoted(&seg[i]),
+                head.start + 1
+            ),
+            format!(
+                "check the file's path, and add the lines around {} to the snippet, as the file has them",
+                quoted(&seg[i])
+            ),
+            &[(head.start, head.end)],
+        ));
+    }
+    // A line removed and written again across a blank line the segment keeps: the line
+    // moves, or the snippet left out a blank line next to it (then the blank line stays
+    // where it was): one reading of two.
+    if let Some((p, j, q)) = moved_across_blank(seg, &pat, &kept) {
+        return Err(unclear(
+            format!(
+                "the segment removes {} (line {} of the file) and writes it again across the blank line {}: it is \
+                 unclear whether it moves or a blank line next to it was left out by mistake",
+                quoted(&seg[j]),
+                r0 + p + 1,
+                r0 + q + 1
+            ),
+            "write the blank lines where the file has them; to move a line, send a diff or a search/replace edit"
+                .to_string(),
+            &[(r0 + p, r0 + p + 1)],
+        ));
+    }
     // Grown through lines that are new at the place its first lines have elsewhere, a
     // segment that stands whole where it was grown to reads as already applied there: one
     // reading of two.
@@ -560,6 +626,117 @@ pub(crate) fn resolve(
         ));
     }
     Ok(Resolved { pat, kept, found, notes })
+}
+
+/// A blank old line kept next to a non-blank kept one with new lines written between the
+/// two and no blank line next to that line: (the blank line's index in the old side, the
+/// first new line, the placed line, whether it is above the blank line), from `kept` (per
+/// segment line, its old line) and the old side's length. New lines that all continue the
+/// placed line's run (a list, imports, keys: each in its indentation and with its first
+/// word) are read as written there.
+fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize, bool)> {
+    let mut by = vec![None; old_len];
+    for (j, k) in kept.iter().enumerate() {
+        if let Some(p) = k {
+            by[*p] = Some(j);
+        }
+    }
+    let unclear = |placed: usize, news: std::ops::Range<usize>| {
+        !news.is_empty()
+            && !is_blank(&seg[placed])
+            && news.clone().any(|x| !is_blank(&seg[x]))
+            && !seg[news.clone()].iter().all(|l| continues(l, &seg[placed]))
+    };
+    (0..old_len).find_map(|p| {
+        let j = by[p].filter(|&j| is_blank(&seg[j]))?;
+        // The line above: new lines right below it (none blank next to it).
+        if let Some(above) = p.checked_sub(1).and_then(|q| by[q])
+            && above + 1 < j
+            && !is_blank(&seg[above + 1])
+            && unclear(above, above + 1..j)
+        {
+            return Some((p, above + 1, above, true));
+        }
+        // The line below: new lines right above it; or the next blank line of a run, new
+        // lines written between the two.
+        if let Some(below) = by.get(p + 1).copied().flatten() {
+            let between_blanks =
+                is_blank(&seg[below]) && (j + 1..below).any(|x| !is_blank(&seg[x])) && !more_blanks(seg, &by, p);
+            if between_blanks || j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below) {
+                let first = (j + 1..below).find(|&x| !is_blank(&seg[x])).unwrap_or(j + 1);
+                return Some((p, first, below, false));
+            }
+        }
+        None
+    })
+}
+
+/// Whether the segment has more blank lines than the old side's run of kept blank lines
+/// that holds old line `p`, counting the segment's runs of blank lines that hold the kept
+/// ones: new lines written inside the run come with blank lines of their own around them.
+fn more_blanks(seg: &[LineText], by: &[Option<usize>], p: usize) -> bool {
+    let kept_blank = |q: usize| by[q].is_some_and(|j| is_blank(&seg[j]));
+    let (mut first, mut last) = (p, p);
+    while first > 0 && kept_blank(first - 1) {
+        first -= 1;
+    }
+    while last + 1 < by.len() && kept_blank(last + 1) {
+        last += 1;
+    }
+    let mut blanks = 0;
+    let mut counted_to = 0; // segment lines before this are counted
+    for j in (first..=last).filter_map(|q| by[q]) {
+        if j < counted_to {
+            continue;
+        }
+        let mut from = j;
+        while from > counted_to && is_blank(&seg[from - 1]) {
+            from -= 1;
+        }
+        let mut to = j + 1;
+        while to < seg.len() && is_blank(&seg[to]) {
+            to += 1;
+        }
+        blanks += to - from;
+        counted_to = to;
+    }
+    blanks > last - first + 1
+}
+
+/// A non-blank old line the segment removes and writes again at another place, with a
+/// blank old line it keeps between the two places: (the removed line's index in the old
+/// side, the new line, the blank line's index in the old side).
+fn moved_across_blank(seg: &[LineText], pat: &[LineText], kept: &[Option<usize>]) -> Option<(usize, usize, usize)> {
+    let mut by = vec![None; pat.len()];
+    for (j, k) in kept.iter().enumerate() {
+        if let Some(p) = k {
+            by[*p] = Some(j);
+        }
+    }
+    // Per new line's text, the new line and the old side's index it is written before.
+    let mut news: std::collections::HashMap<&str, (usize, usize)> = std::collections::HashMap::new();
+    let mut next = 0;
+    for (j, k) in kept.iter().enumerate() {
+        match k {
+            Some(p) => next = p + 1,
+            None if !is_blank(&seg[j]) => {
+                news.entry(seg[j].trim()).or_insert((j, next));
+            }
+            None => {}
+        }
+    }
+    (0..pat.len()).filter(|&p| by[p].is_none() && !is_blank(&pat[p])).find_map(|p| {
+        let &(j, at) = news.get(pat[p].trim())?;
+        let between = if at > p { p + 1..at } else { at..p };
+        between.clone().find(|&q| by[q].is_some() && is_blank(&pat[q])).map(|q| (p, j, q))
+    })
+}
+
+/// Whether `new` continues the run of `line`: not blank, the same indentation, the same
+/// first word.
+fn continues(new: &str, line: &str) -> bool {
+    let word = |l: &str| l.split_whitespace().next().map(str::to_string);
+    !is_blank(new) && indent_width(new).0 == indent_width(line).0 && word(new) == word(line)
 }
 
 /// The first of `news` (lines a segment adds next to a placed line) that resembles one of
