@@ -222,12 +222,16 @@ def _row(edit, row, r: Rendered, rng, others, make_case):
         if all(not x.strip() for tag, i1, i2, j1, j2 in line_opcodes(r.before, r.after) if tag != "equal"
                for x in r.before[i1:i2] + r.after[j1:j2]):
             return None
+        # Both lines around it unchanged too: next to a changed line, the snippet without it
+        # says another edit as well (one that also deletes a blank line of the rewritten
+        # lines), and no reader can tell which; nor when it then shows no change at all.
         spots = []
         for k, (a0, a1, b0, b1) in enumerate(r.groups):
             seg = r.segments[k]
             for j in range(1, len(seg) - 1):
                 i = b0 + j
-                if not seg[j].strip() and _unchanged_after(edit, r, i):
+                if (not seg[j].strip() and all(_unchanged_after(edit, r, x) for x in (i - 1, i, i + 1))
+                        and seg[:j] + seg[j + 1:] != r.before[a0:a1]):
                     spots.append((k, j))
         if not spots:
             return None

@@ -485,3 +485,46 @@ fn a_segment_placed_by_a_short_common_line_alone_is_refused() {
          be meant for another file"
     );
 }
+
+/// A new function written after a kept one, its closing `}` right before a marker: the
+/// next `}` of the file is not its place (that would delete the function between).
+#[test]
+fn a_closing_brace_alone_places_no_removal_of_several_lines() {
+    let file = "fn one() {\n    a();\n}\n\nfn other() {\n    c();\n}\n";
+    let snippet =
+        "// ... existing code ...\nfn one() {\n    a();\n}\n\nfn new_one() {\n    b();\n}\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("the segment would remove the 2 file lines between"), "{}", f.message);
+}
+
+/// The same with one line replaced before the `}`: a one-line change, merged.
+#[test]
+fn a_closing_brace_alone_places_the_removal_of_one_line() {
+    let file = "fn one() {\n    a();\n}\n\nfn other_one() {\n    c();\n}\n";
+    let snippet = "// ... existing code ...\nfn other_one() {\n    d();\n}\n";
+    assert_eq!(merged(file, snippet), file.replace("c();", "d();"));
+}
+
+/// A snippet indented by 4 columns whose new line is, as written, a line the file has at
+/// its own indentation among the lines the segment removes: kept or re-indented, unclear.
+#[test]
+fn a_shifted_snippet_whose_new_line_stands_unshifted_in_the_removed_lines_is_refused() {
+    let file = "fn f() {\n    if ok {\n        if v {\n            go();\n        }\n    }\n}\n";
+    // The edit removes `if v {` and its `}`, `go();` one level out; shifted by 4 columns.
+    let snippet = "        if ok {\n            go();\n        }\n    }\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.contains("is written 4 columns right of the file's lines around it"), "{}", f.message);
+}
+
+/// New lines at the snippet's end that stand together earlier in the file: the line that
+/// placed the segment may be the one moved.
+#[test]
+fn new_lines_at_an_edge_that_stand_together_elsewhere_are_refused() {
+    let file = "{\n\t\"types\": \"index.d.ts\",\n\t\"engines\": {\n\t\t\"node\": \">=16\"\n\t},\n\t\"scripts\": {},\n\t\"sideEffects\": false,\n\t\"xo\": {}\n}\n";
+    let snippet = "\t// ... existing code ...\n\t\"sideEffects\": false,\n\t\"engines\": {\n\t\t\"node\": \">=16\"\n\t// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.contains("are new in the segment but stand at lines 3-4 of the file"), "{}", f.message);
+}

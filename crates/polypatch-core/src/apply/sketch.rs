@@ -250,8 +250,8 @@ pub(crate) fn resolve(
             ));
         }
         let news: Vec<&LineText> = seg[h..i].iter().filter(|l| !is_blank(l)).collect();
-        let from = head.start.saturating_sub(news.len() + 1).max(lo);
-        if let Some((new, fi)) = like_neighbour(&fd, &news, from..head.start) {
+        let from = head.start.saturating_sub(news.len() + NEAR).max(lo);
+        if let Some((new, fi)) = like_neighbour(&fd, &news, &(from..head.start).rev().collect::<Vec<_>>()) {
             return Err(changed_or_new(&fd, new, fi, "above", &seg[i]));
         }
     }
@@ -326,6 +326,29 @@ pub(crate) fn resolve(
     if let Some(t) = &mut tail {
         grow_back(&fd, seg, head_end, head.end, t);
     }
+    // The tail stands at the head's indentation shift: a snippet indented as a whole by some
+    // columns is not also indented as the file at its end (a `}` that stands at the
+    // snippet's own indentation further on is another `}`).
+    if let Some((_, b, f)) = &tail {
+        let head_shift = Shift::of(seg[i].as_str(), fd.text(head.start)).delta;
+        let tail_shift = Shift::of(seg[b - 1].as_str(), fd.text(f.end - 1)).delta;
+        if head_shift != tail_shift {
+            return Err(unclear(
+                format!(
+                    "the segment's first lines the file holds, {}, stand {} line {} of the file, and its last \
+                     ones, {}, {} line {}: it is unclear which lines of the file it shows",
+                    quoted(&seg[i]),
+                    shifted(head_shift),
+                    head.start + 1,
+                    quoted(&seg[b - 1]),
+                    shifted(tail_shift),
+                    f.end
+                ),
+                "copy the unchanged lines with the file's indentation".to_string(),
+                &[(head.start, head.end), (f.start, f.end)],
+            ));
+        }
+    }
     let explained = |m: &Middle| m.removed <= m.added + 2;
     let (mid_end, after, region_end) = match &tail {
         Some((a, b, f)) => (*a, *b, f.end),
@@ -352,8 +375,8 @@ pub(crate) fn resolve(
     }
     if last_placed < t && !ends_file {
         let news: Vec<&LineText> = seg[last_placed + 1..].iter().filter(|l| !is_blank(l)).collect();
-        let to = (region_end + news.len() + 1).min(len);
-        if let Some((new, fi)) = like_neighbour(&fd, &news, region_end..to) {
+        let to = (region_end + news.len() + NEAR).min(len);
+        if let Some((new, fi)) = like_neighbour(&fd, &news, &(region_end..to).collect::<Vec<_>>()) {
             return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
         }
     }
@@ -367,6 +390,38 @@ pub(crate) fn resolve(
         (head_end, mid_end),
         (head.end, mid_file_end),
     );
+    // A snippet indented as a whole by some columns, with a new line the file has as
+    // written (at the file's own indentation) among the lines the segment removes: that
+    // line is kept there unshifted, or re-indented by the snippet's shift: one reading of
+    // two.
+    let delta = Shift::of(seg[i].as_str(), fd.text(head.start)).delta;
+    if delta != 0 {
+        let mut is_kept = vec![false; n];
+        for j in mid.file_kept.iter().flatten() {
+            is_kept[*j] = true;
+        }
+        let removed: std::collections::HashMap<&str, usize> = (0..mid.file_kept.len())
+            .filter(|&fo| mid.file_kept[fo].is_none() && !is_blank(fd.text(head.end + fo)))
+            .map(|fo| (fd.text(head.end + fo).trim_end(), head.end + fo))
+            .collect();
+        let same = (head_end..mid_end)
+            .filter(|&j| !is_kept[j] && !is_blank(&seg[j]))
+            .find_map(|j| removed.get(seg[j].trim_end()).map(|&fi| (j, fi)));
+        if let Some((j, fi)) = same {
+            return Err(unclear(
+                format!(
+                    "{} is written {} the file's lines around it, and the file has it as written at line {}, which \
+                     the segment removes: it is unclear whether that line keeps its indentation or moves by the \
+                     snippet's",
+                    quoted(&seg[j]),
+                    shifted(delta),
+                    fi + 1
+                ),
+                "copy the unchanged lines with the file's indentation".to_string(),
+                &[(fi, fi + 1)],
+            ));
+        }
+    }
     // A head placed by a later line: that line must be one the merge keeps where it
     // stands, nothing may be removed, and no new line may resemble a line right above the
     // head (then the new lines may replace those: a second reading).
@@ -406,7 +461,7 @@ pub(crate) fn resolve(
         // A run grown until it stood at one place may hold new lines that the file happens
         // to have elsewhere: it places nothing that removes lines. Both ends certain (each
         // one line that stands at one place, run on by the lines that follow it in the
-        // file) and shown with two lines or more: a deletion.
+        // file), each shown with two lines or more and 8 letters and digits: a deletion.
         // A grown run is trusted where its one line's nearest place (the head's last one
         // before the tail, the tail's first one after the head) is the run's own.
         let head_doubt = grown && {
@@ -419,10 +474,28 @@ pub(crate) fn resolve(
             });
         let certain = !grown && !tail_grown && !nearest;
         let tail_strong = tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
-        let allowed = if head_doubt || tail_doubt {
+        let says = |from: usize, to: usize| seg[from..to].iter().map(|l| alphanumerics(l)).sum::<usize>();
+        let tail_says = tail.as_ref().map_or(0, |(a, b, _)| says(*a, *b));
+        let head_says = says(i, head_end);
+        // A tail of punctuation and short words (`}`, `};`, `//!`: fewer than 3 letters and
+        // digits, as a head that places nothing) stands at many places, and a line the
+        // segment writes new may take the file's for it. It places the removal of one line
+        // at most, unless it is the file's last line, or it closes a line the segment keeps
+        // (the nearest line above it indented as it or less is placed: a function's `}`
+        // below its rewritten body). Grown backwards, its run must say more than that.
+        let pinned = ends.at_end && region_end == len;
+        let closes_kept = tail.as_ref().is_some_and(|(a, _, _)| {
+            let width = indent_width(&seg[*a]).0;
+            (h..*a)
+                .rev()
+                .find(|&j| !is_blank(&seg[j]) && indent_width(&seg[j]).0 <= width)
+                .is_some_and(|j| (i..head_end).contains(&j) || mid.file_kept.contains(&Some(j)))
+        });
+        let weak_tail = tail_says < 3 && !pinned && (tail_grown || mid.removed > 1 && !closes_kept);
+        let allowed = if head_doubt || tail_doubt || weak_tail {
             false
         } else {
-            explained(&mid) || (certain && strong(i, head_end) && tail_strong)
+            explained(&mid) || (certain && strong(i, head_end) && tail_strong && head_says >= 8 && tail_says >= 8)
         };
         if !allowed {
             let (a, _, f) = tail.as_ref().expect("lines removed between head and tail");
@@ -473,6 +546,42 @@ pub(crate) fn resolve(
                     .to_string(),
                 &[(fi, fi + 1)],
             ));
+        }
+    }
+
+    // New lines at an edge of the segment (after a marker, or before one) that stand
+    // together, two or more, elsewhere in the file: lines moved, or the segment's place
+    // is theirs (the line that placed it being the one moved): one reading of two.
+    let edges = [(h, i), (last_placed + 1, t + 1)];
+    for (from, to) in edges {
+        let mut a = from;
+        while a < to {
+            if is_blank(&seg[a]) {
+                a += 1;
+                continue;
+            }
+            let mut b = a;
+            while b < to && !is_blank(&seg[b]) {
+                b += 1;
+            }
+            let says: usize = seg[a..b].iter().map(|l| alphanumerics(l)).sum();
+            if b - a >= 2 && says >= 8 {
+                let elsewhere = places_of(&fd, &seg[a..b], lo, len).into_iter().find(|&s| outside(s));
+                if let Some(s) = elsewhere {
+                    return Err(unclear(
+                        format!(
+                            "{} and the line after it are new in the segment but stand at lines {}-{} of the file: \
+                             it is unclear whether they move there, are written twice, or the segment belongs there",
+                            quoted(&seg[a]),
+                            s + 1,
+                            s + b - a
+                        ),
+                        "show the lines around that place too, or send a diff".to_string(),
+                        &[(s, s + b - a)],
+                    ));
+                }
+            }
+            a = b;
         }
     }
 
@@ -740,13 +849,10 @@ fn continues(new: &str, line: &str) -> bool {
 }
 
 /// The first of `news` (lines a segment adds next to a placed line) that resembles one of
-/// the file lines `near` without being it, and that file line.
-fn like_neighbour<'n>(
-    fd: &Finder<'_>,
-    news: &[&'n LineText],
-    near: std::ops::Range<usize>,
-) -> Option<(&'n LineText, usize)> {
-    news.iter().find_map(|new| near.clone().find(|&fi| resembles(new, fd.text(fi))).map(|fi| (*new, fi)))
+/// the file lines `near` (nearest to the placed line first) without being it, and that
+/// file line.
+fn like_neighbour<'n>(fd: &Finder<'_>, news: &[&'n LineText], near: &[usize]) -> Option<(&'n LineText, usize)> {
+    news.iter().find_map(|new| near.iter().find(|&&fi| resembles(new, fd.text(fi))).map(|&fi| (*new, fi)))
 }
 
 /// The failure of a new line that resembles file line `fi`, `side` (above or below) the
@@ -767,6 +873,15 @@ fn changed_or_new(fd: &Finder<'_>, new: &str, fi: usize, side: &str, placed: &st
         ),
         &[(fi, fi + 1)],
     )
+}
+
+/// Where a snippet line stands against a file line `delta` columns less indented.
+fn shifted(delta: isize) -> String {
+    match delta {
+        0 => "as indented as".to_string(),
+        d if d > 0 => format!("{d} columns right of"),
+        d => format!("{} columns left of", d.unsigned_abs()),
+    }
 }
 
 /// How far outside a segment's region a new line of it is looked for (a moved line).
