@@ -75,6 +75,9 @@ class Case:
     #: The ``--format`` polypatch is given, when not the dialect's name (``auto`` for a
     #: chat reply read as a reply).
     format: str | None = None
+    #: For a lazy case: whether the lines its snippet shows stand, as they are spaced in the
+    #: file, at one place only (``lazycases.pinned``); the first-try goal counts these.
+    pinned: bool | None = None
 
     @property
     def id(self) -> str:

@@ -162,6 +162,31 @@ def reachable(r: Rendered) -> bool:
     return not (last[2] == len(r.before) and last[2] > last[1])
 
 
+def pinned(r: Rendered) -> bool:
+    """Whether every segment's place is pinned by the lines it shows: the file lines it
+    keeps, at their distances from each other (the lines the edit removes or changes count
+    as any line: a snippet does not show them, and no reader may match them by likeness),
+    stand nowhere else between the places of the segments before and after it. A segment
+    at the file's start (end) without a marker there is pinned by it. Where a second place
+    fits, two merges fit the snippet equally: a refusal is the right answer, and such a case
+    is not counted as reachable by the first-try goal."""
+    kept = [False] * len(r.before)
+    for tag, i1, i2, _, _ in line_opcodes(r.before, r.after):
+        if tag == "equal":
+            for i in range(i1, i2):
+                kept[i] = True
+    for k, (a0, a1, _, _) in enumerate(r.groups):
+        if (k == 0 and a0 == 0) or (k == len(r.groups) - 1 and a1 == len(r.before)):
+            continue
+        lo = r.groups[k - 1][1] if k > 0 else 0
+        hi = r.groups[k + 1][0] if k + 1 < len(r.groups) else len(r.before)
+        shown = [(p - a0, r.before[p].rstrip()) for p in range(a0, a1) if kept[p]]
+        for x in range(lo, hi - (a1 - a0) + 1):
+            if x != a0 and all(r.before[x + d].rstrip() == line for d, line in shown):
+                return False
+    return True
+
+
 def _alpha_spot(line: str) -> bool:
     return sum(c.isalpha() for c in line) >= 4
 
@@ -186,6 +211,7 @@ def build(edits: list[BaseEdit], project_files: dict[str, dict[str, str]], rows,
                 continue
             case = _row(edit, row, r, rng, project_files[edit.project], make_case)
             if case is not None:
+                case.pinned = pinned(r)
                 cases.append(case)
     return cases
 

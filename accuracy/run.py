@@ -164,6 +164,8 @@ def main(argv=None) -> int:
 
     versions = {t: tools.tool_version(t, args.polypatch, codex) for t in chosen_tools}
     print(report.tables(results, dialects, rows, chosen_tools, args.markdown))
+    if "lazy" in dialects:
+        print(report.lazy_reach(results, args.markdown))
     for t in chosen_tools:
         print(f"{report.TOOL_TITLES[t]}: {versions[t]}")
     print(f"wall time {elapsed:.0f} s on {args.jobs} jobs ({platform.machine()}, {len(jobs)} tool runs)\n")

@@ -175,7 +175,7 @@ pub(crate) fn resolve(
                         // At several places however far it is grown: the last of them before
                         // a later line of the segment that stands at one place (checked
                         // below to remove nothing), else refused.
-                        let Some((f, p)) = before_pivot(&fd, seg, (i, k, t), (lo, len), &at) else {
+                        let Some((f, p)) = before_pivot(&fd, seg, (i, k, i + k, t), (lo, len), &at) else {
                             return Err(head_unclear(seg, h, i, &at));
                         };
                         pivoted = Some(p);
@@ -423,8 +423,8 @@ pub(crate) fn resolve(
         }
     }
     // A head placed by a later line: that line must be one the merge keeps where it
-    // stands, nothing may be removed, and no new line may resemble a line right above the
-    // head (then the new lines may replace those: a second reading).
+    // stands, and no new line may resemble a line right above the head (then the new lines
+    // may replace those: a second reading).
     if let Some(p) = pivoted {
         let kept_there = tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&p))
             || (head.end..mid_file_end).contains(&p) && mid.file_kept[p - head.end].is_some();
@@ -435,7 +435,11 @@ pub(crate) fn resolve(
                 || mid.file_kept.contains(&Some(j));
             !placed && distinctive(l) && above.clone().any(|fi| resembles(l, fd.text(fi)))
         });
-        if mid.removed > 0 || !kept_there || new_like_above {
+        // Lines removed between the head and that line: the fewest of all the head's places
+        // (its last before the line), when the line says enough and the segment writes
+        // about as many in their place.
+        let removal_unclear = mid.removed > 0 && !(explained(&mid) && distinctive(fd.text(p)));
+        if removal_unclear || !kept_there || new_like_above {
             let at: Vec<(usize, usize)> =
                 places_of(&fd, &seg[i..=i], lo, len).into_iter().map(|s| (s, s + 1)).collect();
             return Err(head_unclear(seg, h, i, &at));
@@ -897,20 +901,31 @@ fn distinctive(line: &str) -> bool {
     alphanumerics(line) >= 8
 }
 
-/// The place of the head run `seg[i..i + k]` (found at the places `at`) nearest before
-/// the first later line of the segment (up to `t`) that stands at one place in `lo..len`
-/// on its own and says enough (3 letters or digits), and that line's place.
+/// The place of the head run `seg[i..i + k]` (found at the places `at`, in file order)
+/// that the first line of the segment from `from` (up to `t`) saying enough (3 letters or
+/// digits) follows before the head's next place, when it follows one place only; and that
+/// line's first place there.
 fn before_pivot(
     fd: &Finder<'_>,
     seg: &[LineText],
-    (i, k, t): (usize, usize, usize),
+    (i, k, from, t): (usize, usize, usize, usize),
     (lo, len): (usize, usize),
     at: &[(usize, usize)],
 ) -> Option<(Found, usize)> {
-    let pivot =
-        (i + k..=t).filter(|&j| alphanumerics(&seg[j]) >= 3).find_map(|j| fd.find(&seg[j..=j], lo, len).ok())?;
-    let &(start, end) = at.iter().rev().find(|&&(_, end)| end <= pivot.start)?;
-    fd.find(&seg[i..i + k], start, end).ok().map(|f| (f, pivot.start))
+    (from..=t).filter(|&j| alphanumerics(&seg[j]) >= 3).find_map(|j| {
+        let places = places_of(fd, &seg[j..=j], lo, len);
+        // Per place of the head, the later line's first place after it, before the next.
+        let mut follows = at.iter().enumerate().filter_map(|(c, &(_, end))| {
+            let next = at.get(c + 1).map_or(len, |&(s, _)| s);
+            places.iter().find(|&&q| q >= end && q < next).map(|&q| (c, q))
+        });
+        let (c, q) = follows.next()?;
+        if follows.next().is_some() {
+            return None;
+        }
+        let (start, end) = at[c];
+        fd.find(&seg[i..i + k], start, end).ok().map(|f| (f, q))
+    })
 }
 
 /// The places (first lines) where `pat` stands in `lo..hi`, in file order.
