@@ -88,7 +88,18 @@
 //! - a segment whose last line stands at several places and whose nearest place would
 //!   remove lines;
 //! - a segment that would remove many more lines than it writes between a head and a tail
-//!   of one line each (the tail may be a new line that happens to be in the file).
+//!   of one line each (the tail may be a new line that happens to be in the file), or
+//!   more than one line before a tail of punctuation alone (`}`, `};`) unless that tail
+//!   closes a line the segment keeps or ends the file;
+//! - a segment whose last lines stand at another indentation shift than its first ones,
+//!   and a snippet indented as a whole whose new line stands, unshifted, among the lines
+//!   it removes;
+//! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
+//!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
+//!   away (a changed line, or a context line copied with a typo).
+//!
+//! A repeated first line is placed by the first later line of the segment that follows
+//! one of its places only (before its next place).
 //!
 //! A segment that is already merged changes nothing and is reported already applied.
 

@@ -528,3 +528,14 @@ fn new_lines_at_an_edge_that_stand_together_elsewhere_are_refused() {
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert!(f.message.contains("are new in the segment but stand at lines 3-4 of the file"), "{}", f.message);
 }
+
+/// Accuracy harness, `pluggy` pre-commit cases: a deletion between two shown runs, the
+/// first grown to one place from a line the file has twice. The segment writes nothing
+/// new, so its runs cannot have been grown through new lines: the deletion is merged.
+#[test]
+fn a_deletion_between_a_grown_head_and_a_tail_is_merged() {
+    let file = "beta:\n  keep: value\n  end: yes\ngamma:\n  keep: value\n  start: here\n  drop_a: 1\n  drop_b: 2\n  drop_c: 3\ndelta:\n  other: thing\n";
+    let snippet =
+        "# ... existing code ...\n  keep: value\n  start: here\ndelta:\n  other: thing\n# ... existing code ...\n";
+    assert_eq!(merged(file, snippet), file.replace("  drop_a: 1\n  drop_b: 2\n  drop_c: 3\n", ""));
+}

@@ -476,7 +476,12 @@ pub(crate) fn resolve(
             && tail.as_ref().is_some_and(|(_, b, f)| {
                 places_of(&fd, &seg[b - 1..*b], head.end, len).first().map(|p| p + 1) != Some(f.end)
             });
-        let certain = !grown && !tail_grown && !nearest;
+        // A segment that writes nothing new (a deletion between the lines it shows) has no
+        // new line its runs could have been grown through: grown to one place, they are
+        // certain too.
+        let writes_nothing =
+            mid.added == 0 && seg[h..i].iter().all(|l| is_blank(l)) && seg[after..].iter().all(|l| is_blank(l));
+        let certain = (!grown && !tail_grown || writes_nothing && !head_doubt && !tail_doubt) && !nearest;
         let tail_strong = tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
         let says = |from: usize, to: usize| seg[from..to].iter().map(|l| alphanumerics(l)).sum::<usize>();
         let tail_says = tail.as_ref().map_or(0, |(a, b, _)| says(*a, *b));
