@@ -281,7 +281,7 @@ pub fn toolcall(data: &[u8]) {
             return;
         }
         (Ok(calls), None) => {
-            // Lowering fails only for an `update_file` diff.
+            // Lowering fails only for a diff, SEARCH/REPLACE blocks or a lazy snippet in a call.
             let err = crate::toolcall::lower(&calls).expect_err("lower failed in parse but not alone");
             assert_eq!(err.kind, crate::toolcall::error::INVALID_DIFF, "lowering failed with {:?}", err.kind);
             return;
