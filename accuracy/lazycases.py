@@ -9,6 +9,10 @@ checksum), and one before the first group and after the last unless that group s
 (ends) at the file's start (end); about a quarter of the snippets leave the first or the
 last marker out (the reader then assumes it). The snippet is a fenced block naming the
 path (in the info string, ``path=`` or on the line above, varied), after a sentence.
+
+The ``lazy_whole_function`` row rewrites the whole block around each change instead (see
+``whole_function``): from its header line to its end, found by indentation alone, with
+markers inside it for the unchanged runs longer than a few lines.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ ROWS = (
     "lazy_blank_dropped",
     "lazy_silent_deletion",
     "lazy_crlf_target",
+    "lazy_whole_function",
     "lazy_unrelated_file",
     "lazy_two_places",
 )
@@ -275,6 +280,11 @@ def _row(edit, row, r: Rendered, rng, others, make_case):
         k = rng.choice(spots)
         del r.segments[k][0]
         return make_case(edit, row, edit.before, r.fenced(r.text_lines()), edit.after, "apply")
+    if row == "lazy_whole_function":
+        whole = whole_function(r, rng)
+        if whole is None:
+            return None
+        return make_case(edit, row, edit.before, r.fenced(whole), edit.after, "apply")
     if row == "lazy_unrelated_file":
         if edit.kind != "hunk":
             return None
@@ -301,6 +311,151 @@ def _row(edit, row, r: Rendered, rng, others, make_case):
         r.mark_start = r.mark_end = True
         return make_case(edit, row, before, r.fenced(r.text_lines()), None, "refuse")
     return None
+
+
+_CLOSERS = ("}", ")", "]")
+# An enclosing block shorter than this is widened to the next one out (an `if` inside a
+# function gives the function), unless that one is longer than _WIDEST.
+_SHORTEST = 8
+_WIDEST = 60
+# An unchanged run inside the block longer than this (its context lines apart) is a marker.
+_RUN = 3
+
+
+def _width(line: str) -> int:
+    return len(_indent(line).expandtabs(4))
+
+
+def _enclosing(before: list[str], h_below: int, e_from: int, ind: int):
+    """The block whose body holds lines ``h_below..e_from`` indented at least ``ind``:
+    ``(h, e)``, its header and the line after its end, or None at the top level."""
+    h = h_below - 1
+    while h >= 0 and (not before[h].strip() or _width(before[h]) >= ind):
+        h -= 1
+    if h < 0:
+        return None
+    hw = _width(before[h])
+    e = e_from
+    while e < len(before) and (not before[e].strip() or _width(before[e]) > hw):
+        e += 1
+    if e < len(before) and _width(before[e]) == hw and before[e].lstrip().startswith(_CLOSERS):
+        e += 1
+    else:
+        while e > e_from and not before[e - 1].strip():
+            e -= 1
+    return h, e
+
+
+def _block(before: list[str], i1: int, i2: int, changed: list[str]):
+    """The whole block around a change of ``before[i1:i2]`` (``changed``: its old and new
+    lines), by indentation alone, whatever the language: the header is the nearest line
+    above the change indented less than every changed line; the block runs to the next
+    non-blank line indented no more than the header, which it takes in when that line
+    starts with a closing bracket (``}``, ``)``, ``]``: braces), and otherwise ends at its
+    last non-blank line (Python, YAML). A block shorter than _SHORTEST lines is widened to
+    the one around it while that is at most _WIDEST lines. None for a change at the top
+    level (a changed line not indented)."""
+    ind = min((_width(x) for x in changed if x.strip()), default=0)
+    if ind == 0:
+        return None
+    block = _enclosing(before, i1, i2, ind)
+    while block is not None and block[1] - block[0] < _SHORTEST:
+        hw = _width(before[block[0]])
+        wider = _enclosing(before, block[0], block[1], hw) if hw > 0 else None
+        if wider is None or wider[1] - wider[0] > _WIDEST:
+            break
+        block = wider
+    return block
+
+
+def whole_function(r: Rendered, rng: random.Random):
+    """The snippet of ``lazy_whole_function``: each change inside a block (``_block``) is
+    written as the whole block of the new file, from its header to its end, each change
+    with 1-2 unchanged lines around it, and a marker for every other unchanged run of more
+    than _RUN lines inside it (a run of _RUN or fewer is written out); a change at the top
+    level keeps its 1-3 context lines. Markers between and around the blocks as for the
+    other rows (a quarter leave the first or the last one out). None when no change is in
+    a block."""
+    before, after = r.before, r.after
+    ops = line_opcodes(before, after)
+    # Before index -> after index of the unchanged lines.
+    same = {}
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                same[i1 + k] = j1 + k
+    spans = []  # [a0, a1, b0, b1] in before and after
+    blocks = 0
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        block = _block(before, i1, i2, before[i1:i2] + after[j1:j2])
+        if block and block[0] in same:
+            h, e = block
+            if e == i2:
+                # The change ends the block: its next non-blank line too, so that no
+                # marker follows a deletion (it would keep the deleted lines).
+                while e < len(before) and not before[e].strip():
+                    e += 1
+                e = min(e + 1, len(before))
+            if e == len(before) or e in same:
+                spans.append([h, e, same[h], same[e] if e < len(before) else len(after)])
+                blocks += 1
+                continue
+        up, down = rng.randint(1, 3), rng.randint(1, 3)
+        spans.append([max(0, i1 - up), min(len(before), i2 + down), max(0, j1 - up), min(len(after), j2 + down)])
+    if not blocks:
+        return None
+    spans.sort()
+    merged = [spans[0]]
+    for s in spans[1:]:
+        if s[0] <= merged[-1][1] or s[2] <= merged[-1][3]:
+            m = merged[-1]
+            m[0], m[1], m[2], m[3] = min(m[0], s[0]), max(m[1], s[1]), min(m[2], s[2]), max(m[3], s[3])
+        else:
+            merged.append(s)
+    # The lines of the new file a change writes, and the places of deletions.
+    visible = [False] * len(after)
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        for j in range(j1, j2):
+            visible[j] = True
+        up, down = rng.randint(1, 2), rng.randint(1, 2)
+        for j in range(max(0, j1 - up), j1):
+            visible[j] = True
+        for j in range(j2, min(len(after), j2 + down)):
+            visible[j] = True
+    open_start = merged[0][2] > 0
+    open_end = merged[-1][3] < len(after)
+    roll = rng.random()
+    mark_start = open_start and not roll < 0.125
+    mark_end = open_end and not 0.125 <= roll < 0.25
+    out = []
+    for k, (_, _, b0, b1) in enumerate(merged):
+        if k > 0 or mark_start:
+            out.append(_marker(r.path, rng, _indent(after[b0])))
+        shown = list(visible[b0:b1])
+        shown[0] = shown[-1] = True
+        j = 0
+        while j < len(shown):
+            if shown[j]:
+                out.append(after[b0 + j])
+                j += 1
+                continue
+            end = j
+            while end < len(shown) and not shown[end]:
+                end += 1
+            if end - j <= _RUN:
+                out.extend(after[b0 + j:b0 + end])
+            else:
+                # Indented as the body: the deeper of the lines around it.
+                near = max(_indent(after[b0 + j - 1]), _indent(after[b0 + end]), key=len)
+                out.append(_marker(r.path, rng, near))
+            j = end
+    if mark_end:
+        out.append(_marker(r.path, rng, _indent(after[merged[-1][3] - 1])))
+    return out
 
 
 def _unchanged_after(edit, r: Rendered, i: int) -> bool:

@@ -111,7 +111,7 @@ use polypatch_core::{Dialect, EditPlan, ErrorKind, ParseOptions, PatchError};
 
 pub use error::KINDS;
 pub use lower::lower;
-pub use syntax::{Patch, Snippet, parse};
+pub use syntax::{Patch, Snippet, parse, parse_bare};
 
 /// The lazy edit dialect (`"lazy"`).
 #[derive(Debug, Clone, Copy, Default)]

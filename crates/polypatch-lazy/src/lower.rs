@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use polypatch_core::{
-    Action, Edit, EditPlan, FileEdit, FileOp, IfMissing, LineText, Modify, PatchError, Replacement, Scope, Span, Target,
+    Action, Edit, EditPlan, FileEdit, FileOp, IfMissing, LineBreaks, LineText, Modify, PatchError, Replacement, Scope,
+    Span, Target,
 };
 
 use crate::error::{DIALECT, MISSING_PATH, ONLY_MARKERS, error};
@@ -43,7 +44,8 @@ pub(crate) fn markers(snippet: &Snippet<'_>) -> Vec<bool> {
 ///   line when its first (last) line is that line, and otherwise a marker is assumed
 ///   there (the report says so).
 /// - The snippets for one file are the edits of one [`FileOp::Modify`], in order; the
-///   files apply all or nothing. A snippet without markers is the whole file: a missing
+///   files apply all or nothing. Its lines end at `\n` and `\r\n`, as the snippet's
+///   ([`LineBreaks::LfOrCrLf`]): a lone `\r` is text in both. A snippet without markers is the whole file: a missing
 ///   file is created with it ([`IfMissing::Create`]).
 pub fn lower(patch: &Patch<'_>, file: Option<&str>) -> Result<EditPlan, PatchError> {
     let mut files: Vec<(&str, Vec<Edit>, Span, bool)> = Vec::new();
@@ -74,6 +76,10 @@ pub fn lower(patch: &Patch<'_>, file: Option<&str>) -> Result<EditPlan, PatchErr
         .into_iter()
         .map(|(path, edits, span, whole)| {
             let mut modify = Modify::new(edits);
+            // The snippet's lines end at `\n` (a lone `\r` is text in them): the file's
+            // too, or a line holding a lone `\r` would never match, and one written from
+            // the snippet would read as two lines the next time.
+            modify.line_breaks = LineBreaks::LfOrCrLf;
             if whole {
                 modify.if_missing = IfMissing::Create;
             }

@@ -160,6 +160,26 @@ pub fn parse(text: &str) -> Result<Patch<'_>, PatchError> {
     Ok(Patch { snippets })
 }
 
+/// Reads the whole of `text` as one snippet, without looking for fences or tags: the
+/// snippet argument of a tool call (Continue's `edit_existing_file` `changes`, Copilot's
+/// `insert_edit_into_file` `code`), whose file the call names. A first line that is a
+/// comment naming a file (`// filepath: src/x.ts`) is dropped and its path kept in
+/// [`Snippet::path`], for the caller to compare with its own.
+pub fn parse_bare(text: &str) -> Result<Patch<'_>, PatchError> {
+    let lines = spanned_lines(text);
+    if lines.iter().all(|(l, _)| l.trim().is_empty()) {
+        return Err(error(
+            NO_SNIPPET,
+            "the snippet is empty: write the new version of the code that changes, `// ... existing code ...` for \
+             the rest",
+            None,
+        ));
+    }
+    let span = Span::new(lines[0].1.start, lines[lines.len() - 1].1.end);
+    let snippet = with_filepath_comment(Snippet { path: None, head: lines[0].1, lines, span });
+    Ok(Patch { snippets: vec![snippet] })
+}
+
 /// A snippet whose first line is a comment naming its file (`// filepath: src/x.ts`, `#
 /// filepath: app.py`, Copilot's and Continue's habit): that path, when the snippet names
 /// none, and the line dropped.
@@ -252,5 +272,18 @@ mod tests {
         assert_eq!(parse(cut).unwrap_err().kind, SPLIT_SNIPPET);
         let whole = "````markdown docs/a.md\n<!-- ... -->\ntext\n```\ncode\n```\n<!-- ... -->\n````\n";
         assert_eq!(parse(whole).unwrap().snippets[0].lines.len(), 6);
+    }
+
+    #[test]
+    fn a_bare_snippet_is_the_whole_text_fences_and_tags_included() {
+        let text = "<!-- ... -->\n## Install\n```bash\ncargo add x\n```\n<update>\n<!-- ... -->";
+        let p = parse_bare(text).unwrap();
+        let lines: Vec<&str> = p.snippets[0].lines.iter().map(|l| l.0).collect();
+        assert_eq!(lines, ["<!-- ... -->", "## Install", "```bash", "cargo add x", "```", "<update>", "<!-- ... -->"]);
+        assert_eq!(p.snippets[0].path, None);
+        let p = parse_bare("// filepath: src/x.ts\n// ...\nx();\n").unwrap();
+        assert_eq!(p.snippets[0].path, Some("src/x.ts"));
+        assert_eq!(p.snippets[0].lines.len(), 2);
+        assert_eq!(parse_bare(" \n").unwrap_err().kind, NO_SNIPPET);
     }
 }
