@@ -216,7 +216,8 @@ def build(edits: list[BaseEdit], project_files: dict[str, dict[str, str]], rows,
                 continue
             case = _row(edit, row, r, rng, project_files[edit.project], make_case)
             if case is not None:
-                case.pinned = pinned(r)
+                # The whole_function row's segments are not the groups `pinned` reads.
+                case.pinned = pinned(r) if row != "lazy_whole_function" else None
                 cases.append(case)
     return cases
 
