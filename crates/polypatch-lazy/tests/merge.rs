@@ -539,3 +539,41 @@ fn a_deletion_between_a_grown_head_and_a_tail_is_merged() {
         "# ... existing code ...\n  keep: value\n  start: here\ndelta:\n  other: thing\n# ... existing code ...\n";
     assert_eq!(merged(file, snippet), file.replace("  drop_a: 1\n  drop_b: 2\n  drop_c: 3\n", ""));
 }
+
+/// Accuracy harness, `whole_function` row, `execa_027`: new lines, a blank line and a
+/// marker, where the file has a blank line below the place: that blank line is the file's
+/// (the new lines go above it), not a second one.
+#[test]
+fn a_blank_line_before_a_marker_after_new_lines_is_the_file_s() {
+    let file = "type GenericOptionObject = {\n\treadonly value: FromOption\n};\n\n// Retrieve the option\nexport type Specific = GenericOptionObject;\n";
+    let snippet = "// ... existing code ...\ntype GenericOptionObject = {\n\treadonly value: GenericFromOption\n};\n\ntype GenericFromOption = FromOption | 'ipc';\n\n// ... existing code ...\n";
+    let want = file.replace(
+        "value: FromOption\n};\n",
+        "value: GenericFromOption\n};\n\ntype GenericFromOption = FromOption | 'ipc';\n",
+    );
+    assert_eq!(merged(file, snippet), want);
+}
+
+/// The same above a segment: a marker, blank lines and new lines, where the file has as
+/// many blank lines above the place.
+#[test]
+fn blank_lines_after_a_marker_before_new_lines_are_the_file_s() {
+    let file = "import os\n\n\ndef keep_this_function():\n    return 1\n";
+    let snippet = "# ... existing code ...\n\n\ndef added_function():\n    return 2\n\n\ndef keep_this_function():\n    return 1\n";
+    assert_eq!(
+        merged(file, snippet),
+        "import os\n\n\ndef added_function():\n    return 2\n\n\ndef keep_this_function():\n    return 1\n"
+    );
+}
+
+/// Accuracy harness, `whole_function` row, `commander_025`: new lines right after a
+/// marker that split the file's line above the place in two (`X { // note` written as
+/// `X {` and `// note`): changed, or added above it? Refused.
+#[test]
+fn new_lines_after_a_marker_that_split_the_line_above_are_refused() {
+    let file = "}\n\nexport interface ErrorOptions { // optional parameter for error()\n  /** an id string representing the error */\n  code?: string;\n}\n";
+    let snippet = "// ... existing code ...\n\nexport interface ErrorOptions {\n  // optional parameter for error()\n  /** an id string representing the error */\n  code?: string;\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("`export interface ErrorOptions {` resembles line 3 of the file"), "{}", f.message);
+}

@@ -101,10 +101,15 @@ fn unclear(message: String, next_step: String, at: &[(usize, usize)]) -> Failure
 }
 
 /// Whether `new` (a line the segment adds) resembles the file line `file` without being
-/// it: the line changed, or a copy of it with a mistake.
+/// it: the line changed, or a copy of it with a mistake; or one starts with the other
+/// (saying 8 letters or digits): the line split in two, or two joined.
 fn resembles(new: &str, file: &str) -> bool {
     let (a, b) = (trim(new), trim(file));
-    !a.is_empty() && !b.is_empty() && a != b && similarity(a, b).is_some_and(|s| s >= LIKE)
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    !a.is_empty()
+        && !b.is_empty()
+        && a != b
+        && (similarity(a, b).is_some_and(|s| s >= LIKE) || long.starts_with(short) && distinctive(short))
 }
 
 /// Resolves the segment `seg` (the new lines of a [`Target::Sketch`](crate::Target::Sketch)
@@ -594,20 +599,38 @@ pub(crate) fn resolve(
         }
     }
 
-    // Blank lines at the segment's edges take the file's blank lines there.
+    // Blank lines at the segment's edges take the file's blank lines there. After a
+    // marker (before one), blank lines and then new lines are the file's blank lines and
+    // the new lines written below (above) them, where the file has as many blank lines
+    // there: a blank line a snippet shows next to a marker is the file's.
     let mut r0 = head.start;
-    let mut lead_new = i; // seg[..lead_new] is inserted before the region
+    let mut lead_from = i; // seg[lead_from..] from r0 on is the file's
     if !seg[..i].iter().any(|l| !is_blank(l)) {
-        while lead_new > 0 && r0 > lo && is_blank(fd.text(r0 - 1)) {
-            lead_new -= 1;
+        while lead_from > 0 && r0 > lo && is_blank(fd.text(r0 - 1)) {
+            lead_from -= 1;
             r0 -= 1;
         }
+    } else if h > 0
+        && !ends.at_start
+        && head.start >= lo + h
+        && (head.start - h..head.start).all(|fi| is_blank(fd.text(fi)))
+    {
+        lead_from = 0;
+        r0 = head.start - h;
     }
     let mut r1 = region_end;
+    let mut trail_from = after; // seg[trail_from..] from region_end on is the file's
     if !seg[after..].iter().any(|l| !is_blank(l)) {
         while after + (r1 - region_end) < n && r1 < len && is_blank(fd.text(r1)) {
             r1 += 1;
         }
+    } else if t + 1 < n
+        && !ends.at_end
+        && region_end + (n - 1 - t) <= len
+        && (region_end..region_end + (n - 1 - t)).all(|fi| is_blank(fd.text(fi)))
+    {
+        trail_from = t + 1;
+        r1 = region_end + (n - 1 - t);
     }
 
     // The old side, in the segment's indentation, and the alignment.
@@ -615,8 +638,8 @@ pub(crate) fn resolve(
     let mut pat: Vec<LineText> = Vec::with_capacity(r1 - r0);
     let mut kept: Vec<Option<usize>> = vec![None; n];
     for fi in r0..head.start {
-        kept[lead_new + (fi - r0)] = Some(pat.len());
-        pat.push(seg[lead_new + (fi - r0)].clone());
+        kept[lead_from + (fi - r0)] = Some(pat.len());
+        pat.push(seg[lead_from + (fi - r0)].clone());
     }
     for j in i..head_end {
         kept[j] = Some(pat.len());
@@ -639,7 +662,7 @@ pub(crate) fn resolve(
         }
     }
     for fi in region_end..r1 {
-        let j = after + (fi - region_end);
+        let j = trail_from + (fi - region_end);
         kept[j] = Some(pat.len());
         pat.push(seg[j].clone());
     }
