@@ -944,15 +944,15 @@ fn before_pivot(
         let places = places_of(fd, &seg[j..=j], lo, len);
         // Per place of the head, the later line's first place after it, before the next.
         let mut follows = at.iter().enumerate().filter_map(|(c, &(_, end))| {
-            let next = at.get(c + 1).map_or(len, |&(s, _)| s);
+            let next = at.get(c + 1).map_or(len, |&(start, _)| start);
             places.iter().find(|&&q| q >= end && q < next).map(|&q| (c, q))
         });
-        let (c, q) = follows.next()?;
+        let (place, pivot) = follows.next()?;
         if follows.next().is_some() {
             return None;
         }
-        let (start, end) = at[c];
-        fd.find(&seg[i..i + k], start, end).ok().map(|f| (f, q))
+        let (start, end) = at[place];
+        fd.find(&seg[i..i + k], start, end).ok().map(|f| (f, pivot))
     })
 }
 
