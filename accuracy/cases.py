@@ -18,11 +18,12 @@ import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import lazycases
 import render
 from corpus import BaseEdit, hunk_groups, line_opcodes
 from render import ApPatch, DiffPatch
 
-DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace", "tool-call")
+DIALECTS = ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace", "tool-call", "lazy")
 
 ROWS = (
     "clean",
@@ -38,6 +39,8 @@ MUST_FAIL = ("unrelated_file", "duplicated_block")
 # A model's reply cut off by its output limit, in the middle of a line (issue 26, point 2).
 ROWS += ("truncated_reply",)
 MUST_FAIL += ("truncated_reply",)
+ROWS += lazycases.ROWS
+MUST_FAIL += lazycases.MUST_FAIL
 #: Rows that shift or convert every line of a hunk, new lines included.
 WHOLE_HUNK_ROWS = ("reindent+2", "reindent-2", "reindent+4", "reindent-4", "tabs_to_spaces", "spaces_to_tabs")
 #: Rows a dialect cannot express (``ap``, ApplyDiff and Aptix have no line numbers), or
@@ -72,6 +75,9 @@ class Case:
     #: The ``--format`` polypatch is given, when not the dialect's name (``auto`` for a
     #: chat reply read as a reply).
     format: str | None = None
+    #: For a lazy case: whether the lines its snippet shows stand, as they are spaced in the
+    #: file, at one place only (``lazycases.pinned``); the first-try goal counts these.
+    pinned: bool | None = None
 
     @property
     def id(self) -> str:
@@ -84,12 +90,16 @@ def build_cases(edits: list[BaseEdit], project_files: dict[str, dict[str, str]],
     """Every case of the given dialects and rows, in a fixed order."""
     cases = []
     for dialect in dialects:
+        if dialect == "lazy":
+            # Lazy snippets have rows of their own (lazycases.ROWS).
+            cases += lazycases.build(edits, project_files, rows, _lazy_case)
+            continue
         for edit in edits:
             clean = render_patch(dialect, edit.before, edit.after, edit.path)
             if clean is None:
                 continue
             for row in rows:
-                if (dialect, row) in NOT_APPLICABLE:
+                if (dialect, row) in NOT_APPLICABLE or row in lazycases.ROWS:
                     continue
                 case = make_case(edit, dialect, row, project_files[edit.project], clean)
                 if case is not None:
@@ -169,6 +179,11 @@ def patch_text(patch) -> str:
     if patch.dialect == "tool-call":
         return render.toolcall_text(patch)
     return render.aipatch_text(patch)
+
+
+def _lazy_case(edit, row, before: str, patch: str, after: str | None, expect: str) -> Case:
+    """A lazy case (see lazycases)."""
+    return _case(edit, "lazy", row, before, patch, after, expect=expect)
 
 
 def _case(edit, dialect, row, before: str, patch: str, after: str | None, expect="apply") -> Case:

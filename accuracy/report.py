@@ -46,6 +46,9 @@ def tables(results: list[Result], dialects, rows, tools, markdown: bool) -> str:
                 lines.append([row, "n/a"] + ["n/a"] * len(cols))
                 continue
             n = len(cases_per_row[(dialect, row)])
+            # The lazy dialect has rows of its own; the others' rows are not its, nor its theirs.
+            if (dialect == "lazy") != row.startswith("lazy_"):
+                continue
             total_cases += n
             label = row + (" (must fail)" if row in MUST_FAIL else "")
             cells = []
@@ -58,6 +61,27 @@ def tables(results: list[Result], dialects, rows, tools, markdown: bool) -> str:
         title = f"{dialect} — correct / failed / WRONG (% correct)"
         out.append(_markdown(title, header, lines) if markdown else _plain(title, header, lines))
     return "\n".join(out)
+
+
+def lazy_reach(results: list[Result], markdown: bool, tool: str = "polypatch") -> str:
+    """The lazy rows by whether the snippet pins its places (``lazycases.pinned``): the
+    first-try goal's share is the pinned cases merged right; an unpinned case (two places
+    fit the lines the snippet shows) is right refused, never merged elsewhere."""
+    by_row: dict[str, dict[bool, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for r in results:
+        if r.tool == tool and r.case.dialect == "lazy" and r.case.pinned is not None:
+            by_row[r.case.row][r.case.pinned][r.verdict.verdict] += 1
+    if not by_row:
+        return ""
+    header = ["row", "pinned", "first try (pinned)", "not pinned", "refused (not pinned)"]
+    lines = []
+    for row in rows_in_order(by_row):
+        if row in MUST_FAIL:
+            continue
+        p, u = by_row[row][True], by_row[row][False]
+        lines.append([row, str(sum(p.values())), _cell(p), str(sum(u.values())), _cell(u)])
+    title = "lazy, by whether the snippet's shown lines pin its places — correct / failed / WRONG"
+    return _markdown(title, header, lines) if markdown else _plain(title, header, lines)
 
 
 def _cell(c: Counter) -> str:

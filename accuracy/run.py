@@ -41,7 +41,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="the polypatch binary to measure (default: target/release/polypatch of this repository)")
     p.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     p.add_argument("--limit", type=int, default=0, help="base edits per project at most (0: all)")
-    p.add_argument("--only-dialect", default="", help="comma-separated dialects (unified, ai-patch, ap, applydiff, aptix, tool-call)")
+    p.add_argument("--only-dialect", default="", help="comma-separated dialects (unified, ai-patch, ap, applydiff, aptix, search-replace, tool-call, lazy)")
     p.add_argument("--only-defect", default="", help="comma-separated rows (clean, typo_context, …)")
     p.add_argument("--tools", default="polypatch,git,gnu,codex,aider,mpatch",
                    help="comma-separated: polypatch, git, gnu, codex, aider, mpatch")
@@ -164,6 +164,8 @@ def main(argv=None) -> int:
 
     versions = {t: tools.tool_version(t, args.polypatch, codex) for t in chosen_tools}
     print(report.tables(results, dialects, rows, chosen_tools, args.markdown))
+    if "lazy" in dialects:
+        print(report.lazy_reach(results, args.markdown))
     for t in chosen_tools:
         print(f"{report.TOOL_TITLES[t]}: {versions[t]}")
     print(f"wall time {elapsed:.0f} s on {args.jobs} jobs ({platform.machine()}, {len(jobs)} tool runs)\n")

@@ -27,7 +27,7 @@ from cases import Case
 TIMEOUT = 10.0
 #: Which dialects each tool reads.
 TOOL_DIALECTS = {
-    "polypatch": ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace", "tool-call"),
+    "polypatch": ("unified", "ai-patch", "ap", "applydiff", "aptix", "search-replace", "tool-call", "lazy"),
     "git": ("unified",),
     "gnu": ("unified",),
     "codex": ("ai-patch",),

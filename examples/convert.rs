@@ -36,11 +36,25 @@ fn run() -> Result<Vec<(&'static str, String)>, Box<dyn Error>> {
     // By name, through the registry (`polypatch::Format` names only the first five).
     let dialects = Dialects::builtin();
     let mut out = Vec::new();
-    for dialect in polypatch::Dialects::global().names() {
+    for dialect in writable() {
         let converted = dialects.convert(DIFF, &files, dialect, &ConvertOptions::default())?;
         out.push((dialect, converted.text));
     }
     Ok(out)
+}
+
+/// The dialects convert can write: a dialect that can only be read (`lazy`) is left out.
+fn writable() -> Vec<&'static str> {
+    polypatch::Dialects::global()
+        .iter()
+        .filter(|d| {
+            !matches!(
+                d.render(&[], &polypatch_core::RenderOptions::default()),
+                Err(polypatch::convert::RenderError::NotWritable { .. })
+            )
+        })
+        .map(polypatch::Dialect::name)
+        .collect()
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -61,7 +75,7 @@ mod tests {
     fn every_conversion_applies_exactly_and_gives_the_same_bytes() {
         let after = MAIN.rsplit_once("hello").map(|(a, b)| format!("{a}goodbye{b}")).unwrap();
         let converted = run().unwrap();
-        assert_eq!(converted.len(), polypatch::Dialects::global().names().len());
+        assert_eq!(converted.len(), writable().len());
         for (dialect, patch) in converted {
             assert_eq!(polypatch::detect(&patch).map(polypatch::Dialect::name), Some(dialect), "{patch}");
             let plan = Dialects::builtin().parse(&patch, dialect).unwrap();

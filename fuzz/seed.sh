@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fx="$root/spec-fixtures"
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,aptix,search_replace,toolcall,detect,apply}
+mkdir -p "$corpus"/{unified,aipatch,ap,applydiff,aptix,search_replace,toolcall,lazy,detect,apply}
 
 seed() { # seed <target> <dialect> <flags> <case dir> <patch file>
     local target=$1 dialect=$2 flag=$3 case=$4 patch=$5
@@ -64,6 +64,32 @@ ahand ops '{"root": "./src", "files": [{"path": "a.txt", "content": "A\\n"}, {"p
     src/e.txt 'e\n'
 ahand fence '\xef\xbb\xbfSure, here it is:\n\n```json\n{\n  "root": "lib",\n  "files": [\n    {"path": "\\u00e9t\\u00e9.txt", "operation": "create", "content": "caf\\u00e9 \\"q\\"\\t\\\\\\n"}\n  ]\n}\n```\n\nDone.\n' \
     lib/x.txt 'x\n'
-for t in unified aipatch ap applydiff aptix detect apply; do
+# Lazy snippets: the `lazy` target's input is `snippet \0 content` (the content written at
+# every path the snippet names). From the equivalence cases' `patch.lazy` with the first
+# file of before/, and hand-written ones (markers of each comment style, a bare snippet,
+# Morph's tags, a Continue call is in the toolcall corpus).
+lazy_seed() { # lazy_seed <name> <patch file> <content file>
+    cp "$2" "$corpus/detect/lazy-$1"
+    { cat "$2"; printf '\0'; tr -d '\0' < "$3"; } > "$corpus/lazy/$1"
+}
+lazy_case() { # lazy_case <case dir> <patch file>: the first file of before/ as the content
+    local first
+    first=$( (cd "$1/before" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | head -n 1) || true)
+    [ -n "$first" ] && lazy_seed "$(basename "$1")" "$2" "$1/before/$first"
+    return 0
+}
+for case in "$fx/lazy"/*/; do [ -f "$case/patch" ] && lazy_case "${case%/}" "$case/patch"; done
+for case in "$fx/equivalence"/*/; do [ -f "$case/patch.lazy" ] && lazy_case "${case%/}" "$case/patch.lazy"; done
+lhand() { # lhand <name> <snippet> <content>
+    printf '%b\0%b' "$2" "$3" > "$corpus/lazy/hand-$1"
+}
+lhand python '```python src/calc.py\n# ... existing code ...\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):\n# ... existing code ...\n```\n' \
+    'import os\n\ndef add(a, b):\n    return a - b\n\ndef mul(a, b):\n    return a * b\n'
+lhand braces 'x.js\n```js\n// ...existing code...\nfunction f() {\n  log();\n  return 1;\n}\n/* ... */\n```\n' \
+    'function f() {\n  return 1;\n}\n\nfunction g() {\n  return 1;\n}\n'
+lhand bare 'def mul(a, b):\n    return a * b\n\ndef neg(a):\n    return -a\n' 'def mul(a, b):\n    return a * b\n'
+lhand morph '<code>old</code>\n<update>\n<!-- ... -->\n## Two\ntext\n<!-- ... -->\n</update>\n' '# One\n\n## Two\nold\n\n## Three\n'
+lhand crlf '```text a.txt\r\n...\r\nb\r\nB2\r\nc\r\n...\r\n```\r\n' 'a\r\nb\r\nc\r\nd\r\n'
+for t in unified aipatch ap applydiff aptix lazy detect apply; do
     echo "$t: $(ls "$corpus/$t" | wc -l) inputs"
 done

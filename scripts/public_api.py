@@ -34,6 +34,7 @@ CRATES = [
     "polypatch-applydiff",
     "polypatch-aptix",
     "polypatch-search-replace",
+    "polypatch-lazy",
     "polypatch-toolcall",
     "polypatch",
     "polypatch-mcp",

@@ -281,7 +281,7 @@ pub fn toolcall(data: &[u8]) {
             return;
         }
         (Ok(calls), None) => {
-            // Lowering fails only for an `update_file` diff.
+            // Lowering fails only for a diff, SEARCH/REPLACE blocks or a lazy snippet in a call.
             let err = crate::toolcall::lower(&calls).expect_err("lower failed in parse but not alone");
             assert_eq!(err.kind, crate::toolcall::error::INVALID_DIFF, "lowering failed with {:?}", err.kind);
             return;
@@ -300,6 +300,91 @@ pub fn toolcall(data: &[u8]) {
                     check_span(span, &text);
                 }
             }
+        }
+    }
+}
+
+/// Target `lazy`: a lazy snippet merged into a file. Input: the snippet text, then a NUL
+/// byte and the file's content (`snippet \0 content`), written at every path the plan
+/// names (`f.txt`, the caller's file, for a snippet that names none).
+///
+/// Checks: a refused text fails with one of the dialect's kinds and an error that points
+/// into it; a plan's edits are `Target::Sketch` segments labelled `segment K` (`snippet S,
+/// segment K`), numbered from 1 in order, with spans inside the text; applying does not
+/// panic, a dry run writes nothing and agrees with [`compute`], a failed apply changes
+/// nothing, a successful one writes exactly what `compute` computed; and applying the same
+/// snippet to its result again is refused or changes nothing.
+#[cfg(feature = "lazy")]
+pub fn lazy(data: &[u8]) {
+    use crate::lazy::{KINDS, Lazy};
+    use polypatch_core::{FileOp, Target};
+    let (snippet, content) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[][..]),
+    };
+    let text = text(snippet);
+    let plan = match Lazy.parse_with(&text, &crate::ParseOptions::default().file("f.txt")) {
+        Ok(plan) => plan,
+        Err(err) => {
+            assert!(KINDS.contains(&err.kind), "unknown kind {:?}", err.kind);
+            check_error(&err, &text);
+            return;
+        }
+    };
+    let mut files = MemoryFileSet::new();
+    let mut paths: Vec<String> = Vec::new();
+    for file in &plan.files {
+        let FileOp::Modify(modify) = &file.op else { panic!("an operation other than modify") };
+        let mut next: Option<(Option<&str>, usize)> = None;
+        for edit in &modify.edits {
+            assert!(matches!(edit.target, Target::Sketch { .. }), "an edit that is not a sketch");
+            if let Some(span) = edit.span {
+                check_span(span, &text);
+            }
+            let (snippet, segment) = match edit.label.split_once(", ") {
+                Some((s, k)) => (Some(s), k),
+                None => (None, edit.label.as_str()),
+            };
+            let k: usize = segment.strip_prefix("segment ").and_then(|k| k.parse().ok()).expect("a segment label");
+            match next {
+                Some((s, n)) if s == snippet => assert_eq!(k, n, "segments out of order: {:?}", edit.label),
+                _ => assert_eq!(k, 1, "a snippet's first segment is not 1: {:?}", edit.label),
+            }
+            next = Some((snippet, k + 1));
+        }
+        let Ok(path) = RelPath::parse(&file.path, None) else { continue };
+        let path = path.as_str().to_string();
+        let clash = |p: &String| p == &path || p.starts_with(&format!("{path}/")) || path.starts_with(&format!("{p}/"));
+        if !paths.iter().any(clash) {
+            files.insert(path.clone(), content.to_vec());
+            paths.push(path);
+        }
+    }
+    let options = ApplyOptions::default();
+    let before = files.clone();
+    let computed = compute(&plan, &files, &options);
+    let mut dry = files.clone();
+    let dry_result = apply(&plan, &mut dry, &options.clone().dry_run(true));
+    assert_eq!(dry, before, "a dry run changed the files");
+    assert_eq!(dry_result.is_ok(), computed.is_ok(), "a dry run and compute disagree");
+    match (apply(&plan, &mut files, &options), computed) {
+        (Ok(report), Ok(computed)) => {
+            assert!(report.is_success() && report.committed);
+            let _ = report.to_string();
+            let mut expected = before;
+            expected.commit(&computed.changes).expect("a memory commit cannot fail");
+            assert_eq!(files, expected, "apply wrote something other than what compute computed");
+            let mut again = files.clone();
+            if apply(&plan, &mut again, &options).is_ok() {
+                assert_eq!(again, files, "the snippet applied to its own result changed it again");
+            }
+        }
+        (Err(err), Err(_)) => {
+            assert_eq!(files, before, "a failed apply changed the files");
+            let _ = err.to_string();
+        }
+        (result, computed) => {
+            panic!("apply and compute disagree: apply ok {}, compute ok {}", result.is_ok(), computed.is_ok())
         }
     }
 }

@@ -229,6 +229,9 @@ pub use polypatch_applydiff as applydiff;
 #[cfg(feature = "aptix")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aptix")))]
 pub use polypatch_aptix as aptix;
+#[cfg(feature = "lazy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lazy")))]
+pub use polypatch_lazy as lazy;
 #[cfg(feature = "search-replace")]
 #[cfg_attr(docsrs, doc(cfg(feature = "search-replace")))]
 pub use polypatch_search_replace as search_replace;

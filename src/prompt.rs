@@ -71,6 +71,11 @@ mod tests {
     #[test]
     fn every_example_patch_applies() {
         for name in crate::Dialects::global().names() {
+            // A lazy snippet cannot replace a file's last line (the marker assumed after it
+            // keeps it): its example is another edit, applied by the lazy crate's tests.
+            if name == "lazy" {
+                continue;
+            }
             let blocks = fences(prompt(name).unwrap());
             let [.., file, patch] = blocks.as_slice() else { panic!("{name}: the example needs a file and a patch") };
             assert_eq!(file, BEFORE, "{name}: the example's file");

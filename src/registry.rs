@@ -30,6 +30,8 @@ fn compiled_in() -> Vec<&'static dyn Dialect> {
         &polypatch_search_replace::SearchReplace,
         #[cfg(feature = "tool-call")]
         &polypatch_toolcall::ToolCall,
+        #[cfg(feature = "lazy")]
+        &polypatch_lazy::Lazy,
     ]
 }
 
@@ -97,7 +99,7 @@ impl Dialects {
     /// ```
     /// use polypatch::Dialects;
     ///
-    /// assert_eq!(Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call"]);
+    /// assert_eq!(Dialects::global().names(), ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call", "lazy"]);
     /// let plan = Dialects::global().get("ai-patch").unwrap().parse("*** Begin Patch\n*** Delete File: a\n*** End Patch\n").unwrap();
     /// assert_eq!(plan.files[0].path, "a");
     /// assert!(Dialects::global().get("yaml").is_none());

@@ -361,7 +361,17 @@ pub(crate) fn plan_reply_in(
             block
         };
         let (text, origin) = readable(block);
-        match d.parse_with(&text, &options) {
+        // A fenced block's path, for a dialect that reads the caller's file (a lazy
+        // snippet, SEARCH/REPLACE blocks without a path line) when the caller gave none.
+        let fenced;
+        let for_block = match fence_path(reply, block) {
+            Some(path) if options.file.is_none() => {
+                fenced = options.clone().file(path);
+                &fenced
+            }
+            _ => &options,
+        };
+        match d.parse_with(&text, for_block) {
             Ok(plan) => {
                 options.binary_expanded_before = options.binary_expanded_before.saturating_add(plan.binary_size());
                 out.push(PlannedBlock { info, plan });
@@ -435,6 +445,39 @@ pub(crate) fn cut_off(reply: &str, block: &crate::extract::Block<'_>, dialect: &
 /// Windows clipboard or chat client: its line ends are the transport's, not the patch's (a
 /// diff would otherwise add `\r` to an LF file's lines), so it is read with LF and the
 /// files keep their own.
+/// The path a fenced block names: a token of its info string that reads as a path
+/// (```` ```python src/app.py ````, `path=src/x.ts`, Cursor's `12:15:src/x.ts`; not the
+/// language tag alone), or a path alone on the line above the fence (`src/app.py`,
+/// `**src/app.py**`, `` `src/app.py`: ``).
+fn fence_path<'a>(reply: &'a str, block: &crate::extract::Block<'a>) -> Option<&'a str> {
+    let info = block.fence?;
+    let path_like = |t: &str| {
+        !t.is_empty()
+            && (t.contains('/') || t.contains('.'))
+            && !t.ends_with('.')
+            && !t.chars().any(|c| c.is_whitespace() || "`*<>|\"'(){}[],;=".contains(c))
+    };
+    for token in info.split_whitespace() {
+        for key in ["path=", "file=", "filepath=", "filename="] {
+            if let Some(v) = token.strip_prefix(key).map(|v| v.trim_matches(|c| c == '"' || c == '\''))
+                && !v.is_empty()
+            {
+                return Some(v);
+            }
+        }
+    }
+    if let Some(p) = info.split_whitespace().map(|t| t.rsplit(':').next().unwrap_or(t)).find(|t| path_like(t)) {
+        return Some(p);
+    }
+    // The fence's line, then the line above it.
+    let before = &reply[..block.span.start];
+    let fence_start = before.trim_end_matches(['\n', '\r']).rfind('\n').map_or(0, |i| i + 1);
+    let above = reply[..fence_start].trim_end_matches(['\n', '\r']);
+    let line = above[above.rfind('\n').map_or(0, |i| i + 1)..].trim();
+    let line = line.trim_matches(|c| c == '*' || c == '`').trim_end_matches(':').trim_matches(|c| c == '*' || c == '`');
+    path_like(line).then_some(line)
+}
+
 fn readable(block: &crate::extract::Block<'_>) -> (String, Vec<usize>) {
     let crlf = block.text.contains('\n') && block.text.matches('\n').count() == block.text.matches("\r\n").count();
     let mut text = String::with_capacity(block.text.len());

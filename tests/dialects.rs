@@ -24,7 +24,7 @@ fn each(check: impl Fn(&dyn Dialect) -> Result<(), String>) {
 fn the_built_in_dialects_have_their_names() {
     assert_eq!(
         polypatch::Dialects::global().names(),
-        ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call"]
+        ["ai-patch", "unified", "ap", "applydiff", "aptix", "search-replace", "tool-call", "lazy"]
     );
     let unique: BTreeSet<&str> = polypatch::Dialects::global().names().into_iter().collect();
     assert_eq!(unique.len(), polypatch::Dialects::global().len(), "two dialects share a name");
@@ -97,8 +97,10 @@ fn a_valid_patch_lowers_into_a_plan_of_its_dialect() {
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures/equivalence");
     let mut dirs: Vec<_> = fs::read_dir(&cases).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     dirs.sort();
-    let first = dirs.first().expect("an equivalence case");
+    assert!(!dirs.is_empty(), "an equivalence case");
     each(|d| {
+        // The first case the dialect can say (see `unreachable.<dialect>`).
+        let first = dirs.iter().find(|c| !c.join(format!("unreachable.{}", d.name())).exists()).expect("a case");
         let file = first.join(format!("patch.{}", d.name()));
         let text = fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
         let plan = d.parse(&text).map_err(|e| format!("{} is refused: {}", file.display(), e.render(&text)))?;

@@ -24,6 +24,8 @@ const TARGETS: &[(&str, Check)] = &[
     ("apply", fuzzing::apply_patch),
     #[cfg(feature = "search-replace")]
     ("search_replace", fuzzing::search_replace),
+    #[cfg(feature = "lazy")]
+    ("lazy", fuzzing::lazy),
 ];
 
 fn main() {

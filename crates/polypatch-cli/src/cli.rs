@@ -208,9 +208,9 @@ pub struct ApplyArgs {
     /// Strip N leading components from a diff's paths (as `patch -pN`); default: `a/` and `b/`
     #[arg(short = 'p', long = "strip", value_name = "N")]
     pub strip: Option<usize>,
-    /// The file of SEARCH/REPLACE blocks that name none (Cline's and Roo Code's blocks, whose
-    /// path comes beside them); blocks with a path line keep theirs. Default: such a block
-    /// is refused
+    /// The file of SEARCH/REPLACE blocks and lazy snippets (`--format lazy`) that name none
+    /// (Cline's and Roo Code's blocks, a bare `// ... existing code ...` snippet, whose path
+    /// comes beside them); blocks with a path keep theirs. Default: such a block is refused
     #[arg(long, value_name = "PATH")]
     pub file: Option<String>,
     /// The most bytes a binary patch (git `literal` or `delta`) may expand to; a patch that

@@ -17,6 +17,16 @@ use crate::cli::{self, ConvertArgs};
 use crate::inout::{self, Exit, stderr, stdout, usage_error};
 use crate::{escape, output};
 
+/// The dialects `convert` can write (a dialect that can only be read, `lazy`, is not one).
+fn writable() -> Vec<&'static str> {
+    let probe = polypatch::engine::RenderOptions::default();
+    cli::dialects()
+        .iter()
+        .filter(|d| !matches!(d.render(&[], &probe), Err(RenderError::NotWritable { .. })))
+        .map(polypatch::Dialect::name)
+        .collect()
+}
+
 /// Runs `convert`.
 pub fn run(args: &ConvertArgs) -> Exit {
     let usage = |err: anyhow::Error| usage_error(args.json, &err);
@@ -26,7 +36,7 @@ pub fn run(args: &ConvertArgs) -> Exit {
             return usage(anyhow::anyhow!(
                 "`--to {}`: no dialect is called so; write one of: {} (`polypatch formats` lists their aliases)",
                 args.to,
-                cli::dialects().names().join(", ")
+                writable().join(", ")
             ));
         }
     };

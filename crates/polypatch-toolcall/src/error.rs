@@ -35,8 +35,9 @@ pub const INVALID_PATH: ErrorKind = ErrorKind::new("invalid_path");
 pub const EMPTY_OLD: ErrorKind = ErrorKind::new("empty_old");
 /// MCP `dryRun: true`: the caller asked for a preview, which a patch cannot say.
 pub const DRY_RUN: ErrorKind = ErrorKind::new("dry_run");
-/// An `apply_patch` diff, or Cline's / Roo's SEARCH/REPLACE blocks, that is malformed (the
-/// AI-PATCH hunk grammar's or the search-replace dialect's reason, and the diff's line).
+/// An `apply_patch` diff, Cline's / Roo's SEARCH/REPLACE blocks, or Continue's / Copilot's
+/// lazy snippet, that is malformed (the AI-PATCH hunk grammar's, the search-replace or the
+/// lazy dialect's reason, and the diff's line), or that names another file than the call.
 pub const INVALID_DIFF: ErrorKind = ErrorKind::new("invalid_diff");
 
 /// Every [`ErrorKind`] this dialect reports, in the order its parser checks for them

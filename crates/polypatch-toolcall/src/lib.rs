@@ -35,12 +35,19 @@
 //! | Zed `edit_file` | `path`, `edits[{old_text, new_text}]` |
 //! | Cline `replace_in_file` / Roo Code `apply_diff` | `path`, `diff` (SEARCH/REPLACE blocks for that file) |
 //! | `OpenAI` `apply_patch` | `{"type": "create_file" \| "update_file" \| "delete_file", "path", "diff"}` |
+//! | Continue `edit_existing_file` | `filepath`, `changes` (a lazy snippet: `// ... existing code ...` for the unchanged runs) |
+//! | Copilot `insert_edit_into_file` | `filePath`, `code` (a lazy snippet), `explanation` (not needed) |
 //!
 //! The JSON may be the whole text or sit in a fenced block (```` ```json ````) of a chat
 //! reply. Errors name the call, the field and what to send instead, at the JSON's line and
 //! column. Cline's `replace_in_file` and Roo Code's `apply_diff` (`{"path", "diff"}`, the
 //! `diff` holding SEARCH/REPLACE blocks) are read by the search-replace dialect
-//! (`polypatch_search_replace`) for that path: one engine, the same rules.
+//! (`polypatch_search_replace`) for that path: one engine, the same rules. Continue's
+//! `edit_existing_file` and Copilot's `insert_edit_into_file` carry a lazy snippet (the new
+//! code, a marker such as `// ... existing code ...` standing for each unchanged run), read
+//! whole and merged by the lazy dialect (`polypatch_lazy`) for that path: a snippet
+//! wrapped in a fence is read without it (but for a Markdown file), and one whose first
+//! line names another file (`// filepath: …`) is refused.
 //!
 //! # Meaning
 //!
@@ -99,11 +106,18 @@ const MARKERS: &[&str] = &[
     "\"delete_file\"",
     "\"str_replace_based_edit_tool\"",
     "\"str_replace_editor\"",
+    "\"edit_existing_file\"",
+    "\"insert_edit_into_file\"",
 ];
 
-/// Whether `json` holds a marker, or a Write call's `file_path` and `content`.
+/// Whether `json` holds a marker, a Write call's `file_path` and `content`, Continue's
+/// `filepath` and `changes` or Copilot's `filePath` and `code`.
 fn marked(json: &str) -> bool {
-    MARKERS.iter().any(|m| json.contains(m)) || (json.contains("\"file_path") && json.contains("\"content"))
+    let both = |a: &str, b: &str| json.contains(a) && json.contains(b);
+    MARKERS.iter().any(|m| json.contains(m))
+        || both("\"file_path", "\"content")
+        || both("\"filepath", "\"changes")
+        || both("\"filePath", "\"code")
 }
 
 impl Dialect for ToolCall {
@@ -125,8 +139,10 @@ impl Dialect for ToolCall {
 
     /// 85 for a JSON value (the whole text, or in a ```` ```json ```` fence) holding a key
     /// or name only edit tool calls have (`old_str`, `old_string`, `oldText`, `old_text`,
-    /// `file_text`, `insert_line`, `apply_patch_call`, `update_file`, the text editor's
-    /// name, or `file_path` with `content`); 50 for one found elsewhere in the text; else 0.
+    /// `file_text`, `insert_line`, `apply_patch_call`, `update_file`, the text editor's,
+    /// Continue's or Copilot's lazy edit tool's name, `file_path` with `content`, `filepath`
+    /// with `changes`, or `filePath` with `code`); 50 for one found elsewhere in the text;
+    /// else 0.
     /// A call of another tool (`bash`), or `{"path", "content"}` alone, is not claimed:
     /// name the format to read those.
     fn sniff(&self, text: &str) -> u8 {

@@ -6,7 +6,7 @@ use polypatch_core::{
 };
 
 use crate::error::{DIALECT, INVALID_DIFF, error};
-use crate::syntax::{Call, Calls, Count, Op, Replace};
+use crate::syntax::{Call, Calls, Count, Op, Replace, Shape};
 
 /// Lowers the calls: each call is one [`FileEdit`] of the plan, in order (the report's
 /// `files[i]` is call `i + 1`), all applied as one transaction.
@@ -28,6 +28,9 @@ use crate::syntax::{Call, Calls, Count, Op, Replace};
 /// - `update_file`: the V4A diff parsed and lowered by the AI-PATCH dialect
 ///   (`polypatch_aipatch`), its hunks labelled `hunk N` and reported at the diff.
 /// - `delete_file`: the file deleted; a missing file is an error.
+/// - Continue's `edit_existing_file` and Copilot's `insert_edit_into_file`: the lazy
+///   snippet read whole and lowered by the lazy dialect (`polypatch_lazy`) for the path,
+///   its segments labelled `segment N` and reported at the snippet.
 pub fn lower(calls: &Calls) -> Result<EditPlan, PatchError> {
     let mut files = Vec::with_capacity(calls.calls.len());
     for call in &calls.calls {
@@ -59,6 +62,7 @@ fn file_edit(call: &Call) -> Result<FileEdit, PatchError> {
         }
         Op::Update { diff, span, .. } => return update(call, &path, diff, *span),
         Op::Blocks { diff, span, .. } => return blocks(call, &path, diff, *span),
+        Op::Lazy { snippet, span, .. } => return lazy(call, &path, snippet, *span),
         Op::Delete { .. } => FileOp::Delete { if_missing: IfMissing::Error, expect: None },
     };
     Ok(FileEdit::new(path, op).with_span(call.span))
@@ -150,6 +154,80 @@ fn blocks(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, P
         }
     }
     Ok(file)
+}
+
+/// Continue's `changes` / Copilot's `code`: the whole string is the snippet (fences and
+/// tags in it are its lines), read and lowered by the lazy dialect for `path`. A snippet
+/// wrapped in a fence (the first line opens one, the last closes it) is read without the
+/// two lines, except for a Markdown file, whose snippet may start and end with a fence of
+/// its own. A first-line `filepath:` comment naming another file is refused.
+fn lazy(call: &Call, path: &str, snippet: &str, span: Span) -> Result<FileEdit, PatchError> {
+    let who = who(call);
+    let field = if call.shape == Shape::Continue { "changes" } else { "code" };
+    let malformed = |e: PatchError| {
+        error(INVALID_DIFF, format!("{who}: the `{field}` lazy snippet is malformed: {}", e.message), Some(span))
+    };
+    let body = if markdown(path) { snippet } else { unfenced(snippet) };
+    let patch = polypatch_lazy::parse_bare(body).map_err(malformed)?;
+    if let Some(named) = patch.snippets.first().and_then(|s| s.path)
+        && named != path
+        && !path.ends_with(&format!("/{named}"))
+    {
+        return Err(error(
+            INVALID_DIFF,
+            format!(
+                "{who}: the `{field}` lazy snippet names `{named}` in its first line, not `{path}`: send one call per file"
+            ),
+            Some(span),
+        ));
+    }
+    let plan = polypatch_lazy::lower(&patch, Some(path)).map_err(malformed)?;
+    let Some(mut file) = plan.files.into_iter().next() else {
+        return Err(error(INVALID_DIFF, format!("{who}: the `{field}` lazy snippet changes nothing"), Some(span)));
+    };
+    path.clone_into(&mut file.path);
+    file.span = Some(call.span);
+    if let FileOp::Modify(m) = &mut file.op {
+        // Spans into the snippet string: the snippet's own place in the JSON instead.
+        for edit in &mut m.edits {
+            edit.span = Some(span);
+        }
+    }
+    Ok(file)
+}
+
+/// Whether `path` names a Markdown file (`.md`, `.markdown`, `.mdx`).
+fn markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".md", ".markdown", ".mdx"].iter().any(|ext| lower.ends_with(ext))
+}
+
+/// `snippet` without a fence around it: when its first non-blank line opens a fence
+/// (```` ``` ```` or `~~~`, any info string) and its last non-blank line closes it (the
+/// same character, at least as wide, nothing after it), the lines between; else all of it.
+fn unfenced(snippet: &str) -> &str {
+    let fence = |line: &str| {
+        let t = line.trim();
+        let c = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
+        let width = t.chars().take_while(|x| *x == c).count();
+        (width >= 3).then_some((c, width, t[width..].trim().is_empty()))
+    };
+    let blank = |c: char| matches!(c, '\n' | '\r' | ' ' | '\t');
+    let start = snippet.len() - snippet.trim_start_matches(blank).len();
+    let trimmed = snippet.trim_matches(blank);
+    let (Some(first_end), Some(last_start)) = (trimmed.find('\n'), trimmed.rfind('\n')) else { return snippet };
+    let (Some((c, width, _)), Some((cc, w, bare))) = (fence(&trimmed[..first_end]), fence(&trimmed[last_start + 1..]))
+    else {
+        return snippet;
+    };
+    if c != cc || w < width || !bare {
+        return snippet;
+    }
+    // Two fence lines and nothing between them: an empty snippet.
+    if first_end == last_start {
+        return "";
+    }
+    &snippet[start + first_end + 1..=start + last_start]
 }
 
 /// The call as errors name it: its number and tool name.

@@ -11,6 +11,9 @@ pub(crate) fn tools() -> Vec<(&'static str, &'static str, Value)> {
     let s = |d: &str| json!({"type": "string", "description": d});
     let old = "Literal text of the file, copied exactly; it may start and end inside a line and must occur once";
     let path = "The file's path, relative to the project root";
+    let lazy = "The new version of the code that changes, with a line or two of unchanged code around it; a \
+                comment such as `// ... existing code ...` (in the file's comment syntax) stands for each run of \
+                unchanged lines left out";
     let edit_item = |o: &str, n: &str| {
         json!({
             "type": "object",
@@ -159,6 +162,33 @@ pub(crate) fn tools() -> Vec<(&'static str, &'static str, Value)> {
                                `=======`, the lines that replace them, `>>>>>>> REPLACE` (or `+++++++ REPLACE`)")
                 },
                 "required": ["path", "diff"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            "edit_existing_file",
+            "Continue's edit_existing_file: a lazy snippet of the file, merged where it fits one place only",
+            json!({
+                "type": "object",
+                "properties": {
+                    "filepath": s(path),
+                    "changes": s(lazy)
+                },
+                "required": ["filepath", "changes"],
+                "additionalProperties": false
+            }),
+        ),
+        (
+            "insert_edit_into_file",
+            "GitHub Copilot's insert_edit_into_file: a lazy snippet of the file, merged where it fits one place only",
+            json!({
+                "type": "object",
+                "properties": {
+                    "explanation": s("A short explanation of the edit"),
+                    "filePath": s(path),
+                    "code": s(lazy)
+                },
+                "required": ["filePath", "code"],
                 "additionalProperties": false
             }),
         ),

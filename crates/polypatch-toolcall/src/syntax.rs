@@ -78,6 +78,11 @@ pub enum Shape {
     Zed,
     /// An `OpenAI` `apply_patch` operation (`create_file`, `update_file`, `delete_file`).
     ApplyPatch,
+    /// Continue's `edit_existing_file` (`filepath`, `changes`: a lazy snippet).
+    Continue,
+    /// GitHub Copilot's `insert_edit_into_file` (`filePath`, `code`: a lazy snippet;
+    /// `explanation`).
+    Copilot,
 }
 
 /// What a call does.
@@ -138,6 +143,17 @@ pub enum Op {
         /// Where the blocks stand in the JSON.
         span: Span,
     },
+    /// A lazy snippet for one file (Continue's `edit_existing_file` `changes`, Copilot's
+    /// `insert_edit_into_file` `code`): the new code, `// ... existing code ...` markers
+    /// standing for the unchanged runs, merged by the lazy dialect.
+    Lazy {
+        /// The file.
+        path: String,
+        /// The snippet, as sent.
+        snippet: String,
+        /// Where the snippet stands in the JSON.
+        span: Span,
+    },
     /// Delete the file (`delete_file`).
     Delete {
         /// The file.
@@ -155,6 +171,7 @@ impl Op {
             | Op::Write { path, .. }
             | Op::Update { path, .. }
             | Op::Blocks { path, .. }
+            | Op::Lazy { path, .. }
             | Op::Delete { path } => path,
         }
     }
@@ -540,6 +557,7 @@ impl Reader<'_> {
             Shape::ClaudeCode | Shape::Gemini => self.edit_or_write(shape)?,
             Shape::Mcp | Shape::Zed => self.path_edits(shape)?,
             Shape::ApplyPatch => self.apply_patch()?,
+            Shape::Continue | Shape::Copilot => self.lazy(shape)?,
         };
         Ok((shape, op))
     }
@@ -551,6 +569,12 @@ impl Reader<'_> {
         if matches!(self.args.get("type").and_then(Value::as_str), Some("create_file" | "update_file" | "delete_file"))
         {
             return Ok(Shape::ApplyPatch);
+        }
+        if self.has("filepath") && self.has("changes") {
+            return Ok(Shape::Continue);
+        }
+        if self.has("filePath") && self.has("code") {
+            return Ok(Shape::Copilot);
         }
         if self.has("file_path") {
             let gemini = ["expected_replacements", "allow_multiple", "instruction"].iter().any(|k| self.has(k));
@@ -571,7 +595,8 @@ impl Reader<'_> {
             format!(
                 "no edit tool takes these arguments (keys: {}): send a text editor call (`command`, `path`), a Claude \
                  Code or Gemini call (`file_path`, `old_string`, `new_string` or `content`), an MCP or Zed call \
-                 (`path`, `edits` or `content`) or an apply_patch operation (`type`, `path`, `diff`)",
+                 (`path`, `edits` or `content`), an apply_patch operation (`type`, `path`, `diff`) or a lazy \
+                 snippet (`filepath` and `changes`, or `filePath` and `code`)",
                 if keys.is_empty() { "none".to_owned() } else { keys.join(", ") }
             ),
             None,
@@ -715,6 +740,20 @@ impl Reader<'_> {
         ))
     }
 
+    /// Continue's `edit_existing_file` (`filepath`, `changes`) and Copilot's
+    /// `insert_edit_into_file` (`filePath`, `code`, and an `explanation` that is not
+    /// needed): a lazy snippet for the path.
+    fn lazy(&self, shape: Shape) -> Result<Op, PatchError> {
+        let (path_key, snippet_key) =
+            if shape == Shape::Continue { ("filepath", "changes") } else { ("filePath", "code") };
+        let path = self.path(path_key)?;
+        if self.has("explanation") {
+            self.string("explanation")?;
+        }
+        let snippet = self.string(snippet_key)?;
+        Ok(Op::Lazy { path, snippet, span: self.span_of(snippet_key) })
+    }
+
     /// A list of `{old, new[, replace_all]}` objects.
     fn edit_list(&self, key: &str, old_key: &str, new_key: &str) -> Result<Vec<Replace>, PatchError> {
         let Some(Value::Array(list)) = self.args.get(key) else {
@@ -845,6 +884,9 @@ fn shape_of_name(name: &str) -> Option<Shape> {
         "Edit" | "MultiEdit" | "Write" => Shape::ClaudeCode,
         "replace" => Shape::Gemini,
         "apply_patch" => Shape::ApplyPatch,
+        "edit_existing_file" => Shape::Continue,
+        // The name the model calls, and the tool's id in VS Code.
+        "insert_edit_into_file" | "copilot_insertEdit" => Shape::Copilot,
         // `edit_file` and `write_file` are several tools' names: the keys tell which.
         _ => return None,
     })

@@ -398,3 +398,105 @@ fn cline_replace_in_file_and_roo_apply_diff_read_their_blocks_for_the_path() {
     assert_eq!(again.files[0].status, Status::AlreadyApplied);
     assert_eq!(files.get_str("src/a.js"), Some("const a = 2;\r\nlog(a, 'x');\r\n"));
 }
+
+// Continue's `edit_existing_file` is `{"filepath", "changes"}` (continuedev/continue,
+// core/tools/definitions/editFile.ts: `EditToolArgs`, required `["filepath", "changes"]`;
+// the name in core/tools/builtIn.ts), Copilot's `insert_edit_into_file` is `{"explanation",
+// "filePath", "code"}` (microsoft/vscode-copilot-chat,
+// src/extension/tools/node/insertEditTool.tsx: `IEditFileParams`; the name in
+// src/extension/tools/common/toolNames.ts). Both carry a lazy snippet, merged by the lazy
+// dialect for that path.
+
+const CALC: &str = "import os\n\ndef add(a, b):\n    return a - b\n\ndef mul(a, b):\n    return a * b\n";
+const CALC_FIXED: &str = "import os\n\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):\n    return a * b\n";
+
+#[test]
+fn continue_edit_existing_file_merges_its_lazy_snippet_and_a_rerun_is_already_applied() {
+    let changes =
+        "# ... existing code ...\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):\n# ... existing code ...";
+    let args = json!({"filepath": "src/calc.py", "changes": changes});
+    // As an OpenAI function call, the name selecting the shape.
+    let call = json!({"type": "function_call", "call_id": "c1", "name": "edit_existing_file",
+        "arguments": args.to_string()})
+    .to_string();
+    let mut files = MemoryFileSet::new().with("src/calc.py", CALC);
+    let report = run(&mut files, &call).unwrap();
+    assert_eq!(files.get_str("src/calc.py"), Some(CALC_FIXED));
+    assert_eq!(report.files[0].status, Status::Applied);
+    let again = run(&mut files, &call).unwrap();
+    assert_eq!(again.files[0].status, Status::AlreadyApplied);
+    assert_eq!(files.get_str("src/calc.py"), Some(CALC_FIXED));
+    // The bare arguments: the keys select the shape.
+    let parsed = parse(&args.to_string()).unwrap();
+    assert_eq!(parsed.calls[0].shape, polypatch_toolcall::Shape::Continue);
+    assert_eq!(one("src/calc.py", CALC, &args.to_string()), CALC_FIXED);
+    assert_eq!(ToolCall.sniff(&args.to_string()), 85);
+    assert_eq!(ToolCall.sniff(&call), 85);
+}
+
+#[test]
+fn copilot_insert_edit_into_file_keeps_a_crlf_file_crlf() {
+    let before =
+        "const x = 1;\r\n\r\nfunction add(a, b) {\r\n  return a - b;\r\n}\r\n\r\nmodule.exports = { add };\r\n";
+    let after = "const x = 1;\r\n\r\nfunction add(a, b) {\r\n  return a + b;\r\n}\r\n\r\nmodule.exports = { add };\r\n";
+    let code = "// ...existing code...\nfunction add(a, b) {\n  return a + b;\n}\n// ...existing code...";
+    let tool_use = json!({"type": "tool_use", "id": "t1", "name": "insert_edit_into_file",
+        "input": {"explanation": "Fix the sign", "filePath": "lib/add.js", "code": code}})
+    .to_string();
+    assert_eq!(one("lib/add.js", before, &tool_use), after);
+    // Bare, without the explanation (optional here): the keys select the shape.
+    let bare = json!({"filePath": "lib/add.js", "code": code}).to_string();
+    assert_eq!(parse(&bare).unwrap().calls[0].shape, polypatch_toolcall::Shape::Copilot);
+    assert_eq!(ToolCall.sniff(&bare), 85);
+    let mut files = MemoryFileSet::new().with("lib/add.js", before);
+    run(&mut files, &bare).unwrap();
+    assert_eq!(files.get_str("lib/add.js"), Some(after));
+    assert_eq!(run(&mut files, &bare).unwrap().files[0].status, Status::AlreadyApplied);
+}
+
+#[test]
+fn a_lazy_snippet_that_fits_two_places_is_refused_and_nothing_is_written() {
+    // `  return 1;` and `}` stand in both functions: the new line's place is unclear.
+    let before = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 1;\n}\n";
+    let call = json!({"filepath": "x.js", "changes": "// ... existing code ...\n  log();\n  return 1;\n}\n// ... existing code ..."});
+    let report = fails(&MemoryFileSet::new().with("x.js", before), &call.to_string());
+    let failure = report.files[0].edits[0].failure.as_ref().unwrap();
+    assert_eq!(failure.kind, FailureKind::Ambiguous, "{}", failure.message);
+}
+
+#[test]
+fn a_lazy_snippet_wrapped_in_a_fence_is_read_without_the_fence() {
+    let changes = "```python\n# ... existing code ...\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):\n# ... existing code ...\n```\n";
+    let call = json!({"filepath": "src/calc.py", "changes": changes}).to_string();
+    assert_eq!(one("src/calc.py", CALC, &call), CALC_FIXED);
+}
+
+#[test]
+fn malformed_lazy_snippets_name_the_call_and_the_field() {
+    let only =
+        json!({"name": "edit_existing_file", "input": {"filepath": "a.py", "changes": "# ... existing code ...\n"}});
+    let call =
+        json!({"type": "tool_use", "id": "t1", "name": "edit_existing_file", "input": only["input"]}).to_string();
+    let err = parse_err(&call);
+    assert_eq!(err.kind, error::INVALID_DIFF);
+    assert_eq!(
+        err.message,
+        "call 1 (edit_existing_file): the `changes` lazy snippet is malformed: the snippet holds only markers: write \
+         the lines that change, with an unchanged line or two around them"
+    );
+    let at = err.span.unwrap();
+    assert!(call[at.start..at.end].starts_with("\"# ... existing code ...\\n\""), "{}", &call[at.start..at.end]);
+    // A `filepath:` comment naming another file than the call's.
+    let other = json!({"filePath": "src/a.ts", "code": "// filepath: src/b.ts\n// ...existing code...\nx();\n"});
+    let err = parse_err(&other.to_string());
+    assert_eq!(err.kind, error::INVALID_DIFF);
+    assert_eq!(
+        err.message,
+        "call 1: the `code` lazy snippet names `src/b.ts` in its first line, not `src/a.ts`: send one call per file"
+    );
+    // The path is required.
+    let err =
+        parse_err(&json!({"name": "insert_edit_into_file", "input": {"code": "x"}, "type": "tool_use"}).to_string());
+    assert_eq!(err.kind, error::MISSING_FIELD);
+    assert_eq!(err.message, "call 1 (insert_edit_into_file): `filePath` is missing (a string)");
+}

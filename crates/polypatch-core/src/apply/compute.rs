@@ -1096,7 +1096,7 @@ fn holds_raw(edit: &Edit) -> bool {
         Target::Lines(l) => lines(l),
         Target::Range { start, end } => lines(start) || lines(end),
         Target::Text(t) => holds_raw_bytes(t),
-        Target::StartOfFile | Target::EndOfFile => false,
+        Target::StartOfFile | Target::EndOfFile | Target::Sketch { .. } => false,
     };
     target
         || match &edit.action {

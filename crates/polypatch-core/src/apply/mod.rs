@@ -14,5 +14,6 @@ pub(crate) mod miss;
 pub(crate) mod modify;
 pub(crate) mod report;
 pub(crate) mod shape;
+pub(crate) mod sketch;
 pub(crate) mod substring;
 pub(crate) mod write;

@@ -171,6 +171,7 @@ fn search_skipped(edit: &Edit, skip: &Skip) -> Failure {
             ("the lines to find are", pat.iter().map(|l| l.trim()).find(|l| !l.is_empty()))
         }
         Target::StartOfFile | Target::EndOfFile => ("the place is", None),
+        Target::Sketch { .. } => ("the lines to find are", None),
     };
     let first = first.map(|l| format!(" (first line: `{}`)", clip_line(l, MAX_EXCERPT_CHARS))).unwrap_or_default();
     let found = format!("{what} not in the file as written, nor with other whitespace or look-alike characters{first}");
@@ -288,6 +289,16 @@ fn locate_and_apply(
 ) -> Result<Done, Failure> {
     if let Some(done) = apply_unlocated(file, hashes, job, cursor) {
         return done;
+    }
+    if let (Target::Sketch { at_start, at_end }, Action::Replace(rep)) = (&job.edit.target, &job.edit.action) {
+        let ends = crate::apply::sketch::Ends { at_start: *at_start, at_end: *at_end };
+        let s =
+            crate::apply::sketch::resolve(file.lines(), hashes, &rep.lines, job.lo, job.leniency.tiers, ends, job.ov)?;
+        let mut done =
+            crate::apply::write::apply_at(file, hashes, job.edit, &s.pat, &s.kept, &s.found, cursor, job.ov)?;
+        let mut notes = s.notes;
+        notes.append(&mut done.notes);
+        return Ok(Done { notes, ..done });
     }
     let prep = prepare(job)?;
     let q = prep.query(hashes, file.len());

@@ -530,6 +530,32 @@ pub enum Target {
     StartOfFile,
     /// The end of the file (position after the last line).
     EndOfFile,
+    /// The region of the file that an [`Action::Replace`]'s new lines show with their
+    /// changes (a lazy edit's segment between `// ... existing code ...` markers): the old
+    /// side is not written in the patch but resolved against the file when applied. The
+    /// segment's first lines that the file holds (its head) and its last ones (its tail)
+    /// are located with the engine's tiers up to [`Tier::Trimmed`], each at one place; the
+    /// file lines between them become the old side, kept where the new lines have them
+    /// and removed where they do not; new lines before the head or after the tail are
+    /// inserted there. Where two places or two readings fit (a head that stands at several
+    /// places, new lines after a marker whose next line the file has several times, a new
+    /// line that resembles the file's line next to it), the edit is refused as
+    /// [`FailureKind::Ambiguous`](crate::FailureKind::Ambiguous), naming the line to add.
+    /// Lowered without the file because a dialect's lowering never reads it: this target
+    /// is the one hook that lets the engine resolve the old side itself, so that every
+    /// path (replies, the CLI, editors, convert) applies it through locate, shape and the
+    /// report like any other edit.
+    Sketch {
+        /// No marker before these lines: the snippet's first segment, which starts at the
+        /// file's first line when its first line stands there (else a marker is assumed
+        /// before it, and the report says so).
+        #[cfg_attr(feature = "serde", serde(default))]
+        at_start: bool,
+        /// No marker after these lines: the snippet's last segment, which ends at the
+        /// file's last line when its last line stands there (else a marker is assumed).
+        #[cfg_attr(feature = "serde", serde(default))]
+        at_end: bool,
+    },
 }
 
 /// What an edit does at its target.

@@ -1,0 +1,185 @@
+//! Lazy edit snippets (the edit format of Cursor, Continue's `edit_existing_file`,
+//! Copilot's `insert_edit_into_file` and the "fast apply" services), merged into files
+//! without a model, as polypatch's `lazy` dialect.
+//!
+//! A lazy edit is the new version of the part of a file that changes, with a marker such
+//! as `// ... existing code ...` standing for each run of unchanged lines left out. The
+//! merge here is deterministic and never a guess: where the snippet pins down one merge it
+//! is applied, with every guard of the engine (one place for each piece, lines the merge
+//! removes never matched by likeness, already-applied detection, all or nothing); where it
+//! does not, it is refused, naming the unclear place and the line that would settle it.
+//!
+//! ````
+//! use polypatch_core::{apply, ApplyOptions, Dialect, MemoryFileSet, ParseOptions, Status};
+//! use polypatch_lazy::Lazy;
+//!
+//! let file = "import os\n\ndef add(a, b):\n    return a - b\n\ndef mul(a, b):\n    return a * b\n";
+//! let reply = "\
+//! Fixed the sign:
+//!
+//! ```python src/calc.py
+//! ## ... existing code ...
+//! def add(a, b):
+//!     return a + b
+//!
+//! def mul(a, b):
+//! ## ... existing code ...
+//! ```
+//! ";
+//! let plan = Lazy.parse(reply).unwrap();
+//! let mut files = MemoryFileSet::new().with("src/calc.py", file);
+//! apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+//! assert_eq!(
+//!     files.get_str("src/calc.py"),
+//!     Some("import os\n\ndef add(a, b):\n    return a + b\n\ndef mul(a, b):\n    return a * b\n")
+//! );
+//! // Again: the merge changes nothing, and is reported already applied.
+//! let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+//! assert_eq!(report.files[0].status, Status::AlreadyApplied);
+//!
+//! // A bare snippet, for a file the caller names (the CLI's `--file PATH`): it ends with
+//! // new lines after the file's last line, so they are appended.
+//! let bare = "def mul(a, b):\n    return a * b\n\ndef neg(a):\n    return -a\n";
+//! let plan = Lazy.parse_with(bare, &ParseOptions::default().file("src/calc.py")).unwrap();
+//! apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+//! assert!(files.get_str("src/calc.py").unwrap().ends_with("    return a * b\n\ndef neg(a):\n    return -a\n"));
+//! ````
+//!
+//! # Reading
+//!
+//! - The snippet: Morph's `<update>` … `</update>` (its `<code>` tag, the original the
+//!   model saw, is not needed: the file is read); else every fenced block whose info
+//!   string names a path (```` ```python src/app.py ````, ```` ```ts path=src/x.ts ````,
+//!   Cursor's ```` ```12:15:src/x.ts ````) or that has a path alone on the line above it
+//!   (`src/app.py`, `**src/app.py**`, `` `src/app.py`: ``); when no fence names a path,
+//!   every fence that holds a marker (or every fence), for the file the caller names
+//!   ([`ParseOptions::file`](polypatch_core::ParseOptions::file), the CLI's `--file
+//!   PATH`); a text without fences is one bare snippet for that file.
+//! - Markers: a line that is only a comment (`//`, `#`, `--`, `/* */`, `<!-- -->`, `;`)
+//!   saying that code is left out (`... existing code ...`, `...rest of the code...`, `//
+//!   ...`, `# … unchanged …`: the vocabulary of [`polypatch_core::elision`]), and a bare
+//!   `...` line where that is not code (not Python's `...` statement after a line ending
+//!   with `:`, nor a variadic `...`). A marker stands for zero or more unchanged lines.
+//!
+//! # Meaning
+//!
+//! The snippet is the new content of the file, each marker standing for a run of the
+//! file's lines kept as they are. Lines of the file between two lines of the snippet
+//! placed in it with no marker between them are deleted; snippet lines not in the file
+//! are new. A snippet that does not start (end) with a marker starts (ends) at the file's
+//! start (end) only when its first (last) line is the file's first (last) line; otherwise
+//! a marker is assumed there and the report says so.
+//!
+//! # Placement (see [`Target::Sketch`](polypatch_core::Target::Sketch))
+//!
+//! Each segment (the lines between two markers) is placed after the one before it: its
+//! first lines the file holds, and its last ones, each at one place, found by the engine
+//! at the tiers that compare whole lines (exact, trailing whitespace, one indentation
+//! shift, trimmed; never by likeness); the file lines between them are aligned with the
+//! segment's. New lines take the file's indentation line by line (shifted with it when the
+//! snippet was written at another indentation); the file's line endings, byte order mark
+//! and final newline are kept. Refused as ambiguous, with the line to add:
+//!
+//! - a segment whose first lines stand at several places however far they are grown;
+//! - new lines right after a marker whose next line the file has at several places
+//!   ("add the line above `newLine();` to the snippet");
+//! - a new line next to a placed one that resembles the file's line there (a changed
+//!   line, or a copy with a typo: unclear which);
+//! - a segment whose last line stands at several places and whose nearest place would
+//!   remove lines;
+//! - a segment that would remove many more lines than it writes between a head and a tail
+//!   of one line each (the tail may be a new line that happens to be in the file), or
+//!   more than one line before a tail of punctuation alone (`}`, `};`) unless that tail
+//!   closes a line the segment keeps or ends the file;
+//! - a segment whose last lines stand at another indentation shift than its first ones,
+//!   and a snippet indented as a whole whose new line stands, unshifted, among the lines
+//!   it removes;
+//! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
+//!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
+//!   away (a changed line, or a context line copied with a typo).
+//!
+//! A repeated first line is placed by the first later line of the segment that follows
+//! one of its places only (before its next place).
+//!
+//! A segment that is already merged changes nothing and is reported already applied.
+
+pub mod error;
+mod lower;
+pub mod syntax;
+
+use polypatch_core::{Dialect, EditPlan, ErrorKind, ParseOptions, PatchError};
+
+pub use error::KINDS;
+pub use lower::lower;
+pub use syntax::{Patch, Snippet, parse, parse_bare};
+
+/// The lazy edit dialect (`"lazy"`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lazy;
+
+impl Dialect for Lazy {
+    fn name(&self) -> &'static str {
+        error::DIALECT
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        &["lazy-edit", "existing-code", "cursor", "morph", "fast-apply"]
+    }
+
+    fn summary(&self) -> &'static str {
+        "lazy edit snippets: the new code with `// ... existing code ...` markers for unchanged runs (Cursor, Continue, Copilot, Morph), merged without a model"
+    }
+
+    fn error_kinds(&self) -> &'static [ErrorKind] {
+        error::KINDS
+    }
+
+    /// 60 for a fenced block that holds a marker line (`// ... existing code ...`), 50 for
+    /// Morph's `<update>` tag, else 0: a plain code block is not a patch.
+    fn sniff(&self, text: &str) -> u8 {
+        if text.contains("<update>") {
+            return 50;
+        }
+        if !text.contains("...") && !text.contains('…') {
+            return 0;
+        }
+        let mut fenced = false;
+        let mut marker = false;
+        for line in text.lines() {
+            let t = line.trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fenced = true;
+            } else if (t.starts_with("//")
+                || t.starts_with('#')
+                || t.starts_with("/*")
+                || t.starts_with("<!--")
+                || t.starts_with("--"))
+                && polypatch_core::elision::is_elision(line)
+            {
+                marker = true;
+            }
+        }
+        match (fenced, marker) {
+            (true, true) => 60,
+            (false, true) => 20,
+            _ => 0,
+        }
+    }
+
+    fn parse(&self, text: &str) -> Result<EditPlan, PatchError> {
+        self.parse_with(text, &ParseOptions::default())
+    }
+
+    /// Reads [`ParseOptions::file`]: the file of snippets that name none.
+    fn parse_with(&self, text: &str, options: &ParseOptions) -> Result<EditPlan, PatchError> {
+        parse(text).and_then(|patch| lower(&patch, options.file.as_deref())).map_err(|e| e.with_source(text))
+    }
+
+    fn fence_tags(&self) -> &'static [&'static str] {
+        &["text"]
+    }
+
+    fn prompt(&self) -> Option<&'static str> {
+        Some(include_str!("../prompt.txt"))
+    }
+}

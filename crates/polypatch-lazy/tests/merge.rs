@@ -1,0 +1,579 @@
+//! Lazy snippets merged into files: exact bytes after, exact refusals, nothing written on
+//! failure.
+
+use polypatch_core::{
+    ApplyError, ApplyOptions, ApplyReport, Dialect, Failure, FailureKind, MemoryFileSet, ParseOptions, Status, Tier,
+    apply,
+};
+use polypatch_lazy::Lazy;
+
+fn run(files: &mut MemoryFileSet, path: &str, snippet: &str) -> Result<ApplyReport, ApplyError> {
+    let plan = Lazy
+        .parse_with(snippet, &ParseOptions::default().file(path))
+        .unwrap_or_else(|e| panic!("{}", e.render(snippet)));
+    apply(&plan, files, &ApplyOptions::default())
+}
+
+fn merged(file: &str, snippet: &str) -> String {
+    let mut files = MemoryFileSet::new().with("f", file);
+    match run(&mut files, "f", snippet) {
+        Ok(_) => files.get_str("f").unwrap().to_string(),
+        Err(e) => panic!("{:?}", failure(&e)),
+    }
+}
+
+fn failure(err: &ApplyError) -> Failure {
+    err.report
+        .files
+        .iter()
+        .flat_map(|f| f.edits.iter().filter_map(|e| e.failure.clone()).chain(f.failure.clone()))
+        .next()
+        .unwrap()
+}
+
+fn refused(file: &str, snippet: &str) -> Failure {
+    let mut files = MemoryFileSet::new().with("f", file);
+    let err = run(&mut files, "f", snippet).unwrap_err();
+    assert_eq!(files.get_str("f"), Some(file), "nothing written");
+    failure(&err)
+}
+
+const JS: &str = "import a from 'a';\n\nfunction one() {\n  const x = 1;\n  return x;\n}\n\nfunction two() {\n  const y = 2;\n  return y;\n}\n\nfunction three() {\n  return 3;\n}\n";
+
+#[test]
+fn a_change_between_markers_keeps_everything_else() {
+    let snippet =
+        "// ... existing code ...\nfunction two() {\n  const y = 20;\n  return y;\n}\n// ... existing code ...\n";
+    assert_eq!(merged(JS, snippet), JS.replace("const y = 2;", "const y = 20;"));
+}
+
+#[test]
+fn several_segments_in_order_and_a_deletion_between_placed_lines() {
+    let snippet = "// ... existing code ...\nfunction one() {\n  return 1;\n}\n// ... existing code ...\nfunction three() {\n  log();\n  return 3;\n}\n";
+    let want =
+        JS.replace("  const x = 1;\n  return x;\n", "  return 1;\n").replace("  return 3;", "  log();\n  return 3;");
+    assert_eq!(merged(JS, snippet), want);
+}
+
+#[test]
+fn new_lines_after_a_unique_line_and_an_inserted_function() {
+    let snippet = "// ... existing code ...\n  return y;\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction three() {\n// ... existing code ...\n";
+    let want = JS.replace("  return y;\n}\n\n", "  return y;\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\n");
+    assert_eq!(merged(JS, snippet), want);
+}
+
+#[test]
+fn implied_markers_are_reported_and_the_file_start_is_kept() {
+    let mut files = MemoryFileSet::new().with("f", JS);
+    let report = run(&mut files, "f", "function two() {\n  const y = 3;\n  return y;\n").unwrap();
+    assert_eq!(files.get_str("f"), Some(JS.replace("const y = 2;", "const y = 3;").as_str()));
+    let notes = &report.files[0].edits[0].notes;
+    assert!(notes.iter().any(|n| n.contains("a marker was assumed before it (lines 1-7 kept)")), "{notes:?}");
+    assert!(notes.iter().any(|n| n.contains("a marker was assumed after it (lines 11-15 kept)")), "{notes:?}");
+}
+
+#[test]
+fn a_snippet_that_starts_at_the_file_start_inserts_there() {
+    let snippet = "import z from 'z';\nimport a from 'a';\n// ... existing code ...\n";
+    assert_eq!(merged(JS, snippet), format!("import z from 'z';\n{JS}"));
+}
+
+#[test]
+fn reindented_snippet_follows_the_file() {
+    let file = "class A:\n    def f(self):\n        x = 1\n        return x\n\n    def g(self):\n        return 2\n";
+    // Written at indentation 0: the new line is shifted with the file.
+    let snippet = "# ... existing code ...\ndef f(self):\n    x = 1\n    y = x + 1\n    return y\n\ndef g(self):\n# ... existing code ...\n";
+    let mut files = MemoryFileSet::new().with("f", file);
+    let report = run(&mut files, "f", snippet).unwrap();
+    assert_eq!(
+        files.get_str("f"),
+        Some(
+            "class A:\n    def f(self):\n        x = 1\n        y = x + 1\n        return y\n\n    def g(self):\n        return 2\n"
+        )
+    );
+    assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
+}
+
+#[test]
+fn crlf_bom_and_missing_final_newline_are_kept_and_a_rerun_is_already_applied() {
+    let file = "\u{feff}alpha\r\nbeta\r\ngamma\r\ndelta\r\nepsilon";
+    let snippet = "// ... existing code ...\nbeta\nbeta two\ngamma\n// ... existing code ...\n";
+    let want = "\u{feff}alpha\r\nbeta\r\nbeta two\r\ngamma\r\ndelta\r\nepsilon";
+    let mut files = MemoryFileSet::new().with("f", file);
+    run(&mut files, "f", snippet).unwrap();
+    assert_eq!(files.get_str("f"), Some(want));
+    let report = run(&mut files, "f", snippet).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+    assert_eq!(files.get_str("f"), Some(want));
+}
+
+#[test]
+fn new_lines_after_a_marker_before_a_repeated_line_are_refused() {
+    let snippet = "// ... existing code ...\n  newLine();\n}\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment starts with new lines (`newLine();`) and the line after them, `}`, stands at line 6, line 11, \
+         line 15 (with the lines after it): it is unclear where the segment goes"
+    );
+    assert_eq!(f.next_step, "add the line above `newLine();` to the snippet, as the file has it");
+}
+
+#[test]
+fn a_first_line_found_at_several_places_is_refused() {
+    let snippet = "// ... existing code ...\n}\n\nfunction four() {}\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(f.next_step, "add the line above `}` to the snippet, as the file has it");
+}
+
+#[test]
+fn a_line_like_the_file_s_next_to_the_place_is_refused() {
+    // `const y = 2;` with a typo above the unique line: changed, or a copy with a mistake?
+    let snippet = "// ... existing code ...\n  const yy = 2;\n  return y;\n}\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`const yy = 2;` resembles line 9 of the file, `const y = 2;`, above `return y;`: it is unclear whether it \
+         changes that line or adds a new one"
+    );
+}
+
+#[test]
+fn a_far_coincidence_is_not_a_tail() {
+    // `return 3;` is new here, but stands once in the file, far below: merging up to it
+    // would delete function two.
+    let snippet = "// ... existing code ...\nfunction one() {\n  return 3;\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("the segment would remove the "), "{}", f.message);
+}
+
+#[test]
+fn one_failing_file_writes_nothing() {
+    let text = "```js a.js\n// ... existing code ...\nfunction two() {\n  const y = 20;\n  return y;\n// ... existing code ...\n```\n\n```js b.js\n// ... existing code ...\nnothing() {\n// ... existing code ...\n```\n";
+    let plan = Lazy.parse(text).unwrap();
+    let mut files = MemoryFileSet::new().with("a.js", JS).with("b.js", JS);
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(failure(&err).kind, FailureKind::NotFound);
+    assert_eq!((files.get_str("a.js"), files.get_str("b.js")), (Some(JS), Some(JS)));
+}
+
+#[test]
+fn a_missing_path_is_a_parse_error() {
+    let err = Lazy.parse("```js\n// ... existing code ...\nx\n```\n").unwrap_err();
+    assert_eq!(err.kind, polypatch_lazy::error::MISSING_PATH);
+}
+
+#[test]
+fn changed_lines_before_a_marker_that_resemble_the_file_s_next_lines_are_refused() {
+    // `return y` right before a marker, where the file goes on with `return x`: a change of
+    // that line, or a new line before it? Either reading fits.
+    let file = "def f():\n    x = 1\n    return x\n\ndef g():\n    return 2\n";
+    let f = refused(
+        file,
+        "# ... existing code ...\ndef f():\n    x = 1\n    y = x + 1\n    return y\n# ... existing code ...\n",
+    );
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`return y` resembles line 3 of the file, `return x`, below `x = 1`: it is unclear whether it changes that \
+         line or adds a new one"
+    );
+    assert_eq!(
+        f.next_step,
+        "copy the line exactly as the file has it if it is unchanged; to change it, add the line below it to the \
+         snippet as the file has it"
+    );
+}
+
+#[test]
+fn a_blank_line_left_out_between_two_shown_lines_is_refused() {
+    // The snippet shows `}` and `function two() {` next to each other: the blank line
+    // between them deleted, or dropped by mistake?
+    let snippet = "// ... existing code ...\n  return x;\n}\nfunction two() {\n  const y = 20;\n  return y;\n// ... existing code ...\n";
+    let f = refused(JS, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment leaves out the blank line 7 of the file, below `}`: it is unclear whether it deletes that line \
+         or dropped it by mistake"
+    );
+}
+
+/// Accuracy harness, `anyhow_019`: the segment's first line stands twice, and grown by a new
+/// line it stood once, at the wrong place (the file has that pair elsewhere); merged there,
+/// 20 lines were deleted. A grown run whose line stands nearer to the tail places nothing
+/// that removes lines: refused.
+#[test]
+fn a_head_grown_through_a_new_line_that_the_file_has_elsewhere_is_not_trusted() {
+    let file = "a:\n  - run: x\n  - run: y\n  other1\n  other2\nb:\n  - run: x\nc:\n  name: C\n  more\n";
+    let f = refused(file, "# ...\n  - run: x\n  - run: y\n  if: z\nc:\n  name: C\n# ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment would remove the 4 file lines between `- run: y` (line 3) and `c:` (line 8), writing 1 in \
+         their place: it is unclear whether `c:` is that line of the file or a new one"
+    );
+}
+
+/// Accuracy harness, `serde_json_041`: the segment's last lines stand many times, and grown
+/// by the changed line they stood once, far below (the file has that line there); merged
+/// there, 80 lines were deleted. Refused.
+#[test]
+fn a_tail_grown_through_a_changed_line_that_the_file_has_elsewhere_is_not_trusted() {
+    let file = "fn a() {\n    match x {\n        _ => {\n            index += 1;\n            if v {\n                return e;\n            }\n        }\n    }\n}\n\nfn b() {\n    match y {\n        _ => {\n            return e;\n        }\n    }\n}\n";
+    let f = refused(file, "// ...\n            index += 1;\n            return e;\n        }\n    }\n// ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(
+        f.message.starts_with("the segment would remove the 9 file lines between `index += 1;` (line 4)"),
+        "{}",
+        f.message
+    );
+}
+
+/// Accuracy harness, `clap_lex_012`: lines the snippet re-indents (a body wrapped in a
+/// block) are changed lines: written with the snippet's indentation, not kept as the file
+/// has them.
+#[test]
+fn a_line_the_snippet_reindents_is_changed() {
+    let file = "fn f() {\n    let a = 1;\n    let b = 2;\n}\n";
+    let snippet = "fn f() {\n    unsafe {\n        let a = 1;\n        let b = 2;\n    }\n}\n";
+    assert_eq!(merged(file, snippet), snippet);
+}
+
+/// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
+/// one: it replaces the file's first line, or goes above it? Refused.
+#[test]
+fn new_first_lines_without_a_marker_above_a_line_that_is_not_the_first_are_refused() {
+    let f = refused("import a;\nimport b;\n\ncode();\n", "import z;\nimport b;\n// ... existing code ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the snippet starts, with no marker before it, with new lines (`import z;`) above `import b;`, which is line \
+         2 of the file, not its first: it is unclear whether they replace the lines above it or go above it, those \
+         lines kept"
+    );
+}
+
+/// Accuracy harness, `anyhow_029` (unrelated file): a segment whose only lines the file holds
+/// are `/// }` and a fence line (in many files) placed its new lines in another file. Refused.
+#[test]
+fn a_head_of_punctuation_places_nothing() {
+    let file = "/// x\n/// }\n/// ```\nfn other() {}\n";
+    let f = refused(file, "// ...\n/// }\n/// ```\n#[repr(transparent)]\npub struct Error {\n// ...\n");
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `/// }`, say too little to place it (line 2 of the file)"
+    );
+}
+
+/// Accuracy harness, `pluggy_014`: a line the snippet shows in a new place (an import moved
+/// below another) stands in the file right next to the region: moved, or written twice?
+#[test]
+fn a_new_line_that_stands_right_outside_the_region_is_refused() {
+    let file = "import argparse\nimport sys\nfrom subprocess import check_call\n\nfrom colorama import Fore\n";
+    let f =
+        refused(file, "import argparse\nfrom subprocess import check_call\nimport sys\n# ... rest of the file ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`from subprocess import check_call` is new in the segment but stands at line 3 of the file, next to where \
+         the segment goes: it is unclear whether it moves there or is written twice"
+    );
+}
+
+/// Accuracy harness, `anyhow_004`: a changed line and the blank line after it in the file,
+/// the snippet showing the changed line right before the next one: the blank line deleted
+/// with the change, or dropped by mistake? Refused.
+#[test]
+fn a_blank_line_at_the_edge_of_replaced_lines_left_out_is_refused() {
+    let file = "Intro line here.\nUse the trait.\n\n```rust\nuse anyhow::Result;\n```\n";
+    let snippet = "````markdown f\n<!-- ... -->\nIntro line here.\nUse the [trait].\n```rust\nuse anyhow::Result;\n<!-- ... -->\n````\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment leaves out the blank line 3 of the file, below `Use the trait.`: it is unclear whether it \
+         deletes that line or dropped it by mistake"
+    );
+}
+
+/// Accuracy harness, `commander_013` (reindent+4): a snippet shifted by 4 columns whose head
+/// sits at 2: an added line aligned with a removed line at column 0 was written unshifted.
+/// The old side is shifted by columns, whatever its own indentation.
+#[test]
+fn a_shifted_snippet_shifts_every_line_back() {
+    let file = "class A {\n  compute() {\n    return 1;\n  }\n}\nfinish();\n";
+    let snippet = "      // ...\n      compute() {\n        return 2;\n      }\n    }\n    finish();\n";
+    assert_eq!(merged(file, snippet), "class A {\n  compute() {\n    return 2;\n  }\n}\nfinish();\n");
+}
+
+/// Accuracy harness, the largest group of clean refusals (45 of 84): a segment whose first
+/// lines (`}` and a blank line) stand at several places, before new lines. The last of
+/// those places before a later line of the segment that stands at one place is the head,
+/// when the merge then removes nothing.
+#[test]
+fn a_repeated_head_takes_its_last_place_before_a_unique_line() {
+    let snippet = "// ...\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction three() {\n// ...\n";
+    let want = JS.replace("  return y;\n}\n\n", "  return y;\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\n");
+    assert_eq!(merged(JS, snippet), want);
+    // No place of the head before that line: refused, naming the places.
+    let snippet = "// ...\n}\n\nfunction twoAndAHalf() {\n  return 2.5;\n}\n\nfunction one() {\n// ...\n";
+    assert_eq!(refused(JS, snippet).next_step, "add the line above `}` to the snippet, as the file has it");
+}
+
+/// Accuracy harness, `anyhow_007` (after the head's last place was taken): a changed block
+/// between two `};` lines read as a block inserted after the second one. New lines that
+/// resemble the lines right above the head (the ones they may replace) make it unclear.
+#[test]
+fn a_head_placed_by_a_later_line_with_new_lines_like_those_above_it_is_refused() {
+    let file = "    };\n\n    (a $life) => {\n        go($life)\n    };\n\n    (b &mut) => {\n        stop()\n    };\n";
+    let snippet =
+        "// ...\n    };\n\n    (a $lifetime) => {\n        go($lifetime)\n    };\n\n    (b &mut) => {\n// ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(f.next_step, "add the line above `};` to the snippet, as the file has it");
+}
+
+/// The prompt's example: its snippet turns its file into the file with the new greeting,
+/// and a re-run changes nothing.
+#[test]
+fn the_prompt_s_example_applies() {
+    let prompt = Lazy.prompt().unwrap();
+    let fences: Vec<&str> = prompt.split("```").collect();
+    // ```python\n<file>``` ... ```python\n<snippet>```: the last two fenced contents.
+    let body = |f: &str| f.split_once('\n').map(|(_, b)| b.to_string()).unwrap();
+    let (file, snippet) = (body(fences[fences.len() - 4]), body(fences[fences.len() - 2]));
+    let plan = Lazy.parse(&snippet).unwrap();
+    let mut files = MemoryFileSet::new().with("app/greet.py", file.as_str());
+    apply(&plan, &mut files, &ApplyOptions::default().strict(true)).unwrap();
+    assert_eq!(files.get_str("app/greet.py"), Some(file.replace("\"Hello, \" + name", "f\"Hello, {name}!\"").as_str()));
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+}
+
+/// A snippet without markers for a file that does not exist is the new file, written
+/// whole; a re-run finds it there.
+#[test]
+fn a_snippet_without_markers_creates_a_missing_file() {
+    let plan = Lazy.parse("```markdown docs/notes.md\n# Notes\n\nSee the code.\n```\n").unwrap();
+    let mut files = MemoryFileSet::new();
+    apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("docs/notes.md"), Some("# Notes\n\nSee the code.\n"));
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+}
+
+/// Accuracy harness, `chalk_009` (`blank_dropped`): the file has a blank line after the
+/// list's last item; the snippet writes a new line right after that item, then one blank
+/// line. Those lines go after the blank line (the snippet dropped one) or before it: the
+/// merge wrote them before it, a blank line short. Refused.
+#[test]
+fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refused() {
+    let file = "## Related\n\n- [one](x) - First\n- [two](y) - Second\n\n## Maintainers\n\n- Sindre\n";
+    let snippet = "```markdown f\n<!-- ...existing code... -->\n- [one](x) - First\n- [two](y) - Second\n*(Not accepting additional entries)*\n\n## Maintainers\n<!-- ...existing code... -->\n```\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`*(Not accepting additional entries)*`) between `- [two](y) - Second` and \
+         the blank line 5 of the file below it, with no blank line before them: it is unclear whether they go \
+         above or below that blank line (one left out by mistake)"
+    );
+}
+
+/// Accuracy harness, `anyhow_024` (`blank_dropped`): the file has a blank line above
+/// `#[test]`; the snippet writes a new function right above `#[test]`, after the blank
+/// line. Those lines go above the blank line (the snippet dropped one) or below it: the
+/// merge wrote them below it, a blank line short. Refused.
+#[test]
+fn new_lines_written_between_the_file_s_blank_line_and_the_line_below_it_are_refused() {
+    let file = "fn a() {\n    one();\n}\n\n#[test]\nfn b() {}\n";
+    let snippet = "// ... existing code ...\n    one();\n}\n\nfn c() {\n    two();\n}\n#[test]\nfn b() {}\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`fn c() {`) between `#[test]` and the blank line 4 of the file above it, with \
+         no blank line after them: it is unclear whether they go above or below that blank line (one left out by \
+         mistake)"
+    );
+}
+
+/// New lines that continue the run of the line above them (imports here) are written
+/// right below it, above the file's blank line.
+#[test]
+fn new_lines_that_continue_the_line_above_go_before_the_blank_line() {
+    let file = "import a from 'a';\nimport b from 'b';\n\nrun();\n";
+    let snippet = "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n";
+    assert_eq!(merged(file, snippet), "import a from 'a';\nimport b from 'b';\nimport c from 'c';\n\nrun();\n");
+}
+
+/// Accuracy harness, `attrs_048` (`blank_dropped`): the file has two blank lines between the
+/// imports and the first function; the snippet writes a new import between one blank line
+/// and another. A blank line around it may have been left out (then the file keeps its
+/// two blank lines after it): the merge wrote one. Refused.
+#[test]
+fn new_lines_written_inside_a_run_of_blank_lines_are_refused() {
+    let file = "import types\n\nimport pytest\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n    pass\n";
+    let snippet = "# ...existing code...\nimport pytest\n\nimport attr\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`import attr`) between the blank lines 4 and 5 of the file: it is unclear \
+         whether they go there or a blank line around them was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `pluggy_018` (`blank_dropped`): the snippet adds a blank line above
+/// `from __future__ import annotations` and deletes `import warnings` and the blank line
+/// between them; aligned, it read as the import moved across the file's blank line (that
+/// kept). The blank line may have been left out by mistake: refused.
+#[test]
+fn a_line_removed_and_written_again_across_a_kept_blank_line_is_refused() {
+    let file = "\"\"\"\nCall loop machinery\n\"\"\"\nfrom __future__ import annotations\n\nimport warnings\nfrom typing import cast\nfrom typing import Generator\n\nx = 1\n";
+    let snippet = "\"\"\"\nCall loop machinery\n\"\"\"\n\nfrom __future__ import annotations\nfrom typing import cast\nfrom typing import Generator\n# ... unchanged ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment removes `from __future__ import annotations` (line 4 of the file) and writes it again across \
+         the blank line 5: it is unclear whether it moves or a blank line next to it was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `attrs_048` (clean): the same import written with a blank line of its
+/// own, the file's two blank lines kept after it: merged.
+#[test]
+fn new_lines_inside_a_run_of_blank_lines_with_blank_lines_of_their_own_are_merged() {
+    let file = "import types\n\nimport pytest\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n    pass\n";
+    let snippet = "# ...existing code...\nimport pytest\n\nimport attr\n\n\n@pytest.fixture(name=\"mp\")\ndef _mp():\n";
+    assert_eq!(merged(file, snippet), file.replace("import pytest\n", "import pytest\n\nimport attr\n"));
+}
+
+/// Accuracy harness, `attrs_003` (`blank_dropped`): two paragraphs written inside the file's
+/// two blank lines, a blank line between them but none left out around them: a blank line
+/// of theirs between paragraphs says nothing about the ones around them. Refused.
+#[test]
+fn paragraphs_written_inside_a_run_of_blank_lines_are_refused() {
+    let file =
+        "# Policy\n\nTherefore we only support the latest version.\n\n\n## Reporting a Vulnerability\n\nMail us.\n";
+    let snippet = "<!-- … existing code … -->\nTherefore we only support the latest version.\n\nPut simply, upgrade.\n\n> **Warning**\n\n## Reporting a Vulnerability\n<!-- ... existing code ... -->\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`Put simply, upgrade.`) between the blank lines 4 and 5 of the file: it is \
+         unclear whether they go there or a blank line around them was left out by mistake"
+    );
+}
+
+/// Accuracy harness, `attrs_016` (`unrelated_file`): a snippet meant for another file whose
+/// only line this file holds is `else:`; merged there, its new lines were written around
+/// it. Lines that say so little place nothing: refused.
+#[test]
+fn a_segment_placed_by_a_short_common_line_alone_is_refused() {
+    let file = "def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n";
+    let snippet = "# ...existing code...\nrelease = metadata.version(\"attrs\")\nif \"dev\" in release:\n    release = version = \"UNRELEASED\"\nelse:\n    version = release.rsplit(\".\", 1)[0]\n\n# ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment's only lines the file holds, `else:`, say too little to place it (line 4 of the file): it may \
+         be meant for another file"
+    );
+}
+
+/// A new function written after a kept one, its closing `}` right before a marker: the
+/// next `}` of the file is not its place (that would delete the function between).
+#[test]
+fn a_closing_brace_alone_places_no_removal_of_several_lines() {
+    let file = "fn one() {\n    a();\n}\n\nfn other() {\n    c();\n}\n";
+    let snippet =
+        "// ... existing code ...\nfn one() {\n    a();\n}\n\nfn new_one() {\n    b();\n}\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("the segment would remove the 2 file lines between"), "{}", f.message);
+}
+
+/// The same with one line replaced before the `}`: a one-line change, merged.
+#[test]
+fn a_closing_brace_alone_places_the_removal_of_one_line() {
+    let file = "fn one() {\n    a();\n}\n\nfn other_one() {\n    c();\n}\n";
+    let snippet = "// ... existing code ...\nfn other_one() {\n    d();\n}\n";
+    assert_eq!(merged(file, snippet), file.replace("c();", "d();"));
+}
+
+/// A snippet indented by 4 columns whose new line is, as written, a line the file has at
+/// its own indentation among the lines the segment removes: kept or re-indented, unclear.
+#[test]
+fn a_shifted_snippet_whose_new_line_stands_unshifted_in_the_removed_lines_is_refused() {
+    let file = "fn f() {\n    if ok {\n        if v {\n            go();\n        }\n    }\n}\n";
+    // The edit removes `if v {` and its `}`, `go();` one level out; shifted by 4 columns.
+    let snippet = "        if ok {\n            go();\n        }\n    }\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.contains("is written 4 columns right of the file's lines around it"), "{}", f.message);
+}
+
+/// New lines at the snippet's end that stand together earlier in the file: the line that
+/// placed the segment may be the one moved.
+#[test]
+fn new_lines_at_an_edge_that_stand_together_elsewhere_are_refused() {
+    let file = "{\n\t\"types\": \"index.d.ts\",\n\t\"engines\": {\n\t\t\"node\": \">=16\"\n\t},\n\t\"scripts\": {},\n\t\"sideEffects\": false,\n\t\"xo\": {}\n}\n";
+    let snippet = "\t// ... existing code ...\n\t\"sideEffects\": false,\n\t\"engines\": {\n\t\t\"node\": \">=16\"\n\t// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.contains("are new in the segment but stand at lines 3-4 of the file"), "{}", f.message);
+}
+
+/// Accuracy harness, `pluggy` pre-commit cases: a deletion between two shown runs, the
+/// first grown to one place from a line the file has twice. The segment writes nothing
+/// new, so its runs cannot have been grown through new lines: the deletion is merged.
+#[test]
+fn a_deletion_between_a_grown_head_and_a_tail_is_merged() {
+    let file = "beta:\n  keep: value\n  end: yes\ngamma:\n  keep: value\n  start: here\n  drop_a: 1\n  drop_b: 2\n  drop_c: 3\ndelta:\n  other: thing\n";
+    let snippet =
+        "# ... existing code ...\n  keep: value\n  start: here\ndelta:\n  other: thing\n# ... existing code ...\n";
+    assert_eq!(merged(file, snippet), file.replace("  drop_a: 1\n  drop_b: 2\n  drop_c: 3\n", ""));
+}
+
+/// Accuracy harness, `whole_function` row, `execa_027`: new lines, a blank line and a
+/// marker, where the file has a blank line below the place: that blank line is the file's
+/// (the new lines go above it), not a second one.
+#[test]
+fn a_blank_line_before_a_marker_after_new_lines_is_the_file_s() {
+    let file = "type GenericOptionObject = {\n\treadonly value: FromOption\n};\n\n// Retrieve the option\nexport type Specific = GenericOptionObject;\n";
+    let snippet = "// ... existing code ...\ntype GenericOptionObject = {\n\treadonly value: GenericFromOption\n};\n\ntype GenericFromOption = FromOption | 'ipc';\n\n// ... existing code ...\n";
+    let want = file.replace(
+        "value: FromOption\n};\n",
+        "value: GenericFromOption\n};\n\ntype GenericFromOption = FromOption | 'ipc';\n",
+    );
+    assert_eq!(merged(file, snippet), want);
+}
+
+/// The same above a segment: a marker, blank lines and new lines, where the file has as
+/// many blank lines above the place.
+#[test]
+fn blank_lines_after_a_marker_before_new_lines_are_the_file_s() {
+    let file = "import os\n\n\ndef keep_this_function():\n    return 1\n";
+    let snippet = "# ... existing code ...\n\n\ndef added_function():\n    return 2\n\n\ndef keep_this_function():\n    return 1\n";
+    assert_eq!(
+        merged(file, snippet),
+        "import os\n\n\ndef added_function():\n    return 2\n\n\ndef keep_this_function():\n    return 1\n"
+    );
+}
+
+/// Accuracy harness, `whole_function` row, `commander_025`: new lines right after a
+/// marker that split the file's line above the place in two (`X { // note` written as
+/// `X {` and `// note`): changed, or added above it? Refused.
+#[test]
+fn new_lines_after_a_marker_that_split_the_line_above_are_refused() {
+    let file = "}\n\nexport interface ErrorOptions { // optional parameter for error()\n  /** an id string representing the error */\n  code?: string;\n}\n";
+    let snippet = "// ... existing code ...\n\nexport interface ErrorOptions {\n  // optional parameter for error()\n  /** an id string representing the error */\n  code?: string;\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert!(f.message.starts_with("`export interface ErrorOptions {` resembles line 3 of the file"), "{}", f.message);
+}

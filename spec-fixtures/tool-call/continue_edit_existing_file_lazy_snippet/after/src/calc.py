@@ -1,0 +1,8 @@
+import os
+
+def add(a, b):
+    return a + b
+
+
+def mul(a, b):
+    return a * b
