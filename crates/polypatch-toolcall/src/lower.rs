@@ -159,15 +159,27 @@ fn blocks(call: &Call, path: &str, diff: &str, span: Span) -> Result<FileEdit, P
 /// Continue's `changes` / Copilot's `code`: the whole string is the snippet (fences and
 /// tags in it are its lines), read and lowered by the lazy dialect for `path`. A snippet
 /// wrapped in a fence (the first line opens one, the last closes it) is read without the
-/// two lines, except for a Markdown file, whose snippet may start and end with a fence of
-/// its own. A first-line `filepath:` comment naming another file is refused.
+/// two lines; for a Markdown file, whose snippet may also start and end with a fence of its
+/// own, it is refused (two readings). A first-line `filepath:` comment naming another file
+/// is refused.
 fn lazy(call: &Call, path: &str, snippet: &str, span: Span) -> Result<FileEdit, PatchError> {
     let who = who(call);
     let field = if call.shape == Shape::Continue { "changes" } else { "code" };
     let malformed = |e: PatchError| {
         error(INVALID_DIFF, format!("{who}: the `{field}` lazy snippet is malformed: {}", e.message), Some(span))
     };
-    let body = if markdown(path) { snippet } else { unfenced(snippet) };
+    let body = unfenced(snippet);
+    if markdown(path) && body.len() != snippet.len() {
+        return Err(error(
+            INVALID_DIFF,
+            format!(
+                "{who}: the `{field}` lazy snippet for the Markdown file `{path}` starts and ends with a fence: it is \
+                 unclear whether the fence lines are the file's or wrap the snippet; send the snippet without a \
+                 wrapping fence (and show a line above and below a code block of the file)"
+            ),
+            Some(span),
+        ));
+    }
     let patch = polypatch_lazy::parse_bare(body).map_err(malformed)?;
     if let Some(named) = patch.snippets.first().and_then(|s| s.path)
         && named != path

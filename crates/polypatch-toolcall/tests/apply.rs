@@ -500,3 +500,20 @@ fn malformed_lazy_snippets_name_the_call_and_the_field() {
     assert_eq!(err.kind, error::MISSING_FIELD);
     assert_eq!(err.message, "call 1 (insert_edit_into_file): `filePath` is missing (a string)");
 }
+
+/// A Markdown file's snippet that starts and ends with a fence: the file's own code block
+/// shown whole, or a fence wrapped around the snippet (whose lines would then be written
+/// into the file)? Refused, and nothing is parsed as a merge.
+#[test]
+fn a_fenced_lazy_snippet_for_a_markdown_file_is_refused() {
+    let code =
+        "```markdown\n<!-- ... existing code ... -->\n## Usage\n\nRun it.\n<!-- ... existing code ... -->\n```\n";
+    let err = parse_err(&json!({"filePath": "README.md", "code": code}).to_string());
+    assert_eq!(err.kind, error::INVALID_DIFF);
+    assert_eq!(
+        err.message,
+        "call 1: the `code` lazy snippet for the Markdown file `README.md` starts and ends with a fence: it is unclear \
+         whether the fence lines are the file's or wrap the snippet; send the snippet without a wrapping fence (and show \
+         a line above and below a code block of the file)"
+    );
+}
