@@ -190,9 +190,10 @@ struct Lines(Vec<u8>);
 const JOURNAL_PIECE: usize = 1 << 20;
 
 impl Lines {
-    fn push(&mut self, line: &Line) {
-        super::jsonl::write(line, &mut self.0);
+    fn push(&mut self, line: &Line) -> io::Result<()> {
+        serde_json::to_writer(&mut self.0, line).map_err(io::Error::other)?;
         self.0.push(b'\n');
+        Ok(())
     }
 }
 
@@ -240,7 +241,7 @@ impl<'s> Tx<'s> {
                 let parent = self.dirs.parent(id).ok_or(e)?;
                 let parent_path = self.dirs.path(parent).to_owned();
                 self.plan_dir(&parent_path, create, lines)?;
-                lines.push(&Line::Mkdir { dir: rel.to_string() });
+                lines.push(&Line::Mkdir { dir: rel.to_string() })?;
                 self.to_make.insert(id);
                 Ok((id, false))
             }
@@ -340,7 +341,7 @@ impl<'s> Tx<'s> {
                     old: None,
                     was: backup.as_ref().and(original.as_ref()).map(|md| (md.size, md.mtime.0, md.mtime.1)),
                 },
-            });
+            })?;
             if lines.0.len() >= JOURNAL_PIECE {
                 self.log_all(&mut lines).map_err(|e| at(e, || format!("write the journal `{}`", self.journal_name)))?;
             }

@@ -5,9 +5,9 @@
 
 use std::fmt::Write as _;
 
+use serde::{Deserialize, Serialize};
 use sha1::Digest as _;
 
-pub(super) use super::jsonl::Line;
 use crate::store::fileset::RelPath;
 use crate::text::file_bytes::FileBytes;
 
@@ -46,6 +46,41 @@ pub(super) fn temp_name(id: &str, n: usize) -> String {
 
 pub(super) fn backup_name(id: &str, n: usize) -> String {
     format!("{PREFIX}{id}-{n}{OLD}")
+}
+
+/// One line of the journal, written before the step it announces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Line {
+    /// The directory (root-relative) is about to be created.
+    Mkdir { dir: String },
+    /// A target (root-relative), its temporary file and its backup (names in its
+    /// directory), with the XXH3-128 hash ([`content_id`]) of the content the commit
+    /// writes (`new`), and the size and modification time (seconds, nanoseconds) of the
+    /// file it replaces (`was`): recovery puts the backup back only over a file that still
+    /// holds `new`, and only while the backup (the original itself, its hard link, or a
+    /// copy given its time) still shows `was`; it removes a file the commit created only
+    /// while it holds `new`. (Journals of earlier versions have no `new`: recovery then
+    /// leaves every file whose content it cannot check. Those of the version before this
+    /// one hold git blob ids in `new`, and `old`, the blob id of the original, in place of
+    /// `was`.)
+    File {
+        path: String,
+        temp: Option<String>,
+        backup: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        new: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        old: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        was: Option<(u64, i64, i64)>,
+    },
+    /// The whole commit is one rename of `temp` over the existing file `path` (a commit
+    /// that replaces one file and syncs nothing): the rename is the commit point, so no
+    /// backup is kept. A temporary file still there means the commit did not happen;
+    /// recovery removes it. Recovery never changes `path`. (A version that does not know
+    /// this line reads no line of the journal and changes nothing.)
+    Swap { path: String, temp: String },
 }
 
 /// A journal as recovery accepts it: every name checked.
@@ -155,7 +190,7 @@ pub(super) fn parse(name: &str, text: &[u8]) -> Result<Journal, String> {
         n += 1;
         let line = std::str::from_utf8(&rest[..end])
             .ok()
-            .and_then(super::jsonl::read)
+            .and_then(|l| serde_json::from_str::<Line>(l).ok())
             .ok_or_else(|| format!("line {n} is not a line a commit writes"))?;
         check(&line, id, n)?;
         lines.push(line);

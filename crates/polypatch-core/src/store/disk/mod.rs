@@ -120,7 +120,6 @@
 mod commit;
 mod dirs;
 mod journal;
-mod jsonl;
 mod lock;
 mod ops;
 mod recover;
