@@ -211,7 +211,7 @@ pub(crate) fn resolve(
     }
     // A head of punctuation and short words only (`}`, `/// ```, `---`: fewer than 3
     // letters and digits in all) places nothing: such lines stand in many files.
-    if pivoted.is_none() && seg[i..i + k].iter().map(|l| alphanumerics(l)).sum::<usize>() < 3 {
+    if pivoted.is_none() && says(&seg[i..i + k]) < 3 {
         return Err(unclear(
             format!(
                 "the segment's first lines the file holds, {}, say too little to place it (line {} of the file)",
@@ -395,22 +395,27 @@ pub(crate) fn resolve(
         (head_end, mid_end),
         (head.end, mid_file_end),
     );
+    // Per segment line, whether the file holds it where the segment goes (head, kept middle
+    // line, tail): the others are new.
+    let mut placed = vec![false; n];
+    for j in (i..head_end)
+        .chain(tail.as_ref().map_or(0..0, |(a, b, _)| *a..*b))
+        .chain(mid.file_kept.iter().flatten().copied())
+    {
+        placed[j] = true;
+    }
     // A snippet indented as a whole by some columns, with a new line the file has as
     // written (at the file's own indentation) among the lines the segment removes: that
     // line is kept there unshifted, or re-indented by the snippet's shift: one reading of
     // two.
     let delta = Shift::of(seg[i].as_str(), fd.text(head.start)).delta;
     if delta != 0 {
-        let mut is_kept = vec![false; n];
-        for j in mid.file_kept.iter().flatten() {
-            is_kept[*j] = true;
-        }
         let removed: std::collections::HashMap<&str, usize> = (0..mid.file_kept.len())
             .filter(|&fo| mid.file_kept[fo].is_none() && !is_blank(fd.text(head.end + fo)))
             .map(|fo| (fd.text(head.end + fo).trim_end(), head.end + fo))
             .collect();
         let same = (head_end..mid_end)
-            .filter(|&j| !is_kept[j] && !is_blank(&seg[j]))
+            .filter(|&j| !placed[j] && !is_blank(&seg[j]))
             .find_map(|j| removed.get(seg[j].trim_end()).map(|&fi| (j, fi)));
         if let Some((j, fi)) = same {
             return Err(unclear(
@@ -434,12 +439,10 @@ pub(crate) fn resolve(
         let kept_there = tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&p))
             || (head.end..mid_file_end).contains(&p) && mid.file_kept[p - head.end].is_some();
         let above = head.start.saturating_sub(NEAR).max(lo)..head.start;
-        let new_like_above = seg.iter().enumerate().any(|(j, l)| {
-            let placed = (i..head_end).contains(&j)
-                || tail.as_ref().is_some_and(|(a, b, _)| (*a..*b).contains(&j))
-                || mid.file_kept.contains(&Some(j));
-            !placed && distinctive(l) && above.clone().any(|fi| resembles(l, fd.text(fi)))
-        });
+        let new_like_above = seg
+            .iter()
+            .enumerate()
+            .any(|(j, l)| !placed[j] && distinctive(l) && above.clone().any(|fi| resembles(l, fd.text(fi))));
         // Lines removed between the head and that line: the fewest of all the head's places
         // (its last before the line), when the line says enough and the segment writes
         // about as many in their place.
@@ -488,9 +491,8 @@ pub(crate) fn resolve(
             mid.added == 0 && seg[h..i].iter().all(|l| is_blank(l)) && seg[after..].iter().all(|l| is_blank(l));
         let certain = (!grown && !tail_grown || writes_nothing && !head_doubt && !tail_doubt) && !nearest;
         let tail_strong = tail.as_ref().is_some_and(|(a, b, _)| strong(*a, *b));
-        let says = |from: usize, to: usize| seg[from..to].iter().map(|l| alphanumerics(l)).sum::<usize>();
-        let tail_says = tail.as_ref().map_or(0, |(a, b, _)| says(*a, *b));
-        let head_says = says(i, head_end);
+        let tail_says = tail.as_ref().map_or(0, |(a, b, _)| says(&seg[*a..*b]));
+        let head_says = says(&seg[i..head_end]);
         // A tail of punctuation and short words (`}`, `};`, `//!`: fewer than 3 letters and
         // digits, as a head that places nothing) stands at many places, and a line the
         // segment writes new may take the file's for it. It places the removal of one line
@@ -500,10 +502,7 @@ pub(crate) fn resolve(
         let pinned = ends.at_end && region_end == len;
         let closes_kept = tail.as_ref().is_some_and(|(a, _, _)| {
             let width = indent_width(&seg[*a]).0;
-            (h..*a)
-                .rev()
-                .find(|&j| !is_blank(&seg[j]) && indent_width(&seg[j]).0 <= width)
-                .is_some_and(|j| (i..head_end).contains(&j) || mid.file_kept.contains(&Some(j)))
+            (h..*a).rev().find(|&j| !is_blank(&seg[j]) && indent_width(&seg[j]).0 <= width).is_some_and(|j| placed[j])
         });
         let weak_tail = tail_says < 3 && !pinned && (tail_grown || mid.removed > 1 && !closes_kept);
         let allowed = if head_doubt || tail_doubt || weak_tail {
@@ -542,10 +541,7 @@ pub(crate) fn resolve(
     let outside = |fi: usize| fi < region.0 || fi >= region.1;
     let near = region.0.saturating_sub(NEAR).max(lo)..(region.1 + NEAR).min(len);
     for (j, line) in seg.iter().enumerate() {
-        let placed = (i..head_end).contains(&j)
-            || tail.as_ref().is_some_and(|(a, b, _)| (*a..*b).contains(&j))
-            || mid.file_kept.contains(&Some(j));
-        if placed || !distinctive(line) {
+        if placed[j] || !distinctive(line) {
             continue;
         }
         if let Some(fi) = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim()) {
@@ -578,8 +574,7 @@ pub(crate) fn resolve(
             while b < to && !is_blank(&seg[b]) {
                 b += 1;
             }
-            let says: usize = seg[a..b].iter().map(|l| alphanumerics(l)).sum();
-            if b - a >= 2 && says >= 8 {
+            if b - a >= 2 && says(&seg[a..b]) >= 8 {
                 let elsewhere = places_of(&fd, &seg[a..b], lo, len).into_iter().find(|&s| outside(s));
                 if let Some(s) = elsewhere {
                     return Err(unclear(
@@ -922,6 +917,11 @@ const NEAR: usize = 8;
 /// How many letters and digits a line has.
 fn alphanumerics(line: &str) -> usize {
     line.chars().filter(|c| c.is_alphanumeric()).count()
+}
+
+/// How many letters and digits `lines` have in all.
+fn says(lines: &[LineText]) -> usize {
+    lines.iter().map(|l| alphanumerics(l)).sum()
 }
 
 /// Whether a new line says enough to be taken for a moved one: 8 letters or digits.
