@@ -244,6 +244,23 @@ fn a_line_the_snippet_reindents_is_changed() {
     assert_eq!(merged(file, snippet), snippet);
 }
 
+/// Accuracy harness, `serde_json_010`: a head of punctuation (`/// ]);`, `/// ```` `) that
+/// stands at one place, a changed line, then a line the segment keeps that says enough
+/// (`macro_rules! json {`): that line places the segment, the head's place being the one
+/// right above it. Merged.
+#[test]
+fn a_head_of_punctuation_is_placed_by_a_kept_line_that_says_enough() {
+    let file = "/// [\n/// ]);\n/// ```\n#[macro_export(local_inner_macros)]\nmacro_rules! json {\n    () => {};\n}\n";
+    let snippet = "// ...\n/// ]);\n/// ```\n#[macro_export]\nmacro_rules! json {\n// ...\n";
+    assert_eq!(merged(file, snippet), file.replace("(local_inner_macros)", ""));
+    // Without that line (a changed line alone after the head), refused as before.
+    let f = refused(file, "// ...\n/// ]);\n/// ```\n#[macro_export]\n// ...\n");
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `/// ]);`, say too little to place it (line 2 of the file)"
+    );
+}
+
 /// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]

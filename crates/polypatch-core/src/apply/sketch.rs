@@ -210,9 +210,12 @@ pub(crate) fn resolve(
         }
     }
     // A head of punctuation and short words only (`}`, `/// ```, `---`: fewer than 3
-    // letters and digits in all) places nothing: such lines stand in many files.
-    if pivoted.is_none() && says(&seg[i..i + k]) < 3 {
-        return Err(unclear(
+    // letters and digits in all) places nothing by itself: such lines stand in many files.
+    // It stands where it is when a later line the segment keeps says enough (checked
+    // below, with the lines between explained).
+    let weak_head = pivoted.is_none() && says(&seg[i..i + k]) < 3;
+    let weak_head_failure = || {
+        unclear(
             format!(
                 "the segment's first lines the file holds, {}, say too little to place it (line {} of the file)",
                 quoted(&seg[i]),
@@ -220,8 +223,8 @@ pub(crate) fn resolve(
             ),
             format!("add the line above {} to the snippet, as the file has it", quoted(&seg[i])),
             &[(head.start, head.end)],
-        ));
-    }
+        )
+    };
     let starts_file = ends.at_start && lo == 0 && head.start == 0;
     if i > h && !starts_file && ends.at_start && lo == 0 {
         let first = quoted(&seg[h]);
@@ -403,6 +406,9 @@ pub(crate) fn resolve(
         .chain(mid.file_kept.iter().flatten().copied())
     {
         placed[j] = true;
+    }
+    if weak_head && !(explained(&mid) && (head_end..n).any(|j| placed[j] && distinctive(&seg[j]))) {
+        return Err(weak_head_failure());
     }
     // A snippet indented as a whole by some columns, with a new line the file has as
     // written (at the file's own indentation) among the lines the segment removes: that
