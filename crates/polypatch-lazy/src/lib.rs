@@ -94,6 +94,9 @@
 //! - a segment whose last lines stand at another indentation shift than its first ones,
 //!   and a snippet indented as a whole whose new line stands, unshifted, among the lines
 //!   it removes;
+//! - a new line that the file has right outside the segment's place (moved, or written
+//!   twice), unless the file has it at several places (a line of a kind it repeats) and
+//!   the segment's last lines stand at one place;
 //! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
 //!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
 //!   away (a changed line, or a context line copied with a typo).

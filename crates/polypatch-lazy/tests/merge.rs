@@ -261,6 +261,37 @@ fn a_head_of_punctuation_is_placed_by_a_kept_line_that_says_enough() {
     );
 }
 
+/// Accuracy harness, `anyhow_034`, `pluggy_003`: a new line that the file has right outside
+/// the region and at other places too (`#[doc(hidden)]`, a changelog's `Bug Fixes`) is a
+/// line of a kind the file repeats, written once more: not a line moved. Merged.
+#[test]
+fn a_new_line_the_file_repeats_next_to_the_region_is_written_again() {
+    let file = "mod a {\n    #[doc(hidden)]\n    pub fn one() {}\n\n    #[doc(hidden)]\n    pub fn two() {}\n}\n";
+    let snippet = "// ... existing code ...\n    pub fn two() {}\n\n    #[doc(hidden)]\n    pub fn three() {}\n}\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace("two() {}\n", "two() {}\n\n    #[doc(hidden)]\n    pub fn three() {}\n")
+    );
+}
+
+/// Accuracy harness, `commander_040` (`reindent+4`): the segment's last line, `error:
+/// boolean;`, stands twice below its head and the segment writes it twice; placed at its
+/// nearest place, the segment's other copy reads as new, and the file has it right below:
+/// the snippet's two copies may be the file's two. Refused (merged, the second interface
+/// was written twice).
+#[test]
+fn a_nearest_tail_with_a_copy_of_it_new_next_to_the_region_is_refused() {
+    let file = "export interface ParseOptions {\n  from: 'node';\n}\nexport interface HelpContext { // optional\n  error: boolean;\n}\nexport interface AddHelpTextContext { // passed\n  error: boolean;\n  command: Command;\n}\n";
+    let snippet = "// ...\n    export interface ParseOptions {\n      from: 'node';\n    }\n    export interface HelpContext {\n      // optional\n      error: boolean;\n    }\n    export interface AddHelpTextContext {\n      // passed\n      error: boolean;\n      // ... rest of the file ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`error: boolean;` is new in the segment but stands at line 8 of the file, next to where the segment goes: it \
+         is unclear whether it moves there or is written twice"
+    );
+}
+
 /// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]

@@ -542,7 +542,10 @@ pub(crate) fn resolve(
     }
 
     // A new line that the file has right outside the region (where a marker keeps it) is
-    // a line moved, or one written twice: one reading of two.
+    // a line moved, or one written twice: one reading of two. Unless the file has it at
+    // several places (`#[doc(hidden)]`, a changelog's `Bug Fixes`: a line of a kind it
+    // repeats, written once more), and the segment's last lines were not placed at the
+    // nearest of their places (a copy of them that the segment writes may be the file's).
     let region = (head.start, region_end);
     let outside = |fi: usize| fi < region.0 || fi >= region.1;
     let near = region.0.saturating_sub(NEAR).max(lo)..(region.1 + NEAR).min(len);
@@ -550,7 +553,9 @@ pub(crate) fn resolve(
         if placed[j] || !distinctive(line) {
             continue;
         }
-        if let Some(fi) = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim()) {
+        let beside = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim());
+        let repeated = || !nearest && places_of(&fd, std::slice::from_ref(line), 0, len).len() >= 2;
+        if let Some(fi) = beside.filter(|_| !repeated()) {
             return Err(unclear(
                 format!(
                     "{} is new in the segment but stands at line {} of the file, next to where the segment goes: \
