@@ -107,6 +107,11 @@
 //! place the segment only with a later line it keeps that says enough (8 letters and
 //! digits), the lines between them replaced by about as many (removed ≤ written + 2).
 //!
+//! A segment between two markers that the file holds whole (a landmark such as the `}`
+//! closing a function whose body a marker keeps) changes nothing: it stands at its first
+//! place after the segment before it, unless its first or last line stands somewhere the
+//! rest of it does not follow (there it would change the file: refused as unclear).
+//!
 //! A segment that is already merged changes nothing and is reported already applied.
 
 pub mod error;

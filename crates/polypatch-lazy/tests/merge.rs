@@ -292,6 +292,35 @@ fn a_nearest_tail_with_a_copy_of_it_new_next_to_the_region_is_refused() {
     );
 }
 
+/// Accuracy harness, `anyhow_009` (`whole_function`): a function rewritten with a marker
+/// inside it, then its closing `}` alone between two markers. The `}` stands at several
+/// places; it writes and removes nothing, so it stands at the first of them after the
+/// segment before (the next segments are looked for after it). Merged.
+#[test]
+fn a_closing_line_alone_between_markers_changes_nothing_and_is_placed_first() {
+    let snippet = "// ... existing code ...\nfunction two() {\n  log();\n  const y = 2;\n  // ... existing code ...\n}\n// ... existing code ...\n";
+    assert_eq!(merged(JS, snippet), JS.replace("  const y = 2;", "  log();\n  const y = 2;"));
+    // `)]` alone, at one place: as well.
+    let file = "#![allow(\n    clippy::bool_to_int,\n    clippy::erasing_op,\n)]\nfn f() {}\n";
+    let snippet = "#![allow(\n    clippy::bool_to_int,\n    clippy::deref_addrof,\n    // ... existing code ...\n)]\n// ... unchanged ...\n";
+    assert_eq!(merged(file, snippet), file.replace("int,\n", "int,\n    clippy::deref_addrof,\n"));
+}
+
+/// A segment between two markers that the file holds whole at one place, but whose first
+/// line stands at another place where the rest does not follow: there it would change the
+/// file (`done();` replaced by `}`). Refused, as before the rule above.
+#[test]
+fn a_whole_segment_whose_first_line_stands_elsewhere_is_refused() {
+    let file = "function one() {\n  return 1;\n  done();\n}\n\nfunction two() {\n  return 1;\n}\n";
+    let f = refused(file, "function one() {\n  // ... existing code ...\n  return 1;\n}\n// ... existing code ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment stands as written at lines 7-8, and its first line, `return 1;`, at other places too, where it \
+         would change the file: it is unclear whether it is already applied"
+    );
+}
+
 /// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]

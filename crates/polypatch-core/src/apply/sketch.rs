@@ -145,6 +145,33 @@ pub(crate) fn resolve(
         return Ok(Resolved { pat: Vec::new(), kept: vec![None; n], found, notes });
     }
 
+    // A segment between two markers that the file holds whole (it writes and removes
+    // nothing: a landmark, such as the `}` or `)]` closing a block whose inside a marker
+    // keeps) changes nothing wherever it stands: at its first place after the segment
+    // before, the next segments are looked for in the most lines (a later place would
+    // only rule some out). Unless its first or last line stands at a place where the rest
+    // of it does not follow or lead (there it would change the file: a second reading).
+    if !ends.at_start && !ends.at_end {
+        let whole = places_of(&fd, seg, lo, len);
+        let ends_follow = |j: usize| {
+            places_of(&fd, &seg[j..=j], lo, len).iter().all(|&p| p >= j && whole.binary_search(&(p - j)).is_ok())
+        };
+        if let Some(&p) = whole.first()
+            && ends_follow(h)
+            && ends_follow(t)
+            && let Ok(f) = fd.find(seg, p, p + n)
+        {
+            let found = Found {
+                start: p,
+                end: p + n,
+                map: (p..p + n).map(Some).collect(),
+                tier: f.tier,
+                confidence: f.confidence,
+            };
+            return Ok(Resolved { pat: seg.to_vec(), kept: (0..n).map(Some).collect(), found, notes });
+        }
+    }
+
     // The head: the first line the file holds, grown until its run stands at one place.
     let at_file_start = ends.at_start && lo == 0 && fd.find(&seg[h..=h], 0, 1).is_ok();
     let mut i = h;
