@@ -110,7 +110,8 @@
 //! A segment between two markers that the file holds whole (a landmark such as the `}`
 //! closing a function whose body a marker keeps) changes nothing: it stands at its first
 //! place after the segment before it, unless its first or last line stands somewhere the
-//! rest of it does not follow (there it would change the file: refused as unclear).
+//! rest of it does not follow (there it would change the file: refused as unclear). The
+//! snippet's last segment with no marker after it stands so only as the file's last lines.
 //!
 //! A segment that is already merged changes nothing and is reported already applied.
 

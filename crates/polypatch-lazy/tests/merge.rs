@@ -306,6 +306,21 @@ fn a_closing_line_alone_between_markers_changes_nothing_and_is_placed_first() {
     assert_eq!(merged(file, snippet), file.replace("int,\n", "int,\n    clippy::deref_addrof,\n"));
 }
 
+/// Accuracy harness, `anyhow_032` (`whole_function`): the snippet's last segment, after an
+/// inner marker and with no marker after it, is the `}` that is the file's last line: the
+/// snippet ends there. Merged; where the file's last line is another, refused as before.
+#[test]
+fn a_closing_line_that_ends_the_snippet_and_the_file_is_placed_there() {
+    let file = "use std::fmt;\n\npub mod private {\n    use crate::Error;\n    pub fn f() {}\n}\n";
+    let snippet = "// ... rest of the code ...\npub mod private {\n    use self::not::Bool;\n    use crate::Error;\n    // ...\n}\n";
+    assert_eq!(merged(file, snippet), file.replace("{\n    use crate", "{\n    use self::not::Bool;\n    use crate"));
+    let f = refused(&format!("{file}// end\n"), snippet);
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `}`, say too little to place it (line 7 of the file)"
+    );
+}
+
 /// A segment between two markers that the file holds whole at one place, but whose first
 /// line stands at another place where the rest does not follow: there it would change the
 /// file (`done();` replaced by `}`). Refused, as before the rule above.

@@ -151,14 +151,21 @@ pub(crate) fn resolve(
     // before, the next segments are looked for in the most lines (a later place would
     // only rule some out). Unless its first or last line stands at a place where the rest
     // of it does not follow or lead (there it would change the file: a second reading).
-    if !ends.at_start && !ends.at_end {
+    // The snippet's last (first) segment with no marker after (before) it stands so at
+    // the file's end (start) only: there the snippet puts it.
+    if !(ends.at_start && ends.at_end) {
         let whole = places_of(&fd, seg, lo, len);
         let ends_follow = |j: usize| {
             places_of(&fd, &seg[j..=j], lo, len).iter().all(|&p| p >= j && whole.binary_search(&(p - j)).is_ok())
         };
-        if let Some(&p) = whole.first()
-            && ends_follow(h)
-            && ends_follow(t)
+        let place = if ends.at_end {
+            whole.last().copied().filter(|&p| p + n == len)
+        } else if ends.at_start {
+            whole.first().copied().filter(|&p| p == 0)
+        } else {
+            whole.first().copied().filter(|_| ends_follow(h) && ends_follow(t))
+        };
+        if let Some(p) = place
             && let Ok(f) = fd.find(seg, p, p + n)
         {
             let found = Found {
