@@ -88,7 +88,8 @@
 //! - a segment whose last line stands at several places and whose nearest place would
 //!   remove lines;
 //! - a segment that would remove many more lines than it writes between a head and a tail
-//!   of one line each (the tail may be a new line that happens to be in the file), or
+//!   of one line each (more than 2 more, in all and between some two lines it keeps: the
+//!   tail may be a new line that happens to be in the file), or
 //!   more than one line before a tail of punctuation alone (`}`, `};`) unless that tail
 //!   closes a line the segment keeps or ends the file;
 //! - a segment whose last lines stand at another indentation shift than its first ones,

@@ -321,6 +321,17 @@ fn a_closing_line_that_ends_the_snippet_and_the_file_is_placed_there() {
     );
 }
 
+/// Accuracy harness, `pluggy_036` (`whole_function`): three two-line functions each
+/// rewritten on one line, the kept lines between them placing each change: 6 lines
+/// removed for 3 written in all, but at most one more removed than written between any
+/// two lines kept. Merged (a removal is explained gap by gap, not only in all).
+#[test]
+fn many_small_replacements_between_kept_lines_are_explained_gap_by_gap() {
+    let file = "def test_a(add):\n    @add(wrapper=True)\n    def first():\n        yield\n\n    assert funcs() == [first]\n\n    @add()\n    def m2() -> None:\n        ...\n\n    assert funcs() == [m2, first]\n\n    @add(trylast=True)\n    def m3() -> None:\n        ...\n\n    assert funcs() == [m3, m2, first]\n\n    @add(hookwrapper=True)\n    def m4() -> None:\n        ...\n\n    assert funcs() == [m4, m3, m2, first]\n\n    @add()\n    def m5() -> None:\n        ...\n";
+    let snippet = "# ...\n    @add()\n    def m2() -> None: ...\n\n    assert funcs() == [m2, first]\n\n    @add(trylast=True)\n    def m3() -> None: ...\n\n    assert funcs() == [m3, m2, first]\n\n    @add(hookwrapper=True)\n    def m4() -> None: ...\n\n    assert funcs() == [m4, m3, m2, first]\n";
+    assert_eq!(merged(file, snippet), file.replacen("None:\n        ...\n", "None: ...\n", 3));
+}
+
 /// A segment between two markers that the file holds whole at one place, but whose first
 /// line stands at another place where the rest does not follow: there it would change the
 /// file (`done();` replaced by `}`). Refused, as before the rule above.

@@ -391,7 +391,7 @@ pub(crate) fn resolve(
             ));
         }
     }
-    let explained = |m: &Middle| m.removed <= m.added + 2;
+    let explained = |m: &Middle| m.removed <= m.added + 2 || m.gaps_explained;
     let (mid_end, after, region_end) = match &tail {
         Some((a, b, f)) => (*a, *b, f.end),
         None => (head_end, head_end, head.end),
@@ -1052,6 +1052,9 @@ struct Middle {
     file_kept: Vec<Option<usize>>,
     removed: usize,
     added: usize,
+    /// Whether, between each two lines kept (and at the edges), the file lines removed are
+    /// at most 2 more than the segment lines written there.
+    gaps_explained: bool,
     /// The first of a run of blank file lines the segment leaves out between two lines it
     /// shows next to each other (nothing written in their place), as a file line.
     dropped_blank: Option<usize>,
@@ -1079,6 +1082,28 @@ fn middle(
     }
     let removed = file_kept.iter().zip(&old).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
     let added = kept.iter().zip(&new).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
+    // Per gap between two kept lines (and at the middle's edges), the file lines removed
+    // against the segment lines written there.
+    let mut gaps_explained = true;
+    let (mut o, mut j) = (0, 0);
+    loop {
+        let (o0, j0) = (o, j);
+        while o < old.len() && file_kept[o].is_none() {
+            o += 1;
+        }
+        while j < new.len() && kept[j].is_none() {
+            j += 1;
+        }
+        let gone = old[o0..o].iter().filter(|l| !is_blank(l)).count();
+        let written = new[j0..j].iter().filter(|l| !is_blank(l)).count();
+        gaps_explained &= gone <= written + 2;
+        if o >= old.len() || j >= new.len() {
+            break;
+        }
+        debug_assert_eq!(file_kept[o], Some(from + j));
+        o += 1;
+        j += 1;
+    }
     // Runs of blank file lines left out with nothing written between the lines around them.
     let mut dropped_blank = None;
     let mut o = 0;
@@ -1103,7 +1128,7 @@ fn middle(
             dropped_blank = Some(lo + o - 1);
         }
     }
-    Middle { file_kept, removed, added, dropped_blank }
+    Middle { file_kept, removed, added, dropped_blank, gaps_explained }
 }
 
 /// The indentation the segment's lines have against the file's (its head's first line), in
