@@ -124,7 +124,10 @@
 //! and every report's text are the same; the reports have no JSON and the types no serde
 //! traits. Without `disk`, the in-memory API is the same ([`apply_str`], [`MemoryFileSet`],
 //! [`apply`] and [`apply_text`] on any [`FileStore`](fs::FileStore)); only [`DiskFileSet`]
-//! and its types are missing.
+//! and its types are missing. Without `lazy` (which `tool-call` turns on), the engine has
+//! no merge of lazy snippets: a hand-written plan with a
+//! [`Target::Sketch`](plan::Target::Sketch) edit fails as an invalid plan naming the
+//! feature, and every other edit applies the same.
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]

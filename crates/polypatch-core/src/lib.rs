@@ -74,6 +74,9 @@
 //!   journal's lines), xxhash-rust and, on Unix, rustix. Without it the engine, the
 //!   in-memory apply ([`MemoryFileSet`], [`Overlay`], your own [`FileStore`]) and the
 //!   reports are the same; a dialect crate depends on this crate without it.
+//! - `lazy` (on by default): the merge of [`Target::Sketch`] edits, the lazy dialect's
+//!   snippets (`polypatch-lazy` turns it on). Without it such an edit fails as
+//!   [`FailureKind::InvalidPlan`], naming the feature; every other target applies the same.
 //! - `serde`: `Serialize` and `Deserialize` on the plan, the report and the options, and
 //!   `Dialect::schema`.
 //! - `schemars`: `JsonSchema` on the report types (turns on `serde`).
