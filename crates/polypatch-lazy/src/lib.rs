@@ -94,12 +94,24 @@
 //! - a segment whose last lines stand at another indentation shift than its first ones,
 //!   and a snippet indented as a whole whose new line stands, unshifted, among the lines
 //!   it removes;
+//! - a new line that the file has right outside the segment's place (moved, or written
+//!   twice), unless the file has it at several places (a line of a kind it repeats) and
+//!   the segment's last lines stand at one place;
 //! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
 //!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
 //!   away (a changed line, or a context line copied with a typo).
 //!
 //! A repeated first line is placed by the first later line of the segment that follows
-//! one of its places only (before its next place).
+//! one of its places only (before its next place). First lines of punctuation and short
+//! words only (`/// ]);`, `}`: fewer than 3 letters and digits) that stand at one place
+//! place the segment only with a later line it keeps that says enough (8 letters and
+//! digits), the lines between them replaced by about as many (removed ≤ written + 2).
+//!
+//! A segment between two markers that the file holds whole (a landmark such as the `}`
+//! closing a function whose body a marker keeps) changes nothing: it stands at its first
+//! place after the segment before it, unless its first or last line stands somewhere the
+//! rest of it does not follow (there it would change the file: refused as unclear). The
+//! snippet's last segment with no marker after it stands so only as the file's last lines.
 //!
 //! A segment that is already merged changes nothing and is reported already applied.
 

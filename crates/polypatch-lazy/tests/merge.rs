@@ -244,6 +244,98 @@ fn a_line_the_snippet_reindents_is_changed() {
     assert_eq!(merged(file, snippet), snippet);
 }
 
+/// Accuracy harness, `serde_json_010`: a head of punctuation (`/// ]);`, `/// ```` `) that
+/// stands at one place, a changed line, then a line the segment keeps that says enough
+/// (`macro_rules! json {`): that line places the segment, the head's place being the one
+/// right above it. Merged.
+#[test]
+fn a_head_of_punctuation_is_placed_by_a_kept_line_that_says_enough() {
+    let file = "/// [\n/// ]);\n/// ```\n#[macro_export(local_inner_macros)]\nmacro_rules! json {\n    () => {};\n}\n";
+    let snippet = "// ...\n/// ]);\n/// ```\n#[macro_export]\nmacro_rules! json {\n// ...\n";
+    assert_eq!(merged(file, snippet), file.replace("(local_inner_macros)", ""));
+    // Without that line (a changed line alone after the head), refused as before.
+    let f = refused(file, "// ...\n/// ]);\n/// ```\n#[macro_export]\n// ...\n");
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `/// ]);`, say too little to place it (line 2 of the file)"
+    );
+}
+
+/// Accuracy harness, `anyhow_034`, `pluggy_003`: a new line that the file has right outside
+/// the region and at other places too (`#[doc(hidden)]`, a changelog's `Bug Fixes`) is a
+/// line of a kind the file repeats, written once more: not a line moved. Merged.
+#[test]
+fn a_new_line_the_file_repeats_next_to_the_region_is_written_again() {
+    let file = "mod a {\n    #[doc(hidden)]\n    pub fn one() {}\n\n    #[doc(hidden)]\n    pub fn two() {}\n}\n";
+    let snippet = "// ... existing code ...\n    pub fn two() {}\n\n    #[doc(hidden)]\n    pub fn three() {}\n}\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace("two() {}\n", "two() {}\n\n    #[doc(hidden)]\n    pub fn three() {}\n")
+    );
+}
+
+/// Accuracy harness, `commander_040` (`reindent+4`): the segment's last line, `error:
+/// boolean;`, stands twice below its head and the segment writes it twice; placed at its
+/// nearest place, the segment's other copy reads as new, and the file has it right below:
+/// the snippet's two copies may be the file's two. Refused (merged, the second interface
+/// was written twice).
+#[test]
+fn a_nearest_tail_with_a_copy_of_it_new_next_to_the_region_is_refused() {
+    let file = "export interface ParseOptions {\n  from: 'node';\n}\nexport interface HelpContext { // optional\n  error: boolean;\n}\nexport interface AddHelpTextContext { // passed\n  error: boolean;\n  command: Command;\n}\n";
+    let snippet = "// ...\n    export interface ParseOptions {\n      from: 'node';\n    }\n    export interface HelpContext {\n      // optional\n      error: boolean;\n    }\n    export interface AddHelpTextContext {\n      // passed\n      error: boolean;\n      // ... rest of the file ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`error: boolean;` is new in the segment but stands at line 8 of the file, next to where the segment goes: it \
+         is unclear whether it moves there or is written twice"
+    );
+}
+
+/// Accuracy harness, `anyhow_009` (`whole_function`): a function rewritten with a marker
+/// inside it, then its closing `}` alone between two markers. The `}` stands at several
+/// places; it writes and removes nothing, so it stands at the first of them after the
+/// segment before (the next segments are looked for after it). Merged.
+#[test]
+fn a_closing_line_alone_between_markers_changes_nothing_and_is_placed_first() {
+    let snippet = "// ... existing code ...\nfunction two() {\n  log();\n  const y = 2;\n  // ... existing code ...\n}\n// ... existing code ...\n";
+    assert_eq!(merged(JS, snippet), JS.replace("  const y = 2;", "  log();\n  const y = 2;"));
+    // `)]` alone, at one place: as well.
+    let file = "#![allow(\n    clippy::bool_to_int,\n    clippy::erasing_op,\n)]\nfn f() {}\n";
+    let snippet = "#![allow(\n    clippy::bool_to_int,\n    clippy::deref_addrof,\n    // ... existing code ...\n)]\n// ... unchanged ...\n";
+    assert_eq!(merged(file, snippet), file.replace("int,\n", "int,\n    clippy::deref_addrof,\n"));
+}
+
+/// Accuracy harness, `anyhow_032` (`whole_function`): the snippet's last segment, after an
+/// inner marker and with no marker after it, is the `}` that is the file's last line: the
+/// snippet ends there. Merged; where the file's last line is another, refused as before.
+#[test]
+fn a_closing_line_that_ends_the_snippet_and_the_file_is_placed_there() {
+    let file = "use std::fmt;\n\npub mod private {\n    use crate::Error;\n    pub fn f() {}\n}\n";
+    let snippet = "// ... rest of the code ...\npub mod private {\n    use self::not::Bool;\n    use crate::Error;\n    // ...\n}\n";
+    assert_eq!(merged(file, snippet), file.replace("{\n    use crate", "{\n    use self::not::Bool;\n    use crate"));
+    let f = refused(&format!("{file}// end\n"), snippet);
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `}`, say too little to place it (line 7 of the file)"
+    );
+}
+
+/// A segment between two markers that the file holds whole at one place, but whose first
+/// line stands at another place where the rest does not follow: there it would change the
+/// file (`done();` replaced by `}`). Refused, as before the rule above.
+#[test]
+fn a_whole_segment_whose_first_line_stands_elsewhere_is_refused() {
+    let file = "function one() {\n  return 1;\n  done();\n}\n\nfunction two() {\n  return 1;\n}\n";
+    let f = refused(file, "function one() {\n  // ... existing code ...\n  return 1;\n}\n// ... existing code ...\n");
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment stands as written at lines 7-8, and its first line, `return 1;`, at other places too, where it \
+         would change the file: it is unclear whether it is already applied"
+    );
+}
+
 /// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]

@@ -145,6 +145,40 @@ pub(crate) fn resolve(
         return Ok(Resolved { pat: Vec::new(), kept: vec![None; n], found, notes });
     }
 
+    // A segment between two markers that the file holds whole (it writes and removes
+    // nothing: a landmark, such as the `}` or `)]` closing a block whose inside a marker
+    // keeps) changes nothing wherever it stands: at its first place after the segment
+    // before, the next segments are looked for in the most lines (a later place would
+    // only rule some out). Unless its first or last line stands at a place where the rest
+    // of it does not follow or lead (there it would change the file: a second reading).
+    // The snippet's last (first) segment with no marker after (before) it stands so at
+    // the file's end (start) only: there the snippet puts it.
+    if !(ends.at_start && ends.at_end) {
+        let whole = places_of(&fd, seg, lo, len);
+        let ends_follow = |j: usize| {
+            places_of(&fd, &seg[j..=j], lo, len).iter().all(|&p| p >= j && whole.binary_search(&(p - j)).is_ok())
+        };
+        let place = if ends.at_end {
+            whole.last().copied().filter(|&p| p + n == len)
+        } else if ends.at_start {
+            whole.first().copied().filter(|&p| p == 0)
+        } else {
+            whole.first().copied().filter(|_| ends_follow(h) && ends_follow(t))
+        };
+        if let Some(p) = place
+            && let Ok(f) = fd.find(seg, p, p + n)
+        {
+            let found = Found {
+                start: p,
+                end: p + n,
+                map: (p..p + n).map(Some).collect(),
+                tier: f.tier,
+                confidence: f.confidence,
+            };
+            return Ok(Resolved { pat: seg.to_vec(), kept: (0..n).map(Some).collect(), found, notes });
+        }
+    }
+
     // The head: the first line the file holds, grown until its run stands at one place.
     let at_file_start = ends.at_start && lo == 0 && fd.find(&seg[h..=h], 0, 1).is_ok();
     let mut i = h;
@@ -210,9 +244,12 @@ pub(crate) fn resolve(
         }
     }
     // A head of punctuation and short words only (`}`, `/// ```, `---`: fewer than 3
-    // letters and digits in all) places nothing: such lines stand in many files.
-    if pivoted.is_none() && says(&seg[i..i + k]) < 3 {
-        return Err(unclear(
+    // letters and digits in all) places nothing by itself: such lines stand in many files.
+    // It stands where it is when a later line the segment keeps says enough (checked
+    // below, with the lines between explained).
+    let weak_head = pivoted.is_none() && says(&seg[i..i + k]) < 3;
+    let weak_head_failure = || {
+        unclear(
             format!(
                 "the segment's first lines the file holds, {}, say too little to place it (line {} of the file)",
                 quoted(&seg[i]),
@@ -220,8 +257,8 @@ pub(crate) fn resolve(
             ),
             format!("add the line above {} to the snippet, as the file has it", quoted(&seg[i])),
             &[(head.start, head.end)],
-        ));
-    }
+        )
+    };
     let starts_file = ends.at_start && lo == 0 && head.start == 0;
     if i > h && !starts_file && ends.at_start && lo == 0 {
         let first = quoted(&seg[h]);
@@ -404,6 +441,9 @@ pub(crate) fn resolve(
     {
         placed[j] = true;
     }
+    if weak_head && !(explained(&mid) && (head_end..n).any(|j| placed[j] && distinctive(&seg[j]))) {
+        return Err(weak_head_failure());
+    }
     // A snippet indented as a whole by some columns, with a new line the file has as
     // written (at the file's own indentation) among the lines the segment removes: that
     // line is kept there unshifted, or re-indented by the snippet's shift: one reading of
@@ -536,7 +576,10 @@ pub(crate) fn resolve(
     }
 
     // A new line that the file has right outside the region (where a marker keeps it) is
-    // a line moved, or one written twice: one reading of two.
+    // a line moved, or one written twice: one reading of two. Unless the file has it at
+    // several places (`#[doc(hidden)]`, a changelog's `Bug Fixes`: a line of a kind it
+    // repeats, written once more), and the segment's last lines were not placed at the
+    // nearest of their places (a copy of them that the segment writes may be the file's).
     let region = (head.start, region_end);
     let outside = |fi: usize| fi < region.0 || fi >= region.1;
     let near = region.0.saturating_sub(NEAR).max(lo)..(region.1 + NEAR).min(len);
@@ -544,7 +587,9 @@ pub(crate) fn resolve(
         if placed[j] || !distinctive(line) {
             continue;
         }
-        if let Some(fi) = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim()) {
+        let beside = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim());
+        let repeated = || !nearest && places_of(&fd, std::slice::from_ref(line), 0, len).len() >= 2;
+        if let Some(fi) = beside.filter(|_| !repeated()) {
             return Err(unclear(
                 format!(
                     "{} is new in the segment but stands at line {} of the file, next to where the segment goes: \
