@@ -6,7 +6,8 @@
 //!
 //! It applies a unified diff to one file's text in memory. `cargo test -p polypatch
 //! --no-default-features --features unified --example minimal_build` builds and tests it
-//! that way (`.ci/run` does); with the default features it runs the same.
+//! that way (`.ci/run` does, and with `--features unified,disk`, which adds applying to a
+//! directory); with the default features it runs the same.
 
 fn main() {
     let diff = "--- a/greet.py\n+++ b/greet.py\n@@ -1,2 +1,2 @@\n def hi():\n-    print('hi')\n+    print('hello')\n";
@@ -32,9 +33,11 @@ mod tests {
         assert!(polypatch::Dialects::global().names().contains(&"unified"));
     }
 
-    /// A diff applied to a directory: the disk commit (its journal included, which needs
-    /// no serde) is in the smallest build, and a crashed commit's journal, as every
-    /// version writes it, is recovered.
+    /// With the `disk` feature (`features = ["unified", "disk"]`), a diff applied to a
+    /// directory: the disk commit (its journal included, which needs no `serde` feature)
+    /// is in that build, and a crashed commit's journal, as every version writes it, is
+    /// recovered.
+    #[cfg(feature = "disk")]
     #[test]
     fn a_diff_applies_to_a_directory_and_a_crash_is_recovered() {
         let dir = tempfile::tempdir().unwrap();

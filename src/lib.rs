@@ -103,8 +103,9 @@
 //!
 //! All on by default. A build that needs less turns the defaults off and names what it
 //! needs: `polypatch = { version = "0.1", default-features = false, features = ["unified"] }`
-//! parses and applies unified diffs (in memory, to a directory, from a chat reply) and
-//! compiles none of the rest.
+//! parses and applies unified diffs (in memory, from a chat reply, to your own
+//! [`FileStore`](fs::FileStore)) and compiles none of the rest; `features = ["unified",
+//! "disk"]` applies them to a directory too.
 //!
 //! | feature | what it adds | what it compiles in |
 //! |---|---|---|
@@ -113,6 +114,7 @@
 //! | `convert` | [`convert::convert()`] and [`Dialects::convert`]: a patch rewritten in another dialect | |
 //! | `editor` | [`editor`]: an editor's buffers patched in memory, with LSP edits, and the editor protocol | |
 //! | `schema` | [`schema`] and [`ReportDocument::schema`](report::ReportDocument::schema): JSON Schemas (turns on `serde`) | schemars and its derive |
+//! | `disk` | [`DiskFileSet`] (with [`Durability`](fs::Durability) and [`Recovery`](fs::Recovery) in [`fs`]): a directory as a file set, its commit journaled, undone on failure and recovered after a crash; turned on by `editor` | serde and `serde_json` (the journal), xxhash-rust, rustix (Unix) |
 //! | `serde` | the JSON report ([`ReportDocument::to_json`](report::ReportDocument::to_json), its `session`), serde's `Serialize` and `Deserialize` on the plan, the reports and the options, `Dialect::schema`; turned on by `ap`, `applydiff`, `aptix`, `tool-call`, `editor` and `schema` | serde, its derive and `serde_json` |
 //!
 //! Without `git-binary`, a binary patch is refused where it is read, as the unified
@@ -120,7 +122,12 @@
 //! to a diff is refused ([`convert::Operation::Binary`]). Without `serde`, parsing,
 //! applying (in memory and to a directory, the commit's journal and its recovery included)
 //! and every report's text are the same; the reports have no JSON and the types no serde
-//! traits.
+//! traits. Without `disk`, the in-memory API is the same ([`apply_str`], [`MemoryFileSet`],
+//! [`apply`] and [`apply_text`] on any [`FileStore`](fs::FileStore)); only [`DiskFileSet`]
+//! and its types are missing. Without `lazy` (which `tool-call` turns on), the engine has
+//! no merge of lazy snippets: a hand-written plan with a
+//! [`Target::Sketch`](plan::Target::Sketch) edit fails as an invalid plan naming the
+//! feature, and every other edit applies the same.
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -141,9 +148,11 @@ pub use polypatch_core as engine;
 // The root: what an embedder calls and names. Everything else sits in the module of its
 // kind below; the root's items are also in theirs.
 pub use extract::extract;
+#[cfg(feature = "disk")]
+#[cfg_attr(docsrs, doc(cfg(feature = "disk")))]
+pub use polypatch_core::DiskFileSet;
 pub use polypatch_core::{
-    ApplyError, ApplyOptions, ApplyReport, Dialect, DiskFileSet, EditPlan, MemoryFileSet, ParseOptions, PatchError,
-    apply, compute,
+    ApplyError, ApplyOptions, ApplyReport, Dialect, EditPlan, MemoryFileSet, ParseOptions, PatchError, apply, compute,
 };
 pub use registry::Dialects;
 pub use reply::{ReplyError, apply_text};
@@ -175,10 +184,12 @@ pub mod plan {
 /// root, and the errors of both.
 pub mod fs {
     pub use polypatch_core::{
-        Change, ChangeKind, CommitError, DiskFileSet, Durability, Entry, FileBytes, FileSource, FileStore,
-        MemoryFileSet, Overlay, PathError, PathErrorKind, ReadHash, Recovery, RelPath, decode_lossless,
-        is_git_dir_name,
+        Change, ChangeKind, CommitError, Entry, FileBytes, FileSource, FileStore, MemoryFileSet, Overlay, PathError,
+        PathErrorKind, ReadHash, RelPath, decode_lossless, is_git_dir_name,
     };
+    #[cfg(feature = "disk")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "disk")))]
+    pub use polypatch_core::{DiskFileSet, Durability, Recovery};
 }
 
 /// What applying did: the report of a plan (per file, per edit: status, place, tier,

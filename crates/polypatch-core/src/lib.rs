@@ -66,6 +66,20 @@
 //! assert_eq!(report.files[0].edits[0].status, Status::Applied);
 //! assert_eq!(report.files[0].edits[0].tier, Some(Tier::Indentation));
 //! ```
+//!
+//! # Cargo features
+//!
+//! - `disk` (on by default): [`DiskFileSet`], [`Durability`] and [`Recovery`], the
+//!   directory as a file set and its journaled commit. It compiles serde and `serde_json` (the
+//!   journal's lines), xxhash-rust and, on Unix, rustix. Without it the engine, the
+//!   in-memory apply ([`MemoryFileSet`], [`Overlay`], your own [`FileStore`]) and the
+//!   reports are the same; a dialect crate depends on this crate without it.
+//! - `lazy` (on by default): the merge of [`Target::Sketch`] edits, the lazy dialect's
+//!   snippets (`polypatch-lazy` turns it on). Without it such an edit fails as
+//!   [`FailureKind::InvalidPlan`], naming the feature; every other target applies the same.
+//! - `serde`: `Serialize` and `Deserialize` on the plan, the report and the options, and
+//!   `Dialect::schema`.
+//! - `schemars`: `JsonSchema` on the report types (turns on `serde`).
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -106,6 +120,8 @@ pub use render::{FileDelta, Operation, RenderError, RenderOptions};
 #[cfg(feature = "schemars")]
 #[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub use schema::closed_schema;
+#[cfg(feature = "disk")]
+#[cfg_attr(docsrs, doc(cfg(feature = "disk")))]
 pub use store::disk::{DiskFileSet, Durability, Recovery};
 pub use store::fileset::{
     Change, ChangeKind, CommitError, Entry, FileSource, FileStore, MemoryFileSet, Overlay, PathError, PathErrorKind,

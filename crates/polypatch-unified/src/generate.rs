@@ -302,8 +302,8 @@ pub fn diff_files<'a>(
 /// Deletions paired with creations of similar content show as renames.
 ///
 /// The old side is read from `files`: it must be the files as the plan was computed on
-/// them. Where another program may save a file meanwhile (a
-/// [`DiskFileSet`](polypatch_core::DiskFileSet)), compute the plan on an
+/// them. Where another program may save a file meanwhile (a directory: core's
+/// `DiskFileSet`, its `disk` feature), compute the plan on an
 /// [`Overlay`](polypatch_core::Overlay) of the files and pass that same overlay here: it
 /// reads each file once, so the old side is the bytes the edits were located on. Read
 /// again, the other program's save would be shown as the original, and the diff, fed to

@@ -14,6 +14,8 @@ pub(crate) mod miss;
 pub(crate) mod modify;
 pub(crate) mod report;
 pub(crate) mod shape;
+// The lazy dialect's merge (`Target::Sketch`), the `lazy` feature.
+#[cfg(feature = "lazy")]
 pub(crate) mod sketch;
 pub(crate) mod substring;
 pub(crate) mod write;

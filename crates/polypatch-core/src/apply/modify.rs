@@ -290,6 +290,16 @@ fn locate_and_apply(
     if let Some(done) = apply_unlocated(file, hashes, job, cursor) {
         return done;
     }
+    #[cfg(not(feature = "lazy"))]
+    if let Target::Sketch { .. } = &job.edit.target {
+        return Err(Failure::new(
+            FailureKind::InvalidPlan,
+            "a lazy snippet (`Target::Sketch`) cannot be merged: this build of polypatch lacks the `lazy` feature",
+            "build polypatch with the `lazy` feature, or send the edit with the lines it replaces (a diff or \
+             SEARCH/REPLACE block)",
+        ));
+    }
+    #[cfg(feature = "lazy")]
     if let (Target::Sketch { at_start, at_end }, Action::Replace(rep)) = (&job.edit.target, &job.edit.action) {
         let ends = crate::apply::sketch::Ends { at_start: *at_start, at_end: *at_end };
         let s =

@@ -136,6 +136,7 @@ impl FileBytes {
 
     /// The bytes, when they are at hand without building them; otherwise the lines.
     /// The bytes, when they are at hand (not an edited file's lines, never read whole).
+    #[cfg(feature = "disk")]
     pub(crate) fn at_hand(&self) -> Option<&[u8]> {
         self.settled().ok()
     }
