@@ -78,6 +78,9 @@ class Case:
     #: For a lazy case: whether the lines its snippet shows stand, as they are spaced in the
     #: file, at one place only (``lazycases.pinned``); the first-try goal counts these.
     pinned: bool | None = None
+    #: As ``pinned`` without the file's distances across removed lines
+    #: (``lazycases.pinned_in_order``).
+    pinned_order: bool | None = None
 
     @property
     def id(self) -> str:

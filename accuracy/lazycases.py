@@ -192,6 +192,45 @@ def pinned(r: Rendered) -> bool:
     return True
 
 
+def pinned_in_order(r: Rendered) -> bool:
+    """As :func:`pinned`, without the file's distances across the lines the edit removes or
+    changes (a snippet does not show how many there were): each run of lines the segment
+    keeps next to each other in the file and in the snippet must stand at one place only,
+    the runs in order, the file free to hold any number of lines between two runs. A
+    segment that fits at a second place so is unclear to a reader of the snippet (which
+    of its lines are new, this oracle still knows)."""
+    ops = line_opcodes(r.before, r.after)
+    for k, (a0, a1, _, _) in enumerate(r.groups):
+        if (k == 0 and a0 == 0) or (k == len(r.groups) - 1 and a1 == len(r.before)):
+            continue
+        lo = r.groups[k - 1][1] if k > 0 else 0
+        hi = r.groups[k + 1][0] if k + 1 < len(r.groups) else len(r.before)
+        runs = []
+        for tag, i1, i2, _, _ in ops:
+            if tag == "equal" and max(i1, a0) < min(i2, a1):
+                runs.append([r.before[p].rstrip() for p in range(max(i1, a0), min(i2, a1))])
+        if not runs:
+            continue
+        stripped = [line.rstrip() for line in r.before]
+        occ = [[x for x in range(lo, hi - len(run) + 1) if stripped[x:x + len(run)] == run] for run in runs]
+        # The earliest end of each run placed after the ones before it, the latest start
+        # of each placed before the ones after it.
+        earliest, end = [], lo
+        for run, places in zip(runs, occ):
+            earliest.append(end)
+            first = next((x for x in places if x >= end), None)
+            end = hi + 1 if first is None else first + len(run)
+        latest, start = [0] * len(runs), hi
+        for i in range(len(runs) - 1, -1, -1):
+            latest[i] = start
+            last = next((x for x in reversed(occ[i]) if x + len(runs[i]) <= start), None)
+            start = -1 if last is None else last
+        for i, run in enumerate(runs):
+            if sum(1 for x in occ[i] if x >= earliest[i] and x + len(run) <= latest[i]) > 1:
+                return False
+    return True
+
+
 def _alpha_spot(line: str) -> bool:
     return sum(c.isalpha() for c in line) >= 4
 
@@ -218,6 +257,7 @@ def build(edits: list[BaseEdit], project_files: dict[str, dict[str, str]], rows,
             if case is not None:
                 # The whole_function row's segments are not the groups `pinned` reads.
                 case.pinned = pinned(r) if row != "lazy_whole_function" else None
+                case.pinned_order = pinned_in_order(r) if row != "lazy_whole_function" else None
                 cases.append(case)
     return cases
 

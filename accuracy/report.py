@@ -66,20 +66,32 @@ def tables(results: list[Result], dialects, rows, tools, markdown: bool) -> str:
 def lazy_reach(results: list[Result], markdown: bool, tool: str = "polypatch") -> str:
     """The lazy rows by whether the snippet pins its places (``lazycases.pinned``): the
     first-try goal's share is the pinned cases merged right; an unpinned case (two places
-    fit the lines the snippet shows) is right refused, never merged elsewhere."""
+    fit the lines the snippet shows) is right refused, never merged elsewhere. The last
+    columns read the same with ``lazycases.pinned_in_order`` (without the file's distances
+    across removed lines, which the snippet does not show)."""
     by_row: dict[str, dict[bool, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    by_order: dict[str, dict[bool, Counter]] = defaultdict(lambda: defaultdict(Counter))
     for r in results:
         if r.tool == tool and r.case.dialect == "lazy" and r.case.pinned is not None:
             by_row[r.case.row][r.case.pinned][r.verdict.verdict] += 1
+            by_order[r.case.row][bool(r.case.pinned_order)][r.verdict.verdict] += 1
     if not by_row:
         return ""
-    header = ["row", "pinned", "first try (pinned)", "not pinned", "refused (not pinned)"]
+    header = ["row", "pinned", "first try (pinned)", "not pinned", "refused (not pinned)",
+              "pinned in order", "first try (in order)"]
     lines = []
+    total = [Counter(), Counter(), Counter()]
     for row in rows_in_order(by_row):
         if row in MUST_FAIL:
             continue
-        p, u = by_row[row][True], by_row[row][False]
-        lines.append([row, str(sum(p.values())), _cell(p), str(sum(u.values())), _cell(u)])
+        p, u, o = by_row[row][True], by_row[row][False], by_order[row][True]
+        for t, c in zip(total, (p, u, o)):
+            t.update(c)
+        lines.append([row, str(sum(p.values())), _cell(p), str(sum(u.values())), _cell(u),
+                      str(sum(o.values())), _cell(o)])
+    p, u, o = total
+    lines.append(["total", str(sum(p.values())), _cell(p), str(sum(u.values())), _cell(u),
+                  str(sum(o.values())), _cell(o)])
     title = "lazy, by whether the snippet's shown lines pin its places — correct / failed / WRONG"
     return _markdown(title, header, lines) if markdown else _plain(title, header, lines)
 

@@ -138,7 +138,8 @@ def write_json(path: Path, results: list[report.Result], meta: dict) -> None:
         "counts": report.summary_counts(results),
         "results": [{"case": r.case.id, "path": r.case.edit.path, "tool": r.tool,
                      "verdict": r.verdict.verdict, "reason": r.verdict.reason, "detail": r.outcome.detail,
-                     **({"pinned": r.case.pinned} if getattr(r.case, "pinned", None) is not None else {})}
+                     **({"pinned": r.case.pinned, "pinned_order": r.case.pinned_order}
+                        if getattr(r.case, "pinned", None) is not None else {})}
                     for r in results],
     }
     path.write_text(json.dumps(doc, indent=1) + "\n")
