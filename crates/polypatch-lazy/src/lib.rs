@@ -98,6 +98,10 @@
 //! - a new line that the file has right outside the segment's place (moved, or written
 //!   twice), unless the file has it at several places (a line of a kind it repeats) and
 //!   the segment's last lines stand at one place;
+//! - new lines written between a line and the file's blank line next to it, with no blank
+//!   line of their own there (one may have been left out), unless they continue the line's
+//!   run (each in its indentation and with its first word; below the line, also a sibling
+//!   of it followed by its own lines indented more: a list item with its keys);
 //! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
 //!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
 //!   away (a changed line, or a context line copied with a typo).

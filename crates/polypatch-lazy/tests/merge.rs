@@ -347,6 +347,41 @@ fn a_whole_segment_whose_first_line_stands_elsewhere_is_refused() {
     );
 }
 
+/// Accuracy harness, `serde_json_001`: a list item with its keys written right below a
+/// sibling item, the file's blank line after them: a sibling of the line above (its
+/// indentation and first word, its own lines indented more) continues that line's run.
+/// Merged.
+#[test]
+fn a_sibling_item_with_its_keys_below_a_line_goes_before_the_blank_line() {
+    let file =
+        "    steps:\n      - run: cargo test\n      - run: cargo test --features raw\n\n  build:\n    name: Rust\n";
+    let snippet = "# ... existing code ...\n      - run: cargo test --features raw\n      - uses: actions/upload-artifact@v4\n        with:\n          name: Cargo.lock\n\n  build:\n    name: Rust\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace(
+            "raw\n",
+            "raw\n      - uses: actions/upload-artifact@v4\n        with:\n          name: Cargo.lock\n"
+        )
+    );
+}
+
+/// Accuracy harness, `anyhow_024` (`blank_dropped`): a function written above the next
+/// `#[test]`, the blank line between them left out: the file's blank line above the new
+/// lines may be the one the snippet dropped below them. A sibling of the line below is
+/// not read as written there. Refused.
+#[test]
+fn a_sibling_written_above_a_line_without_the_blank_line_between_is_refused() {
+    let file = "fn low() {\n    low();\n}\n\n#[test]\nfn closure() {\n    closure();\n}\n";
+    let snippet = "fn low() {\n    low();\n    let a = 15;\n}\n\n#[test]\nfn high() {\n    high();\n}\n#[test]\n// ...existing code...\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`#[test]`) between `#[test]` and the blank line 4 of the file above it, with \
+         no blank line after them: it is unclear whether they go above or below that blank line (one left out by \
+         mistake)"
+    );
+}
+
 /// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]

@@ -822,11 +822,15 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
             by[*p] = Some(j);
         }
     }
-    let unclear = |placed: usize, news: std::ops::Range<usize>| {
+    // Below a line, a sibling of it with its own lines (a list item with its keys) is
+    // read as written there too; above one, not (a function written above the next one,
+    // the blank line between them left out).
+    let unclear = |placed: usize, news: std::ops::Range<usize>, below: bool| {
         !news.is_empty()
             && !is_blank(&seg[placed])
             && news.clone().any(|x| !is_blank(&seg[x]))
             && !seg[news.clone()].iter().all(|l| continues(l, &seg[placed]))
+            && !(below && continues_block(&seg[news.clone()], &seg[placed]))
     };
     (0..old_len).find_map(|p| {
         let j = by[p].filter(|&j| is_blank(&seg[j]))?;
@@ -834,7 +838,7 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
         if let Some(above) = p.checked_sub(1).and_then(|q| by[q])
             && above + 1 < j
             && !is_blank(&seg[above + 1])
-            && unclear(above, above + 1..j)
+            && unclear(above, above + 1..j, true)
         {
             return Some((p, above + 1, above, true));
         }
@@ -843,7 +847,7 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
         if let Some(below) = by.get(p + 1).copied().flatten() {
             let between_blanks =
                 is_blank(&seg[below]) && (j + 1..below).any(|x| !is_blank(&seg[x])) && !more_blanks(seg, &by, p);
-            if between_blanks || j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below) {
+            if between_blanks || j + 1 < below && !is_blank(&seg[below - 1]) && unclear(below, j + 1..below, false) {
                 let first = (j + 1..below).find(|&x| !is_blank(&seg[x])).unwrap_or(j + 1);
                 return Some((p, first, below, false));
             }
@@ -915,6 +919,15 @@ fn moved_across_blank(seg: &[LineText], pat: &[LineText], kept: &[Option<usize>]
 
 /// Whether `new` continues the run of `line`: not blank, the same indentation, the same
 /// first word.
+/// Whether new lines continue a line's run as a sibling of it with its own lines: the
+/// first one continues it (a list item, a key, in its indentation and with its first
+/// word) and the others are indented as it or more.
+fn continues_block(news: &[LineText], line: &str) -> bool {
+    let Some(first) = news.iter().find(|l| !is_blank(l)) else { return false };
+    let width = indent_width(first).0;
+    continues(first, line) && news.iter().all(|l| is_blank(l) || indent_width(l).0 >= width)
+}
+
 fn continues(new: &str, line: &str) -> bool {
     let word = |l: &str| l.split_whitespace().next().map(str::to_string);
     !is_blank(new) && indent_width(new).0 == indent_width(line).0 && word(new) == word(line)
