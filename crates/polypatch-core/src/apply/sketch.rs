@@ -1141,7 +1141,7 @@ fn middle(
             dropped_blank = Some(lo + o - 1);
         }
     }
-    Middle { file_kept, removed, added, dropped_blank, gaps_explained }
+    Middle { file_kept, removed, added, gaps_explained, dropped_blank }
 }
 
 /// The indentation the segment's lines have against the file's (its head's first line), in
