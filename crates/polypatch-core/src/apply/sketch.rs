@@ -830,7 +830,7 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
             && !is_blank(&seg[placed])
             && news.clone().any(|x| !is_blank(&seg[x]))
             && !seg[news.clone()].iter().all(|l| continues(l, &seg[placed]))
-            && !(below && continues_block(&seg[news.clone()], &seg[placed]))
+            && (!below || !continues_block(&seg[news.clone()], &seg[placed]))
     };
     (0..old_len).find_map(|p| {
         let j = by[p].filter(|&j| is_blank(&seg[j]))?;
