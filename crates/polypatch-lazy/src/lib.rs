@@ -92,9 +92,10 @@
 //!   tail may be a new line that happens to be in the file), or
 //!   more than one line before a tail of punctuation alone (`}`, `};`) unless that tail
 //!   closes a line the segment keeps or ends the file;
-//! - a segment whose last lines stand at another indentation shift than its first ones,
-//!   and a snippet indented as a whole whose new line stands, unshifted, among the lines
-//!   it removes;
+//! - a segment whose last lines stand at another indentation shift than its first ones
+//!   (where the first ones stand only at a shift, the last ones are looked for again at
+//!   that shift first), and a snippet indented as a whole whose new line stands,
+//!   unshifted, among the lines it removes;
 //! - a new line that the file has right outside the segment's place (moved, or written
 //!   twice), unless the file has it at several places (a line of a kind it repeats) and
 //!   the segment's last lines stand at one place;

@@ -382,6 +382,34 @@ fn a_sibling_written_above_a_line_without_the_blank_line_between_is_refused() {
     );
 }
 
+/// A snippet indented 4 columns right as a whole: its head stands only at that shift, its
+/// last line as written only at a line of a block nested deeper. The tail is looked for
+/// again at the head's shift, where it stands once. Merged.
+#[test]
+fn a_reindented_snippet_s_tail_is_looked_for_at_the_head_s_shift() {
+    let file = "fn outer() {\n    if a {\n        call();\n    }\n}\nmod m {\n    fn other() {\n        if b {\n            call();\n        }\n    }\n}\n";
+    let snippet = "// ...\n    fn outer() {\n        let x = 1;\n        if a {\n            call();\n// ...\n";
+    assert_eq!(merged(file, snippet), file.replace("fn outer() {\n", "fn outer() {\n    let x = 1;\n"));
+}
+
+/// Accuracy harness, `semver_005` (`reindent+4`): the head, re-indented with the snippet,
+/// stands as written at a copy nested deeper; its last line stands only at the snippet's
+/// shift, below the real place. Refused: the tail is not looked for again at the head's
+/// shift when the head stands as written (merged at the copy while that was tried).
+#[test]
+fn a_head_found_as_written_at_a_deeper_copy_is_not_trusted_for_the_tail() {
+    let file = "mod m {\n    fn f() {\n        // SAFETY: align is not zero\n        // made when allocating.\n        let layout = layout();\n    }\n}\nfn g() {\n    // SAFETY: align is not zero\n    // made when allocating.\n    let layout = layout();\n    // SAFETY: ptr was allocated\n}\n";
+    let snippet = "// ...\n        // SAFETY: align is not zero\n        // made when the memory was allocated.\n        let layout = layout();\n        // SAFETY: ptr was allocated\n// ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment's first lines the file holds, `// SAFETY: align is not zero`, stand as indented as line 3 of the \
+         file, and its last ones, `// SAFETY: ptr was allocated`, 4 columns right of line 12: it is unclear which \
+         lines of the file it shows"
+    );
+}
+
 /// Accuracy harness, `execa_016`: no marker before the snippet, whose first line is a new
 /// one: it replaces the file's first line, or goes above it? Refused.
 #[test]

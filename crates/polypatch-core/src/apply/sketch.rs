@@ -371,8 +371,26 @@ pub(crate) fn resolve(
     // The tail stands at the head's indentation shift: a snippet indented as a whole by some
     // columns is not also indented as the file at its end (a `}` that stands at the
     // snippet's own indentation further on is another `}`).
+    // A head that stands nowhere as written but at a shift (the snippet indented as a
+    // whole) and a tail found at another (as written, say: a `}` of a block nested deeper):
+    // the tail is looked for again among the places of its lines at the head's shift, and
+    // one there places it. (A head found as written and a tail at a shift stay refused: the
+    // head may be a copy nested deeper of the lines the snippet re-indented.)
+    let head_shift = Shift::of(seg[i].as_str(), fd.text(head.start)).delta;
+    let off_shift = |tail: &Option<(usize, usize, Found)>| {
+        tail.as_ref().is_some_and(|(_, b, f)| Shift::of(seg[b - 1].as_str(), fd.text(f.end - 1)).delta != head_shift)
+    };
+    if head_shift != 0
+        && off_shift(&tail)
+        && fd.tiers.contains(Tier::Indentation)
+        && let Some(mut at_shift) = tail_at_shift(&fd, seg, (head_end, t), head.end, head_shift)
+    {
+        grow_back(&fd, seg, head_end, head.end, &mut at_shift);
+        tail = Some(at_shift);
+        tail_grown = false;
+        nearest = false;
+    }
     if let Some((_, b, f)) = &tail {
-        let head_shift = Shift::of(seg[i].as_str(), fd.text(head.start)).delta;
         let tail_shift = Shift::of(seg[b - 1].as_str(), fd.text(f.end - 1)).delta;
         if head_shift != tail_shift {
             return Err(unclear(
@@ -1012,6 +1030,33 @@ fn before_pivot(
         let (start, end) = at[place];
         fd.find(&seg[i..i + k], start, end).ok().map(|f| (f, pivot))
     })
+}
+
+/// The tail of segment lines `from..=to` at indentation shift `delta` against the file:
+/// the last of those lines that stands, at that shift, at one place from file line `lo`
+/// on (lines standing nowhere at it passed over, as new ones), as (first index, end index,
+/// place); none where it stands at several.
+fn tail_at_shift(
+    fd: &Finder<'_>,
+    seg: &[LineText],
+    (from, to): (usize, usize),
+    lo: usize,
+    delta: isize,
+) -> Option<(usize, usize, Found)> {
+    let trimmed = Finder { tiers: TierSet::only(Tier::Indentation), ..*fd };
+    let len = fd.lines.len();
+    for j in (from..=to).rev().filter(|&j| !is_blank(&seg[j])) {
+        let at: Vec<usize> = places_of(&trimmed, &seg[j..=j], lo, len)
+            .into_iter()
+            .filter(|&p| Shift::of(seg[j].as_str(), fd.text(p)).delta == delta)
+            .collect();
+        match at[..] {
+            [] => {}
+            [p] => return trimmed.find(&seg[j..=j], p, p + 1).ok().map(|f| (j, j + 1, f)),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The places (first lines) where `pat` stands in `lo..hi`, in file order.
