@@ -62,26 +62,39 @@ pub fn read_patch(patch: &Path, format: Option<&str>) -> Result<String, Input> {
         fs::read(patch).with_context(|| format!("cannot read patch file `{}`", patch.display()))
     }
     .map_err(Input::Unreadable)?;
-    String::from_utf8(bytes).or_else(|err| {
-        let text = polypatch::fs::decode_lossless(err.as_bytes()).into_owned();
-        let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name));
-        if dialect == Some("unified") {
-            return Ok(text);
-        }
-        let at = err.utf8_error().valid_up_to();
-        let byte = err.as_bytes()[at];
-        let lossy = String::from_utf8_lossy(err.as_bytes()).into_owned();
-        let message = format!(
-            "invalid UTF-8 (byte 0x{byte:02x}); a patch must be UTF-8 text (only a unified diff may hold other \
+    // Decoded as the library decodes a file's bytes: a character of U+10FF80..=U+10FFFF,
+    // which its text stands for a byte that is not UTF-8 with, is written in a patch as
+    // that character (its four bytes), not as the one byte it would stand for.
+    String::from_utf8(bytes)
+        .map(|text| match polypatch::fs::decode_lossless(text.as_bytes()) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(escaped) => escaped,
+        })
+        .or_else(|err| {
+            let text = polypatch::fs::decode_lossless(err.as_bytes()).into_owned();
+            let dialect = format.or_else(|| polypatch::detect(&text).map(polypatch::Dialect::name));
+            if dialect == Some("unified") {
+                return Ok(text);
+            }
+            let at = err.utf8_error().valid_up_to();
+            let byte = err.as_bytes()[at];
+            let lossy = String::from_utf8_lossy(err.as_bytes()).into_owned();
+            let message = format!(
+                "invalid UTF-8 (byte 0x{byte:02x}); a patch must be UTF-8 text (only a unified diff may hold other \
              bytes: it is applied byte for byte, as git applies it)"
-        );
-        // The lossy text equals the original up to `at`, so the span points at the
-        // replacement character standing for the bad byte.
-        Err(Input::NotText(
-            PatchError::new("polypatch", polypatch::error::ErrorKind::NOT_UTF8, message, Some(Span::new(at, at + 1))),
-            lossy,
-        ))
-    })
+            );
+            // The lossy text equals the original up to `at`, so the span points at the
+            // replacement character standing for the bad byte.
+            Err(Input::NotText(
+                PatchError::new(
+                    "polypatch",
+                    polypatch::error::ErrorKind::NOT_UTF8,
+                    message,
+                    Some(Span::new(at, at + 1)),
+                ),
+                lossy,
+            ))
+        })
 }
 
 /// The text of `extract` and `detect`: exit 2 when it cannot be had.

@@ -361,6 +361,25 @@ fn non_utf8_patch_is_exit_2() {
     assert_eq!(doc["error"]["line"], 3);
 }
 
+/// A character of U+10FF80..=U+10FFFF, which the library's text stands for a byte that is
+/// not UTF-8 with, written as UTF-8 in a patch file: it is that character, written as its
+/// four bytes (it was written as the one byte it stands for, 0xEE here: found by the
+/// `lazy` fuzz target).
+#[test]
+fn a_patch_character_of_the_raw_byte_range_is_written_as_its_utf8() {
+    let sb = calc_sandbox();
+    let path = sb.top().join("plane16.patch");
+    fs::write(&path, "*** Begin Patch\n*** Add File: a.txt\n+\u{10ffee}x\n*** End Patch\n").unwrap();
+    let root = sb.root_arg();
+    let run = polypatch(sb.top(), &["apply", "--root", &root, path.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read(sb.root().join("a.txt")).unwrap(), "\u{10ffee}x\n".as_bytes());
+    // Applied again: already applied, nothing changed.
+    let run = polypatch(sb.top(), &["apply", "--root", &root, path.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read(sb.root().join("a.txt")).unwrap(), "\u{10ffee}x\n".as_bytes());
+}
+
 #[test]
 fn unknown_format_is_exit_2_and_lists_the_known_ones() {
     let sb = calc_sandbox();
