@@ -167,6 +167,18 @@ def reachable(r: Rendered) -> bool:
     return not (last[2] == len(r.before) and last[2] > last[1])
 
 
+def _windows(r: Rendered):
+    """Per segment a pinning oracle reads: its old span ``a0..a1`` and the window
+    ``lo..hi`` between its neighbours' spans; a segment at the file's start (end) without
+    a marker there is pinned by it and left out."""
+    for k, (a0, a1, _, _) in enumerate(r.groups):
+        if (k == 0 and a0 == 0) or (k == len(r.groups) - 1 and a1 == len(r.before)):
+            continue
+        lo = r.groups[k - 1][1] if k > 0 else 0
+        hi = r.groups[k + 1][0] if k + 1 < len(r.groups) else len(r.before)
+        yield a0, a1, lo, hi
+
+
 def pinned(r: Rendered) -> bool:
     """Whether every segment's place is pinned by the lines it shows: the file lines it
     keeps, at their distances from each other (the lines the edit removes or changes count
@@ -180,11 +192,7 @@ def pinned(r: Rendered) -> bool:
         if tag == "equal":
             for i in range(i1, i2):
                 kept[i] = True
-    for k, (a0, a1, _, _) in enumerate(r.groups):
-        if (k == 0 and a0 == 0) or (k == len(r.groups) - 1 and a1 == len(r.before)):
-            continue
-        lo = r.groups[k - 1][1] if k > 0 else 0
-        hi = r.groups[k + 1][0] if k + 1 < len(r.groups) else len(r.before)
+    for a0, a1, lo, hi in _windows(r):
         shown = [(p - a0, r.before[p].rstrip()) for p in range(a0, a1) if kept[p]]
         for x in range(lo, hi - (a1 - a0) + 1):
             if x != a0 and all(r.before[x + d].rstrip() == line for d, line in shown):
@@ -200,11 +208,7 @@ def pinned_in_order(r: Rendered) -> bool:
     segment that fits at a second place so is unclear to a reader of the snippet (which
     of its lines are new, this oracle still knows)."""
     ops = line_opcodes(r.before, r.after)
-    for k, (a0, a1, _, _) in enumerate(r.groups):
-        if (k == 0 and a0 == 0) or (k == len(r.groups) - 1 and a1 == len(r.before)):
-            continue
-        lo = r.groups[k - 1][1] if k > 0 else 0
-        hi = r.groups[k + 1][0] if k + 1 < len(r.groups) else len(r.before)
+    for a0, a1, lo, hi in _windows(r):
         runs = []
         for tag, i1, i2, _, _ in ops:
             if tag == "equal" and max(i1, a0) < min(i2, a1):

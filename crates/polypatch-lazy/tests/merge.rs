@@ -23,12 +23,7 @@ fn merged(file: &str, snippet: &str) -> String {
 }
 
 fn failure(err: &ApplyError) -> Failure {
-    err.report
-        .files
-        .iter()
-        .flat_map(|f| f.edits.iter().filter_map(|e| e.failure.clone()).chain(f.failure.clone()))
-        .next()
-        .unwrap()
+    err.report.first_failure().expect("a failure").failure.clone()
 }
 
 fn refused(file: &str, snippet: &str) -> Failure {

@@ -1138,10 +1138,9 @@ fn middle(
             file_kept[*o] = Some(from + j);
         }
     }
-    let removed = file_kept.iter().zip(&old).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
-    let added = kept.iter().zip(&new).filter(|(k, l)| k.is_none() && !is_blank(l)).count();
     // Per gap between two kept lines (and at the middle's edges), the file lines removed
-    // against the segment lines written there.
+    // against the segment lines written there; in all, the sums.
+    let (mut removed, mut added) = (0, 0);
     let mut gaps_explained = true;
     let (mut o, mut j) = (0, 0);
     loop {
@@ -1155,6 +1154,8 @@ fn middle(
         let gone = old[o0..o].iter().filter(|l| !is_blank(l)).count();
         let written = new[j0..j].iter().filter(|l| !is_blank(l)).count();
         gaps_explained &= gone <= written + 2;
+        removed += gone;
+        added += written;
         if o >= old.len() || j >= new.len() {
             break;
         }
