@@ -31,3 +31,36 @@ fn a_file_line_holding_a_lone_cr_is_matched_whole() {
     let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
     assert_eq!(report.files[0].status, Status::AlreadyApplied);
 }
+
+/// A file that is not UTF-8 (Latin-1) is refused as in every text dialect: a lazy merge
+/// matches text, not bytes (before, it was merged by bytes alone, exact lines only, which a
+/// snippet line ending in `\r` defeated on the rerun: `fuzz/regressions/lazy/raw-range-char-cr`).
+#[test]
+fn a_file_that_is_not_utf8_is_refused_and_left_as_it_was() {
+    let file: &[u8] = b"caf\xe9 = 1\nb = 2\nc = 3\n";
+    let snippet = "```python f.py\n# ... existing code ...\nb = 20\nc = 3\n```\n";
+    let plan = Lazy.parse(snippet).unwrap();
+    let mut files = MemoryFileSet::new().with("f.py", file);
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    let failure = err.report.first_failure().expect("a failure");
+    assert_eq!(failure.failure.kind, polypatch_core::FailureKind::NotText);
+    assert_eq!(
+        failure.failure.message,
+        "cannot edit `f.py`: it is not UTF-8 text (Latin-1 or another encoding), and this dialect matches text"
+    );
+    assert_eq!(files.get("f.py"), Some(file));
+}
+
+/// A snippet given as text holding a character that the library's text stands for a byte
+/// with (U+10FF80..=U+10FFFF, see `decode_lossless`) is refused, not written as that byte.
+#[test]
+fn a_snippet_holding_a_raw_byte_character_is_refused() {
+    let plan = Lazy
+        .parse_with("\n\u{fffd}\n\u{10ffee}\r\r\n\u{fffd}\nmmmmmmmm", &ParseOptions::default().file("f.txt"))
+        .unwrap();
+    let mut files = MemoryFileSet::new().with("f.txt", "");
+    let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
+    let failure = err.report.first_failure().expect("a failure");
+    assert_eq!(failure.failure.kind, polypatch_core::FailureKind::NotText);
+    assert_eq!(files.get_str("f.txt"), Some(""));
+}

@@ -823,7 +823,12 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             // A diff is applied as git applies it, byte for byte, also to a file that is not
             // UTF-8 (Latin-1, say) or with a patch that is not: exact matching on bytes,
             // line numbers free to drift. The lenient tiers compare text, so they are off.
-            let git = m.line_breaks == LineBreaks::LfOrCrLf;
+            // A lazy edit's sketch reads lines as git does (a lone `\r` is text) but is text
+            // merged by likeness, not a diff: a file or snippet that is not UTF-8 is refused
+            // for it as in every text dialect (matched by bytes alone, a snippet line that
+            // ends in `\r` was written as a `\r\n` that the same snippet no longer matched).
+            let git = m.line_breaks == LineBreaks::LfOrCrLf
+                && !m.edits.iter().any(|e| matches!(e.target, Target::Sketch { .. }));
             let utf8 = blob.text();
             let raw_patch = m.edits.iter().any(holds_raw);
             let byte_exact = git && (utf8.is_none() || raw_patch);
