@@ -78,7 +78,8 @@
 //! shift, trimmed; never by likeness); the file lines between them are aligned with the
 //! segment's. New lines take the file's indentation line by line (shifted with it when the
 //! snippet was written at another indentation); the file's line endings, byte order mark
-//! and final newline are kept. Refused as ambiguous, with the line to add:
+//! and final newline are kept. A file that is not UTF-8 is refused (`not_text`), as in the
+//! other text dialects (only a unified diff is applied byte for byte). Refused as ambiguous, with the line to add:
 //!
 //! - a segment whose first lines stand at several places however far they are grown;
 //! - new lines right after a marker whose next line the file has at several places
@@ -112,6 +113,13 @@
 //! words only (`/// ]);`, `}`: fewer than 3 letters and digits) that stand at one place
 //! place the segment only with a later line it keeps that says enough (8 letters and
 //! digits), the lines between them replaced by about as many (removed ≤ written + 2).
+//! A repeated last line whose line before it is new (a `};` below a changed line) stands
+//! at its first place after the segment's last earlier line that stands at one place,
+//! when that line stands no further below the first lines than the segment's lines
+//! between them reach (give or take two); else at its first place after the first lines.
+//! A first line that stands at several places, grown with the lines after it until the
+//! run stands at one place, places lines removed after it only when no other place of
+//! that line stands between the run and the next line the merge keeps.
 //!
 //! A segment between two markers that the file holds whole (a landmark such as the `}`
 //! closing a function whose body a marker keeps) changes nothing: it stands at its first

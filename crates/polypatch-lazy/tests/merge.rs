@@ -738,3 +738,47 @@ fn new_lines_after_a_marker_that_split_the_line_above_are_refused() {
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert!(f.message.starts_with("`export interface ErrorOptions {` resembles line 3 of the file"), "{}", f.message);
 }
+
+/// A segment whose last line (`};`) stands at several places and whose line before it is
+/// changed: the tail is the nearest `};` after the segment's last line that stands at one
+/// place (`(beta_rule) => {`), not the nearest after the head, which would write the kept lines
+/// between again (refused before as "moved or written twice"). Found in the accuracy
+/// benchmark (`serde_json_031`).
+#[test]
+fn a_repeated_last_line_stands_after_the_last_line_placed_at_one_place() {
+    let file = "macro_rules! m {\n    (alpha_rule) => {\n        old_a\n    };\n\n    // Next is b.\n    (beta_rule) => {\n        old_b\n    };\n\n    // Next is c.\n    (gamma_rule) => {\n        old_c\n    };\n}\n";
+    let snippet = "    // ... existing code ...\n    (alpha_rule) => {\n        new_a\n    };\n\n    // Next is b.\n    (beta_rule) => {\n        new_b\n    };\n    // ... existing code ...\n";
+    assert_eq!(merged(file, snippet), file.replace("old_a", "new_a").replace("old_b", "new_b"));
+}
+
+/// The pivot of a repeated last line must stand about as far below the head as the
+/// segment's lines between them reach: a copy far away of a line the segment re-indents
+/// places nothing (the lines between would be removed); the nearest `}` after the head
+/// stays the reading. Found in the accuracy benchmark when the pivot had no such bound
+/// (`attrs_036`: a copy 250 lines below, refused).
+#[test]
+fn a_pivot_far_below_the_head_places_no_repeated_last_line() {
+    let far = "    fn filler() {}\n".repeat(20);
+    let file = format!(
+        "impl A {{\n    fn alpha_function() {{\n        call(\n            argument_value,\n        );\n    }}\n\n    fn b() {{}}\n}}\n{far}fn c() {{\n        argument_value,\n    }}\n}}\n"
+    );
+    let snippet = "    // ... existing code ...\n    fn alpha_function() {\n        argument_value,\n        let w = 2;\n    }\n    // ... existing code ...\n";
+    let want = file.replace(
+        "        call(\n            argument_value,\n        );\n",
+        "        argument_value,\n        let w = 2;\n",
+    );
+    assert_eq!(merged(&file, snippet), want);
+}
+
+/// A first line that stands at several places (`};`), grown until its run stands at one
+/// place, is trusted when no other place of that line stands between it and the next line
+/// the merge keeps (here the `};` below the changed `new_b`), not only the tail: a long
+/// segment of several changes has copies of its first line among its own kept lines
+/// (refused before as an unclear removal). Found in the accuracy benchmark
+/// (`serde_json_037`).
+#[test]
+fn a_grown_first_line_is_trusted_up_to_the_next_line_kept() {
+    let file = "macro_rules! m {\n    (alpha_rule) => {\n        old_a\n    };\n\n    // Next is beta.\n    (beta_rule) => {\n        old_b\n    };\n\n    // Next is gamma.\n    (gamma_rule) => {\n        old_c\n    };\n}\n";
+    let snippet = "    // ... existing code ...\n    };\n\n    // Next is beta.\n    (beta_rule) => {\n        new_b\n    };\n\n    // Next is gamma.\n    (gamma_rule) => {\n        new_c\n    };\n}\n";
+    assert_eq!(merged(file, snippet), file.replace("old_b", "new_b").replace("old_c", "new_c"));
+}

@@ -347,7 +347,20 @@ pub(crate) fn resolve(
                         tail = Some((a, j + 1, f));
                         tail_grown = true;
                     } else {
-                        let (s, e) = at[0];
+                        // The nearest place after the segment's last earlier line that
+                        // stands at one place (a pivot: the run's lines keep their order
+                        // with it), else after the head: a `};` below a rewritten body
+                        // is the one after the body's kept lines, not an earlier one. The
+                        // pivot stands no further below the head than the segment's lines
+                        // between them reach (give or take two): else it is a copy of a
+                        // new line elsewhere, and lines between would be removed.
+                        let pivot = (head_end..a)
+                            .rev()
+                            .filter(|&q| alphanumerics(&seg[q]) >= 3)
+                            .find_map(|q| fd.find(&seg[q..=q], head.end, len).ok().map(|f| (q, f)))
+                            .filter(|(q, f)| f.start - head.end <= q - head_end + 2)
+                            .map(|(_, f)| f.end);
+                        let (s, e) = pivot.and_then(|p| at.iter().copied().find(|&(s, _)| s >= p)).unwrap_or(at[0]);
                         let near = Found {
                             start: s,
                             end: e,
@@ -533,9 +546,11 @@ pub(crate) fn resolve(
         // one line that stands at one place, run on by the lines that follow it in the
         // file), each shown with two lines or more and 8 letters and digits: a deletion.
         // A grown run is trusted where its one line's nearest place (the head's last one
-        // before the tail, the tail's first one after the head) is the run's own.
+        // before the next line kept, in the middle or the tail; the tail's first one after
+        // the head) is the run's own.
         let head_doubt = grown && {
-            let hi = tail.as_ref().map_or(len, |(_, _, f)| f.start);
+            let next_kept = mid.file_kept.iter().position(Option::is_some).map(|fo| head.end + fo);
+            let hi = next_kept.or(tail.as_ref().map(|(_, _, f)| f.start)).unwrap_or(len);
             places_of(&fd, &seg[i..=i], lo, hi).last() != Some(&head.start)
         };
         let tail_doubt = tail_grown
