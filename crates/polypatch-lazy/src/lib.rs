@@ -109,7 +109,9 @@
 //!   away (a changed line, or a context line copied with a typo).
 //!
 //! A repeated first line is placed by the first later line of the segment that follows
-//! one of its places only (before its next place). First lines of punctuation and short
+//! one of its places only (before its next place); where lines are removed, that line says
+//! 8 letters and digits, alone or with the lines the merge keeps right after it (two or
+//! more). First lines of punctuation and short
 //! words only (`/// ]);`, `}`: fewer than 3 letters and digits) that stand at one place
 //! place the segment only with a later line it keeps that says enough (8 letters and
 //! digits), the lines between them replaced by about as many (removed ≤ written + 2).

@@ -782,3 +782,14 @@ fn a_grown_first_line_is_trusted_up_to_the_next_line_kept() {
     let snippet = "    // ... existing code ...\n    };\n\n    // Next is beta.\n    (beta_rule) => {\n        new_b\n    };\n\n    // Next is gamma.\n    (gamma_rule) => {\n        new_c\n    };\n}\n";
     assert_eq!(merged(file, snippet), file.replace("old_b", "new_b").replace("old_c", "new_c"));
 }
+
+/// A repeated first line (`}`) placed by a later short line (`return 1;`, fewer than 8
+/// letters and digits) that the merge keeps with the lines after it: that run says enough
+/// (two lines or more, 8 letters and digits in all) for the line changed between them
+/// (refused before as an unclear place). Found in the accuracy benchmark (`chalk_004`).
+#[test]
+fn a_short_line_placing_a_repeated_first_line_says_enough_with_the_lines_kept_after_it() {
+    let file = "const level = (() => {\n\tif (navigator.userAgentData) {\n\t\tconst brand = find();\n\t\tif (brand) {\n\t\t\treturn 3;\n\t\t}\n\t}\n\n\tif (/Chrome/.test(navigator.userAgent)) {\n\t\treturn 1;\n\t}\n\n\treturn 0;\n})();\n";
+    let snippet = "// ...\n\t}\n\n\tif (/Chrome/.test(globalThis.navigator.userAgent)) {\n\t\treturn 1;\n\t}\n\n\treturn 0;\n// ...\n";
+    assert_eq!(merged(file, snippet), file.replace("test(navigator", "test(globalThis.navigator"));
+}

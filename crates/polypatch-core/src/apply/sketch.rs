@@ -517,7 +517,16 @@ pub(crate) fn resolve(
         // Lines removed between the head and that line: the fewest of all the head's places
         // (its last before the line), when the line says enough and the segment writes
         // about as many in their place.
-        let removal_unclear = mid.removed > 0 && !(explained(&mid) && distinctive(fd.text(p)));
+        // A short line (`return 1;`) says enough with the lines the merge keeps right
+        // after it: a run of two or more that says 8 letters and digits in all.
+        let kept_at = |fi: usize| {
+            tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&fi))
+                || (head.end..mid_file_end).contains(&fi) && mid.file_kept[fi - head.end].is_some()
+        };
+        let run = (p..len).take_while(|&fi| kept_at(fi)).filter(|&fi| !is_blank(fd.text(fi)));
+        let (run_lines, run_says) = run.fold((0, 0), |(n, s), fi| (n + 1, s + alphanumerics(fd.text(fi))));
+        let says_enough = distinctive(fd.text(p)) || run_lines >= 2 && run_says >= 8;
+        let removal_unclear = mid.removed > 0 && !(explained(&mid) && says_enough);
         if removal_unclear || !kept_there || new_like_above {
             let at: Vec<(usize, usize)> =
                 places_of(&fd, &seg[i..=i], lo, len).into_iter().map(|s| (s, s + 1)).collect();
