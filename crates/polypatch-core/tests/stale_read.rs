@@ -1,6 +1,8 @@
 //! The stale-read guard: a file whose content is no longer the one the patch's writer read
 //! (its sha256, given per file) is not edited, unless the caller lets edits that still match
-//! it exactly through.
+//! it exactly through. With the `stale-read` feature (on by default; without it:
+//! `stale_read_feature.rs`).
+#![cfg(feature = "stale-read")]
 
 use polypatch_core::{
     ApplyOptions, Edit, EditPlan, FailureKind, FileEdit, MemoryFileSet, ReadHash, StaleRead, Status, apply,

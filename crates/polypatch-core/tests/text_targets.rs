@@ -1,5 +1,7 @@
 //! Text (substring) targets, the Aptix `find`/`replace`/`limit` edit: exact bytes after
-//! applying, statuses, tiers and failure kinds.
+//! applying, statuses, tiers and failure kinds. With the `text-target` feature (on by default; without it:
+//! `text_target_feature.rs`).
+#![cfg(feature = "text-target")]
 
 use std::fmt::Write as _;
 

@@ -333,6 +333,7 @@ pub fn compute<S: FileSource + ?Sized>(
         strict: options.strict,
         max_tier: options.max_tier,
         fuzzy_threshold: options.fuzzy_threshold,
+        #[cfg(feature = "text-target")]
         skip_missing_text: options.skip_missing_text,
         fuzzy_removals: options.allow_fuzzy_removals,
         effort: Some(&effort),
@@ -583,11 +584,7 @@ impl<S: FileSource + ?Sized> State<'_, S> {
         }
         let i = self.slot(path)?;
         // The file as it is on the store, before any operation of this plan.
-        let now = match &self.slots[i].original {
-            Held::File { bytes, .. } => Ok(ReadHash::of(bytes.as_bytes())),
-            Held::Missing => Err("it no longer exists"),
-            Held::Directory | Held::Other => Err("it is no longer a file"),
-        };
+        let now = hash_now(path, &self.slots[i].original)?;
         Ok(wanted.into_iter().find(|want| now != Ok(*want)).map(|want| match now {
             Ok(now) => format!("it was read as {}, it is now {}", short_hash(want), short_hash(now)),
             Err(gone) => format!("it was read as {}; {gone}", short_hash(want)),
@@ -1214,6 +1211,32 @@ fn check_expect(path: &RelPath, blob: &FileBytes, expect: &Expect) -> Result<(),
             Err(failure)
         }
     }
+}
+
+/// The stale-read guard's hash of a file as the store holds it, or why it has none (it is
+/// gone, or no longer a file).
+#[cfg(feature = "stale-read")]
+#[allow(clippy::unnecessary_wraps)] // the same signature as without the feature
+fn hash_now(_path: &RelPath, held: &Held) -> Result<Result<ReadHash, &'static str>, Failure> {
+    Ok(match held {
+        Held::File { bytes, .. } => Ok(ReadHash::of(bytes.as_bytes())),
+        Held::Missing => Err("it no longer exists"),
+        Held::Directory | Held::Other => Err("it is no longer a file"),
+    })
+}
+
+/// Without the `stale-read` feature no hash is computed: a file given a [`ReadHash`] is
+/// refused (never applied unchecked), whatever it holds.
+#[cfg(not(feature = "stale-read"))]
+fn hash_now(path: &RelPath, _held: &Held) -> Result<Result<ReadHash, &'static str>, Failure> {
+    Err(Failure::new(
+        FailureKind::InvalidPlan,
+        format!(
+            "`{path}` has a read hash to check (the stale-read guard), but this build of polypatch lacks the \
+             `stale-read` feature that computes it"
+        ),
+        "build polypatch with the `stale-read` feature, or apply without read hashes",
+    ))
 }
 
 /// A [`ReadHash`] as a failure shows it: `sha256:` and its first 12 digits.

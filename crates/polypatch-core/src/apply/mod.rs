@@ -17,5 +17,7 @@ pub(crate) mod shape;
 // The lazy dialect's merge (`Target::Sketch`), the `lazy` feature.
 #[cfg(feature = "lazy")]
 pub(crate) mod sketch;
+// Text (substring) targets (`Target::Text`), the `text-target` feature.
+#[cfg(feature = "text-target")]
 pub(crate) mod substring;
 pub(crate) mod write;

@@ -328,7 +328,18 @@ fn apply_unlocated(
 ) -> Option<Result<Done, Failure>> {
     let (edit, ov) = (job.edit, job.ov);
     let at = match &edit.target {
+        #[cfg(feature = "text-target")]
         Target::Text(_) => return Some(crate::apply::substring::apply_text(file, hashes, edit, ov, job.leniency)),
+        #[cfg(not(feature = "text-target"))]
+        Target::Text(_) => {
+            return Some(Err(Failure::new(
+                FailureKind::InvalidPlan,
+                "a text edit (`Target::Text`, a substring to replace) cannot be applied: this build of polypatch \
+                 lacks the `text-target` feature",
+                "build polypatch with the `text-target` feature, or send the edit as the lines it replaces (a diff \
+                 or SEARCH/REPLACE block)",
+            )));
+        }
         Target::StartOfFile => 0,
         Target::EndOfFile => file.len(),
         Target::Lines(pat) if pat.iter().all(|l| edit.policy.ignore_blank_lines && is_blank(l)) || pat.is_empty() => {

@@ -42,6 +42,7 @@ pub(crate) struct Overrides<'a> {
     pub neighbour_ends: bool,
     /// A text (substring) target that is not found, and not already applied, is skipped
     /// instead of failing (`ApplyOptions::skip_missing_text`).
+    #[cfg(feature = "text-target")]
     pub skip_missing_text: bool,
     /// Every edit's removed lines may match by likeness (`ApplyOptions::allow_fuzzy_removals`).
     pub fuzzy_removals: bool,

@@ -855,6 +855,7 @@ pub enum Occurrence {
 
 impl Occurrence {
     /// Whether every place found is replaced ([`Occurrence::All`], [`Occurrence::Exactly`]).
+    #[cfg(feature = "text-target")]
     pub(crate) fn replaces_every(self) -> bool {
         matches!(self, Occurrence::All | Occurrence::Exactly(_))
     }

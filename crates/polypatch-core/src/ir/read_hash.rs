@@ -36,6 +36,8 @@ const PREFIX: &str = "sha256:";
 
 impl ReadHash {
     /// The hash of `bytes`, the whole file as read (a byte order mark and `\r\n` included).
+    #[cfg(feature = "stale-read")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stale-read")))]
     pub fn of(bytes: &[u8]) -> Self {
         use sha2::Digest as _;
         ReadHash(sha2::Sha256::digest(bytes).into())
@@ -139,8 +141,10 @@ mod tests {
 
     #[test]
     fn a_hash_reads_back_as_it_is_written_and_refuses_what_is_not_one() {
-        let hash = ReadHash::of(b"");
+        let hash = ReadHash::parse("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855").unwrap();
         assert_eq!(hash.hex(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        #[cfg(feature = "stale-read")]
+        assert_eq!(ReadHash::of(b""), hash);
         for written in [hash.to_string(), hash.hex(), hash.hex().to_uppercase(), format!("  SHA256:{}\n", hash.hex())] {
             assert_eq!(ReadHash::parse(&written), Ok(hash), "{written:?}");
         }

@@ -309,6 +309,7 @@ impl LineHashes {
 
     /// The lines changed in a way not told line by line: every hash is recomputed when
     /// next needed.
+    #[cfg(feature = "text-target")]
     pub(crate) fn clear(&self) {
         for cell in &self.by_norm {
             *cell.borrow_mut() = None;

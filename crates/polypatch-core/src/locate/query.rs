@@ -223,6 +223,7 @@ impl Idx {
 impl<'a> Query<'a> {
     /// A query for `pat` anywhere in a file of `len` lines, at one place, from the exact
     /// tier on, with no hint, scope or index.
+    #[cfg(feature = "text-target")]
     pub(crate) fn whole_file(pat: &'a [LineText], len: usize, ignore_blank: bool, threshold: f64) -> Query<'a> {
         Query {
             pat,

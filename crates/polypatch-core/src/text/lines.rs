@@ -591,6 +591,7 @@ impl<'a> Lines<'a> {
     /// each run of lines that still stand one after the other in their buffer (terminators
     /// included) as one slice of it. Empty pieces are left out. Stops at the first error
     /// `piece` returns.
+    #[cfg(feature = "text-target")]
     pub(crate) fn try_for_each_piece<E>(&self, mut piece: impl FnMut(&'a str) -> Result<(), E>) -> Result<(), E> {
         let mut emit = |text: &'a str| if text.is_empty() { Ok(()) } else { piece(text) };
         let run = self.gather(None, &mut emit)?;
@@ -844,6 +845,7 @@ impl TextFile {
     /// # Panics
     ///
     /// When a range is not a range of the lines, or starts before the previous one ends.
+    #[cfg(feature = "text-target")]
     pub(crate) fn splice_many<'n, I>(&mut self, places: impl IntoIterator<Item = (Range<usize>, I)>)
     where
         I: IntoIterator<Item = (&'n str, Eol)>,
