@@ -115,6 +115,8 @@
 //! | `editor` | [`editor`]: an editor's buffers patched in memory, with LSP edits, and the editor protocol | |
 //! | `schema` | [`schema`] and [`ReportDocument::schema`](report::ReportDocument::schema): JSON Schemas (turns on `serde`) | schemars and its derive |
 //! | `disk` | [`DiskFileSet`] (with [`Durability`](fs::Durability) and [`Recovery`](fs::Recovery) in [`fs`]): a directory as a file set, its commit journaled, undone on failure and recovered after a crash; turned on by `editor` | serde and `serde_json` (the journal), xxhash-rust, rustix (Unix) |
+//! | `text-target` | text edits applied ([`Target::Text`](plan::Target::Text), a substring: [`Edit::replace_text`](plan::Edit::replace_text)); turned on by `aptix` and `tool-call` | |
+//! | `stale-read` | the stale-read guard: [`ReadHash::of`](fs::ReadHash::of) and the check of the hashes given for files ([`ApplyOptions::read_hash`](options::ApplyOptions::read_hash)); turned on by `editor` | sha2 |
 //! | `serde` | the JSON report ([`ReportDocument::to_json`](report::ReportDocument::to_json), its `session`), serde's `Serialize` and `Deserialize` on the plan, the reports and the options, `Dialect::schema`; turned on by `ap`, `applydiff`, `aptix`, `tool-call`, `editor` and `schema` | serde, its derive and `serde_json` |
 //!
 //! Without `git-binary`, a binary patch is refused where it is read, as the unified
@@ -127,7 +129,12 @@
 //! and its types are missing. Without `lazy` (which `tool-call` turns on), the engine has
 //! no merge of lazy snippets: a hand-written plan with a
 //! [`Target::Sketch`](plan::Target::Sketch) edit fails as an invalid plan naming the
-//! feature, and every other edit applies the same.
+//! feature, and every other edit applies the same. Without `text-target` (which `aptix` and
+//! `tool-call` turn on), a hand-written plan with a [`Target::Text`](plan::Target::Text)
+//! edit fails the same way. Without `stale-read`, a [`ReadHash`](fs::ReadHash) is still
+//! parsed and carried, but a file given one (in the plan or the options) fails as an
+//! invalid plan naming the feature, and nothing is written: a hash is never taken as
+//! checked.
 
 // docs.rs (`--cfg docsrs`, nightly) shows which feature each gated item needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -77,6 +77,17 @@
 //! - `lazy` (on by default): the merge of [`Target::Sketch`] edits, the lazy dialect's
 //!   snippets (`polypatch-lazy` turns it on). Without it such an edit fails as
 //!   [`FailureKind::InvalidPlan`], naming the feature; every other target applies the same.
+//! - `text-target` (on by default): the apply of [`Target::Text`] edits, a literal
+//!   substring ([`Edit::replace_text`], Aptix `find`, the tool calls' `old_str`;
+//!   `polypatch-aptix` and `polypatch-toolcall` turn it on). Without it such an edit fails
+//!   as [`FailureKind::InvalidPlan`], naming the feature, and nothing is written; every
+//!   other target applies the same.
+//! - `stale-read` (on by default): the stale-read guard's hash, [`ReadHash::of`] (sha256,
+//!   the sha2 crate), and the check of the hashes given for files
+//!   ([`ApplyOptions::read_hash`], [`FileEdit::read_hash`]). Without it a [`ReadHash`] is
+//!   still parsed, printed and carried, but a file given one fails as
+//!   [`FailureKind::InvalidPlan`], naming the feature, and nothing is written: a hash is
+//!   never taken as checked.
 //! - `serde`: `Serialize` and `Deserialize` on the plan, the report and the options, and
 //!   `Dialect::schema`.
 //! - `schemars`: `JsonSchema` on the report types (turns on `serde`).
