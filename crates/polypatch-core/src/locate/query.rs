@@ -220,10 +220,11 @@ impl Idx {
     }
 }
 
+// Text targets (`apply/substring.rs`) and the tests.
+#[cfg(any(test, feature = "text-target"))]
 impl<'a> Query<'a> {
     /// A query for `pat` anywhere in a file of `len` lines, at one place, from the exact
     /// tier on, with no hint, scope or index.
-    #[cfg(feature = "text-target")]
     pub(crate) fn whole_file(pat: &'a [LineText], len: usize, ignore_blank: bool, threshold: f64) -> Query<'a> {
         Query {
             pat,
