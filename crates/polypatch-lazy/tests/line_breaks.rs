@@ -64,3 +64,24 @@ fn a_snippet_holding_a_raw_byte_character_is_refused() {
     assert_eq!(failure.failure.kind, polypatch_core::FailureKind::NotText);
     assert_eq!(files.get_str("f.txt"), Some(""));
 }
+
+/// A byte order mark opening a snippet is the file's mark copied with its first line: the
+/// line is matched and written without it (written as text, it became a new file's mark,
+/// read back without it, and the same snippet merged again on its own result:
+/// `fuzz/regressions/lazy/bom-opening-snippet`).
+#[test]
+fn a_byte_order_mark_opening_the_snippet_is_not_text() {
+    let plan =
+        Lazy.parse_with("```\n\u{feff}first\n\u{feff}second\n```\n", &ParseOptions::default().file("f.txt")).unwrap();
+    let mut files = MemoryFileSet::new().with("f.txt", "");
+    apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("f.txt"), Some("first\n\u{feff}second\n"));
+    let report = apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(report.files[0].status, Status::AlreadyApplied);
+    // A file with a mark keeps it, its first line matched by the snippet's.
+    let mut files = MemoryFileSet::new().with("g.py", "\u{feff}import os\nx = 1\ny = 2\n");
+    let plan =
+        Lazy.parse("```python g.py\n\u{feff}import os\nimport sys\nx = 1\n# ... existing code ...\n```\n").unwrap();
+    apply(&plan, &mut files, &ApplyOptions::default()).unwrap();
+    assert_eq!(files.get_str("g.py"), Some("\u{feff}import os\nimport sys\nx = 1\ny = 2\n"));
+}
