@@ -20,9 +20,12 @@ use std::fmt;
 /// assert_eq!(UNIFIED, "unified");
 /// assert_eq!(UNIFIED.as_str(), "unified");
 /// assert_eq!(UNIFIED.to_string(), "unified");
+/// # #[cfg(feature = "serde")] // serde_json: core's `serde` feature
+/// # {
 /// assert_eq!(serde_json::to_string(&UNIFIED).unwrap(), "\"unified\"");
 /// let back: DialectName = serde_json::from_str("\"mine\"").unwrap();
 /// assert_eq!(back, DialectName::from(String::from("mine")));
+/// # }
 /// ```
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct DialectName(Cow<'static, str>);

@@ -219,6 +219,7 @@ impl FileOperation {
 /// use polypatch_core::FileOperation;
 ///
 /// assert_eq!(FileOperation::Modify.to_string(), "modify");
+/// # #[cfg(feature = "serde")] // serde_json: core's `serde` feature
 /// assert_eq!(serde_json::to_string(&FileOperation::Binary).unwrap(), "\"binary\"");
 /// ```
 impl fmt::Display for FileOperation {
@@ -525,6 +526,7 @@ impl FailureKind {
 /// use polypatch_core::FailureKind;
 ///
 /// assert_eq!(FailureKind::PathEscapesRoot.to_string(), "path escapes root");
+/// # #[cfg(feature = "serde")] // serde_json: core's `serde` feature
 /// assert_eq!(serde_json::to_string(&FailureKind::PathEscapesRoot).unwrap(), "\"path_escapes_root\"");
 /// ```
 impl fmt::Display for FailureKind {

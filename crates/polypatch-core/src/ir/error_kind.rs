@@ -21,6 +21,7 @@ use std::borrow::Cow;
 /// assert_eq!(MISSING_END.as_str(), "missing_end");
 /// assert_eq!(MISSING_END, "missing_end");
 /// assert_eq!(MISSING_END.to_string(), "missing_end");
+/// # #[cfg(feature = "serde")] // serde_json: core's `serde` feature
 /// assert_eq!(serde_json::to_string(&ErrorKind::TRUNCATED).unwrap(), "\"truncated\"");
 /// ```
 ///
@@ -33,9 +34,12 @@ use std::borrow::Cow;
 ///
 /// const BAD_LINE: ErrorKind = ErrorKind::new("bad_line");
 /// const KINDS: &[ErrorKind] = &[BAD_LINE, ErrorKind::TRUNCATED];
+/// # #[cfg(feature = "serde")] // serde_json: core's `serde` feature
+/// # {
 /// let back: ErrorKind = serde_json::from_str("\"bad_line\"").unwrap();
 /// assert_eq!(back, BAD_LINE);
 /// assert!(KINDS.contains(&back));
+/// # }
 /// ```
 ///
 /// [`ReportDocument`]: https://docs.rs/polypatch/latest/polypatch/struct.ReportDocument.html
