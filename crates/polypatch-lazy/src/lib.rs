@@ -95,7 +95,7 @@
 //!   closes a line the segment keeps or ends the file;
 //! - a segment whose last lines stand at another indentation shift than its first ones
 //!   (where the first ones stand only at a shift, the last ones are looked for again at
-//!   that shift first), and a snippet indented as a whole whose new line stands,
+//!   that shift first, at the nearest of their places there after the first lines), and a snippet indented as a whole whose new line stands,
 //!   unshifted, among the lines it removes;
 //! - a new line that the file has right outside the segment's place (moved, or written
 //!   twice), unless the file has it at several places (a line of a kind it repeats) and

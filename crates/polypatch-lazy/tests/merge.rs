@@ -793,3 +793,31 @@ fn a_short_line_placing_a_repeated_first_line_says_enough_with_the_lines_kept_af
     let snippet = "// ...\n\t}\n\n\tif (/Chrome/.test(globalThis.navigator.userAgent)) {\n\t\treturn 1;\n\t}\n\n\treturn 0;\n// ...\n";
     assert_eq!(merged(file, snippet), file.replace("test(navigator", "test(globalThis.navigator"));
 }
+
+/// A snippet indented as a whole (4 columns right of the file) whose last line (`}`)
+/// stands as written at a deeper block and, at the first lines' shift, at several places:
+/// the nearest of those after the first lines, as for a last line found as written (the
+/// removal guards of the nearest place apply). Refused before as "first lines and last
+/// ones at different shifts". Found in the accuracy benchmark (`commander_023` of
+/// `reindent+4`).
+#[test]
+fn a_reindented_last_line_at_several_places_at_the_shift_takes_the_nearest() {
+    let file = "function suggest(word, candidates) {\n  const searching = word.startsWith('--');\n  if (searching) {\n    word = word.slice(2);\n    candidates = candidates.map(c => c.slice(2));\n  }\n  candidates.forEach((c) => {\n    if (c.length > 1) {\n      if (similar) {\n        keep(c);\n      }\n    }\n  });\n  if (verbose) {\n    log(word);\n  }\n  return word;\n}\n";
+    let snippet = "      // ... existing code ...\n      if (searching) {\n        word = word.slice(2);\n        candidates = candidates.map((c) => c.slice(2));\n      }\n      // ... unchanged ...\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace("candidates.map(c => c.slice(2))", "candidates.map((c) => c.slice(2))")
+    );
+}
+
+/// A snippet without markers (the whole file) whose last line repeats its first, merged
+/// into a one-line file that is that line: the head takes the file's only line, and the
+/// last line is new, not that line again (the tail was looked for from the file's last
+/// line on, inside the head, and the alignment's debug assertion failed; a release build
+/// wrote the right lines by the way its parts overlap). Found by the `lazy` fuzz target
+/// (`fuzz/regressions/lazy/tail-before-head-end`).
+#[test]
+fn a_last_line_repeating_the_first_of_a_one_line_file_is_new() {
+    let snippet = "alpha_line = 1\nnew_line = 2\nalpha_line = 1\n";
+    assert_eq!(merged("alpha_line = 1\n", snippet), snippet);
+}

@@ -313,7 +313,9 @@ pub(crate) fn resolve(
                 j -= 1;
                 continue;
             }
-            let lo_t = if at_file_end && j == t { len - 1 } else { head.end };
+            // The file's last line, when the head has not taken it (a one-line file whose
+            // line is the head: the snippet's last line is new, not that line again).
+            let lo_t = if at_file_end && j == t { (len - 1).max(head.end) } else { head.end };
             match fd.find(&seg[j..=j], lo_t, len) {
                 Ok(f) => {
                     tail = Some((j, j + 1, f));
@@ -396,12 +398,12 @@ pub(crate) fn resolve(
     if head_shift != 0
         && off_shift(&tail)
         && fd.tiers.contains(Tier::Indentation)
-        && let Some(mut at_shift) = tail_at_shift(&fd, seg, (head_end, t), head.end, head_shift)
+        && let Some((mut at_shift, several)) = tail_at_shift(&fd, seg, (head_end, t), head.end, head_shift)
     {
         grow_back(&fd, seg, head_end, head.end, &mut at_shift);
         tail = Some(at_shift);
         tail_grown = false;
-        nearest = false;
+        nearest = several;
     }
     if let Some((_, b, f)) = &tail {
         let tail_shift = Shift::of(seg[b - 1].as_str(), fd.text(f.end - 1)).delta;
@@ -1059,14 +1061,15 @@ fn before_pivot(
 /// The tail of segment lines `from..=to` at indentation shift `delta` against the file:
 /// the last of those lines that stands, at that shift, at one place from file line `lo`
 /// on (lines standing nowhere at it passed over, as new ones), as (first index, end index,
-/// place); none where it stands at several.
+/// place) and whether it stands at several places (then the nearest, as a tail found as
+/// written that no run makes one place: the removal guards of the nearest apply).
 fn tail_at_shift(
     fd: &Finder<'_>,
     seg: &[LineText],
     (from, to): (usize, usize),
     lo: usize,
     delta: isize,
-) -> Option<(usize, usize, Found)> {
+) -> Option<((usize, usize, Found), bool)> {
     let trimmed = Finder { tiers: TierSet::only(Tier::Indentation), ..*fd };
     let len = fd.lines.len();
     for j in (from..=to).rev().filter(|&j| !is_blank(&seg[j])) {
@@ -1074,10 +1077,8 @@ fn tail_at_shift(
             .into_iter()
             .filter(|&p| Shift::of(seg[j].as_str(), fd.text(p)).delta == delta)
             .collect();
-        match at[..] {
-            [] => {}
-            [p] => return trimmed.find(&seg[j..=j], p, p + 1).ok().map(|f| (j, j + 1, f)),
-            _ => return None,
+        if let Some(&p) = at.first() {
+            return trimmed.find(&seg[j..=j], p, p + 1).ok().map(|f| ((j, j + 1, f), at.len() > 1));
         }
     }
     None
