@@ -79,7 +79,8 @@
 //! segment's. New lines take the file's indentation line by line (shifted with it when the
 //! snippet was written at another indentation); the file's line endings, byte order mark
 //! and final newline are kept. A file that is not UTF-8 is refused (`not_text`), as in the
-//! other text dialects (only a unified diff is applied byte for byte). Refused as ambiguous, with the line to add:
+//! other text dialects (only a unified diff is applied byte for byte). Refused as
+//! ambiguous, with the line to add:
 //!
 //! - a segment whose first lines stand at several places however far they are grown;
 //! - new lines right after a marker whose next line the file has at several places
@@ -95,8 +96,9 @@
 //!   closes a line the segment keeps or ends the file;
 //! - a segment whose last lines stand at another indentation shift than its first ones
 //!   (where the first ones stand only at a shift, the last ones are looked for again at
-//!   that shift first, at the nearest of their places there after the first lines), and a snippet indented as a whole whose new line stands,
-//!   unshifted, among the lines it removes;
+//!   that shift first, at the nearest of their places there after the first lines), and
+//!   a snippet indented as a whole whose new line stands, unshifted, among the lines it
+//!   removes;
 //! - a new line that the file has right outside the segment's place (moved, or written
 //!   twice), unless the file has it at several places (a line of a kind it repeats) and
 //!   the segment's last lines stand at one place;
@@ -111,10 +113,10 @@
 //! A repeated first line is placed by the first later line of the segment that follows
 //! one of its places only (before its next place); where lines are removed, that line says
 //! 8 letters and digits, alone or with the lines the merge keeps right after it (two or
-//! more). First lines of punctuation and short
-//! words only (`/// ]);`, `}`: fewer than 3 letters and digits) that stand at one place
-//! place the segment only with a later line it keeps that says enough (8 letters and
-//! digits), the lines between them replaced by about as many (removed ≤ written + 2).
+//! more). First lines of punctuation and short words only (`/// ]);`, `}`: fewer than 3
+//! letters and digits) that stand at one place place the segment only with a later line
+//! it keeps that says enough (8 letters and digits), the lines between them replaced by
+//! about as many (removed ≤ written + 2).
 //! A repeated last line whose line before it is new (a `};` below a changed line) stands
 //! at its first place after the segment's last earlier line that stands at one place,
 //! when that line stands no further below the first lines than the segment's lines

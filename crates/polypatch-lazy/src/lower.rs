@@ -12,9 +12,6 @@ use polypatch_core::{
 use crate::error::{DIALECT, MISSING_PATH, ONLY_MARKERS, error};
 use crate::syntax::{Patch, Snippet};
 
-/// A byte order mark, as text.
-const BOM: &str = "\u{feff}";
-
 /// Whether each line of the snippet is a marker: a comment that says code is left out
 /// (`// ... existing code ...`, `# ... rest of the function ...`, `/* ... */`, `<!-- ...
 /// -->`, the vocabulary of [`polypatch_core::elision`]), or a `...` line where that is
@@ -127,9 +124,11 @@ fn segments(snippet: &Snippet<'_>, number: Option<usize>) -> Result<Vec<Edit>, P
         // line, not text: the file keeps its own mark (written as text, it would be the
         // mark of a new file, read back without it, and the snippet would not match its
         // own result: found by the `lazy` fuzz target).
-        if k == 0 && (a..b).contains(&first_line) && lines[first_line].0.starts_with(BOM) {
-            let at = first_line - a;
-            new[at] = LineText::from(&lines[first_line].0[BOM.len()..]);
+        if k == 0
+            && (a..b).contains(&first_line)
+            && let Some(rest) = lines[first_line].0.strip_prefix('\u{feff}')
+        {
+            new[first_line - a] = LineText::from(rest);
         }
         let label = match number {
             Some(s) => format!("snippet {s}, segment {}", k + 1),

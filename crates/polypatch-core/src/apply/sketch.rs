@@ -509,8 +509,12 @@ pub(crate) fn resolve(
     // stands, and no new line may resemble a line right above the head (then the new lines
     // may replace those: a second reading).
     if let Some(p) = pivoted {
-        let kept_there = tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&p))
-            || (head.end..mid_file_end).contains(&p) && mid.file_kept[p - head.end].is_some();
+        // Whether the merge keeps file line `fi` where it stands (in the middle or the tail).
+        let kept_at = |fi: usize| {
+            tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&fi))
+                || (head.end..mid_file_end).contains(&fi) && mid.file_kept[fi - head.end].is_some()
+        };
+        let kept_there = kept_at(p);
         let above = head.start.saturating_sub(NEAR).max(lo)..head.start;
         let new_like_above = seg
             .iter()
@@ -521,10 +525,6 @@ pub(crate) fn resolve(
         // about as many in their place.
         // A short line (`return 1;`) says enough with the lines the merge keeps right
         // after it: a run of two or more that says 8 letters and digits in all.
-        let kept_at = |fi: usize| {
-            tail.as_ref().is_some_and(|(_, _, f)| (f.start..f.end).contains(&fi))
-                || (head.end..mid_file_end).contains(&fi) && mid.file_kept[fi - head.end].is_some()
-        };
         let run = (p..len).take_while(|&fi| kept_at(fi)).filter(|&fi| !is_blank(fd.text(fi)));
         let (run_lines, run_says) = run.fold((0, 0), |(n, s), fi| (n + 1, s + alphanumerics(fd.text(fi))));
         let says_enough = distinctive(fd.text(p)) || run_lines >= 2 && run_says >= 8;
@@ -1073,12 +1073,12 @@ fn tail_at_shift(
     let trimmed = Finder { tiers: TierSet::only(Tier::Indentation), ..*fd };
     let len = fd.lines.len();
     for j in (from..=to).rev().filter(|&j| !is_blank(&seg[j])) {
-        let at: Vec<usize> = places_of(&trimmed, &seg[j..=j], lo, len)
+        let mut at = places_of(&trimmed, &seg[j..=j], lo, len)
             .into_iter()
-            .filter(|&p| Shift::of(seg[j].as_str(), fd.text(p)).delta == delta)
-            .collect();
-        if let Some(&p) = at.first() {
-            return trimmed.find(&seg[j..=j], p, p + 1).ok().map(|f| ((j, j + 1, f), at.len() > 1));
+            .filter(|&p| Shift::of(seg[j].as_str(), fd.text(p)).delta == delta);
+        if let Some(p) = at.next() {
+            let several = at.next().is_some();
+            return trimmed.find(&seg[j..=j], p, p + 1).ok().map(|f| ((j, j + 1, f), several));
         }
     }
     None
