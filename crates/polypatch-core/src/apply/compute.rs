@@ -1199,13 +1199,17 @@ fn check_expect(path: &RelPath, blob: &FileBytes, expect: &Expect) -> Result<(),
             let new = have.join("\n") + "\n";
             // A deadline keeps the line diff of two large, very different files bounded
             // (past it, `similar` gives a coarser diff, still a correct one).
-            let diff =
-                similar::TextDiff::configure().timeout(std::time::Duration::from_millis(200)).diff_lines(&old, &new);
-            let shown = diff.unified_diff().context_radius(1).header("patch", "file").to_string();
+            let (shown, ratio) = crate::render::hunks::short_diff(
+                &old,
+                &new,
+                1,
+                ("patch", "file"),
+                std::time::Duration::from_millis(200),
+            );
             let shown = shown.lines().take(20).collect::<Vec<_>>().join("\n");
             failure.closest = Some(Closest {
                 lines: LineRange::from_zero_based(0, have.len()),
-                similarity: f64::from(diff.ratio()),
+                similarity: f64::from(ratio),
                 diff: crate::apply::report::clip_excerpt(&shown),
             });
             Err(failure)

@@ -100,13 +100,7 @@ pub(crate) fn miss_failure(lines: Lines<'_>, q: &Query<'_>, miss: Miss, what: &s
 pub(crate) fn block_diff(lines: Lines<'_>, pat: &[LineText], found: &Found) -> String {
     let have: Vec<&str> = lines.slice(found.start..found.end).texts().collect();
     let (shown_expected, shown_have) = focus_lines(pat, &have, found);
-    similar::TextDiff::configure()
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(&shown_expected, &shown_have)
-        .unified_diff()
-        .context_radius(2)
-        .header("patch expects", "file has")
-        .to_string()
+    crate::render::hunks::short_diff(&shown_expected, &shown_have, 2, ("patch expects", "file has"), DIFF_TIMEOUT).0
 }
 
 /// The pattern's lines and the file's lines at `found` as texts for the diff shown with a

@@ -4,6 +4,7 @@
 
 use std::hash::Hash;
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use similar::algorithms::{Capture, Compact, Replace, myers};
 use similar::{DiffOp, DiffTag};
@@ -127,6 +128,71 @@ pub(crate) fn myers_ops<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp>
     let mut hooks = Compact::new(Replace::new(Capture::new()), old, new);
     let Ok(()) = myers::diff(&mut hooks, old, 0..old.len(), new, 0..new.len());
     hooks.into_inner().into_inner().into_ops()
+}
+
+/// A unified diff from `old` to `new` (texts whose lines end with `\n`) with `radius`
+/// lines of context, headed `--- {from}` and `+++ {to}` (empty when they are equal), and
+/// how alike they are (twice the lines kept over all lines, 1.0 for two empty texts): the
+/// short diffs failures show. Past `timeout` Myers' algorithm gives a coarser diff, still a
+/// correct one, so two large, very different texts stay cheap.
+pub(crate) fn short_diff(
+    old: &str,
+    new: &str,
+    radius: usize,
+    (from, to): (&str, &str),
+    timeout: Duration,
+) -> (String, f32) {
+    use std::fmt::Write as _;
+    let old: Vec<&str> = old.split_inclusive('\n').collect();
+    let new: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut hooks = Compact::new(Replace::new(Capture::new()), &old, &new);
+    let deadline = Instant::now().checked_add(timeout);
+    let Ok(()) = myers::diff_deadline(&mut hooks, &old, 0..old.len(), &new, 0..new.len(), deadline);
+    let ops = hooks.into_inner().into_inner().into_ops();
+    let ratio = similar::get_diff_ratio(&ops, old.len(), new.len());
+    let mut out = String::new();
+    for (k, group) in similar::group_diff_ops(ops, radius).iter().enumerate() {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        if k == 0 {
+            let _ = write!(out, "--- {from}\n+++ {to}\n");
+        }
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        let _ = writeln!(out, "@@ -{} +{} @@", HunkRange(old_range), HunkRange(new_range));
+        for op in group {
+            let (olds, news) = (&old[op.old_range()], &new[op.new_range()]);
+            let mut put = |mark: char, lines: &[&str]| {
+                for line in lines {
+                    out.push(mark);
+                    out.push_str(line);
+                }
+            };
+            match op.tag() {
+                DiffTag::Equal => put(' ', olds),
+                DiffTag::Delete => put('-', olds),
+                DiffTag::Insert => put('+', news),
+                DiffTag::Replace => {
+                    put('-', olds);
+                    put('+', news);
+                }
+            }
+        }
+    }
+    (out, ratio)
+}
+
+/// A hunk header's range: `start,len` counted from 1, the start alone for one line, and
+/// the line before for none (`0,0` at the start).
+struct HunkRange(Range<usize>);
+
+impl std::fmt::Display for HunkRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.len() {
+            1 => write!(f, "{}", self.0.start + 1),
+            0 => write!(f, "{},0", self.0.start),
+            len => write!(f, "{},{len}", self.0.start + 1),
+        }
+    }
 }
 
 /// Merges hunks that touch.
@@ -280,6 +346,23 @@ mod tests {
         ) {
             let want = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
             proptest::prop_assert_eq!(myers_ops(&old, &new), want);
+        }
+
+        /// `short_diff` gives what similar's `TextDiff` printed as a unified diff (which it
+        /// replaces, without similar's `text` feature compiled), and its ratio, for texts
+        /// of a few lines with many repeats and any context radius.
+        #[test]
+        fn short_diff_is_similars_unified_diff(
+            old in proptest::collection::vec(proptest::sample::select(vec!["a", "b", "", "c d"]), 0..30),
+            new in proptest::collection::vec(proptest::sample::select(vec!["a", "b", "", "c d"]), 0..30),
+            radius in 0usize..4,
+        ) {
+            let (old, new) = (old.join("\n") + "\n", new.join("\n") + "\n");
+            let diff = similar::TextDiff::from_lines(&old, &new);
+            let want = diff.unified_diff().context_radius(radius).header("a", "b").to_string();
+            let (shown, ratio) = short_diff(&old, &new, radius, ("a", "b"), Duration::from_secs(5));
+            proptest::prop_assert_eq!(shown, want);
+            proptest::prop_assert_eq!(ratio.to_bits(), diff.ratio().to_bits());
         }
     }
 }
