@@ -228,9 +228,12 @@ pub fn handle(request: &Request, root: Option<&Path>) -> Response {
     if let Some(n) = request.strip {
         parse_options = parse_options.strip(n);
     }
-    let plan = match crate::parse_with(&request.patch, format, &parse_options) {
+    // The request's patch is text: a character of U+10FF80..=U+10FFFF is that character,
+    // not the byte the engine's text stands for with it.
+    let patch = polypatch_core::decode_lossless(request.patch.as_bytes());
+    let plan = match crate::parse_with(&patch, format, &parse_options) {
         Ok(plan) => plan,
-        Err(err) => return Response::without_files(ReportDocument::malformed(&err, &request.patch)),
+        Err(err) => return Response::without_files(ReportDocument::malformed(&err, &patch)),
     };
     let mut options = ApplyOptions::default()
         .strict(request.strict)

@@ -359,6 +359,13 @@ impl FromStr for Format {
 
 /// Parses `text` as `format` (or as the detected dialect for [`Format::Auto`]).
 ///
+/// `text` is read as the engine reads a file: a character of U+10FF80..=U+10FFFF stands
+/// for a byte that is not UTF-8 (a diff's bytes read with [`fs::decode_lossless`], which
+/// a unified diff writes as those bytes, as git does). Text from elsewhere (a model's
+/// reply, a JSON string, an editor) may hold such a character as itself: pass it through
+/// `decode_lossless(text.as_bytes())` first, as [`apply_str`], [`editor`], the MCP
+/// server and the Python package do, and it is written as that character.
+///
 /// ```
 /// use polypatch::{parse, Format};
 ///
@@ -420,7 +427,8 @@ pub enum Error {
 /// memory, and returns the new text.
 ///
 /// A patch that touches another file, or deletes or moves this one, is refused with
-/// [`Error::OtherFile`]; for several files use [`apply`] with a [`MemoryFileSet`].
+/// [`Error::OtherFile`]; for several files use [`apply`] with a [`MemoryFileSet`]. Both
+/// strings are text: every character of the patch is written as itself (see [`parse`]).
 ///
 /// ```
 /// let patch = "--- a/greet.py\n+++ b/greet.py\n@@ -1,2 +1,2 @@\n def hi():\n-    print('hi')\n+    print('hello')\n";
@@ -428,7 +436,10 @@ pub enum Error {
 /// assert_eq!(new, "def hi():\n    print('hello')\n");
 /// ```
 pub fn apply_str(patch: &str, path: &str, text: &str) -> Result<String, Error> {
-    let plan = parse(patch, Format::Auto)?;
+    // Both strings are text: a character of U+10FF80..=U+10FFFF in the patch is that
+    // character, as it is in the file's text (see [`parse`]).
+    let patch = fs::decode_lossless(patch.as_bytes());
+    let plan = parse(&patch, Format::Auto)?;
     // `./a.txt` and `a.txt` are one file; a path that is not valid stays as given, and the
     // patch's own path check reports it.
     let wanted = RelPath::parse(path, None).map_or_else(|_| path.to_string(), |p| p.as_str().to_string());
@@ -503,6 +514,24 @@ mod tests {
         );
     }
 
+    /// A patch's character of U+10FF80..=U+10FFFF (the range the engine's text uses for
+    /// bytes that are not UTF-8) is that character, as in the file's text: a unified diff
+    /// wrote the byte 0xEE (`NotText` for the new text).
+    #[test]
+    fn apply_str_writes_a_character_of_the_raw_byte_range_as_itself() {
+        let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\u{10ffee}o\n";
+        assert_eq!(apply_str(diff, "a.txt", "one\ntwo\n").unwrap(), "one\nt\u{10ffee}o\n");
+        // A text dialect matches text: such a character is refused there, not written as a
+        // byte, and the message says which characters.
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-t\u{10ffee}o\n+two\n*** End Patch\n";
+        let Err(Error::NotApplied(err)) = apply_str(patch, "a.txt", "one\nt\u{10ffee}o\n") else {
+            panic!("expected a refusal")
+        };
+        let failure = err.report.files[0].failure.as_ref().unwrap();
+        assert_eq!(failure.kind, FailureKind::NotText);
+        assert!(failure.message.contains("U+10FF80..=U+10FFFF"), "{}", failure.message);
+    }
+
     #[test]
     fn apply_str_refuses_what_one_text_cannot_hold() {
         let create = "*** Begin Patch\n*** Add File: other.txt\n+x\n*** End Patch\n";
@@ -533,11 +562,11 @@ mod tests {
         assert_eq!(apply_str("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n", "./a.txt", "a\n").unwrap(), "b\n");
     }
 
-    /// `apply_str` as it was first written: the text in a one-file [`MemoryFileSet`], the
-    /// plan applied to it, the text read back. The one-file route must give the same
+    /// `apply_str` as it was first written: the patch read as text, the text in a one-file
+    /// [`MemoryFileSet`], the plan applied to it, the text read back. The one-file route must give the same
     /// result, error and report in every case.
     fn through_a_file_set(patch: &str, path: &str, text: &str) -> Result<String, Error> {
-        let plan = parse(patch, Format::Auto)?;
+        let plan = parse(&fs::decode_lossless(patch.as_bytes()), Format::Auto)?;
         let wanted = RelPath::parse(path, None).map_or_else(|_| path.to_string(), |p| p.as_str().to_string());
         let mut files = MemoryFileSet::new().with(wanted.clone(), text);
         let report = apply(&plan, &mut files, &ApplyOptions::default())?;
@@ -596,7 +625,8 @@ mod tests {
             ("diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 100755\n".to_string(), "a.txt", "a\n"),
             (">>> file: a.txt\n--- from\na\n--- to\nb\n<<<\n".to_string(), "a.txt", "a\n"),
             ("{\"files\": [{\"path\": \"a.txt\", \"content\": \"whole\\n\"}]}\n".to_string(), "a.txt", "a\n"),
-            // Bytes that are not UTF-8 in the patch: a result that is not text.
+            // A character of the range the engine's text uses for bytes: text, written as
+            // itself (both routes read the patch as text).
             (diff("a.txt", "@@ -1 +1 @@\n-a\n+\u{10ffe9}\n"), "a.txt", "a\n"),
             // Malformed and unknown.
             ("*** Begin Patch\n".to_string(), "a.txt", "a\n"),

@@ -64,6 +64,11 @@ impl Buffers {
 
     /// [`Buffers::apply`] with parse options (a diff's strip level, the binary size limit).
     pub fn apply_with(&self, text: &str, options: &ApplyOptions, parse: &ParseOptions) -> Result<Outcome, Error> {
+        // An editor's text is text: a character of U+10FF80..=U+10FFFF in the patch is that
+        // character (its four bytes written), not the byte the engine's text stands for
+        // with it (`decode_lossless`).
+        let text = polypatch_core::decode_lossless(text.as_bytes());
+        let text = text.as_ref();
         let source =
             BuffersOverRoot::new(self.files.iter().map(|(p, t)| (p.as_str(), t.as_str())), self.root.as_deref())
                 .map_err(|err| match err {

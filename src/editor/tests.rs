@@ -172,3 +172,13 @@ fn unusual_characters_come_back_as_they_went() {
     let json: serde_json::Value = serde_json::from_str(&response.to_json()).unwrap();
     assert_eq!(json["files"]["a.txt"], "zero\u{202e}\u{85}\nONE\n\u{feff}two\t\n");
 }
+
+/// The request's character of U+10FF80..=U+10FFFF (the range the engine's text uses for
+/// bytes that are not UTF-8) in a unified diff is that character in the new text (the
+/// diff wrote the byte 0xEE before, and the response had no text for the file).
+#[test]
+fn a_request_character_of_the_raw_byte_range_is_that_character() {
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\u{10ffee}o\n";
+    let response = handle(&Request::new(diff).with_file("a.txt", "one\ntwo\n"), None);
+    assert_eq!(response.files["a.txt"].as_deref(), Some("one\nt\u{10ffee}o\n"), "{response:?}");
+}

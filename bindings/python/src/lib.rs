@@ -155,6 +155,25 @@ impl Outcome {
 
 /// A dialect name the registry does not know (or `auto`) is a `ValueError` naming the
 /// known ones.
+/// A Python string as the engine reads text: a character of U+10FF80..=U+10FFFF (which
+/// the engine's text uses for bytes that are not UTF-8) escaped, so that it is written as
+/// that character.
+fn text(given: String) -> String {
+    match polypatch::fs::decode_lossless(given.as_bytes()) {
+        std::borrow::Cow::Borrowed(_) => given,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
+}
+
+/// The engine's text as a Python string: characters that stand for bytes written as
+/// those bytes where they make UTF-8 (a character [`text`] escaped), kept otherwise.
+fn untext(engine: String) -> String {
+    match polypatch::engine::encode_lossless(&engine) {
+        std::borrow::Cow::Borrowed(_) => engine,
+        std::borrow::Cow::Owned(bytes) => String::from_utf8(bytes).unwrap_or(engine),
+    }
+}
+
 fn known_format(format: &str) -> PyResult<()> {
     let dialects = Dialects::global();
     if format == "auto" || dialects.get(format).is_some() {
@@ -260,6 +279,7 @@ fn apply(
 ) -> PyResult<Outcome> {
     known_format(&format)?;
     let options = options(strict, dry_run, read_hashes, &stale_read)?;
+    let patch = text(patch);
     py.detach(|| apply_on_disk(&patch, &root, &format, &options)).map_err(PyErr::from)
 }
 
@@ -334,6 +354,7 @@ fn apply_to_files(
 ) -> PyResult<(Option<Texts>, Outcome)> {
     known_format(&format)?;
     let options = options(strict, false, read_hashes, &stale_read)?;
+    let patch = text(patch);
     py.detach(|| apply_in_memory(&patch, files, &format, &options)).map_err(|path| {
         PyValueError::new_err(format!(
             "the result for `{path}` is not UTF-8 text (a binary patch); apply binary patches to a directory"
@@ -396,6 +417,7 @@ fn convert(
             Dialects::global().names().join(", ")
         )));
     }
+    let patch = text(patch);
     py.detach(|| {
         let dialects = Dialects::global();
         let plan = match dialects.parse_with(&patch, &format, &ParseOptions::default()) {
@@ -417,7 +439,7 @@ fn convert(
             }
         };
         Ok(match result {
-            Ok(converted) => (Some(converted.text), None, None),
+            Ok(converted) => (Some(untext(converted.text)), None, None),
             Err(ConvertError::NotApplied(err)) => (None, Some(Outcome::whole(Err(*err), &plan, &[])), None),
             Err(ConvertError::Malformed(err)) => {
                 (None, Some(Outcome::refused(Refused::Malformed(err, None), &patch)), None)

@@ -42,6 +42,16 @@ def test_apply_writes_the_file_and_reports_each_edit(root):
     assert polypatch.apply(DIFF, root).status == "already_applied"
 
 
+def test_a_character_of_the_raw_byte_range_is_written_as_itself(root):
+    # U+10FF80..U+10FFFF is the range the engine's text uses for bytes that are not UTF-8:
+    # in a Python string it is that character (a diff wrote the one byte 0xEE before).
+    diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+t\U0010ffeeo\n three\n"
+    polypatch.apply(diff, root)
+    assert (root / "a.txt").read_bytes() == "one\nt\U0010ffeeo\nthree\n".encode()
+    texts, _ = polypatch.apply_to_files(diff, {"a.txt": "one\ntwo\nthree\n"})
+    assert texts == {"a.txt": "one\nt\U0010ffeeo\nthree\n"}
+
+
 def test_root_accepts_a_path_and_a_string(root):
     polypatch.apply(DIFF, str(root))
     assert (root / "a.txt").read_bytes() == b"one\n2\nthree\n"

@@ -53,3 +53,37 @@ fn a_root_that_cannot_be_opened_is_a_usage_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.starts_with("error: cannot open the root `missing`: "), "{}", run.stderr);
 }
+
+/// A tool call's character of U+10FF80..=U+10FFFF (the range the engine's text uses for
+/// bytes that are not UTF-8) is that character: a unified diff's added line is written as
+/// its four bytes (was the one byte 0xEE); `edit_file`, which matches text, refuses it.
+#[test]
+fn a_tool_calls_character_of_the_raw_byte_range_is_that_character() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    fs::write(dir.path().join("b.txt"), "one\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\u{10ffee}o\n";
+    let input = lines(&[
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "apply_patch", "arguments": {"patch": diff}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "edit_file", "arguments": {"path": "b.txt", "edits": [{"oldText": "one", "newText": "\u{10ffee}"}]}}}),
+    ]);
+    let run = common::polypatch_with(dir.path(), &["mcp", "--root", root], &[], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let replies: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let reply =
+        |id: u64| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}"));
+    assert_ne!(reply(2)["result"]["isError"], true, "{}", reply(2));
+    assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), "one\nt\u{10ffee}o\n".as_bytes());
+    // `edit_file` matches text: refused, saying which characters, nothing written.
+    let refused = &reply(3)["result"];
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(refused["content"][0]["text"].as_str().unwrap().contains("U+10FF80..=U+10FFFF"), "{refused}");
+    assert_eq!(fs::read(dir.path().join("b.txt")).unwrap(), b"one\n");
+}

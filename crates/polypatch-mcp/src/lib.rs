@@ -163,6 +163,13 @@ pub struct ReadFileInput {
 }
 
 /// A tool error: the text the model reads, `isError` set.
+/// A tool call's text as the engine reads text: a character of U+10FF80..=U+10FFFF (which
+/// the engine's text uses for bytes that are not UTF-8) escaped, so that it is written as
+/// that character.
+fn text(given: &str) -> String {
+    polypatch::fs::decode_lossless(given.as_bytes()).into_owned()
+}
+
 fn tool_error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }
@@ -281,17 +288,18 @@ impl Server {
             Err(err) => return err,
         };
         let format = input.format.as_deref().unwrap_or("auto");
+        let patch = text(&input.patch);
         let (text, document, ok) = if format == "auto" {
-            let result = polypatch::apply_text(&input.patch, &mut files, &options);
-            let document = ReportDocument::of_reply(&result, &input.patch);
+            let result = polypatch::apply_text(&patch, &mut files, &options);
+            let document = ReportDocument::of_reply(&result, &patch);
             match result {
                 Ok(report) => (report.to_string(), document, true),
                 Err(err) => (failure_text(&err), document, false),
             }
         } else {
-            let plan = match Dialects::global().parse(&input.patch, format) {
+            let plan = match Dialects::global().parse(&patch, format) {
                 Ok(plan) => plan,
-                Err(err) => return tool_error(err.render(&input.patch)),
+                Err(err) => return tool_error(err.render(&patch)),
             };
             let result = polypatch::apply(&plan, &mut files, &options);
             let document = ReportDocument::of_result(&result);
@@ -330,7 +338,7 @@ impl Server {
         if input.edits.is_empty() {
             return tool_error("`edits` is empty: give at least one {oldText, newText} pair");
         }
-        let edits = input.edits.iter().map(|e| Edit::replace_text(e.old_text.clone(), e.new_text.clone())).collect();
+        let edits = input.edits.iter().map(|e| Edit::replace_text(text(&e.old_text), text(&e.new_text))).collect();
         let plan = EditPlan::new("edit_file", vec![FileEdit::modify(input.path.clone(), edits)]);
         let mut files = match open_root(&root) {
             Ok(files) => files,

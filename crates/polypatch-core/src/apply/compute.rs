@@ -836,8 +836,10 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             } else {
                 let (what, todo) = if utf8.is_some() {
                     (
-                        "the patch's text is not UTF-8",
-                        "write the patch in UTF-8, or as a unified diff (applied byte for byte, as git does)",
+                        "the patch holds bytes that are not UTF-8, or a character of U+10FF80..=U+10FFFF (the \
+                         range that stands for such bytes), and this dialect matches text",
+                        "write the patch in UTF-8 without such characters, or as a unified diff (applied byte for \
+                         byte, as git does)",
                     )
                 } else {
                     (
