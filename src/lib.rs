@@ -516,20 +516,26 @@ mod tests {
 
     /// A patch's character of U+10FF80..=U+10FFFF (the range the engine's text uses for
     /// bytes that are not UTF-8) is that character, as in the file's text: a unified diff
-    /// wrote the byte 0xEE (`NotText` for the new text).
+    /// wrote the byte 0xEE (`NotText` for the new text), AI-PATCH refused it.
     #[test]
     fn apply_str_writes_a_character_of_the_raw_byte_range_as_itself() {
         let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\u{10ffee}o\n";
         assert_eq!(apply_str(diff, "a.txt", "one\ntwo\n").unwrap(), "one\nt\u{10ffee}o\n");
-        // A text dialect matches text: such a character is refused there, not written as a
-        // byte, and the message says which characters.
-        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-t\u{10ffee}o\n+two\n*** End Patch\n";
-        let Err(Error::NotApplied(err)) = apply_str(patch, "a.txt", "one\nt\u{10ffee}o\n") else {
-            panic!("expected a refusal")
-        };
+        // A text dialect matches it as that character, and keeps the file's other lines
+        // that hold it (was: refused, "the patch's text is not UTF-8").
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-t\u{10ffee}o\n+tw\u{10ffee}\n*** End Patch\n";
+        let file = "\u{10ffee}\nt\u{10ffee}o\n\u{10ff80}z\n";
+        assert_eq!(apply_str(patch, "a.txt", file).unwrap(), "\u{10ffee}\ntw\u{10ffee}\n\u{10ff80}z\n");
+        // In the engine's text (what `parse` takes), such a character alone is a byte that
+        // is not UTF-8: a text dialect refuses it and says which characters.
+        let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+\u{10ffee}\n*** End Patch\n";
+        let plan = parse(patch, Format::Auto).unwrap();
+        let mut files = MemoryFileSet::new().with("a.txt", "one\n");
+        let err = apply(&plan, &mut files, &ApplyOptions::default()).unwrap_err();
         let failure = err.report.files[0].failure.as_ref().unwrap();
         assert_eq!(failure.kind, FailureKind::NotText);
         assert!(failure.message.contains("U+10FF80..=U+10FFFF"), "{}", failure.message);
+        assert_eq!(files.get("a.txt"), Some(&b"one\n"[..]));
     }
 
     #[test]

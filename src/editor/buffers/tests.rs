@@ -115,13 +115,17 @@ fn a_reply_with_two_blocks_for_two_files() {
 }
 
 /// A character of U+10FF80..=U+10FFFF (the range the engine's text uses for bytes that
-/// are not UTF-8) in a unified diff (applied byte for byte) is that character in the new
-/// text. Before: the diff wrote the byte 0xEE (`NotText` for the buffer's new text).
+/// are not UTF-8) in the patch is that character in the new text: in a unified diff
+/// (applied byte for byte) and in AI-PATCH (a text dialect). Before: the diff wrote the
+/// byte 0xEE (`NotText` for the buffer's new text), AI-PATCH refused "not UTF-8".
 #[test]
 fn a_patch_character_of_the_raw_byte_range_is_that_character() {
     let buffers = Buffers::new().with("a.txt", "one\ntwo\n");
     let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\u{10ffee}o\n";
     let outcome = buffers.apply(diff, &ApplyOptions::default()).unwrap();
+    assert_eq!(texts(&outcome), [("a.txt", "one\nt\u{10ffee}o\n")]);
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+t\u{10ffee}o\n*** End Patch\n";
+    let outcome = buffers.apply(patch, &ApplyOptions::default()).unwrap();
     assert_eq!(texts(&outcome), [("a.txt", "one\nt\u{10ffee}o\n")]);
     // The buffer holding the character already: the patch's context line matches it.
     let buffers = Buffers::new().with("a.txt", "t\u{10ffee}o\n");

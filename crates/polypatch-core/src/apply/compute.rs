@@ -827,7 +827,19 @@ impl<S: FileSource + ?Sized> State<'_, S> {
             let git = m.line_breaks == LineBreaks::LfOrCrLf
                 && !m.edits.iter().any(|e| matches!(e.target, Target::Sketch { .. }));
             let utf8 = blob.text();
-            let raw_patch = m.edits.iter().any(holds_raw);
+            let mut raw_patch = m.edits.iter().any(holds_raw);
+            // A text dialect's patch holding characters that stand for bytes which make
+            // UTF-8 (a character of U+10FF80..=U+10FFFF in a caller's text, escaped by
+            // `decode_lossless`) is matched as that text in a UTF-8 file, and written so.
+            let as_text_plan: Modify;
+            let m = match (raw_patch && !git && utf8.is_some()).then(|| m.edits.iter().map(as_text).collect()) {
+                Some(Some(edits)) => {
+                    raw_patch = false;
+                    as_text_plan = Modify { edits, ..m.clone() };
+                    &as_text_plan
+                }
+                _ => m,
+            };
             let byte_exact = git && (utf8.is_none() || raw_patch);
             let mut text = if byte_exact {
                 blob.lossless_lines(m.line_breaks)
@@ -1094,6 +1106,36 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
 
 /// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
 /// [`decode_lossless`](crate::text::lines::decode_lossless)).
+/// `edit` with its characters that stand for bytes (U+10FF80..=U+10FFFF, see
+/// [`decode_lossless`](crate::text::lines::decode_lossless)) turned into the text those
+/// bytes are, when they are UTF-8; `None` when some are not.
+fn as_text(edit: &Edit) -> Option<Edit> {
+    let text = |s: &str| String::from_utf8(encode_lossless(s).into_owned()).ok();
+    let lines = |l: &[LineText]| l.iter().map(|l| text(l).map(LineText::from)).collect::<Option<Vec<_>>>();
+    let mut out = edit.clone();
+    out.target = match &edit.target {
+        Target::Lines(l) => Target::Lines(lines(l)?),
+        Target::Range { start, end } => Target::Range { start: lines(start)?, end: lines(end)? },
+        Target::Text(t) => Target::Text(text(t)?),
+        other => other.clone(),
+    };
+    out.action = match &edit.action {
+        Action::Replace(r) => {
+            let mut r = r.clone();
+            r.lines = lines(&r.lines)?;
+            r.text = match &r.text {
+                Some(t) => Some(text(t)?),
+                None => None,
+            };
+            Action::Replace(r)
+        }
+        Action::InsertBefore { lines: l } => Action::InsertBefore { lines: lines(l)? },
+        Action::InsertAfter { lines: l } => Action::InsertAfter { lines: lines(l)? },
+        other => other.clone(),
+    };
+    Some(out)
+}
+
 fn holds_raw(edit: &Edit) -> bool {
     let lines = |l: &[LineText]| l.iter().any(|l| holds_raw_bytes(l));
     let target = match &edit.target {
