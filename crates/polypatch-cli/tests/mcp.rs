@@ -6,32 +6,42 @@ use std::fs;
 
 mod common;
 
-/// One JSON-RPC message a line.
-fn lines(messages: &[serde_json::Value]) -> String {
-    messages.iter().flat_map(|m| [m.to_string(), "\n".to_owned()]).collect()
+/// A session with `polypatch mcp --root DIR`: initialize (id 1), then `messages`, one
+/// JSON-RPC message a line; the server's replies, after it exited 0.
+fn session(dir: &std::path::Path, messages: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let opening = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    let input: String = opening.iter().chain(messages).flat_map(|m| [m.to_string(), "\n".to_owned()]).collect();
+    let root = dir.to_str().unwrap();
+    let run = common::polypatch_with(dir, &["mcp", "--root", root], &[], Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The reply with id `id`.
+fn reply(replies: &[serde_json::Value], id: u64) -> &serde_json::Value {
+    replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}"))
 }
 
 #[test]
 fn a_session_over_stdio_lists_the_tools_and_edits_a_file() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.txt"), "one\r\ntwo\r\n").unwrap();
-    let root = dir.path().to_str().unwrap();
-    let input = lines(&[
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+    let replies = session(
+        dir.path(),
+        &[
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "edit_file", "arguments": {"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}}}),
-        serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
             "name": "edit_file", "arguments": {"path": "a.txt", "edits": [{"oldText": "zzz", "newText": "2"}]}}}),
-    ]);
-    let run = common::polypatch_with(dir.path(), &["mcp", "--root", root], &[], Some(input.as_bytes()));
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let replies: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let reply =
-        |id: u64| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}"));
+        ],
+    );
+    let reply = |id: u64| reply(&replies, id);
     assert_eq!(reply(1)["result"]["serverInfo"]["name"], "polypatch");
     let mut tools: Vec<&str> =
         reply(2)["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -63,23 +73,17 @@ fn a_tool_calls_character_of_the_raw_byte_range_is_that_character() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
     fs::write(dir.path().join("b.txt"), "one\n").unwrap();
-    let root = dir.path().to_str().unwrap();
     let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\u{10ffee}o\n";
-    let input = lines(&[
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    let replies = session(
+        dir.path(),
+        &[
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "apply_patch", "arguments": {"patch": diff}}}),
-        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "edit_file", "arguments": {"path": "b.txt", "edits": [{"oldText": "one", "newText": "\u{10ffee}"}]}}}),
-    ]);
-    let run = common::polypatch_with(dir.path(), &["mcp", "--root", root], &[], Some(input.as_bytes()));
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let replies: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let reply =
-        |id: u64| replies.iter().find(|r| r["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}"));
+        ],
+    );
+    let reply = |id: u64| reply(&replies, id);
     assert_ne!(reply(2)["result"]["isError"], true, "{}", reply(2));
     assert_eq!(fs::read(dir.path().join("a.txt")).unwrap(), "one\nt\u{10ffee}o\n".as_bytes());
     assert_ne!(reply(3)["result"]["isError"], true, "{}", reply(3));
