@@ -378,6 +378,12 @@ fn a_patch_character_of_the_raw_byte_range_is_written_as_its_utf8() {
     let run = polypatch(sb.top(), &["apply", "--root", &root, path.to_str().unwrap()], None);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(fs::read(sb.root().join("a.txt")).unwrap(), "\u{10ffee}x\n".as_bytes());
+    // Updated: the character is matched as itself and written so (was refused, "not UTF-8").
+    fs::write(&path, "*** Begin Patch\n*** Update File: a.txt\n@@\n-\u{10ffee}x\n+\u{10ffee}y\n*** End Patch\n")
+        .unwrap();
+    let run = polypatch(sb.top(), &["apply", "--root", &root, path.to_str().unwrap()], None);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read(sb.root().join("a.txt")).unwrap(), "\u{10ffee}y\n".as_bytes());
 }
 
 #[test]
