@@ -734,8 +734,9 @@ fn bom_cases(push: &mut impl FnMut(String, Result<Case, String>)) {
 /// the diff gives it, so a replaced `\n` line in a mostly-CRLF file stays `\n`.
 fn mixed_ending_cases(rng: &mut Rng, push: &mut impl FnMut(String, Result<Case, String>)) {
     let crlf_then_lf: &[u8] = b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\ng\nh\ni\n";
-    let fixed: [(&str, &[u8], &[u8], &str); 5] = [
+    let fixed: [(&str, &[u8], &[u8], &str); 6] = [
         ("mixed_lf_line_replaced", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\nG\nh\ni\n", "-U1"),
+        ("mixed_last_line_without_newline_replaced", b"a\r\na\na", b"a\r\na\na\naa\n", "-U1"),
         ("mixed_lf_line_inserted", crlf_then_lf, b"1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\nd\ne\nf\nnew\ng\nh\ni\n", "-U2"),
         (
             "mixed_crlf_line_replaced_in_lf_file",

@@ -709,10 +709,11 @@ fn lines_edited_in_the_middle_of_a_file_leave_every_other_byte_as_it_was() {
         vec![hunk(&[" alpha", "-beta", "+BETA", " gamma"]), hunk(&[" middle", "-last", "+LAST", "+added"])],
     )]);
     run(&mut files, &p).unwrap();
-    // A replaced line ends as the one it replaces; the old last line, no longer last, takes
-    // the file's most common ending (CRLF, first seen on the tie with LF); the new last
-    // line has none, as the old one had none.
-    assert_eq!(files.get_str("a.txt"), Some("\u{feff}head\r\nalpha\nBETA\rgamma\r\nmiddle\nLAST\r\nadded"));
+    // A replaced line ends as the one it replaces; the old last line, no longer last, ends
+    // like the line before it (LF: the region it ends; it took the file's most common
+    // ending before, CRLF on the tie with LF); the new last line has
+    // none, as the old one had none.
+    assert_eq!(files.get_str("a.txt"), Some("\u{feff}head\r\nalpha\nBETA\rgamma\r\nmiddle\nLAST\nadded"));
 }
 
 #[test]

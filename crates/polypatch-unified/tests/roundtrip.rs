@@ -122,3 +122,16 @@ fn an_added_final_newline_in_a_mixed_file_is_the_patchs() {
     apply_patch(patch, &mut files).unwrap();
     assert_eq!(files.get("f.txt"), Some(b"a\r\nb\r\n".as_slice()));
 }
+
+/// Lines written in place of a mixed file's last line, which has no newline: they end
+/// like the line before it (`\n` here), as git writes them, not with the file's most
+/// frequent ending (a tie, broken by the first line's `\r\n`). Found by the round trip
+/// property above (failed before: `a\r\n` and `aa\r\n`).
+#[test]
+fn lines_replacing_a_mixed_files_last_line_end_like_the_line_before() {
+    let patch = "diff --git a/src/file.txt b/src/file.txt\n--- a/src/file.txt\n+++ b/src/file.txt\n\
+                 @@ -2,2 +2,3 @@ a\n a\n-a\n\\ No newline at end of file\n+a\n+aa\n";
+    let mut files = MemoryFileSet::new().with("src/file.txt", "a\r\na\na");
+    apply_patch(patch, &mut files).unwrap();
+    assert_eq!(files.get("src/file.txt"), Some(b"a\r\na\na\naa\n".as_slice()));
+}

@@ -516,14 +516,13 @@ pub(crate) fn line_end(ends: Option<&Vec<Newline>>, j: usize, near: Eol) -> Eol 
 }
 
 /// The terminator for a new line written in place of, or next to, file line `near`: that
-/// line's own, so each region of a file that mixes `\n` and `\r\n` keeps its ending;
-/// `usual` (the file's most frequent) when there is no such line or it is the last line
-/// and has none.
+/// line's own, so each region of a file that mixes `\n` and `\r\n` keeps its ending; for
+/// a line without one (the file's last), the line's before it, the region it ends; `usual`
+/// (the file's most frequent) when there is no such line or neither has one.
 pub(crate) fn neighbour_eol(lines: Lines<'_>, near: Option<usize>, usual: Eol) -> Eol {
-    match near.and_then(|i| lines.get(i)).map(|l| l.eol) {
-        None | Some(Eol::None) => usual,
-        Some(eol) => eol,
-    }
+    let Some(i) = near else { return usual };
+    let eol = |k: usize| lines.get(k).map(|l| l.eol).filter(|&e| e != Eol::None);
+    eol(i).or_else(|| i.checked_sub(1).and_then(eol)).unwrap_or(usual)
 }
 
 #[cfg(test)]
