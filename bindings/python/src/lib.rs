@@ -165,15 +165,6 @@ fn text(given: String) -> String {
     }
 }
 
-/// The engine's text as a Python string: characters that stand for bytes written as
-/// those bytes where they make UTF-8 (a character [`text`] escaped), kept otherwise.
-fn untext(engine: String) -> String {
-    match polypatch::engine::encode_lossless(&engine) {
-        std::borrow::Cow::Borrowed(_) => engine,
-        std::borrow::Cow::Owned(bytes) => String::from_utf8(bytes).unwrap_or(engine),
-    }
-}
-
 fn known_format(format: &str) -> PyResult<()> {
     let dialects = Dialects::global();
     if format == "auto" || dialects.get(format).is_some() {
@@ -439,7 +430,7 @@ fn convert(
             }
         };
         Ok(match result {
-            Ok(converted) => (Some(untext(converted.text)), None, None),
+            Ok(converted) => (Some(converted.text), None, None),
             Err(ConvertError::NotApplied(err)) => (None, Some(Outcome::whole(Err(*err), &plan, &[])), None),
             Err(ConvertError::Malformed(err)) => {
                 (None, Some(Outcome::refused(Refused::Malformed(err, None), &patch)), None)
