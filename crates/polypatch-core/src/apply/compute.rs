@@ -1104,8 +1104,6 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
     Failure::new(FailureKind::Io, format!("cannot read `{path}`: {why}"), todo)
 }
 
-/// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
-/// [`decode_lossless`](crate::text::lines::decode_lossless)).
 /// `edit` with its characters that stand for bytes (U+10FF80..=U+10FFFF, see
 /// [`decode_lossless`](crate::text::lines::decode_lossless)) turned into the text those
 /// bytes are, when they are UTF-8; `None` when some are not.
@@ -1136,6 +1134,8 @@ fn as_text(edit: &Edit) -> Option<Edit> {
     Some(out)
 }
 
+/// Whether an edit's text holds bytes that are not UTF-8 (a diff read with
+/// [`decode_lossless`](crate::text::lines::decode_lossless)).
 fn holds_raw(edit: &Edit) -> bool {
     let lines = |l: &[LineText]| l.iter().any(|l| holds_raw_bytes(l));
     let target = match &edit.target {
