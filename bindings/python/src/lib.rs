@@ -153,8 +153,6 @@ impl Outcome {
     }
 }
 
-/// A dialect name the registry does not know (or `auto`) is a `ValueError` naming the
-/// known ones.
 /// A Python string as the engine reads text: a character of U+10FF80..=U+10FFFF (which
 /// the engine's text uses for bytes that are not UTF-8) escaped, so that it is written as
 /// that character.
@@ -165,6 +163,8 @@ fn text(given: String) -> String {
     }
 }
 
+/// A dialect name the registry does not know (or `auto`) is a `ValueError` naming the
+/// known ones.
 fn known_format(format: &str) -> PyResult<()> {
     let dialects = Dialects::global();
     if format == "auto" || dialects.get(format).is_some() {

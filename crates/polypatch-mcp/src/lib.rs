@@ -162,7 +162,6 @@ pub struct ReadFileInput {
     pub root: Option<String>,
 }
 
-/// A tool error: the text the model reads, `isError` set.
 /// A tool call's text as the engine reads text: a character of U+10FF80..=U+10FFFF (which
 /// the engine's text uses for bytes that are not UTF-8) escaped, so that it is written as
 /// that character.
@@ -170,6 +169,7 @@ fn text(given: &str) -> String {
     polypatch::fs::decode_lossless(given.as_bytes()).into_owned()
 }
 
+/// A tool error: the text the model reads, `isError` set.
 fn tool_error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
 }

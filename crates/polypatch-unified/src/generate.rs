@@ -61,6 +61,7 @@ use std::time::{Duration, Instant};
 
 use similar::algorithms::{DiffHook, myers};
 
+use polypatch_core::render::hunks::hunk_range;
 use polypatch_core::{Entry, FileSource};
 
 #[cfg(feature = "git-binary")]
@@ -675,16 +676,6 @@ fn function_text(line: &str) -> &str {
     line[..cut].trim_end_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r'])
 }
 
-/// A hunk range as git writes it: `start,count`, `start` alone for one line, and for an
-/// empty side the line before it with `,0`.
-fn range(start: usize, count: usize) -> String {
-    match count {
-        0 => format!("{start},0"),
-        1 => format!("{}", start + 1),
-        _ => format!("{},{count}", start + 1),
-    }
-}
-
 fn write_line(out: &mut String, prefix: char, line: &str) {
     out.push(prefix);
     out.push_str(line);
@@ -718,8 +709,12 @@ fn write_hunks(out: &mut String, old: &[&str], new: &[&str], context: usize) {
             function = Some(function_text(old[i]));
         }
         searched = old_start;
-        let _ =
-            write!(out, "@@ -{} +{} @@", range(old_start, old_end - old_start), range(new_start, new_end - new_start));
+        let _ = write!(
+            out,
+            "@@ -{} +{} @@",
+            hunk_range(old_start, old_end - old_start),
+            hunk_range(new_start, new_end - new_start)
+        );
         match function {
             Some(text) if !text.is_empty() => {
                 let _ = writeln!(out, " {text}");
@@ -779,15 +774,6 @@ fn quote(prefix: &str, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges_as_git_writes_them() {
-        assert_eq!(range(0, 0), "0,0");
-        assert_eq!(range(5, 0), "5,0");
-        assert_eq!(range(0, 1), "1");
-        assert_eq!(range(9, 1), "10");
-        assert_eq!(range(0, 3), "1,3");
-    }
 
     #[test]
     fn quoting() {

@@ -1108,29 +1108,37 @@ fn read_failure(path: &RelPath, e: &std::io::Error) -> Failure {
 /// [`decode_lossless`](crate::text::lines::decode_lossless)) turned into the text those
 /// bytes are, when they are UTF-8; `None` when some are not.
 fn as_text(edit: &Edit) -> Option<Edit> {
-    let text = |s: &str| String::from_utf8(encode_lossless(s).into_owned()).ok();
-    let lines = |l: &[LineText]| l.iter().map(|l| text(l).map(LineText::from)).collect::<Option<Vec<_>>>();
+    let utf8 = |s: &str| String::from_utf8(encode_lossless(s).into_owned()).ok();
+    let text = |s: &mut String| {
+        *s = utf8(s)?;
+        Some(())
+    };
+    let lines = |l: &mut Vec<LineText>| {
+        l.iter_mut().try_for_each(|line| {
+            *line = LineText::from(utf8(line)?);
+            Some(())
+        })
+    };
     let mut out = edit.clone();
-    out.target = match &edit.target {
-        Target::Lines(l) => Target::Lines(lines(l)?),
-        Target::Range { start, end } => Target::Range { start: lines(start)?, end: lines(end)? },
-        Target::Text(t) => Target::Text(text(t)?),
-        other => other.clone(),
-    };
-    out.action = match &edit.action {
-        Action::Replace(r) => {
-            let mut r = r.clone();
-            r.lines = lines(&r.lines)?;
-            r.text = match &r.text {
-                Some(t) => Some(text(t)?),
-                None => None,
-            };
-            Action::Replace(r)
+    match &mut out.target {
+        Target::Lines(l) => lines(l)?,
+        Target::Range { start, end } => {
+            lines(start)?;
+            lines(end)?;
         }
-        Action::InsertBefore { lines: l } => Action::InsertBefore { lines: lines(l)? },
-        Action::InsertAfter { lines: l } => Action::InsertAfter { lines: lines(l)? },
-        other => other.clone(),
-    };
+        Target::Text(t) => text(t)?,
+        _ => {}
+    }
+    match &mut out.action {
+        Action::Replace(r) => {
+            lines(&mut r.lines)?;
+            if let Some(t) = &mut r.text {
+                text(t)?;
+            }
+        }
+        Action::InsertBefore { lines: l } | Action::InsertAfter { lines: l } => lines(l)?,
+        _ => {}
+    }
     Some(out)
 }
 

@@ -335,7 +335,7 @@ fn align_with(old: &[LineText], new: &[LineText], algorithm: similar::Algorithm)
     let mut kept = vec![None; new.len()];
     // Myers through the one copy the engine compiles (`myers_ops`); patience only here.
     let ops = match algorithm {
-        similar::Algorithm::Myers => crate::render::hunks::myers_ops(old, new),
+        similar::Algorithm::Myers => crate::render::hunks::myers_ops(old, new, None),
         other => similar::capture_diff_slices(other, old, new),
     };
     for op in ops {

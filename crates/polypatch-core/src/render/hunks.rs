@@ -109,7 +109,7 @@ pub fn plan(
 /// from the lengths: `similar` can give a deletion at the start a stray new index.
 fn ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)> {
     let (mut o, mut n) = (0, 0);
-    myers_ops(old, new)
+    myers_ops(old, new, None)
         .iter()
         .map(|op| {
             let (ol, nl) = (op.old_range().len(), op.new_range().len());
@@ -124,10 +124,31 @@ fn ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)>
 /// gives (the same hooks around Myers' algorithm: changes moved to their canonical place,
 /// a deletion and an insertion together as a replacement), without compiling the two
 /// algorithms that function can also choose (`patience`, `lcs`) for every element type.
-pub(crate) fn myers_ops<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp> {
+/// Past `deadline` the diff is coarser, still a correct one.
+pub(crate) fn myers_ops<T: Hash + Eq + Ord>(old: &[T], new: &[T], deadline: Option<Instant>) -> Vec<DiffOp> {
     let mut hooks = Compact::new(Replace::new(Capture::new()), old, new);
-    let Ok(()) = myers::diff(&mut hooks, old, 0..old.len(), new, 0..new.len());
+    let Ok(()) = myers::diff_deadline(&mut hooks, old, 0..old.len(), new, 0..new.len(), deadline);
     hooks.into_inner().into_inner().into_ops()
+}
+
+/// A hunk header's range as git writes it: `start,count` counted from 1, `start` alone
+/// for one line, and for an empty side the line before it with `,0`.
+///
+/// ```
+/// use polypatch_core::render::hunks::hunk_range;
+///
+/// assert_eq!(hunk_range(0, 0), "0,0");
+/// assert_eq!(hunk_range(5, 0), "5,0");
+/// assert_eq!(hunk_range(0, 1), "1");
+/// assert_eq!(hunk_range(9, 1), "10");
+/// assert_eq!(hunk_range(0, 3), "1,3");
+/// ```
+pub fn hunk_range(start: usize, count: usize) -> String {
+    match count {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        _ => format!("{},{count}", start + 1),
+    }
 }
 
 /// A unified diff from `old` to `new` (texts whose lines end with `\n`) with `radius`
@@ -145,10 +166,7 @@ pub(crate) fn short_diff(
     use std::fmt::Write as _;
     let old: Vec<&str> = old.split_inclusive('\n').collect();
     let new: Vec<&str> = new.split_inclusive('\n').collect();
-    let mut hooks = Compact::new(Replace::new(Capture::new()), &old, &new);
-    let deadline = Instant::now().checked_add(timeout);
-    let Ok(()) = myers::diff_deadline(&mut hooks, &old, 0..old.len(), &new, 0..new.len(), deadline);
-    let ops = hooks.into_inner().into_inner().into_ops();
+    let ops = myers_ops(&old, &new, Instant::now().checked_add(timeout));
     let ratio = similar::get_diff_ratio(&ops, old.len(), new.len());
     let mut out = String::new();
     for (k, group) in similar::group_diff_ops(ops, radius).iter().enumerate() {
@@ -156,9 +174,11 @@ pub(crate) fn short_diff(
         if k == 0 {
             let _ = write!(out, "--- {from}\n+++ {to}\n");
         }
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        let _ = writeln!(out, "@@ -{} +{} @@", HunkRange(old_range), HunkRange(new_range));
+        // Saturating: similar can give a deletion at the start a stray new index.
+        let (o, n) = (first.old_range().start, first.new_range().start);
+        let old_count = last.old_range().end.saturating_sub(o);
+        let new_count = last.new_range().end.saturating_sub(n);
+        let _ = writeln!(out, "@@ -{} +{} @@", hunk_range(o, old_count), hunk_range(n, new_count));
         for op in group {
             let (olds, news) = (&old[op.old_range()], &new[op.new_range()]);
             let mut put = |mark: char, lines: &[&str]| {
@@ -179,20 +199,6 @@ pub(crate) fn short_diff(
         }
     }
     (out, ratio)
-}
-
-/// A hunk header's range: `start,len` counted from 1, the start alone for one line, and
-/// the line before for none (`0,0` at the start).
-struct HunkRange(Range<usize>);
-
-impl std::fmt::Display for HunkRange {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0.len() {
-            1 => write!(f, "{}", self.0.start + 1),
-            0 => write!(f, "{},0", self.0.start),
-            len => write!(f, "{},{len}", self.0.start + 1),
-        }
-    }
 }
 
 /// Merges hunks that touch.
@@ -345,7 +351,7 @@ mod tests {
             new in proptest::collection::vec(proptest::sample::select(vec!["a\n", "b\n", "\n", "c"]), 0..40),
         ) {
             let want = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
-            proptest::prop_assert_eq!(myers_ops(&old, &new), want);
+            proptest::prop_assert_eq!(myers_ops(&old, &new, None), want);
         }
 
         /// `short_diff` gives what similar's `TextDiff` printed as a unified diff (which it
