@@ -530,7 +530,8 @@ fn a_snippet_without_markers_creates_a_missing_file() {
 /// Accuracy harness, `chalk_009` (`blank_dropped`): the file has a blank line after the
 /// list's last item; the snippet writes a new line right after that item, then one blank
 /// line. Those lines go after the blank line (the snippet dropped one) or before it: the
-/// merge wrote them before it, a blank line short. Refused.
+/// merge wrote them before it, a blank line short (in Markdown the line then joins the
+/// item). Below a list item that they do not continue: refused.
 #[test]
 fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refused() {
     let file = "## Related\n\n- [one](x) - First\n- [two](y) - Second\n\n## Maintainers\n\n- Sindre\n";
@@ -543,6 +544,30 @@ fn new_lines_written_between_a_line_and_the_file_s_blank_line_after_it_are_refus
          the blank line 5 of the file below it, with no blank line before them: it is unclear whether they go \
          above or below that blank line (one left out by mistake)"
     );
+}
+
+/// Accuracy harness, `pluggy_014` and `attrs_008` (`clean`): an import (a key) written
+/// right below the one above it, then the file's blank line, is written there: the other
+/// reading needs a blank line the snippet does not have. Merged.
+#[test]
+fn new_lines_written_right_below_a_line_before_the_file_s_blank_line_go_there() {
+    let file =
+        "import argparse\nfrom subprocess import check_call\n\nfrom colorama import Fore\nfrom colorama import init\n";
+    let snippet = "# ... existing code ...\nfrom subprocess import check_call\nimport sys\n\nfrom colorama import Fore\n# ... existing code ...\n";
+    assert_eq!(merged(file, snippet), file.replace("check_call\n", "check_call\nimport sys\n"));
+    let file = "permissions:\n  contents: read\n\njobs:\n  build:\n";
+    let snippet = "# ... existing code ...\npermissions:\n  contents: read\n  id-token: write\n\njobs:\n# ... existing code ...\n";
+    assert_eq!(merged(file, snippet), file.replace("read\n", "read\n  id-token: write\n"));
+}
+
+/// Accuracy harness, `serde_json_021` (`clean`): a statement written right below a block's
+/// closing `}`, then the file's blank line. Merged there.
+#[test]
+fn a_statement_written_below_a_closing_brace_before_the_file_s_blank_line_goes_there() {
+    let file =
+        "fn f() {\n    check! {\n        let ret = visit();\n    }\n\n    match next() {\n        _ => {}\n    }\n}\n";
+    let snippet = "// ... existing code ...\n    check! {\n        let ret = visit();\n    }\n    let value = tri!(ret);\n\n    match next() {\n// ... existing code ...\n";
+    assert_eq!(merged(file, snippet), file.replace("    }\n\n", "    }\n    let value = tri!(ret);\n\n"));
 }
 
 /// Accuracy harness, `anyhow_024` (`blank_dropped`): the file has a blank line above

@@ -859,6 +859,14 @@ pub(crate) fn resolve(
 /// segment line, its old line) and the old side's length. New lines that all continue the
 /// placed line's run (a list, imports, keys: each in its indentation and with its first
 /// word) are read as written there.
+///
+/// New lines right below a line, the file's blank line after them, are read as the snippet
+/// writes them (a statement, an import, a key added after the one above): the other
+/// reading needs a blank line the snippet does not have, between the line and them. Except
+/// below an item of a list (`- `, `* `, `1. `): a line written right below it that does
+/// not continue the list joins the item (Markdown), where a paragraph of its own may have
+/// lost its blank line. Above a line, new lines are not so read: a function written above
+/// the next one often loses the blank line between them.
 fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize, bool)> {
     let mut by = vec![None; old_len];
     for (j, k) in kept.iter().enumerate() {
@@ -866,9 +874,9 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
             by[*p] = Some(j);
         }
     }
-    // Below a line, a sibling of it with its own lines (a list item with its keys) is
-    // read as written there too; above one, not (a function written above the next one,
-    // the blank line between them left out).
+    // Below a list item, a sibling of it with its own lines (an item with its keys) is
+    // read as written there too; above a line, not (a function written above the next
+    // one, the blank line between them left out).
     let unclear = |placed: usize, news: std::ops::Range<usize>, below: bool| {
         !news.is_empty()
             && !is_blank(&seg[placed])
@@ -878,10 +886,11 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
     };
     (0..old_len).find_map(|p| {
         let j = by[p].filter(|&j| is_blank(&seg[j]))?;
-        // The line above: new lines right below it (none blank next to it).
+        // The line above, a list item: new lines right below it (none blank next to it).
         if let Some(above) = p.checked_sub(1).and_then(|q| by[q])
             && above + 1 < j
             && !is_blank(&seg[above + 1])
+            && list_item(&seg[above])
             && unclear(above, above + 1..j, true)
         {
             return Some((p, above + 1, above, true));
@@ -898,6 +907,15 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
         }
         None
     })
+}
+
+/// Whether `line` is an item of a list: after its indentation, `-`, `*` or `+`, or digits
+/// and `.` or `)`, then a space (or nothing more).
+fn list_item(line: &str) -> bool {
+    let rest = line.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after = if digits > 0 { rest[digits..].strip_prefix(['.', ')']) } else { rest.strip_prefix(['-', '*', '+']) };
+    after.is_some_and(|a| a.is_empty() || a.starts_with([' ', '\t']))
 }
 
 /// Whether the segment has more blank lines than the old side's run of kept blank lines
@@ -1239,5 +1257,20 @@ impl Shift {
         let (width, bytes) = indent_width(line);
         let keep = width.saturating_sub(self.delta.unsigned_abs());
         format!("{}{}", " ".repeat(keep), &line[bytes..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::list_item;
+
+    #[test]
+    fn list_items_are_told_from_lines_that_start_like_them() {
+        for item in ["- a", "  * b", "+ c", "1. d", "12) e", "-", "3.", "\t- [ ] task"] {
+            assert!(list_item(item), "{item:?}");
+        }
+        for line in ["-x", "**bold**", "*(Not accepting)*", "1.5 seconds", "x - y", "", "let a = 1;", "--flag", "1"] {
+            assert!(!list_item(line), "{line:?}");
+        }
     }
 }
