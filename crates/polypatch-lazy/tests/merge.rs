@@ -446,6 +446,30 @@ fn a_new_line_that_stands_right_outside_the_region_is_refused() {
     );
 }
 
+/// Accuracy harness, `execa_006`: a call rewritten between two lines the segment keeps,
+/// its new arguments holding `onStreamEnd,`, which the file also has a few lines below the
+/// region (another call's argument). One of three or more new lines between the segment's
+/// head and tail: written again like the lines around it, not moved. Merged.
+#[test]
+fn a_new_line_among_several_between_kept_lines_is_written_again_though_it_stands_nearby() {
+    let file = "function get(stream, buffer) {\n\tif (shouldLog({\n\t\titems: stream.items,\n\t})) {\n\t\tlog(stream);\n\t}\n\n\tif (!buffer) {\n\t\treturn;\n\t}\n\n\tconst it = iterate({\n\t\tonStreamEnd,\n\t\tlines,\n\t});\n}\n";
+    let snippet = "// ... existing code ...\nfunction get(stream, buffer) {\n\tconst logged = logAsync({\n\t\tstream,\n\t\tonStreamEnd,\n\t\tverbose,\n\t});\n\n\tif (!buffer) {\n// ... existing code ...\n";
+    let want = file.replace(
+        "\tif (shouldLog({\n\t\titems: stream.items,\n\t})) {\n\t\tlog(stream);\n\t}\n",
+        "\tconst logged = logAsync({\n\t\tstream,\n\t\tonStreamEnd,\n\t\tverbose,\n\t});\n",
+    );
+    assert_eq!(merged(file, snippet), want);
+    // The same line written alone between two kept lines may be one moved there.
+    let snippet = "function get(stream, buffer) {\n\t\tonStreamEnd,\n\tif (shouldLog({\n\t\titems: stream.items,\n\t})) {\n\t\tlog(stream);\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`onStreamEnd,` is new in the segment but stands at line 13 of the file, next to where the segment goes: it is \
+         unclear whether it moves there or is written twice"
+    );
+}
+
 /// Accuracy harness, `anyhow_004`: a changed line and the blank line after it in the file,
 /// the snippet showing the changed line right before the next one: the blank line deleted
 /// with the change, or dropped by mistake? Refused.

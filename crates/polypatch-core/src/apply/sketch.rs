@@ -624,16 +624,27 @@ pub(crate) fn resolve(
     // several places (`#[doc(hidden)]`, a changelog's `Bug Fixes`: a line of a kind it
     // repeats, written once more), and the segment's last lines were not placed at the
     // nearest of their places (a copy of them that the segment writes may be the file's).
+    // Or unless it is one of three or more new lines the segment writes between its head
+    // and its tail, each placed at one place (a list of arguments, a body rewritten: a line
+    // written again like the lines around it); a line written alone, or at the segment's
+    // edge, may be one moved, or a sign that the segment's lines are the file's there.
     let region = (head.start, region_end);
     let outside = |fi: usize| fi < region.0 || fi >= region.1;
     let near = region.0.saturating_sub(NEAR).max(lo)..(region.1 + NEAR).min(len);
+    let among_new = |j: usize| {
+        mid.added >= 3
+            && !nearest
+            && pivoted.is_none()
+            && j >= head_end
+            && tail.as_ref().is_some_and(|(a, _, _)| j < *a)
+    };
     for (j, line) in seg.iter().enumerate() {
         if placed[j] || !distinctive(line) {
             continue;
         }
         let beside = near.clone().find(|&fi| outside(fi) && fd.text(fi).trim() == line.trim());
         let repeated = || !nearest && places_of(&fd, std::slice::from_ref(line), 0, len).len() >= 2;
-        if let Some(fi) = beside.filter(|_| !repeated()) {
+        if let Some(fi) = beside.filter(|_| !repeated() && !among_new(j)) {
             return Err(unclear(
                 format!(
                     "{} is new in the segment but stands at line {} of the file, next to where the segment goes: \
