@@ -594,6 +594,44 @@ fn a_statement_written_below_a_closing_brace_before_the_file_s_blank_line_goes_t
     assert_eq!(merged(file, snippet), file.replace("    }\n\n", "    }\n    let value = tri!(ret);\n\n"));
 }
 
+/// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
+/// above the next item, the file's blank line above them: a list's items stand without
+/// blank lines between them. Merged.
+#[test]
+fn a_list_item_written_above_the_next_one_goes_below_the_blank_line() {
+    let file = "Read this.\n-->\n\n- [ ] Added **tests**.\n  Our CI fails if coverage is not 100%.\n- [ ] Docs.\n";
+    let snippet = "<!-- ... existing code ... -->\n-->\n\n- [ ] Do **not** open pull requests from `main`!\n  - There are footguns.\n- [ ] Added **tests**.\n<!-- ... existing code ... -->\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace(
+            "\n\n- [ ] Added",
+            "\n\n- [ ] Do **not** open pull requests from `main`!\n  - There are footguns.\n- [ ] Added"
+        )
+    );
+}
+
+/// Accuracy harness, `clap_lex_004` (`clean`): a doc comment written right above the item
+/// it documents, the file's blank line above it: a blank line between would part them.
+/// Merged; a line that is not a doc comment stays refused (the next test).
+#[test]
+fn a_doc_comment_written_above_its_item_goes_below_the_blank_line() {
+    let file = "use std::ffi::OsStr;\n\npub trait OsStrExt: private::Sealed {\n    fn try_str(&self);\n}\n";
+    let snippet = "use std::ffi::OsStr;\n\n/// String-like methods for [`OsStr`]\npub trait OsStrExt: private::Sealed {\n// ... existing code ...\n";
+    assert_eq!(
+        merged(file, snippet),
+        file.replace("\npub trait", "\n/// String-like methods for [`OsStr`]\npub trait")
+    );
+    let snippet =
+        "use std::ffi::OsStr;\n\n#[doc(hidden)]\npub trait OsStrExt: private::Sealed {\n// ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`#[doc(hidden)]`) between `pub trait OsStrExt: private::Sealed {` and the blank \
+         line 2 of the file above it, with no blank line after them: it is unclear whether they go above or below \
+         that blank line (one left out by mistake)"
+    );
+}
+
 /// Accuracy harness, `anyhow_024` (`blank_dropped`): the file has a blank line above
 /// `#[test]`; the snippet writes a new function right above `#[test]`, after the blank
 /// line. Those lines go above the blank line (the snippet dropped one) or below it: the

@@ -885,15 +885,21 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
             by[*p] = Some(j);
         }
     }
-    // Below a list item, a sibling of it with its own lines (an item with its keys) is
-    // read as written there too; above a line, not (a function written above the next
-    // one, the blank line between them left out).
+    // Next to a list item, a sibling of it with its own lines (an item with its keys) is
+    // read as written there too, below it or above it (a list's items stand without blank
+    // lines between them); next to another line, not (a function written above the next
+    // one, the blank line between them left out). A doc comment right above a line is that
+    // line's: a blank line between would part them.
     let unclear = |placed: usize, news: std::ops::Range<usize>, below: bool| {
+        let (line, written) = (&seg[placed], &seg[news.clone()]);
+        let sibling_item = list_item(line) && continues_block(written, line);
+        let doc_comment = !below && documents(written, line);
         !news.is_empty()
-            && !is_blank(&seg[placed])
-            && news.clone().any(|x| !is_blank(&seg[x]))
-            && !seg[news.clone()].iter().all(|l| continues(l, &seg[placed]))
-            && (!below || !continues_block(&seg[news.clone()], &seg[placed]))
+            && !is_blank(line)
+            && written.iter().any(|l| !is_blank(l))
+            && !written.iter().all(|l| continues(l, line))
+            && !sibling_item
+            && !doc_comment
     };
     (0..old_len).find_map(|p| {
         let j = by[p].filter(|&j| is_blank(&seg[j]))?;
@@ -918,6 +924,22 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
         }
         None
     })
+}
+
+/// Whether the new lines `news` are a doc comment of `line` (written right above it): each
+/// non-blank one in its indentation, all `///` lines, or all `#:` lines (Sphinx), or one
+/// `/** ... */` block, and none blank.
+fn documents(news: &[LineText], line: &str) -> bool {
+    let width = indent_width(line).0;
+    let body: Vec<&str> = news.iter().map(|l| l.trim()).collect();
+    let all = |prefix: &str| body.iter().all(|l| l.starts_with(prefix));
+    let block = body.first().is_some_and(|l| l.starts_with("/**"))
+        && body.last().is_some_and(|l| l.ends_with("*/"))
+        && body[1..].iter().all(|l| l.starts_with('*'));
+    !body.is_empty()
+        && news.iter().all(|l| !is_blank(l) && indent_width(l).0 >= width)
+        && indent_width(&news[0]).0 == width
+        && (all("///") && !all("////") || all("#:") || block)
 }
 
 /// Whether `line` is an item of a list: after its indentation, `-`, `*` or `+`, or digits
@@ -1273,7 +1295,26 @@ impl Shift {
 
 #[cfg(test)]
 mod tests {
-    use super::list_item;
+    use super::{documents, list_item};
+    use crate::text::lines::LineText;
+
+    #[test]
+    fn doc_comments_are_told_from_other_comments() {
+        let lines = |text: &str| text.lines().map(LineText::from).collect::<Vec<_>>();
+        assert!(documents(&lines("    /// One.\n    ///\n    /// Two."), "    fn f();"));
+        assert!(documents(&lines("/**\n * One.\n */"), "function f() {"));
+        assert!(documents(&lines("#: The hook's name.\n#: More."), "name: str"));
+        for (news, line) in [
+            ("// A comment.", "fn f();"),
+            ("//// Not a doc comment.", "fn f();"),
+            ("/// One.\n", "    fn f();"),
+            ("    /// Deeper.", "fn f();"),
+            ("/// One.\nfn g();", "fn f();"),
+            ("/**\n * Open.", "function f() {"),
+        ] {
+            assert!(!documents(&lines(news), line), "{news:?} above {line:?}");
+        }
+    }
 
     #[test]
     fn list_items_are_told_from_lines_that_start_like_them() {
