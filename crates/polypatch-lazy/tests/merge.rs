@@ -594,6 +594,20 @@ fn a_statement_written_below_a_closing_brace_before_the_file_s_blank_line_goes_t
     assert_eq!(merged(file, snippet), file.replace("    }\n\n", "    }\n    let value = tri!(ret);\n\n"));
 }
 
+/// Accuracy harness, `anyhow_016` (`clean`): a doc comment's lines rewritten between a
+/// head grown from `//!` (which stands again inside the head's own run) and a tail that
+/// stands at one place. The `//!` inside the run is no other place for the head: merged.
+#[test]
+fn a_head_whose_first_line_stands_again_inside_its_own_run_places_a_removal() {
+    let file = "//! Intro.\n//!\n//! # No-std support\n//!\n//! In no_std mode, the same API is almost all available.\n//! To depend on Anyhow in no_std mode, disable \"std\"\n//! feature in Cargo.toml. A global allocator is required.\n//!\n//! ```toml\n//! [dependencies]\n";
+    let snippet = "// ...existing code...\n//!\n//! # No-std support\n//!\n//! In no_std mode, almost all of the same API is available and\n//! works the same way. To depend on Anyhow in no_std mode, disable \"std\"\n//! feature in Cargo.toml. A global allocator is required.\n//!\n//! ```toml\n// ...\n";
+    let want = file.replace(
+        "//! In no_std mode, the same API is almost all available.\n//! To depend on Anyhow in no_std mode, disable \"std\"\n",
+        "//! In no_std mode, almost all of the same API is available and\n//! works the same way. To depend on Anyhow in no_std mode, disable \"std\"\n",
+    );
+    assert_eq!(merged(file, snippet), want);
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

@@ -558,15 +558,20 @@ pub(crate) fn resolve(
         // file), each shown with two lines or more and 8 letters and digits: a deletion.
         // A grown run is trusted where its one line's nearest place (the head's last one
         // before the next line kept, in the middle or the tail; the tail's first one after
-        // the head) is the run's own.
+        // the head) is the run's own. A place of that line inside the run itself (`//!`
+        // repeated within a doc comment's run) is not another reading: there the run's
+        // other lines would be new copies of the lines right beside them, which is refused
+        // on its own.
         let head_doubt = grown && {
             let next_kept = mid.file_kept.iter().position(Option::is_some).map(|fo| head.end + fo);
             let hi = next_kept.or(tail.as_ref().map(|(_, _, f)| f.start)).unwrap_or(len);
-            places_of(&fd, &seg[i..=i], lo, hi).last() != Some(&head.start)
+            places_of(&fd, &seg[i..=i], lo, hi).into_iter().rfind(|&p| p <= head.start || p >= head.end)
+                != Some(head.start)
         };
         let tail_doubt = tail_grown
             && tail.as_ref().is_some_and(|(_, b, f)| {
-                places_of(&fd, &seg[b - 1..*b], head.end, len).first().map(|p| p + 1) != Some(f.end)
+                places_of(&fd, &seg[b - 1..*b], head.end, len).into_iter().find(|&p| p < f.start || p + 1 >= f.end)
+                    != Some(f.end - 1)
             });
         // A segment that writes nothing new (a deletion between the lines it shows) has no
         // new line its runs could have been grown through: grown to one place, they are
