@@ -101,11 +101,18 @@
 //!   removes;
 //! - a new line that the file has right outside the segment's place (moved, or written
 //!   twice), unless the file has it at several places (a line of a kind it repeats) and
-//!   the segment's last lines stand at one place;
-//! - new lines written between a line and the file's blank line next to it, with no blank
-//!   line of their own there (one may have been left out), unless they continue the line's
-//!   run (each in its indentation and with its first word; below the line, also a sibling
-//!   of it followed by its own lines indented more: a list item with its keys);
+//!   the segment's last lines stand at one place, or it is one of three or more new lines
+//!   written between the segment's first and last lines placed, each at one place (an
+//!   argument list, a body rewritten: written again like the lines around it);
+//! - new lines written right above a line, below the file's blank line (one may have been
+//!   left out between them and the line), unless they continue the line's run (each in
+//!   its indentation and with its first word), are a sibling item of a list item with its
+//!   own lines, or are a doc comment of the line (`///`, `#:`, one `/** */` block, in its
+//!   indentation); new lines right below a list item, above the file's blank line, that do
+//!   not continue the list (in Markdown they would join the item) or are not such a
+//!   sibling; and new lines written inside a run of the file's blank lines (new lines right
+//!   below any other line, above the file's blank line, are written there: the other
+//!   reading needs a blank line the snippet does not have);
 //! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
 //!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
 //!   away (a changed line, or a context line copied with a typo).
@@ -123,7 +130,10 @@
 //! between them reach (give or take two); else at its first place after the first lines.
 //! A first line that stands at several places, grown with the lines after it until the
 //! run stands at one place, places lines removed after it only when no other place of
-//! that line stands between the run and the next line the merge keeps.
+//! that line stands between the run and the next line the merge keeps (a place inside the
+//! run itself, `//!` repeated within a doc comment, is none: there the run's other lines
+//! would be new copies of the lines beside them); a last line grown backwards likewise
+//! only when its run holds the first place of that line after the first lines.
 //!
 //! A segment between two markers that the file holds whole (a landmark such as the `}`
 //! closing a function whose body a marker keeps) changes nothing: it stands at its first
