@@ -2,7 +2,7 @@
 
 Started by ``tools.py`` with the interpreter of the peers' virtual environment
 (``accuracy/.cache/peers``, made by ``tools.install_peers``). It reads one JSON request per line
-on standard input — ``{"tool": "aider" | "mpatch", "root": DIR, "patch": FILE}`` — applies
+on standard input — ``{"tool": "aider" | "mpatch", "dialect": NAME, "root": DIR, "patch": FILE}`` — applies
 the patch file to the tree under ``root`` the way that peer does, and answers one JSON line:
 ``{"ok": bool, "detail": str}``. A worker saves the interpreter's start and imports (about a
 second for Aider) on each of thousands of cases; what each peer does to the files is its own
@@ -14,6 +14,12 @@ code, unchanged:
   files in the chat are the existing files the blocks name (the files a user would have added).
   Aider's ``prepare_to_edit`` (asking to add files to the chat, git commits) is left out: it
   only asks questions.
+- ``aider`` on the ``lazy`` rows: aider-chat's ``WholeFileCoder`` — the "whole" edit format,
+  the one of its appliers that reads a fenced file with its path (on the line above the
+  fence, else the one file in the chat) and no SEARCH half: ``get_edits``, then
+  ``apply_edits``, which writes the block as the file. Its editblock applier's ``...``
+  handling needs the old text in a SEARCH half, which a lazy snippet does not have. The
+  files in the chat are every file under the root (the file the user would have added).
 - ``mpatch``: ``mpatch.apply_directory(text, root, atomic=True)``, the whole-directory call
   with its default fuzz factor (0.7), all or nothing; success is its ``True``.
 """
@@ -50,6 +56,26 @@ def _aider(root: Path, text: str) -> tuple[bool, str]:
     return True, f"{len(edits)} blocks"
 
 
+def _aider_whole(root: Path, text: str) -> tuple[bool, str]:
+    from aider.coders.wholefile_coder import WholeFileCoder
+    from aider.io import InputOutput
+
+    coder = WholeFileCoder.__new__(WholeFileCoder)
+    coder.root = str(root)
+    coder.abs_root_path_cache = {}
+    coder.fence = ("`" * 3, "`" * 3)
+    coder.io = InputOutput(pretty=False, yes=True, fancy_input=False)
+    coder.partial_response_content = text
+    coder.multi_response_content = ""
+    coder.abs_fnames = {str(p.resolve()) for p in root.rglob("*") if p.is_file()}
+    try:
+        edits = coder.get_edits()
+        coder.apply_edits(edits)
+    except ValueError as err:
+        return False, str(err).strip().splitlines()[0] if str(err).strip() else "ValueError"
+    return True, f"{len(edits)} files written whole"
+
+
 def _mpatch(root: Path, text: str) -> tuple[bool, str]:
     import mpatch
 
@@ -66,7 +92,10 @@ def main() -> int:
         sink = io.StringIO()
         try:
             with redirect_stdout(sink), redirect_stderr(sink):
-                run = _aider if req["tool"] == "aider" else _mpatch
+                if req["tool"] == "aider":
+                    run = _aider_whole if req.get("dialect") == "lazy" else _aider
+                else:
+                    run = _mpatch
                 ok, detail = run(Path(req["root"]), Path(req["patch"]).read_text())
         except Exception as err:  # a peer's crash is its failure to apply, reported as such
             ok, detail = False, f"{type(err).__name__}: {err} ({traceback.format_exc().splitlines()[-2].strip()})"

@@ -10,7 +10,9 @@ from cases import MUST_FAIL, NOT_APPLICABLE, ROWS, Case
 from tools import TOOL_DIALECTS, Outcome, Verdict
 
 TOOL_TITLES = {"polypatch": "polypatch", "git": "git apply", "gnu": "GNU patch -F3", "codex": "Codex apply_patch",
-               "aider": "Aider editblock", "mpatch": "mpatch"}
+               "aider": "Aider editblock", "mpatch": "mpatch",
+               # Aider reads a lazy snippet with its whole-file applier (``peers.py``).
+               ("aider", "lazy"): "Aider whole-file"}
 VERDICTS = ("correct", "failed", "WRONG")
 
 
@@ -37,7 +39,7 @@ def tables(results: list[Result], dialects, rows, tools, markdown: bool) -> str:
         cols = [t for t in tools if dialect in TOOL_DIALECTS[t]]
         if not cols:
             continue
-        header = ["row", "cases"] + [TOOL_TITLES[t] for t in cols]
+        header = ["row", "cases"] + [TOOL_TITLES.get((t, dialect), TOOL_TITLES[t]) for t in cols]
         lines = []
         totals = {t: Counter() for t in cols}
         total_cases = 0

@@ -31,7 +31,7 @@ TOOL_DIALECTS = {
     "git": ("unified",),
     "gnu": ("unified",),
     "codex": ("ai-patch",),
-    "aider": ("search-replace",),
+    "aider": ("search-replace", "lazy"),
     "mpatch": ("search-replace", "unified"),
 }
 #: The pinned PyPI versions of the Python peers (``aider-chat``'s editblock applier and
@@ -105,16 +105,17 @@ class Scratch:
             self.peer.wait()
             self.peer = None
 
-    def ask_peer(self, tool: str) -> tuple[bool | None, str]:
+    def ask_peer(self, tool: str, dialect: str) -> tuple[bool | None, str]:
         """Have the peers' worker (``peers.py``, started on first use) apply the patch with
-        ``tool``; ``(None, why)`` when it does not answer within the time limit."""
+        ``tool`` (its applier for ``dialect``); ``(None, why)`` when it does not answer
+        within the time limit."""
         if self.peer is None:
             if self.peer_python is None:
                 raise ValueError("the Python peers are not installed")
             self.peer = subprocess.Popen([str(self.peer_python), str(Path(__file__).with_name("peers.py"))],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          cwd=self.dir, text=True, env=dict(os.environ, LC_ALL="C.UTF-8"))
-        req = {"tool": tool, "root": str(self.root), "patch": str(self.patch)}
+        req = {"tool": tool, "dialect": dialect, "root": str(self.root), "patch": str(self.patch)}
         self.peer.stdin.write(json.dumps(req) + "\n")
         self.peer.stdin.flush()
         sel = selectors.DefaultSelector()
@@ -147,7 +148,7 @@ def run_tool(tool: str, case: Case, scratch: Scratch, polypatch: Path) -> Outcom
     elif tool == "codex":
         argv = [str(scratch.apply_patch), case.patch]
     elif tool in PEERS:
-        ok, detail = scratch.ask_peer(tool)
+        ok, detail = scratch.ask_peer(tool, case.dialect)
         if ok is None:
             return Outcome(False, scratch.tree(), detail)
         return Outcome(ok, scratch.tree(), f"{'ok' if ok else 'failed'}: {detail}")
