@@ -937,14 +937,14 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
 fn documents(news: &[LineText], line: &str) -> bool {
     let width = indent_width(line).0;
     let body: Vec<&str> = news.iter().map(|l| l.trim()).collect();
-    let all = |prefix: &str| body.iter().all(|l| l.starts_with(prefix));
+    let slashes = body.iter().all(|l| l.starts_with("///") && !l.starts_with("////"));
     let block = body.first().is_some_and(|l| l.starts_with("/**"))
         && body.last().is_some_and(|l| l.ends_with("*/"))
         && body[1..].iter().all(|l| l.starts_with('*'));
     !body.is_empty()
         && news.iter().all(|l| !is_blank(l) && indent_width(l).0 >= width)
         && indent_width(&news[0]).0 == width
-        && (all("///") && !all("////") || all("#:") || block)
+        && (slashes || body.iter().all(|l| l.starts_with("#:")) || block)
 }
 
 /// Whether `line` is an item of a list: after its indentation, `-`, `*` or `+`, or digits
@@ -1312,6 +1312,7 @@ mod tests {
         for (news, line) in [
             ("// A comment.", "fn f();"),
             ("//// Not a doc comment.", "fn f();"),
+            ("/// One.\n//// Two.", "fn f();"),
             ("/// One.\n", "    fn f();"),
             ("    /// Deeper.", "fn f();"),
             ("/// One.\nfn g();", "fn f();"),
