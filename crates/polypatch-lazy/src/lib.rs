@@ -133,7 +133,8 @@
 //! that line stands between the run and the next line the merge keeps (a place inside the
 //! run itself, `//!` repeated within a doc comment, is none: there the run's other lines
 //! would be new copies of the lines beside them); a last line grown backwards likewise
-//! only when its run holds the first place of that line after the first lines.
+//! only when its run holds the first place of that line after the last line the merge
+//! keeps before it (a `}` kept between two changes is no place for the segment's last).
 //!
 //! A segment between two markers that the file holds whole (a landmark such as the `}`
 //! closing a function whose body a marker keeps) changes nothing: it stands at its first

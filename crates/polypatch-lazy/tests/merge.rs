@@ -608,6 +608,20 @@ fn a_head_whose_first_line_stands_again_inside_its_own_run_places_a_removal() {
     assert_eq!(merged(file, snippet), want);
 }
 
+/// Accuracy harness, `chalk_005` (`crlf_target`): two conditions rewritten, the segment
+/// ending with `return 1;` and `}`, a run grown backwards from `}` to stand at one place.
+/// The first `}` after the head is the one the segment keeps between the two changes: no
+/// other place for the run's `}` (it stands before a line kept above it). Merged.
+#[test]
+fn a_grown_tail_is_trusted_past_a_copy_of_its_last_line_that_the_segment_keeps_above_it() {
+    let file = "function f(env) {\n\tif ('CI' in env) {\n\t\tif ('GITHUB' in env) {\n\t\t\treturn 3;\n\t\t}\n\n\t\tif (['TRAVIS', 'CIRCLECI'].some(sign => sign in env)) {\n\t\t\treturn 1;\n\t\t}\n\n\t\treturn min;\n\t}\n}\n";
+    let snippet = "// ... existing code ...\n\tif ('CI' in env) {\n\t\tif (['GITHUB', 'CIRCLECI'].some(key => key in env)) {\n\t\t\treturn 3;\n\t\t}\n\n\t\tif (['TRAVIS'].some(sign => sign in env)) {\n\t\t\treturn 1;\n\t\t}\n// ... existing code ...\n";
+    let want = file
+        .replace("if ('GITHUB' in env) {", "if (['GITHUB', 'CIRCLECI'].some(key => key in env)) {")
+        .replace("['TRAVIS', 'CIRCLECI']", "['TRAVIS']");
+    assert_eq!(merged(file, snippet), want);
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

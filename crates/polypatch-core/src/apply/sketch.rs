@@ -558,7 +558,7 @@ pub(crate) fn resolve(
         // file), each shown with two lines or more and 8 letters and digits: a deletion.
         // A grown run is trusted where its one line's nearest place (the head's last one
         // before the next line kept, in the middle or the tail; the tail's first one after
-        // the head) is the run's own. A place of that line inside the run itself (`//!`
+        // the last line kept, in the head or the middle) is the run's own. A place of that line inside the run itself (`//!`
         // repeated within a doc comment's run) is not another reading: there the run's
         // other lines would be new copies of the lines right beside them, which is refused
         // on its own.
@@ -570,7 +570,9 @@ pub(crate) fn resolve(
         };
         let tail_doubt = tail_grown
             && tail.as_ref().is_some_and(|(_, b, f)| {
-                places_of(&fd, &seg[b - 1..*b], head.end, len).into_iter().find(|&p| p < f.start || p + 1 >= f.end)
+                let prev_kept =
+                    mid.file_kept.iter().rposition(Option::is_some).map_or(head.end, |fo| head.end + fo + 1);
+                places_of(&fd, &seg[b - 1..*b], prev_kept, len).into_iter().find(|&p| p < f.start || p + 1 >= f.end)
                     != Some(f.end - 1)
             });
         // A segment that writes nothing new (a deletion between the lines it shows) has no
