@@ -169,7 +169,7 @@ def main(argv=None) -> int:
     if "lazy" in dialects:
         print(report.lazy_reach(results, args.markdown))
     for t in chosen_tools:
-        print(f"{report.TOOL_TITLES[t]}: {versions[t]}")
+        print(f"{report.TOOL_TITLES[t].split()[0] if t == 'aider' else report.TOOL_TITLES[t]}: {versions[t]}")
     print(f"wall time {elapsed:.0f} s on {args.jobs} jobs ({platform.machine()}, {len(jobs)} tool runs)\n")
 
     wrong = report.wrong_list(results)
