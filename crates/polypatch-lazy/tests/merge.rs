@@ -622,6 +622,24 @@ fn a_grown_tail_is_trusted_past_a_copy_of_its_last_line_that_the_segment_keeps_a
     assert_eq!(merged(file, snippet), want);
 }
 
+/// Accuracy harness at another seed (`SEED = 20261129`), `execa_052` (`clean`): a snippet
+/// with no marker after it ends with a new function whose last line, `};`, is also the
+/// file's last line. Read as the file's end, it removed the file's last function (a WRONG
+/// merge): a `};` says too little to place a removal of more than one line at the file's
+/// end too. Refused.
+#[test]
+fn a_last_line_of_punctuation_at_the_file_s_end_places_no_removal() {
+    let file = "const a = () => {\n\tlog(x);\n\treturn 1;\n};\n\nconst write = (path) => {\n\tfs.write(path);\n};\n";
+    let snippet = "// ... existing code ...\n\treturn 1;\n};\n\nconst logIt = ({x}) => {\n\tif (!check(x)) {\n\t\treturn;\n\t}\n\n\tlog(x);\n};\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment would remove the 2 file lines between `` (line 5) and `};` (line 8), writing 5 in their \
+         place: it is unclear whether `};` is that line of the file or a new one"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

@@ -587,15 +587,17 @@ pub(crate) fn resolve(
         // A tail of punctuation and short words (`}`, `};`, `//!`: fewer than 3 letters and
         // digits, as a head that places nothing) stands at many places, and a line the
         // segment writes new may take the file's for it. It places the removal of one line
-        // at most, unless it is the file's last line, or it closes a line the segment keeps
-        // (the nearest line above it indented as it or less is placed: a function's `}`
-        // below its rewritten body). Grown backwards, its run must say more than that.
-        let pinned = ends.at_end && region_end == len;
+        // at most, unless it closes a line the segment keeps (the nearest line above it
+        // indented as it or less is placed: a function's `}` below its rewritten body).
+        // Grown backwards, its run must say more than that. Being the file's last line is
+        // no exception: a snippet with no marker after it whose last line is a `};` like
+        // the file's may end a new function, the marker left out (the rest of the file
+        // then removed in its place).
         let closes_kept = tail.as_ref().is_some_and(|(a, _, _)| {
             let width = indent_width(&seg[*a]).0;
             (h..*a).rev().find(|&j| !is_blank(&seg[j]) && indent_width(&seg[j]).0 <= width).is_some_and(|j| placed[j])
         });
-        let weak_tail = tail_says < 3 && !pinned && (tail_grown || mid.removed > 1 && !closes_kept);
+        let weak_tail = tail_says < 3 && (tail_grown || mid.removed > 1 && !closes_kept);
         let allowed = if head_doubt || tail_doubt || weak_tail {
             false
         } else {
