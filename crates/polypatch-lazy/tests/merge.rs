@@ -640,6 +640,23 @@ fn a_last_line_of_punctuation_at_the_file_s_end_places_no_removal() {
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261129`), `pluggy_021` (`clean`): a snippet
+/// with no marker before it starts with `"""`, the closing line of the module's
+/// docstring, which is also the file's first line. Read as the file's start, it removed
+/// the docstring's text (a WRONG merge). Refused.
+#[test]
+fn a_first_line_of_punctuation_at_the_file_s_start_places_no_removal() {
+    let file = "\"\"\"\nHook wrapper \"result\" utilities.\n\"\"\"\nfrom __future__ import annotations\n\nfrom types import TracebackType\nfrom typing import Callable\nfrom typing import cast\n";
+    let snippet = "\"\"\"\n\nfrom __future__ import annotations\n\nfrom types import TracebackType\nfrom typing import Callable\n# ... unchanged ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the snippet starts, with no marker before it, with `\"\"\"`, as the file does, and would remove the 2 file \
+         lines after it: `\"\"\"` says too little to tell whether the snippet starts at the file's start"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

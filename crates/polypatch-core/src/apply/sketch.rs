@@ -477,6 +477,25 @@ pub(crate) fn resolve(
     if weak_head && !(explained(&mid) && (head_end..n).any(|j| placed[j] && distinctive(&seg[j]))) {
         return Err(weak_head_failure());
     }
+    // A snippet with no marker before it whose first line, of punctuation only (`"""`), is
+    // also the file's first line: that line places no removal of more than one line after
+    // it (the snippet's line may be the closing `"""` of the file's docstring, the marker
+    // before it left out, as a last `};` at the file's end may be a new function's).
+    if weak_head && starts_file && mid.removed > 1 {
+        return Err(unclear(
+            format!(
+                "the snippet starts, with no marker before it, with {}, as the file does, and would remove the {} \
+                 file lines after it: {} says too little to tell whether the snippet starts at the file's start",
+                quoted(&seg[i]),
+                mid.removed,
+                quoted(&seg[i])
+            ),
+            "start the snippet with a marker line (`... existing code ...` in a comment) if the lines above are \
+             kept, or with the file's first lines up to one that says more"
+                .to_string(),
+            &[(head.end, mid_file_end)],
+        ));
+    }
     // A snippet indented as a whole by some columns, with a new line the file has as
     // written (at the file's own indentation) among the lines the segment removes: that
     // line is kept there unshifted, or re-indented by the snippet's shift: one reading of
