@@ -657,6 +657,24 @@ fn a_first_line_of_punctuation_at_the_file_s_start_places_no_removal() {
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261129`), `serde_json_011`
+/// (`typo_context`): new doc lines written after `///`, the segment's last line the
+/// file's `/// # Examples` with a typo. The `///` placed the segment's end at the `///`
+/// below `/// # Examples`, which the merge then removed, writing the typo'd line after it
+/// (a WRONG merge). A new line at the edge like a line the segment removes: refused.
+#[test]
+fn a_new_line_at_the_edge_like_a_line_the_segment_removes_is_refused() {
+    let file = "    }\n\n    /// Takes the value of the entry out of the map, and returns it.\n    ///\n    /// # Examples\n    ///\n    /// ```\n    /// # use serde_json::json;\n";
+    let snippet = "    // ... existing code ...\n    /// Takes the value of the entry out of the map, and returns it.\n    ///\n    /// If serde_json's \"preserve_order\" is enabled, `.remove()` is\n    /// equivalent to `.swap_remove()`.\n    ///\n    /// # Examplet\n    // ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`/// # Examplet` is new at the segment's edge and resembles line 5 of the file, `/// # Examples`, which the \
+         segment removes: it is unclear whether the segment goes there or that line was copied with a mistake"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

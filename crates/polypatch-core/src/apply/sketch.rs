@@ -477,6 +477,29 @@ pub(crate) fn resolve(
     if weak_head && !(explained(&mid) && (head_end..n).any(|j| placed[j] && distinctive(&seg[j]))) {
         return Err(weak_head_failure());
     }
+    // A new line at the segment's edge (before its head, after its tail) that resembles a
+    // line the segment removes between them: the head or tail may be placed wrong, the new
+    // line being the removed one copied with a mistake (`/// # Examplet` after a `///` that
+    // stands again below `/// # Examples`).
+    let removed: Vec<usize> = (0..mid.file_kept.len())
+        .filter(|&fo| mid.file_kept[fo].is_none() && !is_blank(fd.text(head.end + fo)))
+        .map(|fo| head.end + fo)
+        .collect();
+    let edges: Vec<&LineText> =
+        seg[h..i].iter().chain(seg[last_placed + 1..].iter()).filter(|l| !is_blank(l) && distinctive(l)).collect();
+    if let Some((new, fi)) = like_neighbour(&fd, &edges, &removed) {
+        return Err(unclear(
+            format!(
+                "{} is new at the segment's edge and resembles line {} of the file, {}, which the segment removes: \
+                 it is unclear whether the segment goes there or that line was copied with a mistake",
+                quoted(new),
+                fi + 1,
+                quoted(fd.text(fi))
+            ),
+            "copy the unchanged lines around each change exactly as the file has them".to_string(),
+            &[(fi, fi + 1)],
+        ));
+    }
     // A snippet with no marker before it whose first line, of punctuation only (`"""`), is
     // also the file's first line: that line places no removal of more than one line after
     // it (the snippet's line may be the closing `"""` of the file's docstring, the marker
