@@ -675,6 +675,24 @@ fn a_new_line_at_the_edge_like_a_line_the_segment_removes_is_refused() {
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261129`), `attrs_050` (`whole_function`):
+/// after a marker, `- run: python -Im pip install tox` right above the next step, where
+/// the file has `- run: pip install tox`: the words of the file's line stand in the new
+/// one, words added. Changed, or added above it? Merged as added, it kept the old step (a
+/// WRONG merge). Refused.
+#[test]
+fn new_lines_after_a_marker_with_the_words_of_the_line_above_added_to_are_refused() {
+    let file = "    steps:\n      - uses: actions/checkout@v3\n\n      - run: pip install tox\n\n      - uses: actions/upload-artifact@v3\n        with:\n          name: docset\n";
+    let snippet = "    # ... existing code ...\n\n      - run: python -Im pip install tox\n\n      - uses: actions/upload-artifact@v3\n        with:\n          name: docset\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`- run: python -Im pip install tox` resembles line 4 of the file, `- run: pip install tox`, above `- uses: \
+         actions/upload-artifact@v3`: it is unclear whether it changes that line or adds a new one"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

@@ -102,14 +102,25 @@ fn unclear(message: String, next_step: String, at: &[(usize, usize)]) -> Failure
 
 /// Whether `new` (a line the segment adds) resembles the file line `file` without being
 /// it: the line changed, or a copy of it with a mistake; or one starts with the other
-/// (saying 8 letters or digits): the line split in two, or two joined.
+/// (saying 8 letters or digits): the line split in two, or two joined; or the words of one
+/// (saying 8 letters or digits) stand in the other in order: words added to the line.
 fn resembles(new: &str, file: &str) -> bool {
     let (a, b) = (trim(new), trim(file));
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     !a.is_empty()
         && !b.is_empty()
         && a != b
-        && (similarity(a, b).is_some_and(|s| s >= LIKE) || long.starts_with(short) && distinctive(short))
+        && (similarity(a, b).is_some_and(|s| s >= LIKE)
+            || long.starts_with(short) && distinctive(short)
+            || distinctive(short) && words_within(short, long))
+}
+
+/// Whether the words of `short` (split at whitespace) stand in `long` in the same order,
+/// with other words among them (`- run: pip install tox` in `- run: python -Im pip
+/// install tox`): a line with words added.
+fn words_within(short: &str, long: &str) -> bool {
+    let mut words = long.split_whitespace();
+    short.split_whitespace().all(|w| words.any(|l| l == w))
 }
 
 /// Resolves the segment `seg` (the new lines of a [`Target::Sketch`](crate::Target::Sketch)
