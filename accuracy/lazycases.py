@@ -416,9 +416,9 @@ def _block(before: list[str], i1: int, i2: int, changed: list[str]):
 def whole_function(r: Rendered, rng: random.Random):
     """The snippet of ``lazy_whole_function``: each change inside a block (``_block``) is
     written as the whole block of the new file, from its header to its end, each change
-    with 1-2 unchanged lines around it, and a marker for every other unchanged run of more
-    than _RUN lines inside it (a run of _RUN or fewer is written out); a change at the top
-    level keeps its 1-3 context lines. Markers between and around the blocks as for the
+    with 1-2 unchanged non-blank lines around it (and the blank lines among them), and a
+    marker for every other unchanged run of more than _RUN lines inside it (a run of _RUN
+    or fewer is written out); a change at the top level keeps its 1-3 context lines. Markers between and around the blocks as for the
     other rows (a quarter leave the first or the last one out). None when no change is in
     a block."""
     before, after = r.before, r.after
@@ -447,8 +447,18 @@ def whole_function(r: Rendered, rng: random.Random):
                 spans.append([h, e, same[h], same[e] if e < len(before) else len(after)])
                 blocks += 1
                 continue
+        # 1-3 non-blank context lines each side (and the blank lines among them), as the
+        # other rows have: a blank line alone next to a deletion would not place it.
         up, down = rng.randint(1, 3), rng.randint(1, 3)
-        spans.append([max(0, i1 - up), min(len(before), i2 + down), max(0, j1 - up), min(len(after), j2 + down)])
+        a0, n = i1, 0
+        while a0 > 0 and n < up:
+            a0 -= 1
+            n += bool(before[a0].strip())
+        a1, n = i2, 0
+        while a1 < len(before) and n < down:
+            n += bool(before[a1].strip())
+            a1 += 1
+        spans.append([a0, a1, max(0, j1 - (i1 - a0)), min(len(after), j2 + (a1 - i2))])
     if not blocks:
         return None
     spans.sort()
@@ -466,11 +476,20 @@ def whole_function(r: Rendered, rng: random.Random):
             continue
         for j in range(j1, j2):
             visible[j] = True
+        # 1-2 non-blank unchanged lines each side (and the blank lines among them): a blank
+        # line alone next to a deletion would not place it (the snippet's blank line may be
+        # the file's blank line on the other side of the deleted lines).
         up, down = rng.randint(1, 2), rng.randint(1, 2)
-        for j in range(max(0, j1 - up), j1):
+        j, n = j1, 0
+        while j > 0 and n < up:
+            j -= 1
             visible[j] = True
-        for j in range(j2, min(len(after), j2 + down)):
+            n += bool(after[j].strip())
+        j, n = j2, 0
+        while j < len(after) and n < down:
             visible[j] = True
+            n += bool(after[j].strip())
+            j += 1
     open_start = merged[0][2] > 0
     open_end = merged[-1][3] < len(after)
     roll = rng.random()
