@@ -693,6 +693,25 @@ fn new_lines_after_a_marker_with_the_words_of_the_line_above_added_to_are_refuse
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261129`), `semver_001` (`typo_context`):
+/// a step added to one CI job, the job's next step copied with a typo. The head, grown
+/// through the new step, stood at one place only in another job (which has that step
+/// already), and the typo'd line was written there as new (a WRONG merge). At the head's
+/// other place, the new line resembles the file's: refused.
+#[test]
+fn a_grown_head_whose_new_edge_line_resembles_a_line_at_its_other_place_is_refused() {
+    let file = "  test:\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      - run: cargo test\n      - run: cargo test --features a\n      - run: cargo test --features b\n      - run: cargo test --features c\n      - run: cargo test --features d\n      - run: cargo test --features e\n      - run: cargo test --features f\n      - run: cargo test --features g\n      - run: cargo test --features h\n\n  outdated:\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/install@cargo-outdated\n      - run: cargo outdated\n";
+    let snippet = "    # ... unchanged ...\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      - uses: dtolnby/install@cargo-outdated\n      # ... unchanged ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment's first line, `timeout-minutes: 45`, stands at line 17 too, and there its new line `- uses: \
+         dtolnby/install@cargo-outdated` resembles line 20 of the file, `- uses: dtolnay/install@cargo-outdated`: it \
+         is unclear where the segment goes"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

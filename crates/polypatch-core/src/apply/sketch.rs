@@ -467,6 +467,32 @@ pub(crate) fn resolve(
         }
     }
 
+    // A head grown until its run stood at one place: at another place of its first line,
+    // a new line at the segment's edge may be the line the file has there (changed, or
+    // copied with a mistake), the lines the head was grown through being new there. A new
+    // edge line like a file line within the segment's reach of such a place: refused.
+    if grown {
+        let edge_news: Vec<&LineText> =
+            seg[h..i].iter().chain(seg[last_placed + 1..].iter()).filter(|l| !is_blank(l) && distinctive(l)).collect();
+        for p in places_of(&fd, &seg[i..=i], lo, len).into_iter().filter(|&p| p != head.start) {
+            let near: Vec<usize> = (p.saturating_sub(NEAR)..(p + n + NEAR).min(len)).collect();
+            if let Some((new, fi)) = like_neighbour(&fd, &edge_news, &near) {
+                return Err(unclear(
+                    format!(
+                        "the segment's first line, {}, stands at line {} too, and there its new line {} resembles \
+                         line {} of the file, {}: it is unclear where the segment goes",
+                        quoted(&seg[i]),
+                        p + 1,
+                        quoted(new),
+                        fi + 1,
+                        quoted(fd.text(fi))
+                    ),
+                    "copy the unchanged lines around each change exactly as the file has them".to_string(),
+                    &[(head.start, head.end), (p, p + 1)],
+                ));
+            }
+        }
+    }
     // The lines between head and tail, aligned.
     let mid_file_end = tail.as_ref().map_or(head.end, |(_, _, f)| f.start);
     let mid = middle(
