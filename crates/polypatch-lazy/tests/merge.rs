@@ -697,18 +697,44 @@ fn new_lines_after_a_marker_with_the_words_of_the_line_above_added_to_are_refuse
 /// a step added to one CI job, the job's next step copied with a typo. The head, grown
 /// through the new step, stood at one place only in another job (which has that step
 /// already), and the typo'd line was written there as new (a WRONG merge). At the head's
-/// other place, the new line resembles the file's: refused.
+/// other place, the new line resembles the file's: refused. (Here the new line differs
+/// more than a typo, so that the rule for a line almost like one further away, which the
+/// fixture's typo meets as well, does not refuse it first.)
 #[test]
 fn a_grown_head_whose_new_edge_line_resembles_a_line_at_its_other_place_is_refused() {
     let file = "  test:\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      - run: cargo test\n      - run: cargo test --features a\n      - run: cargo test --features b\n      - run: cargo test --features c\n      - run: cargo test --features d\n      - run: cargo test --features e\n      - run: cargo test --features f\n      - run: cargo test --features g\n      - run: cargo test --features h\n\n  outdated:\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/install@cargo-outdated\n      - run: cargo outdated\n";
-    let snippet = "    # ... unchanged ...\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      - uses: dtolnby/install@cargo-outdated\n      # ... unchanged ...\n";
+    let snippet = "    # ... unchanged ...\n    timeout-minutes: 45\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      - uses: dtolnay/install@cargo-udeps\n      # ... unchanged ...\n";
     let f = refused(file, snippet);
     assert_eq!(f.kind, FailureKind::Ambiguous);
     assert_eq!(
         f.message,
         "the segment's first line, `timeout-minutes: 45`, stands at line 17 too, and there its new line `- uses: \
-         dtolnby/install@cargo-outdated` resembles line 20 of the file, `- uses: dtolnay/install@cargo-outdated`: it \
+         dtolnay/install@cargo-udeps` resembles line 20 of the file, `- uses: dtolnay/install@cargo-outdated`: it \
          is unclear where the segment goes"
+    );
+}
+
+/// Accuracy harness at another seed (`SEED = 20261131`), `execa_031` (`typo_context`): a
+/// type deleted between the imports and a doc comment, the last import copied with a typo
+/// after a marker. The typo'd import was written above the doc comment as new, the type
+/// kept (a WRONG merge). A new line next to a marker almost like a line further away that
+/// the marker keeps: refused.
+#[test]
+fn a_new_line_next_to_a_marker_almost_like_a_line_further_away_is_refused() {
+    let mut file = String::from(
+        "import type {Options} from './options.js';\nimport type {TemplateString} from './template.js';\n\n",
+    );
+    file.push_str("type ExecaNode<OptionsType extends Options> = {\n");
+    file.extend((0..12).map(|n| format!("\t(arg{n}: string): void;\n")));
+    file.push_str("};\n\n/**\nSame as `execa()` but using the `node: true` option.\n*/\nexport declare const execaNode: ExecaNode<{}>;\n");
+    let snippet = "// ... rest of the file ...\nimport type {TfmplateString} from './template.js';\n\n/**\nSame as `execa()` but using the `node: true` option.\n// ... existing code ...\n";
+    let f = refused(&file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`import type {TfmplateString} from './template.js';` resembles line 2 of the file, `import type \
+         {TemplateString} from './template.js';`, above `/**`: it is unclear whether it changes that line or adds a \
+         new one"
     );
 }
 

@@ -307,6 +307,10 @@ pub(crate) fn resolve(
         if let Some((new, fi)) = like_neighbour(&fd, &news, &(from..head.start).rev().collect::<Vec<_>>()) {
             return Err(changed_or_new(&fd, new, fi, "above", &seg[i]));
         }
+        let far = from.saturating_sub(FAR).max(lo)..from;
+        if let Some(fi) = news.first().and_then(|new| copy_with_mistake(&fd, new, far.rev())) {
+            return Err(changed_or_new(&fd, news[0], fi, "above", &seg[i]));
+        }
     }
     let head_end = i + k; // segment index after the head
 
@@ -463,6 +467,11 @@ pub(crate) fn resolve(
         let news: Vec<&LineText> = seg[last_placed + 1..].iter().filter(|l| !is_blank(l)).collect();
         let to = (region_end + news.len() + NEAR).min(len);
         if let Some((new, fi)) = like_neighbour(&fd, &news, &(region_end..to).collect::<Vec<_>>()) {
+            return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
+        }
+        if let Some((new, fi)) =
+            news.last().and_then(|new| copy_with_mistake(&fd, new, to..(to + FAR).min(len)).map(|fi| (*new, fi)))
+        {
             return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
         }
     }
@@ -1114,6 +1123,32 @@ fn continues_block(news: &[LineText], line: &str) -> bool {
 fn continues(new: &str, line: &str) -> bool {
     let word = |l: &str| l.split_whitespace().next().map(str::to_string);
     !is_blank(new) && indent_width(new).0 == indent_width(line).0 && word(new) == word(line)
+}
+
+/// A new line this similar to a file line further away (past the 8 lines around the place
+/// that [`like_neighbour`] reads, up to [`FAR`]) is a copy of it with a mistake, or that
+/// line changed: the lines between may be lines the snippet removes, the marker beside it
+/// standing for fewer lines than it keeps (a typo'd context line of a deletion).
+const ALMOST: f64 = 0.9;
+
+/// How far past [`NEAR`] a new line next to a marker is compared with the lines the marker
+/// keeps: a bound on the work per segment (one line compared with at most this many).
+const FAR: usize = 200;
+
+/// The first of the file lines `far` (in the order given) that `new` (the outermost new
+/// line at a segment's edge, next to a marker) is almost, when it says enough; lines whose
+/// lengths differ by more than a tenth are not compared.
+fn copy_with_mistake(fd: &Finder<'_>, new: &str, far: impl Iterator<Item = usize>) -> Option<usize> {
+    let a = trim(new);
+    let la = a.chars().count();
+    if !distinctive(a) {
+        return None;
+    }
+    far.into_iter().find(|&fi| {
+        let b = trim(fd.text(fi));
+        let lb = b.chars().count();
+        a != b && la.abs_diff(lb) * 10 <= la.max(lb) && similarity(a, b).is_some_and(|s| s >= ALMOST)
+    })
 }
 
 /// The first of `news` (lines a segment adds next to a placed line) that resembles one of
