@@ -101,10 +101,30 @@ def _groups(before: list[str], after: list[str], rng: random.Random):
     merged = [spans[0]]
     for s in spans[1:]:
         if s[0] <= merged[-1][1]:
-            merged[-1][1], merged[-1][3] = max(merged[-1][1], s[1]), max(merged[-1][3], s[3])
+            merged[-1][1] = max(merged[-1][1], s[1])
         else:
             merged.append(s)
-    return [tuple(s) for s in merged]
+    # The new file's span of each group from its old one (the spans' context lines are
+    # unchanged lines, the same in both): merged spans whose ends came from different
+    # changes would otherwise show a changed line as context.
+    ops = line_opcodes(before, after)
+    return [(a0, a1, _after_start(ops, a0), _after_end(ops, a1)) for a0, a1, _, _ in merged]
+
+
+def _after_start(ops, i: int) -> int:
+    """The new file's index of old line ``i``, the first of a span (an unchanged line, or
+    the first a change replaces; lines a change inserts right there are in the span)."""
+    at = [j1 + (i - i1) for tag, i1, i2, j1, _ in ops if tag == "equal" and i1 <= i < i2]
+    at += [j1 for tag, i1, _, j1, _ in ops if tag != "equal" and i == i1]
+    return min(at, default=ops[-1][4] if ops else 0)
+
+
+def _after_end(ops, i: int) -> int:
+    """The new file's index after old line ``i - 1``, the last of a span (lines a change
+    inserts right after it are in the span)."""
+    at = [j2 - (i2 - i) for tag, i1, i2, _, j2 in ops if tag == "equal" and i1 < i <= i2]
+    at += [j2 for tag, _, i2, _, j2 in ops if tag != "equal" and i == i2]
+    return max(at, default=0)
 
 
 class Rendered:
