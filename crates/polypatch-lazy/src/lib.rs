@@ -110,9 +110,10 @@
 //!   own lines, or are a doc comment of the line (`///`, `#:`, one `/** */` block, in its
 //!   indentation); new lines right below a list item, above the file's blank line, that do
 //!   not continue the list (in Markdown they would join the item) or are not such a
-//!   sibling; and new lines written inside a run of the file's blank lines (new lines right
-//!   below any other line, above the file's blank line, are written there: the other
-//!   reading needs a blank line the snippet does not have);
+//!   sibling, and new lines with a body there below any line (a function right below the
+//!   `}` of the one before); and new lines written inside a run of the file's blank lines
+//!   (other new lines right below a line, above the file's blank line, are written there:
+//!   the other reading needs a blank line the snippet does not have);
 //! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
 //!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
 //!   away (a changed line, or a context line copied with a typo).

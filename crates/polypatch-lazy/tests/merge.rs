@@ -738,6 +738,23 @@ fn a_new_line_next_to_a_marker_almost_like_a_line_further_away_is_refused() {
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261201`), `anyhow_025` (`blank_dropped`): a
+/// test function written right below the `}` of the one before, the blank line between
+/// them left out, the file's blank line after them. Merged there, the new function lost
+/// its blank line (a WRONG merge). New lines with a body right below a line: refused.
+#[test]
+fn a_function_written_right_below_the_one_before_without_its_blank_line_is_refused() {
+    let file = "    );\n}\n\n#[test]\nfn test_temporaries() {\n    run();\n}\n";
+    let snippet = "// ... unchanged ...\n}\n#[test]\nfn test_nonbool() -> Result<()> {\n    ensure!(true);\n}\n\n#[test]\nfn test_temporaries() {\n// ... unchanged ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment writes new lines (`#[test]`) between `}` and the blank line 3 of the file below it, with no blank \
+         line before them: it is unclear whether they go above or below that blank line (one left out by mistake)"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

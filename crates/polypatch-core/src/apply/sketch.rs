@@ -973,7 +973,8 @@ pub(crate) fn resolve(
 /// reading needs a blank line the snippet does not have, between the line and them. Except
 /// below an item of a list (`- `, `* `, `1. `): a line written right below it that does
 /// not continue the list joins the item (Markdown), where a paragraph of its own may have
-/// lost its blank line. Above a line, new lines are not so read: a function written above
+/// lost its blank line; and new lines that are a block with a body (a function below the
+/// `}` of the one before), which a blank line usually parts from the line above. Above a line, new lines are not so read: a function written above
 /// the next one often loses the blank line between them.
 fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize, bool)> {
     let mut by = vec![None; old_len];
@@ -1000,11 +1001,12 @@ fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) ->
     };
     (0..old_len).find_map(|p| {
         let j = by[p].filter(|&j| is_blank(&seg[j]))?;
-        // The line above, a list item: new lines right below it (none blank next to it).
+        // The line above, a list item, or new lines with a body: new lines right below it
+        // (none blank next to it).
         if let Some(above) = p.checked_sub(1).and_then(|q| by[q])
             && above + 1 < j
             && !is_blank(&seg[above + 1])
-            && list_item(&seg[above])
+            && (list_item(&seg[above]) || has_body(&seg[above + 1..j]))
             && unclear(above, above + 1..j, true)
         {
             return Some((p, above + 1, above, true));
@@ -1037,6 +1039,15 @@ fn documents(news: &[LineText], line: &str) -> bool {
         && news.iter().all(|l| !is_blank(l) && indent_width(l).0 >= width)
         && indent_width(&news[0]).0 == width
         && (slashes || body.iter().all(|l| l.starts_with("#:")) || block)
+}
+
+/// Whether new lines are a block with a body: a line indented deeper than the first of
+/// them (a function, a list item with its keys), which a blank line usually parts from
+/// the line above it.
+fn has_body(news: &[LineText]) -> bool {
+    let Some(first) = news.iter().find(|l| !is_blank(l)) else { return false };
+    let width = indent_width(first).0;
+    news.iter().any(|l| !is_blank(l) && indent_width(l).0 > width)
 }
 
 /// Whether `line` is an item of a list: after its indentation, `-`, `*` or `+`, or digits
