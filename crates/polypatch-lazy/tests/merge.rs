@@ -755,6 +755,44 @@ fn a_function_written_right_below_the_one_before_without_its_blank_line_is_refus
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261131`), `semver_005` (`reindent+4`): a
+/// comment changed in one function, the snippet indented 4 columns right as a whole. Its
+/// first and last lines stood as written in another function nested deeper, whose comment
+/// the merge replaced (a WRONG merge). At the shifted place more of the segment's lines
+/// stand: refused.
+#[test]
+fn a_head_as_written_with_a_shifted_place_holding_more_of_the_segment_is_refused() {
+    let file = "    fn a() {\n        unsafe {\n            let align = 2;\n            // SAFETY: align is not zero.\n            // size up to align does not overflow. This is just\n            // duplicating a previous allocation.\n            let layout = alloc(size, align);\n        }\n    }\n\n    fn c() {\n        one();\n        two();\n        three();\n        four();\n        five();\n        six();\n        seven();\n        eight();\n    }\n\n    fn b() {\n        let align = 2;\n        // SAFETY: align is not zero.\n        // size up to align does not overflow usize::MAX. These guarantees were\n        // made when originally allocating this memory.\n        let layout = alloc(size, align);\n    }\n";
+    let snippet = "            // ... existing code ...\n            let align = 2;\n            // SAFETY: align is not zero.\n            // size up to align does not overflow isize::MAX. These guarantees were\n            // made when originally allocating this memory.\n            let layout = alloc(size, align);\n            // ... existing code ...\n";
+    let f = refused(file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "the segment's first lines, `let align = 2;`, stand as written at line 3 and 4 columns right of line 23, where \
+         more of the segment's lines stand: it is unclear whether the snippet is indented as the file or shifted as a \
+         whole"
+    );
+}
+
+/// Accuracy harness at another seed (`SEED = 20261131`), `attrs_018` (`typo_context`): a
+/// paragraph deleted before `## Types`, that heading copied with a typo (`## Tzpes`) before
+/// a marker. The heading was written as new and the paragraph kept (a WRONG merge). A short
+/// line almost like one further away that the marker keeps: refused.
+#[test]
+fn a_short_heading_next_to_a_marker_almost_like_one_further_away_is_refused() {
+    let mut file = String::from("## Pyright\n\nGeneric decorator wrapping is supported in Pyright.\n\n");
+    file.extend((0..12).map(|n| format!("Old paragraph line {n}.\n")));
+    file.push_str("\n## Types\n\nMore text.\n");
+    let snippet = "<!-- ... existing code ... -->\n## Pyright\n\nGeneric decorator wrapping is supported in Pyright.\n\n## Tzpes\n<!-- ... -->\n";
+    let f = refused(&file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`## Tzpes` resembles line 18 of the file, `## Types`, below `Generic decorator wrapping is supported in \
+         Pyright.`: it is unclear whether it changes that line or adds a new one"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

@@ -472,10 +472,43 @@ pub(crate) fn resolve(
         if let Some((new, fi)) =
             news.last().and_then(|new| copy_with_mistake(&fd, new, to..(to + FAR).min(len)).map(|fi| (*new, fi)))
         {
-            return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
+            let above = (i..=last_placed).rev().find(|&j| !is_blank(&seg[j])).unwrap_or(i);
+            return Err(changed_or_new(&fd, new, fi, "below", &seg[above]));
         }
     }
 
+    // A head found as written that also stands at an indentation shift elsewhere, where
+    // more of the segment's lines stand (whatever their indentation): the snippet may be
+    // indented as a whole and belong there, the lines found as written being a copy nested
+    // deeper (or shallower). One reading of two.
+    if fd.tiers.contains(Tier::Indentation) && Shift::of(seg[i].as_str(), fd.text(head.start)).delta == 0 {
+        let trimmed = Finder { tiers: TierSet::only(Tier::Indentation), ..fd };
+        let lines_of = |p: usize| -> usize {
+            let window: std::collections::HashSet<&str> =
+                (p..(p + n + NEAR).min(len)).map(|fi| fd.text(fi).trim()).collect();
+            seg.iter().filter(|l| !is_blank(l) && window.contains(l.trim())).count()
+        };
+        let here = lines_of(head.start);
+        let other = places_of(&trimmed, &seg[i..i + k], lo, len)
+            .into_iter()
+            .filter(|&p| p != head.start && Shift::of(seg[i].as_str(), fd.text(p)).delta != 0)
+            .find(|&p| lines_of(p) > here);
+        if let Some(p) = other {
+            return Err(unclear(
+                format!(
+                    "the segment's first lines, {}, stand as written at line {} and {} line {}, where more of the \
+                     segment's lines stand: it is unclear whether the snippet is indented as the file or shifted as a \
+                     whole",
+                    quoted(&seg[i]),
+                    head.start + 1,
+                    shifted(Shift::of(seg[i].as_str(), fd.text(p)).delta),
+                    p + 1
+                ),
+                "copy the unchanged lines with the file's indentation".to_string(),
+                &[(head.start, head.end), (p, p + k)],
+            ));
+        }
+    }
     // A head grown until its run stood at one place: at another place of its first line,
     // a new line at the segment's edge may be the line the file has there (changed, or
     // copied with a mistake), the lines the head was grown through being new there. A new
@@ -1140,19 +1173,20 @@ fn continues(new: &str, line: &str) -> bool {
 /// that [`like_neighbour`] reads, up to [`FAR`]) is a copy of it with a mistake, or that
 /// line changed: the lines between may be lines the snippet removes, the marker beside it
 /// standing for fewer lines than it keeps (a typo'd context line of a deletion).
-const ALMOST: f64 = 0.9;
+const ALMOST: f64 = 0.85;
 
 /// How far past [`NEAR`] a new line next to a marker is compared with the lines the marker
 /// keeps: a bound on the work per segment (one line compared with at most this many).
 const FAR: usize = 200;
 
 /// The first of the file lines `far` (in the order given) that `new` (the outermost new
-/// line at a segment's edge, next to a marker) is almost, when it says enough; lines whose
-/// lengths differ by more than a tenth are not compared.
+/// line at a segment's edge, next to a marker) is almost, when it says 4 letters or digits
+/// (`## Tzpes` for `## Types`); lines whose lengths differ by more than a tenth are not
+/// compared.
 fn copy_with_mistake(fd: &Finder<'_>, new: &str, far: impl Iterator<Item = usize>) -> Option<usize> {
     let a = trim(new);
     let la = a.chars().count();
-    if !distinctive(a) {
+    if alphanumerics(a) < 4 {
         return None;
     }
     far.into_iter().find(|&fi| {
