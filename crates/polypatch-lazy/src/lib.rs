@@ -116,7 +116,16 @@
 //!   the other reading needs a blank line the snippet does not have);
 //! - new lines at a segment's edge (next to a marker) that stand together elsewhere in
 //!   the file (moved, or the place is theirs), or that resemble a file line up to 8 lines
-//!   away (a changed line, or a context line copied with a typo).
+//!   away (a changed line, or a context line copied with a typo), or whose outermost line
+//!   is almost (similarity 0.85, 4 letters or digits) a file line up to 200 lines further,
+//!   on either side, or resembles a line the segment removes;
+//! - a snippet with no marker before (after) it whose first (last) line is punctuation
+//!   alone (`"""`, `};`) and the file's first (last) line, placing the removal of more
+//!   than one line;
+//! - a head grown until it stood at one place when, at another place of its first line,
+//!   a new edge line resembles a file line within the segment's reach; and a head found as
+//!   written that stands at an indentation shift where more of the segment's lines stand
+//!   (the snippet indented as a whole).
 //!
 //! A repeated first line is placed by the first later line of the segment that follows
 //! one of its places only (before its next place); where lines are removed, that line says

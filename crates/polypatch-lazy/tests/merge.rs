@@ -793,6 +793,29 @@ fn a_short_heading_next_to_a_marker_almost_like_one_further_away_is_refused() {
     );
 }
 
+/// Accuracy harness at another seed (`SEED = 20261202`), `clap_lex_012` (`typo_context`):
+/// a function's body wrapped in `unsafe { }`, its signature copied with a typo
+/// (`jndex`). The segment was placed at another function's `unsafe {` above, the typo'd
+/// signature written there as new (a WRONG merge). A new first line almost like a line
+/// further down: refused.
+#[test]
+fn a_new_first_line_almost_like_a_line_below_the_place_found_is_refused() {
+    let mut file = String::from(
+        "pub fn a(os: &OsStr) -> bool {\n    unsafe {\n        let bytes = os.as_encoded_bytes();\n        check(bytes)\n    }\n}\n\n",
+    );
+    file.extend((0..10).map(|n| format!("// note {n}\n")));
+    file.push_str("\npub(crate) unsafe fn split_at(os: &OsStr, index: usize) -> (&OsStr, &OsStr) {\n    let bytes = os.as_encoded_bytes();\n    let (first, second) = bytes.split_at(index);\n    (first, second)\n}\n");
+    let snippet = "// ... unchanged ...\npub(crate) unsafe fn split_at(os: &OsStr, jndex: usize) -> (&OsStr, &OsStr) {\n    unsafe {\n        let bytes = os.as_encoded_bytes();\n        let (first, second) = bytes.split_at(index);\n        (first, second)\n    }\n}\n";
+    let f = refused(&file, snippet);
+    assert_eq!(f.kind, FailureKind::Ambiguous);
+    assert_eq!(
+        f.message,
+        "`pub(crate) unsafe fn split_at(os: &OsStr, jndex: usize) -> (&OsStr, &OsStr) {` is new where the segment goes \
+         and almost line 19 of the file, `pub(crate) unsafe fn split_at(os: &OsStr, index: usize) -> (&OsStr, &OsStr) \
+         {`: it is unclear whether the segment goes there"
+    );
+}
+
 /// Accuracy harness, `attrs_002` (`clean`): a list item with its own lines written right
 /// above the next item, the file's blank line above them: a list's items stand without
 /// blank lines between them. Merged.

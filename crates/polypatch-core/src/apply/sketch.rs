@@ -307,9 +307,16 @@ pub(crate) fn resolve(
         if let Some((new, fi)) = like_neighbour(&fd, &news, &(from..head.start).rev().collect::<Vec<_>>()) {
             return Err(changed_or_new(&fd, new, fi, "above", &seg[i]));
         }
+        // Almost a line further away: above (where the marker keeps it), or below the head
+        // (the segment may belong there, its head being a copy).
         let far = from.saturating_sub(FAR).max(lo)..from;
-        if let Some(fi) = news.first().and_then(|new| copy_with_mistake(&fd, new, far.rev())) {
-            return Err(changed_or_new(&fd, news[0], fi, "above", &seg[i]));
+        let below = head.end..(head.end + FAR).min(len);
+        if let Some(fi) = news.first().and_then(|new| copy_with_mistake(&fd, new, far.rev().chain(below))) {
+            return Err(if fi < head.start {
+                changed_or_new(&fd, news[0], fi, "above", &seg[i])
+            } else {
+                elsewhere(&fd, news[0], fi)
+            });
         }
     }
     let head_end = i + k; // segment index after the head
@@ -469,11 +476,17 @@ pub(crate) fn resolve(
         if let Some((new, fi)) = like_neighbour(&fd, &news, &(region_end..to).collect::<Vec<_>>()) {
             return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
         }
-        if let Some((new, fi)) =
-            news.last().and_then(|new| copy_with_mistake(&fd, new, to..(to + FAR).min(len)).map(|fi| (*new, fi)))
+        let above = (head.start.saturating_sub(FAR).max(lo)..head.start).rev();
+        if let Some((new, fi)) = news
+            .last()
+            .and_then(|new| copy_with_mistake(&fd, new, (to..(to + FAR).min(len)).chain(above)).map(|fi| (*new, fi)))
         {
             let above = (i..=last_placed).rev().find(|&j| !is_blank(&seg[j])).unwrap_or(i);
-            return Err(changed_or_new(&fd, new, fi, "below", &seg[above]));
+            return Err(if fi >= region_end {
+                changed_or_new(&fd, new, fi, "below", &seg[above])
+            } else {
+                elsewhere(&fd, new, fi)
+            });
         }
     }
 
@@ -1219,6 +1232,22 @@ fn changed_or_new(fd: &Finder<'_>, new: &str, fi: usize, side: &str, placed: &st
             "copy the line exactly as the file has it if it is unchanged; to change it, add the line {side} it to \
              the snippet as the file has it"
         ),
+        &[(fi, fi + 1)],
+    )
+}
+
+/// The failure of a new line at a segment's edge that is almost file line `fi`, on the
+/// other side of the place found: the segment may belong there.
+fn elsewhere(fd: &Finder<'_>, new: &str, fi: usize) -> Failure {
+    unclear(
+        format!(
+            "{} is new where the segment goes and almost line {} of the file, {}: it is unclear whether the segment \
+             goes there",
+            quoted(new),
+            fi + 1,
+            quoted(fd.text(fi))
+        ),
+        "copy the unchanged lines around each change exactly as the file has them".to_string(),
         &[(fi, fi + 1)],
     )
 }
