@@ -53,6 +53,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="write every case polypatch refused, of any row, here as a spec-fixture folder")
     p.add_argument("--json", type=Path, help="write every result (case, tool, verdict, reason) as JSON here")
     p.add_argument("--codex-version", default=CODEX_VERSION, help="the @openai/codex npm version to install")
+    p.add_argument("--lazy-seed", type=int, default=None,
+                   help="render the lazy rows with this seed instead of lazycases.SEED (held-out renderings of the same edits)")
     args = p.parse_args(argv)
     args.polypatch = args.polypatch.resolve()
     return args
@@ -148,6 +150,9 @@ def write_json(path: Path, results: list[report.Result], meta: dict) -> None:
 def main(argv=None) -> int:
     """Build the cases, run the tools, print the tables and the lists."""
     args = parse_args(argv)
+    if args.lazy_seed is not None:
+        import lazycases
+        lazycases.SEED = args.lazy_seed
     started = time.monotonic()
     dialects = _selected(args.only_dialect, cases_mod.DIALECTS, "dialect")
     rows = _selected(args.only_defect, cases_mod.ROWS, "row")
