@@ -84,20 +84,9 @@ def _groups(before: list[str], after: list[str], rng: random.Random):
     if not changes:
         return []
     spans = []
-    for i1, i2, j1, j2 in changes:
+    for i1, i2, _, _ in changes:
         ctx_up, ctx_down = rng.randint(1, 3), rng.randint(1, 3)
-        # Context: ctx non-blank unchanged lines (and the blank lines among them).
-        a0, n = i1, 0
-        while a0 > 0 and n < ctx_up:
-            a0 -= 1
-            n += bool(before[a0].strip())
-        a1, n = i2, 0
-        while a1 < len(before) and n < ctx_down:
-            n += bool(before[a1].strip())
-            a1 += 1
-        b0 = j1 - (i1 - a0)
-        b1 = j2 + (a1 - i2)
-        spans.append([a0, a1, b0, b1])
+        spans.append(list(_context(before, i1, i2, ctx_up, ctx_down)))
     merged = [spans[0]]
     for s in spans[1:]:
         if s[0] <= merged[-1][1]:
@@ -108,7 +97,21 @@ def _groups(before: list[str], after: list[str], rng: random.Random):
     # unchanged lines, the same in both): merged spans whose ends came from different
     # changes would otherwise show a changed line as context.
     ops = line_opcodes(before, after)
-    return [(a0, a1, _after_start(ops, a0), _after_end(ops, a1)) for a0, a1, _, _ in merged]
+    return [(a0, a1, _after_start(ops, a0), _after_end(ops, a1)) for a0, a1 in merged]
+
+
+def _context(lines: list[str], i1: int, i2: int, up: int, down: int) -> tuple[int, int]:
+    """The span ``lines[i1:i2]`` widened by ``up`` non-blank lines above and ``down`` below
+    (and the blank lines among them)."""
+    start, n = i1, 0
+    while start > 0 and n < up:
+        start -= 1
+        n += bool(lines[start].strip())
+    end, n = i2, 0
+    while end < len(lines) and n < down:
+        n += bool(lines[end].strip())
+        end += 1
+    return start, end
 
 
 def _after_start(ops, i: int) -> int:
@@ -470,14 +473,7 @@ def whole_function(r: Rendered, rng: random.Random):
         # 1-3 non-blank context lines each side (and the blank lines among them), as the
         # other rows have: a blank line alone next to a deletion would not place it.
         up, down = rng.randint(1, 3), rng.randint(1, 3)
-        a0, n = i1, 0
-        while a0 > 0 and n < up:
-            a0 -= 1
-            n += bool(before[a0].strip())
-        a1, n = i2, 0
-        while a1 < len(before) and n < down:
-            n += bool(before[a1].strip())
-            a1 += 1
+        a0, a1 = _context(before, i1, i2, up, down)
         spans.append([a0, a1, max(0, j1 - (i1 - a0)), min(len(after), j2 + (a1 - i2))])
     if not blocks:
         return None
@@ -494,22 +490,14 @@ def whole_function(r: Rendered, rng: random.Random):
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             continue
-        for j in range(j1, j2):
-            visible[j] = True
-        # 1-2 non-blank unchanged lines each side (and the blank lines among them): a blank
-        # line alone next to a deletion would not place it (the snippet's blank line may be
-        # the file's blank line on the other side of the deleted lines).
+        # The new lines, with 1-2 non-blank unchanged lines each side (and the blank lines
+        # among them): a blank line alone next to a deletion would not place it (the
+        # snippet's blank line may be the file's blank line on the other side of the
+        # deleted lines).
         up, down = rng.randint(1, 2), rng.randint(1, 2)
-        j, n = j1, 0
-        while j > 0 and n < up:
-            j -= 1
+        start, end = _context(after, j1, j2, up, down)
+        for j in range(start, end):
             visible[j] = True
-            n += bool(after[j].strip())
-        j, n = j2, 0
-        while j < len(after) and n < down:
-            visible[j] = True
-            n += bool(after[j].strip())
-            j += 1
     open_start = merged[0][2] > 0
     open_end = merged[-1][3] < len(after)
     roll = rng.random()

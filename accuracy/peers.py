@@ -34,17 +34,30 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 
-def _aider(root: Path, text: str) -> tuple[bool, str]:
-    from aider.coders.editblock_coder import EditBlockCoder, find_original_update_blocks
+def _coder(cls, root: Path, text: str):
+    """An Aider coder of class ``cls`` over ``root`` holding the reply ``text``, made without
+    its chat session (no model, no git): what its appliers read."""
     from aider.io import InputOutput
 
-    coder = EditBlockCoder.__new__(EditBlockCoder)
+    coder = cls.__new__(cls)
     coder.root = str(root)
     coder.abs_root_path_cache = {}
     coder.fence = ("`" * 3, "`" * 3)
     coder.io = InputOutput(pretty=False, yes=True, fancy_input=False)
-    coder.shell_commands = []
     coder.partial_response_content = text
+    return coder
+
+
+def _refused(err: ValueError) -> tuple[bool, str]:
+    """An Aider applier's refusal: its message's first line."""
+    return False, str(err).strip().splitlines()[0] if str(err).strip() else "ValueError"
+
+
+def _aider(root: Path, text: str) -> tuple[bool, str]:
+    from aider.coders.editblock_coder import EditBlockCoder, find_original_update_blocks
+
+    coder = _coder(EditBlockCoder, root, text)
+    coder.shell_commands = []
     named = {e[0] for e in find_original_update_blocks(text, coder.fence) if e[0]}
     coder.abs_fnames = {str((root / n).resolve()) for n in named if (root / n).is_file()}
     try:
@@ -52,27 +65,21 @@ def _aider(root: Path, text: str) -> tuple[bool, str]:
         edits = coder.apply_edits_dry_run(edits)
         coder.apply_edits(edits)
     except ValueError as err:
-        return False, str(err).strip().splitlines()[0] if str(err).strip() else "ValueError"
+        return _refused(err)
     return True, f"{len(edits)} blocks"
 
 
 def _aider_whole(root: Path, text: str) -> tuple[bool, str]:
     from aider.coders.wholefile_coder import WholeFileCoder
-    from aider.io import InputOutput
 
-    coder = WholeFileCoder.__new__(WholeFileCoder)
-    coder.root = str(root)
-    coder.abs_root_path_cache = {}
-    coder.fence = ("`" * 3, "`" * 3)
-    coder.io = InputOutput(pretty=False, yes=True, fancy_input=False)
-    coder.partial_response_content = text
+    coder = _coder(WholeFileCoder, root, text)
     coder.multi_response_content = ""
     coder.abs_fnames = {str(p.resolve()) for p in root.rglob("*") if p.is_file()}
     try:
         edits = coder.get_edits()
         coder.apply_edits(edits)
     except ValueError as err:
-        return False, str(err).strip().splitlines()[0] if str(err).strip() else "ValueError"
+        return _refused(err)
     return True, f"{len(edits)} files written whole"
 
 

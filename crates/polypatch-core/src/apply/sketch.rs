@@ -476,11 +476,10 @@ pub(crate) fn resolve(
         if let Some((new, fi)) = like_neighbour(&fd, &news, &(region_end..to).collect::<Vec<_>>()) {
             return Err(changed_or_new(&fd, new, fi, "below", &seg[last_placed]));
         }
-        let above = (head.start.saturating_sub(FAR).max(lo)..head.start).rev();
-        if let Some((new, fi)) = news
-            .last()
-            .and_then(|new| copy_with_mistake(&fd, new, (to..(to + FAR).min(len)).chain(above)).map(|fi| (*new, fi)))
-        {
+        let before_head = (head.start.saturating_sub(FAR).max(lo)..head.start).rev();
+        if let Some((new, fi)) = news.last().and_then(|new| {
+            copy_with_mistake(&fd, new, (to..(to + FAR).min(len)).chain(before_head)).map(|fi| (*new, fi))
+        }) {
             let above = (i..=last_placed).rev().find(|&j| !is_blank(&seg[j])).unwrap_or(i);
             return Err(if fi >= region_end {
                 changed_or_new(&fd, new, fi, "below", &seg[above])
@@ -494,41 +493,48 @@ pub(crate) fn resolve(
     // more of the segment's lines stand (whatever their indentation): the snippet may be
     // indented as a whole and belong there, the lines found as written being a copy nested
     // deeper (or shallower). One reading of two.
-    if fd.tiers.contains(Tier::Indentation) && Shift::of(seg[i].as_str(), fd.text(head.start)).delta == 0 {
+    if fd.tiers.contains(Tier::Indentation) && head_shift == 0 {
         let trimmed = Finder { tiers: TierSet::only(Tier::Indentation), ..fd };
-        let lines_of = |p: usize| -> usize {
-            let window: std::collections::HashSet<&str> =
-                (p..(p + n + NEAR).min(len)).map(|fi| fd.text(fi).trim()).collect();
-            seg.iter().filter(|l| !is_blank(l) && window.contains(l.trim())).count()
-        };
-        let here = lines_of(head.start);
-        let other = places_of(&trimmed, &seg[i..i + k], lo, len)
+        let shifted_places: Vec<(usize, isize)> = places_of(&trimmed, &seg[i..i + k], lo, len)
             .into_iter()
-            .filter(|&p| p != head.start && Shift::of(seg[i].as_str(), fd.text(p)).delta != 0)
-            .find(|&p| lines_of(p) > here);
-        if let Some(p) = other {
-            return Err(unclear(
-                format!(
-                    "the segment's first lines, {}, stand as written at line {} and {} line {}, where more of the \
-                     segment's lines stand: it is unclear whether the snippet is indented as the file or shifted as a \
-                     whole",
-                    quoted(&seg[i]),
-                    head.start + 1,
-                    shifted(Shift::of(seg[i].as_str(), fd.text(p)).delta),
-                    p + 1
-                ),
-                "copy the unchanged lines with the file's indentation".to_string(),
-                &[(head.start, head.end), (p, p + k)],
-            ));
+            .map(|p| (p, Shift::of(seg[i].as_str(), fd.text(p)).delta))
+            .filter(|&(p, delta)| p != head.start && delta != 0)
+            .collect();
+        if !shifted_places.is_empty() {
+            let shown: Vec<&str> = seg.iter().filter(|l| !is_blank(l)).map(|l| l.trim()).collect();
+            // How many of the segment's lines stand among the file's from `p` on.
+            let lines_of = |p: usize| -> usize {
+                let window: std::collections::HashSet<&str> =
+                    (p..(p + n + NEAR).min(len)).map(|fi| fd.text(fi).trim()).collect();
+                shown.iter().filter(|l| window.contains(*l)).count()
+            };
+            let here = lines_of(head.start);
+            if let Some(&(p, delta)) = shifted_places.iter().find(|&&(p, _)| lines_of(p) > here) {
+                return Err(unclear(
+                    format!(
+                        "the segment's first lines, {}, stand as written at line {} and {} line {}, where more of \
+                         the segment's lines stand: it is unclear whether the snippet is indented as the file or \
+                         shifted as a whole",
+                        quoted(&seg[i]),
+                        head.start + 1,
+                        shifted(delta),
+                        p + 1
+                    ),
+                    "copy the unchanged lines with the file's indentation".to_string(),
+                    &[(head.start, head.end), (p, p + k)],
+                ));
+            }
         }
     }
+    // New lines at the segment's edges (before its head, after its last line placed) that
+    // say enough: the lines the two checks below compare with file lines.
+    let edge_news: Vec<&LineText> =
+        seg[h..i].iter().chain(seg[last_placed + 1..].iter()).filter(|l| !is_blank(l) && distinctive(l)).collect();
     // A head grown until its run stood at one place: at another place of its first line,
     // a new line at the segment's edge may be the line the file has there (changed, or
     // copied with a mistake), the lines the head was grown through being new there. A new
     // edge line like a file line within the segment's reach of such a place: refused.
     if grown {
-        let edge_news: Vec<&LineText> =
-            seg[h..i].iter().chain(seg[last_placed + 1..].iter()).filter(|l| !is_blank(l) && distinctive(l)).collect();
         for p in places_of(&fd, &seg[i..=i], lo, len).into_iter().filter(|&p| p != head.start) {
             let near: Vec<usize> = (p.saturating_sub(NEAR)..(p + n + NEAR).min(len)).collect();
             if let Some((new, fi)) = like_neighbour(&fd, &edge_news, &near) {
@@ -577,9 +583,7 @@ pub(crate) fn resolve(
         .filter(|&fo| mid.file_kept[fo].is_none() && !is_blank(fd.text(head.end + fo)))
         .map(|fo| head.end + fo)
         .collect();
-    let edges: Vec<&LineText> =
-        seg[h..i].iter().chain(seg[last_placed + 1..].iter()).filter(|l| !is_blank(l) && distinctive(l)).collect();
-    if let Some((new, fi)) = like_neighbour(&fd, &edges, &removed) {
+    if let Some((new, fi)) = like_neighbour(&fd, &edge_news, &removed) {
         return Err(unclear(
             format!(
                 "{} is new at the segment's edge and resembles line {} of the file, {}, which the segment removes: \
@@ -615,7 +619,7 @@ pub(crate) fn resolve(
     // written (at the file's own indentation) among the lines the segment removes: that
     // line is kept there unshifted, or re-indented by the snippet's shift: one reading of
     // two.
-    let delta = Shift::of(seg[i].as_str(), fd.text(head.start)).delta;
+    let delta = head_shift;
     if delta != 0 {
         let removed: std::collections::HashMap<&str, usize> = (0..mid.file_kept.len())
             .filter(|&fo| mid.file_kept[fo].is_none() && !is_blank(fd.text(head.end + fo)))
@@ -692,10 +696,10 @@ pub(crate) fn resolve(
         // file), each shown with two lines or more and 8 letters and digits: a deletion.
         // A grown run is trusted where its one line's nearest place (the head's last one
         // before the next line kept, in the middle or the tail; the tail's first one after
-        // the last line kept, in the head or the middle) is the run's own. A place of that line inside the run itself (`//!`
-        // repeated within a doc comment's run) is not another reading: there the run's
-        // other lines would be new copies of the lines right beside them, which is refused
-        // on its own.
+        // the last line kept, in the head or the middle) is the run's own. A place of that
+        // line inside the run itself (`//!` repeated within a doc comment's run) is not
+        // another reading: there the run's other lines would be new copies of the lines
+        // right beside them, which is refused on its own.
         let head_doubt = grown && {
             let next_kept = mid.file_kept.iter().position(Option::is_some).map(|fo| head.end + fo);
             let hi = next_kept.or(tail.as_ref().map(|(_, _, f)| f.start)).unwrap_or(len);
@@ -1020,8 +1024,9 @@ pub(crate) fn resolve(
 /// below an item of a list (`- `, `* `, `1. `): a line written right below it that does
 /// not continue the list joins the item (Markdown), where a paragraph of its own may have
 /// lost its blank line; and new lines that are a block with a body (a function below the
-/// `}` of the one before), which a blank line usually parts from the line above. Above a line, new lines are not so read: a function written above
-/// the next one often loses the blank line between them.
+/// `}` of the one before), which a blank line usually parts from the line above. Above a
+/// line, new lines are not so read: a function written above the next one often loses
+/// the blank line between them.
 fn blank_beside_new(seg: &[LineText], kept: &[Option<usize>], old_len: usize) -> Option<(usize, usize, usize, bool)> {
     let mut by = vec![None; old_len];
     for (j, k) in kept.iter().enumerate() {
@@ -1196,13 +1201,13 @@ const FAR: usize = 200;
 /// line at a segment's edge, next to a marker) is almost, when it says 4 letters or digits
 /// (`## Tzpes` for `## Types`); lines whose lengths differ by more than a tenth are not
 /// compared.
-fn copy_with_mistake(fd: &Finder<'_>, new: &str, far: impl Iterator<Item = usize>) -> Option<usize> {
+fn copy_with_mistake(fd: &Finder<'_>, new: &str, mut far: impl Iterator<Item = usize>) -> Option<usize> {
     let a = trim(new);
     let la = a.chars().count();
     if alphanumerics(a) < 4 {
         return None;
     }
-    far.into_iter().find(|&fi| {
+    far.find(|&fi| {
         let b = trim(fd.text(fi));
         let lb = b.chars().count();
         a != b && la.abs_diff(lb) * 10 <= la.max(lb) && similarity(a, b).is_some_and(|s| s >= ALMOST)
